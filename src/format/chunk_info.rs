@@ -1,0 +1,139 @@
+//! Chunk info records (op 0x06): where a chunk is, its time range and how many messages of
+//! each connection it holds. Together with the connection records they summarise a bag without
+//! touching its chunks.
+
+use super::cursor::{Cursor, le_u32};
+use super::error::{ErrorKind, FormatError, Result};
+use super::op::{Op, RecordKind};
+use super::record::read_head;
+use crate::time::RosTime;
+
+/// A parsed chunk info record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChunkInfo {
+    /// Absolute offset of this record.
+    pub offset: u64,
+    /// Absolute offset of the chunk record it describes.
+    pub chunk_pos: u64,
+    /// Earliest receive time in the chunk.
+    pub start_time: RosTime,
+    /// Latest receive time in the chunk.
+    pub end_time: RosTime,
+    /// `(connection id, message count)` pairs.
+    pub counts: Vec<(u32, u32)>,
+    /// Absolute offset just past the record (computed from `count`, like the official reader).
+    pub end: u64,
+}
+
+impl ChunkInfo {
+    /// Reads the chunk info record at `pos` of `buf` (first byte at absolute offset `base`).
+    pub fn read(buf: &[u8], pos: usize, base: u64) -> Result<Self> {
+        let head = read_head(buf, pos, base)?;
+        let h = head.header.with_kind(RecordKind::ChunkInfo);
+        let op = h.op()?;
+        if op != Op::ChunkInfo.byte() {
+            return Err(FormatError::new(
+                head.offset,
+                RecordKind::ChunkInfo,
+                ErrorKind::UnexpectedOp {
+                    found: op,
+                    expected: RecordKind::ChunkInfo,
+                },
+            ));
+        }
+        let ver = h.u32("ver")?;
+        if ver != 1 {
+            return Err(FormatError::new(
+                head.offset,
+                RecordKind::ChunkInfo,
+                ErrorKind::UnsupportedRecordVersion {
+                    what: "chunk info",
+                    version: ver,
+                },
+            ));
+        }
+        let count = h.u32("count")?;
+        let start = usize::try_from(head.data_offset - base).unwrap_or(usize::MAX);
+        let mut c = Cursor::new(
+            buf.get(start..).unwrap_or_default(),
+            head.data_offset,
+            RecordKind::ChunkInfo,
+        );
+        let data = c.take_len(u64::from(count) * 8, "chunk info entries")?;
+        let counts = data
+            .chunks_exact(8)
+            .map(|e| {
+                let (conn, n) = e.split_at(4);
+                (
+                    le_u32(conn).unwrap_or_default(),
+                    le_u32(n).unwrap_or_default(),
+                )
+            })
+            .collect();
+        Ok(ChunkInfo {
+            offset: head.offset,
+            chunk_pos: h.u64("chunk_pos")?,
+            start_time: h.time("start_time")?,
+            end_time: h.time("end_time")?,
+            counts,
+            end: c.offset(),
+        })
+    }
+
+    /// Total messages in the chunk.
+    pub fn message_count(&self) -> u64 {
+        self.counts.iter().map(|&(_, n)| u64::from(n)).sum()
+    }
+
+    /// Appends the encoded record to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let mut data = Vec::with_capacity(self.counts.len() * 8);
+        for (conn, n) in &self.counts {
+            data.extend_from_slice(&conn.to_le_bytes());
+            data.extend_from_slice(&n.to_le_bytes());
+        }
+        let count = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
+        let time = |t: RosTime| {
+            let mut b = [0u8; 8];
+            b[..4].copy_from_slice(&t.sec.to_le_bytes());
+            b[4..].copy_from_slice(&t.nsec.to_le_bytes());
+            b
+        };
+        super::record::write_record(
+            out,
+            &[
+                ("chunk_pos", &self.chunk_pos.to_le_bytes()),
+                ("count", &count.to_le_bytes()),
+                ("end_time", &time(self.end_time)),
+                ("op", &[Op::ChunkInfo.byte()]),
+                ("start_time", &time(self.start_time)),
+                ("ver", &1u32.to_le_bytes()),
+            ],
+            &data,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        let info = ChunkInfo {
+            offset: 0,
+            chunk_pos: 4117,
+            start_time: RosTime::new(5, 6),
+            end_time: RosTime::new(7, 8),
+            counts: vec![(0, 3), (2, 9)],
+            end: 0,
+        };
+        let mut buf = Vec::new();
+        info.encode(&mut buf);
+        let back = ChunkInfo::read(&buf, 0, 0).unwrap();
+        assert_eq!(back.end, buf.len() as u64);
+        assert_eq!(back.counts, info.counts);
+        assert_eq!(back.chunk_pos, 4117);
+        assert_eq!(back.message_count(), 12);
+    }
+}

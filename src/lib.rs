@@ -1,0 +1,15 @@
+//! bagscope: read, inspect, verify and convert ROS1 bag files of every version.
+//!
+//! Layers, each importing only from those above it:
+//!
+//! * [`time`] — ROS time and duration values.
+//! * [`format`] — bytes → records (pure).
+//! * [`msg`] — message definitions → decoded values (pure, independent of bags).
+//! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
+//! * [`cli`] — the command-line subcommands.
+
+pub mod bag;
+pub mod cli;
+pub mod format;
+pub mod msg;
+pub mod time;

@@ -1,0 +1,1 @@
+//! Message definitions → decoded values.
