@@ -1,1 +1,32 @@
 //! Message definitions → decoded values.
+//!
+//! Pure and independent of bags: parse a connection's `message_definition` into a compiled
+//! [`Schema`], decode payload bytes into a borrowed [`Value`] tree, encode values back, and
+//! render them as JSON ([`json`]), `rostopic echo` YAML ([`yaml`]), `rostopic echo -p` CSV
+//! ([`csv`]) or a summarised tree for the UI ([`summary`]). Definitions that bags do not carry
+//! (before V1.2) come from the [`Registry`]: the bundled common packages plus `--msg-path`.
+
+mod bundled;
+mod constant;
+mod decode;
+mod encode;
+mod error;
+mod md5;
+mod parse;
+mod primitive;
+mod registry;
+mod schema;
+mod value;
+
+pub use constant::{ConstValue, Constant};
+pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, decode_prefix};
+pub use encode::{encode, encode_into};
+pub use error::{
+    DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, MsgError, PathSegment,
+    SyntaxError,
+};
+pub use md5::EMPTY_MD5;
+pub use primitive::Primitive;
+pub use registry::Registry;
+pub use schema::{ArrayKind, Elem, Field, FieldType, MAX_DEPTH, MsgType, Schema};
+pub use value::{Message, Value};
