@@ -11,6 +11,7 @@ mod constant;
 mod decode;
 mod encode;
 mod error;
+pub mod json;
 mod md5;
 mod parse;
 mod primitive;

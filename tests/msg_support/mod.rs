@@ -1,7 +1,12 @@
 //! Helpers shared by the `msg_*` integration tests: finding the shared corpus and Debian's
 //! Python tools, and reading reference dumps.
 
-#![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
+#![allow(
+    dead_code,
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -59,4 +64,160 @@ pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/msg")
         .join(name)
+}
+
+/// One sample of `tests/fixtures/msg/samples.jsonl` (see `make_samples.py` there).
+pub struct Sample {
+    pub bag: String,
+    pub topic: String,
+    pub datatype: String,
+    pub md5sum: String,
+    pub definition: String,
+    pub time: (u32, u32),
+    pub payload: Vec<u8>,
+    /// The line as JSON (`json`, `yaml`, `csv_header`, `csv_row` or `error`).
+    pub row: serde_json::Value,
+}
+
+impl Sample {
+    /// Where the sample comes from, for assertion messages.
+    pub fn label(&self) -> String {
+        format!("{} {} ({})", self.bag, self.topic, self.datatype)
+    }
+}
+
+/// Every sample of `tests/fixtures/msg/samples.jsonl`.
+pub fn samples() -> Vec<Sample> {
+    let text = std::fs::read_to_string(fixture("samples.jsonl")).expect("read samples.jsonl");
+    let mut lines = text.lines();
+    let head: serde_json::Value =
+        serde_json::from_str(lines.next().expect("definitions line")).expect("json");
+    let defs = head["definitions"].as_array().expect("definitions");
+    lines
+        .map(|line| {
+            let row: serde_json::Value = serde_json::from_str(line).expect("sample json");
+            let s = |k: &str| row[k].as_str().expect(k).to_string();
+            let def = usize::try_from(row["def"].as_u64().expect("def")).expect("index");
+            Sample {
+                bag: s("bag"),
+                topic: s("topic"),
+                datatype: s("type"),
+                md5sum: s("md5sum"),
+                definition: defs[def].as_str().expect("definition").to_string(),
+                time: (
+                    u32::try_from(row["time"]["sec"].as_u64().expect("sec")).expect("u32"),
+                    u32::try_from(row["time"]["nsec"].as_u64().expect("nsec")).expect("u32"),
+                ),
+                payload: hex(&s("payload")),
+                row,
+            }
+        })
+        .collect()
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Compares a decoded value with the reference dump's JSON for it (`dump_ref.py` shape),
+/// type by type: floats by value (float32 references are widened exactly), times as total
+/// nanoseconds, `{"$b64": x}` byte arrays, U+FFFD for invalid UTF-8. Returns the first
+/// difference.
+pub fn compare_with_ref(
+    value: &bagscope::msg::Value<'_>,
+    reference: &serde_json::Value,
+    path: &str,
+) -> Result<(), String> {
+    use bagscope::msg::Value as V;
+    use base64::Engine as _;
+    let fail = |what: &str| {
+        Err(format!(
+            "{path}: {what}: ours {value:?}, reference {reference}"
+        ))
+    };
+    let float_ok = |x: f64| match reference {
+        serde_json::Value::String(s) => {
+            (s == "NaN" && x.is_nan())
+                || (s == "Infinity" && x == f64::INFINITY)
+                || (s == "-Infinity" && x == f64::NEG_INFINITY)
+        }
+        serde_json::Value::Number(n) => n.as_f64().is_some_and(|r| r.to_bits() == x.to_bits()),
+        _ => false,
+    };
+    let int_ok = |x: i128| {
+        reference.as_i64().map(i128::from) == Some(x)
+            || reference.as_u64().map(i128::from) == Some(x)
+    };
+    let ok = match value {
+        V::Bool(b) => reference.as_bool() == Some(*b),
+        V::I8(x) => int_ok(i128::from(*x)),
+        V::U8(x) => int_ok(i128::from(*x)),
+        V::I16(x) => int_ok(i128::from(*x)),
+        V::U16(x) => int_ok(i128::from(*x)),
+        V::I32(x) => int_ok(i128::from(*x)),
+        V::U32(x) => int_ok(i128::from(*x)),
+        V::I64(x) => int_ok(i128::from(*x)),
+        V::U64(x) => int_ok(i128::from(*x)),
+        V::F32(x) => float_ok(f64::from(*x)),
+        V::F64(x) => float_ok(*x),
+        V::String(bytes) => reference.as_str() == Some(&*String::from_utf8_lossy(bytes)),
+        V::Time(t) => total_ns(reference) == Some(i128::from(t.as_nanos())),
+        V::Duration(d) => total_ns(reference) == Some(i128::from(d.as_nanos())),
+        V::Bytes(bytes) => {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+            reference.get("$b64").and_then(serde_json::Value::as_str) == Some(b64.as_str())
+        }
+        V::Array(items) => {
+            let Some(refs) = reference.as_array() else {
+                return fail("not an array");
+            };
+            if refs.len() != items.len() {
+                return fail("array length");
+            }
+            for (i, (item, r)) in items.iter().zip(refs).enumerate() {
+                compare_with_ref(item, r, &format!("{path}[{i}]"))?;
+            }
+            true
+        }
+        V::Message(m) => {
+            let Some(obj) = reference.as_object() else {
+                return fail("not an object");
+            };
+            if obj.len() != m.values().len() {
+                return fail("field count");
+            }
+            for (name, item) in m.iter() {
+                let Some(r) = obj.get(name) else {
+                    return fail(&format!("no field {name}"));
+                };
+                compare_with_ref(item, r, &format!("{path}.{name}"))?;
+            }
+            true
+        }
+    };
+    if ok { Ok(()) } else { fail("differs") }
+}
+
+fn total_ns(v: &serde_json::Value) -> Option<i128> {
+    Some(i128::from(v["sec"].as_i64()?) * 1_000_000_000 + i128::from(v["nsec"].as_i64()?))
+}
+
+/// Replaces the reference dump's `{"$b64": x}` by `x`, the shape JSON.md prescribes.
+pub fn normalise_b64(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if map.len() == 1 {
+                if let Some(serde_json::Value::String(s)) = map.get("$b64") {
+                    *v = serde_json::Value::String(s.clone());
+                    return;
+                }
+            }
+            map.values_mut().for_each(normalise_b64);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(normalise_b64),
+        _ => {}
+    }
 }
