@@ -8,6 +8,7 @@
 
 mod bundled;
 mod constant;
+pub mod csv;
 mod decode;
 mod encode;
 mod error;
@@ -15,9 +16,12 @@ pub mod json;
 mod md5;
 mod parse;
 mod primitive;
+mod pyrepr;
+mod pyyaml;
 mod registry;
 mod schema;
 mod value;
+pub mod yaml;
 
 pub use constant::{ConstValue, Constant};
 pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, decode_prefix};
