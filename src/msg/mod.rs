@@ -20,6 +20,7 @@ mod pyrepr;
 mod pyyaml;
 mod registry;
 mod schema;
+pub mod summary;
 mod value;
 pub mod yaml;
 
