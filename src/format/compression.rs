@@ -99,7 +99,7 @@ pub fn decompress(
     }
 }
 
-fn bz2_error(reason: impl ToString) -> ErrorKind {
+fn bz2_error(reason: &(impl ToString + ?Sized)) -> ErrorKind {
     ErrorKind::Decompress {
         method: "bz2",
         reason: reason.to_string(),
@@ -131,7 +131,7 @@ fn bz2(src: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), ErrorKind> {
                     ));
                 }
             }
-            Err(e) => return Err(bz2_error(e)),
+            Err(e) => return Err(bz2_error(&e)),
         }
     }
 }
