@@ -2,7 +2,12 @@
 //! dump made by the official reader: version, connections, counts, time range, and every
 //! message's receive time, connection and raw payload (size and md5).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::pedantic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::pedantic
+)]
 
 mod common;
 

@@ -118,7 +118,16 @@ impl Iterator for Messages {
                 self.heap.push(Reverse((next, slot)));
             }
             if cursor.data.is_none() {
-                let loaded = self.loader.get(&self.bag, entry.chunk);
+                let mut loaded = self.loader.get(&self.bag, entry.chunk);
+                let complete = self
+                    .bag
+                    .chunks()
+                    .get(entry.chunk as usize)
+                    .is_some_and(|c| c.state == super::ChunkState::Complete);
+                if !complete {
+                    // Cut short or never closed: the loss was reported when the bag was opened.
+                    loaded.error = None;
+                }
                 let remaining = 1 + cursor.entries.get(cursor.pos..).map_or(0, |rest| {
                     rest.iter().filter(|e| self.query.wants(e)).count()
                 });

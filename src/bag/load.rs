@@ -15,7 +15,8 @@ use super::chunk::{Chunk, ChunkLayout, ChunkState};
 use super::source::Source;
 
 /// A chunk's uncompressed bytes, and the problem met while decompressing, if any (the bytes
-/// then hold what could be decoded before it).
+/// then hold what could be decoded before it). For chunks cut short or never closed an error
+/// is expected: what decoded is what there is.
 #[derive(Clone, Debug)]
 pub(crate) struct LoadedChunk {
     pub bytes: Bytes,
@@ -39,9 +40,8 @@ pub(crate) fn load_chunk(source: &Arc<Source>, chunk: &Chunk, limit: u64) -> Loa
     let result = compression::decompress(chunk.compression, &raw, declared, limit, &mut out);
     let error = match result {
         Ok(()) => None,
-        // A cut or unterminated chunk cannot match its declared size; what decoded is what
-        // there is, and the loss was reported when the bag was opened.
-        Err(_) if chunk.state != ChunkState::Complete => None,
+        // A cut or unterminated chunk cannot match its declared size.
+        Err(ErrorKind::SizeMismatch { .. }) if chunk.state != ChunkState::Complete => None,
         Err(ErrorKind::SizeMismatch { declared, actual }) if actual >= declared => None,
         Err(kind) => {
             Some(FormatError::new(chunk.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos))

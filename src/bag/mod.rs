@@ -311,7 +311,8 @@ impl Bag {
         }
         let loaded = self.load_chunk_uncached(chunk);
         let scan = entries::scan_records(&loaded.bytes, entries::Origin::of(chunk));
-        if let Some(e) = loaded.error.or(scan.error) {
+        let expected = chunk.state == ChunkState::Complete;
+        if let Some(e) = loaded.error.filter(|_| expected).or(scan.error) {
             self.warn(Warning::at(
                 e.file_offset(),
                 format!("chunk partly unreadable: {e}"),
@@ -347,7 +348,7 @@ impl Bag {
             return Ok(b);
         }
         let loaded = self.load_chunk_uncached(chunk);
-        if let Some(e) = loaded.error {
+        if let Some(e) = loaded.error.filter(|_| chunk.state == ChunkState::Complete) {
             // What decoded is still useful for the messages it holds, but say why the rest
             // is missing.
             if loaded.bytes.is_empty() {

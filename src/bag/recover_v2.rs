@@ -431,7 +431,19 @@ impl Walk<'_> {
             let Some(f) = self.found.iter_mut().find(|f| f.pos == pos) else {
                 continue;
             };
-            if let Some(e) = &error {
+            if let (Some(e), ChunkState::Open | ChunkState::Truncated { .. }) = (&error, f.state) {
+                if f.state == ChunkState::Open {
+                    self.losses.push(Loss {
+                        offset: f.pos,
+                        bytes: f.data_len,
+                        messages: None,
+                        reason: format!(
+                            "the recorder never finished this {} chunk: decoding stopped ({}) after {} messages; the rest of its data was never written",
+                            f.compression, e.kind, scan.messages.len()
+                        ),
+                    });
+                }
+            } else if let Some(e) = &error {
                 let lost = f.index.iter().map(|(_, es)| es.len() as u64).sum::<u64>();
                 self.losses.push(Loss {
                     offset: f.pos,

@@ -41,7 +41,7 @@ pub struct Recovery {
 impl Recovery {
     /// True when nothing was lost.
     pub fn is_lossless(&self) -> bool {
-        self.losses.is_empty() && self.partial_chunks == 0
+        self.losses.is_empty()
     }
 
     /// Total bytes that could not be read.

@@ -80,3 +80,27 @@ impl Bag {
         map.into_values().collect()
     }
 }
+
+impl Bag {
+    /// The receive times of the messages on `connections`, sorted. Reads only index data.
+    pub fn receive_times(&self, connections: &[ConnId]) -> Vec<crate::time::RosTime> {
+        let mut times = Vec::new();
+        for chunk in self.chunks() {
+            if !chunk
+                .counts
+                .iter()
+                .any(|(c, n)| *n > 0 && connections.contains(c))
+            {
+                continue;
+            }
+            times.extend(
+                self.chunk_entries(chunk.index)
+                    .iter()
+                    .filter(|e| connections.contains(&e.conn))
+                    .map(|e| e.time),
+            );
+        }
+        times.sort_unstable();
+        times
+    }
+}
