@@ -203,14 +203,19 @@ impl Walk<'_> {
             self.found.push(found);
             return None;
         }
-        // The chunk's index data records follow it.
+        // The chunk's index data records follow it. They are trusted only when a whole record
+        // of another kind follows them: a file cut inside (or right after) them may have lost
+        // some, and then the chunk is walked instead.
         let mut at = usize::try_from(head.end()).unwrap_or(usize::MAX);
-        while at < self.buf.len() {
+        let complete_index = loop {
+            if at >= self.buf.len() {
+                break false;
+            }
             let Ok(h) = read_head(self.buf, at, 0) else {
-                break;
+                break false;
             };
             if !matches!(h.op(), Ok(Ok(Op::IndexData))) {
-                break;
+                break true;
             }
             match IndexData::read(self.buf, at, 0) {
                 Ok(idx) if idx.ver == 1 => {
@@ -219,14 +224,11 @@ impl Walk<'_> {
                         .push((idx.conn.unwrap_or(u32::MAX), idx.v1_entries().collect()));
                     at = usize::try_from(idx.end).unwrap_or(usize::MAX);
                 }
-                Ok(_) => break,
-                Err(e) => {
-                    // A cut-off index record: the chunk itself is whole, walk it instead.
-                    found.index.clear();
-                    self.found.push(found);
-                    return self.skip_damage(at, e.to_string());
-                }
+                _ => break false,
             }
+        };
+        if !complete_index {
+            found.index.clear();
         }
         self.found.push(found);
         Some(at)
