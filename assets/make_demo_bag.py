@@ -438,8 +438,8 @@ def build_events(rng):
         yaw = sim.yaw[i]
         sx, sy, sz = sim.x[i] + 0.24 * math.cos(yaw), sim.y[i] + 0.24 * math.sin(yaw), 0.26
         pts = []
-        for col in range(32):
-            az = math.radians(-45 + col * 90 / 31)
+        for col in range(48):
+            az = math.radians(-45 + col * 90 / 47)
             d_h = raycast(sx, sy, yaw + az, 8.0)
             for row in range(10):
                 el = math.radians(-20 + row * 30 / 9)
