@@ -112,15 +112,23 @@ fn compare(bag_path: &Path, ref_path: &Path) {
     }
     let bag = opened.unwrap_or_else(|e| panic!("{name}: {e}"));
     let h = &r.header;
-    // Version 1.1: the reference comes from the generator, without connection data.
-    if h["version"] == "1.1" {
-        assert_eq!(bag.version().as_str(), "1.1", "{name}");
+    // Versions the official reader refuses: the reference was written by the generator from
+    // its source messages, without connection data (and for 1.1 without payload md5s).
+    if h["connections"].is_null() {
+        assert_eq!(
+            bag.version().as_str(),
+            h["version"].as_str().unwrap(),
+            "{name}"
+        );
         let (mut rows, errors) = our_rows(&bag, false);
         assert_eq!(errors, 0);
-        for row in &mut rows {
-            row.md5 = None;
+        let expected = ref_rows(&r);
+        if expected.first().is_some_and(|e| e.md5.is_none()) {
+            for row in &mut rows {
+                row.md5 = None;
+            }
         }
-        assert_eq!(rows, ref_rows(&r), "{name}");
+        assert_eq!(rows, expected, "{name}");
         return;
     }
     assert_eq!(
