@@ -62,6 +62,7 @@ impl RosTime {
     }
 
     /// The same instant with `nsec` brought into `[0, 1e9)`.
+    #[must_use]
     pub fn normalized(self) -> Self {
         Self::from_nanos(self.as_nanos())
     }
@@ -72,6 +73,7 @@ impl RosTime {
     }
 
     /// Adds a signed number of nanoseconds, saturating at both ends.
+    #[must_use]
     pub fn saturating_add_nanos(self, delta: i128) -> Self {
         let total = i128::from(self.as_nanos()) + delta;
         let clamped = total.clamp(0, i128::from(RosTime::MAX.as_nanos()));

@@ -1,1 +1,469 @@
-//! An open bag.
+//! An open bag: the file mapped into memory, its connections and chunks, lazily read
+//! per-chunk index data, a cache of decompressed chunks, and time-ordered iteration.
+//!
+//! ```no_run
+//! use bagscope::bag::{Bag, Query};
+//! let bag = Bag::open("run.bag")?;
+//! for c in bag.connections() {
+//!     println!("{} {} {}", c.topic, c.datatype, c.message_count);
+//! }
+//! for msg in bag.messages(&Query::all()) {
+//!     let msg = msg?;
+//!     println!("{} {} bytes", msg.entry.time, msg.data.len());
+//! }
+//! # Ok::<(), bagscope::bag::BagError>(())
+//! ```
+//!
+//! Opening an indexed 2.0 bag reads only the bag header, the index section and each chunk's
+//! record header. Unindexed, truncated or damaged 2.0 bags, 1.2 bags and older layouts are
+//! scanned (see [`Recovery`]).
+
+mod bytes;
+mod cache;
+mod chunk;
+mod connection;
+mod entries;
+mod error;
+mod iter;
+mod load;
+mod open_legacy;
+mod open_v12;
+mod open_v2;
+mod opened;
+mod parallel;
+mod query;
+mod recover_v2;
+mod recovery;
+mod source;
+mod summary;
+mod table;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+pub use bytes::Bytes;
+pub use chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
+pub use connection::{ConnId, Connection};
+pub use error::{BagError, BagErrorKind, Warning};
+pub use iter::Messages;
+pub use parallel::default_threads;
+pub use query::Query;
+pub use recovery::{Loss, Recovery};
+pub use summary::{CompressionStats, TopicSummary};
+
+use crate::format::{BagHeader, Version, compression::DEFAULT_MAX_CHUNK_SIZE, read_head};
+use crate::time::RosTime;
+
+use cache::ChunkCache;
+use error::path_arc;
+use load::{LoadedChunk, load_chunk, read_message};
+use opened::Opened;
+use source::Source;
+
+/// Settings for opening a bag.
+#[derive(Clone, Debug)]
+pub struct OpenOptions {
+    /// Largest uncompressed chunk accepted (bytes).
+    pub max_chunk_size: u64,
+    /// Budget of the decompressed-chunk cache used for random access (bytes).
+    pub cache_bytes: usize,
+    /// Threads for decompression during recovery scans and parallel iteration.
+    pub threads: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            max_chunk_size: DEFAULT_MAX_CHUNK_SIZE,
+            cache_bytes: 64 << 20,
+            threads: default_threads(),
+        }
+    }
+}
+
+/// One message: where it is and its payload.
+#[derive(Clone, Debug)]
+pub struct Message {
+    /// Position, time and connection.
+    pub entry: IndexEntry,
+    /// The serialized message (borrowed from the map or a decompressed chunk).
+    pub data: Bytes,
+}
+
+struct Inner {
+    path: Arc<Path>,
+    source: Arc<Source>,
+    version: Version,
+    connections: Vec<Connection>,
+    conn_map: HashMap<u32, ConnId>,
+    chunks: Vec<Chunk>,
+    entries: Vec<OnceLock<Arc<[IndexEntry]>>>,
+    warnings: Vec<Warning>,
+    late_warnings: Mutex<Vec<Warning>>,
+    recovery: Option<Recovery>,
+    cache: Mutex<ChunkCache>,
+    options: OpenOptions,
+}
+
+/// An open bag. Cheap to clone (shared); safe to use from several threads.
+#[derive(Clone)]
+pub struct Bag {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Bag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bag")
+            .field("path", &self.inner.path)
+            .field("version", &self.inner.version)
+            .field("connections", &self.inner.connections.len())
+            .field("chunks", &self.inner.chunks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bag {
+    /// Opens the bag at `path` with default options.
+    pub fn open(path: impl AsRef<Path>) -> Result<Bag, BagError> {
+        Self::open_with(path, OpenOptions::default())
+    }
+
+    /// Opens the bag at `path`.
+    pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<Bag, BagError> {
+        let path = path_arc(path.as_ref());
+        let source = Source::map(&path).map_err(|e| BagError::new(&path, e.into()))?;
+        Self::from_source(path, source, options)
+    }
+
+    /// Opens a bag held in memory; `name` is used in messages.
+    pub fn from_bytes(
+        name: impl AsRef<Path>,
+        bytes: Vec<u8>,
+        options: OpenOptions,
+    ) -> Result<Bag, BagError> {
+        Self::from_source(path_arc(name.as_ref()), Source::Owned(bytes), options)
+    }
+
+    fn from_source(path: Arc<Path>, source: Source, options: OpenOptions) -> Result<Bag, BagError> {
+        let source = Arc::new(source);
+        let buf: &[u8] = &source;
+        let (version, start) =
+            crate::format::detect(buf).map_err(|e| BagError::new(&path, e.into()))?;
+        let opened = match version {
+            Version::V2_0 => {
+                open_v2(&source, start, &options).map_err(|e| BagError::new(&path, e.into()))?
+            }
+            Version::V1_2 => open_v12::open(buf, start),
+            Version::V1_1 | Version::V1_0 | Version::V0 => open_legacy::open(buf, version, start),
+        };
+        let cache = Mutex::new(ChunkCache::new(options.cache_bytes));
+        let Opened {
+            connections,
+            conn_map,
+            chunks,
+            entries,
+            warnings,
+            recovery,
+        } = opened;
+        let entries = entries
+            .into_iter()
+            .map(|e| {
+                let lock = OnceLock::new();
+                if let Some(e) = e {
+                    let _ = lock.set(e);
+                }
+                lock
+            })
+            .collect();
+        Ok(Bag {
+            inner: Arc::new(Inner {
+                path,
+                source,
+                version,
+                connections,
+                conn_map,
+                chunks,
+                entries,
+                warnings,
+                late_warnings: Mutex::new(Vec::new()),
+                recovery,
+                cache,
+                options,
+            }),
+        })
+    }
+
+    /// The file this bag was opened from.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The on-disk version.
+    pub fn version(&self) -> Version {
+        self.inner.version
+    }
+
+    /// File size in bytes.
+    pub fn size(&self) -> u64 {
+        self.inner.source.len() as u64
+    }
+
+    /// True when the bag was opened from a complete, consistent index.
+    pub fn is_indexed(&self) -> bool {
+        self.inner.recovery.is_none()
+    }
+
+    /// How the bag was read when it was not opened from an index.
+    pub fn recovery(&self) -> Option<&Recovery> {
+        self.inner.recovery.as_ref()
+    }
+
+    /// Connections, ordered by their id in the file.
+    pub fn connections(&self) -> &[Connection] {
+        &self.inner.connections
+    }
+
+    /// One connection.
+    pub fn connection(&self, id: ConnId) -> Option<&Connection> {
+        self.inner.connections.get(id as usize)
+    }
+
+    /// The dense id of the connection with file id `file_id`.
+    pub fn conn_by_file_id(&self, file_id: u32) -> Option<ConnId> {
+        self.inner.conn_map.get(&file_id).copied()
+    }
+
+    /// Chunks (2.0) or the whole-file pseudo-chunk (older layouts).
+    pub fn chunks(&self) -> &[Chunk] {
+        &self.inner.chunks
+    }
+
+    /// Warnings noticed while opening, and since (lazily read index data).
+    pub fn warnings(&self) -> Vec<Warning> {
+        let mut all = self.inner.warnings.clone();
+        all.extend(
+            self.inner
+                .late_warnings
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .cloned(),
+        );
+        all
+    }
+
+    fn warn(&self, w: Warning) {
+        let mut late = self
+            .inner
+            .late_warnings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !late.contains(&w) {
+            late.push(w);
+        }
+    }
+
+    /// Total messages.
+    pub fn message_count(&self) -> u64 {
+        self.inner.chunks.iter().map(Chunk::message_count).sum()
+    }
+
+    /// Earliest receive time of any message (minimum over chunk start times).
+    pub fn start_time(&self) -> Option<RosTime> {
+        self.non_empty_chunks().map(|c| c.start).min()
+    }
+
+    /// Latest receive time of any message (maximum over chunk end times).
+    pub fn end_time(&self) -> Option<RosTime> {
+        self.non_empty_chunks().map(|c| c.end).max()
+    }
+
+    fn non_empty_chunks(&self) -> impl Iterator<Item = &Chunk> {
+        self.inner.chunks.iter().filter(|c| c.message_count() > 0)
+    }
+
+    /// An error about this bag.
+    pub fn error(&self, kind: BagErrorKind) -> BagError {
+        BagError::new(&self.inner.path, kind)
+    }
+
+    /// The messages of chunk `chunk`, in reading order. Read from the chunk's index data
+    /// records the first time (no decompression), falling back to walking the chunk when that
+    /// index is inconsistent (problems become [`Bag::warnings`]).
+    pub fn chunk_entries(&self, chunk: u32) -> Arc<[IndexEntry]> {
+        let Some(lock) = self.inner.entries.get(chunk as usize) else {
+            return Arc::from(Vec::new());
+        };
+        lock.get_or_init(|| self.load_entries(chunk)).clone()
+    }
+
+    fn load_entries(&self, index: u32) -> Arc<[IndexEntry]> {
+        let Some(chunk) = self.inner.chunks.get(index as usize) else {
+            return Arc::from(Vec::new());
+        };
+        match entries::from_index_data(&self.inner.source, chunk, &self.inner.conn_map) {
+            Ok(e) => return Arc::from(entries::finish(e)),
+            Err(why) => self.warn(Warning::at(
+                chunk.pos,
+                format!("the index data of this chunk is inconsistent ({why}); its records were walked instead"),
+            )),
+        }
+        let loaded = self.load_chunk_uncached(chunk);
+        let scan = entries::scan_records(&loaded.bytes, entries::Origin::of(chunk));
+        let expected = chunk.state == ChunkState::Complete;
+        if let Some(e) = loaded.error.filter(|_| expected).or(scan.error) {
+            self.warn(Warning::at(
+                e.file_offset(),
+                format!("chunk partly unreadable: {e}"),
+            ));
+        }
+        let list = scan
+            .messages
+            .iter()
+            .filter_map(|&(time, file_id, offset)| {
+                Some(IndexEntry {
+                    time,
+                    conn: *self.inner.conn_map.get(&file_id)?,
+                    chunk: index,
+                    offset,
+                })
+            })
+            .collect();
+        Arc::from(entries::finish(list))
+    }
+
+    fn load_chunk_uncached(&self, chunk: &Chunk) -> LoadedChunk {
+        load_chunk(&self.inner.source, chunk, self.inner.options.max_chunk_size)
+    }
+
+    /// The uncompressed bytes of chunk `index`, from the cache when possible.
+    pub fn chunk_bytes(&self, index: u32) -> Result<Bytes, BagError> {
+        let chunk = self
+            .inner
+            .chunks
+            .get(index as usize)
+            .ok_or_else(|| self.error(BagErrorKind::Unreadable(format!("no chunk {index}"))))?;
+        if let Some(b) = self.cache().get(index) {
+            return Ok(b);
+        }
+        let loaded = self.load_chunk_uncached(chunk);
+        if let Some(e) = loaded.error.filter(|_| chunk.state == ChunkState::Complete) {
+            // What decoded is still useful for the messages it holds, but say why the rest
+            // is missing.
+            if loaded.bytes.is_empty() {
+                return Err(self.error(e.into()));
+            }
+            self.warn(Warning::at(
+                e.file_offset(),
+                format!("chunk partly unreadable: {e}"),
+            ));
+        }
+        self.cache().put(index, loaded.bytes.clone());
+        Ok(loaded.bytes)
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, ChunkCache> {
+        self.inner
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Reads the message at `entry` (random access, through the chunk cache).
+    pub fn read(&self, entry: &IndexEntry) -> Result<Message, BagError> {
+        let bytes = self.chunk_bytes(entry.chunk)?;
+        self.read_in(entry, &bytes)
+    }
+
+    /// Reads the message at `entry` from its chunk's already loaded bytes.
+    pub(crate) fn read_in(&self, entry: &IndexEntry, bytes: &Bytes) -> Result<Message, BagError> {
+        let chunk = self.inner.chunks.get(entry.chunk as usize).ok_or_else(|| {
+            self.error(BagErrorKind::Unreadable(format!(
+                "no chunk {}",
+                entry.chunk
+            )))
+        })?;
+        let raw = read_message(chunk, bytes, entry.offset).map_err(|e| self.error(e.into()))?;
+        let conn = self.connection(entry.conn);
+        let mismatch = match (&raw.file_conn, &raw.topic, conn) {
+            (Some(fc), _, Some(c)) if *fc != c.file_id => {
+                Some(format!("a message of connection {fc}"))
+            }
+            (_, Some(t), Some(c)) if t.as_slice() != c.topic.as_bytes() => Some(format!(
+                "a message on topic '{}'",
+                String::from_utf8_lossy(t)
+            )),
+            _ if raw.time != entry.time => Some(format!("a message received at {}", raw.time)),
+            _ => None,
+        };
+        if let Some(found) = mismatch {
+            let at = if chunk.is_record() {
+                chunk.pos
+            } else {
+                entry.offset
+            };
+            return Err(self
+                .error(BagErrorKind::IndexMismatch {
+                    time: entry.time,
+                    conn: conn.map_or(entry.conn, |c| c.file_id),
+                    found,
+                })
+                .at(at));
+        }
+        Ok(Message {
+            entry: *entry,
+            data: raw.data,
+        })
+    }
+
+    /// Iterates over the selected messages in receive-time order (ties: connection, then
+    /// position in the file), merging chunks as it goes.
+    pub fn messages(&self, query: &Query) -> Messages {
+        Messages::new(self.clone(), query.clone())
+    }
+
+    pub(crate) fn options(&self) -> &OpenOptions {
+        &self.inner.options
+    }
+
+    pub(crate) fn source(&self) -> &Arc<Source> {
+        &self.inner.source
+    }
+}
+
+/// Opens a 2.0 bag: from its index when that checks out, else by scanning.
+fn open_v2(
+    source: &Arc<Source>,
+    start: usize,
+    options: &OpenOptions,
+) -> Result<Opened, crate::format::FormatError> {
+    let buf: &[u8] = source;
+    let (header, after) = match read_head(buf, start, 0) {
+        Ok(head) => {
+            let h = BagHeader::from_header(&head.header, head.offset);
+            if let Err(e) = &h {
+                if matches!(e.kind, crate::format::ErrorKind::Encrypted(_)) {
+                    return Err(e.clone());
+                }
+            }
+            (h, usize::try_from(head.end()).unwrap_or(usize::MAX))
+        }
+        Err(e) => (Err(e), start),
+    };
+    let reason = match &header {
+        Ok(h) => match open_v2::open_indexed(buf, h) {
+            Ok(o) => return Ok(o),
+            Err(reason) => reason,
+        },
+        Err(e) => format!("the bag header is unreadable ({e}); the file was scanned"),
+    };
+    let scan_from = if header.is_ok() { after } else { start };
+    Ok(recover_v2::recover(
+        source,
+        scan_from,
+        reason,
+        options.max_chunk_size,
+        options.threads,
+    ))
+}

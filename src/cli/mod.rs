@@ -1,6 +1,94 @@
-//! The command-line interface.
+//! The command-line interface: argument parsing, one module per subcommand, exit codes.
+//!
+//! Exit codes (see `docs/cli.md`): 0 success; 1 the data has problems (a damaged bag read in
+//! part, `verify` found problems); 2 usage error or a file that cannot be opened at all.
+//! Errors are printed as `bagscope: error: FILE: WHAT (at byte N)`.
+
+pub mod info;
+pub mod json;
+pub mod rosbag_fmt;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::bag::Bag;
+
+/// bagscope: explore, check and convert ROS1 bag files of every version.
+#[derive(Parser, Debug)]
+#[command(name = "bagscope", version, about, long_about = None)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// Subcommand; without one, BAG files open in the terminal explorer.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Bags to explore (none: the bundled demo bag).
+    #[arg(value_name = "BAG")]
+    pub bags: Vec<std::path::PathBuf>,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Summarise bags (the `rosbag info` layout, or YAML/JSON).
+    Info(info::InfoArgs),
+}
+
+/// How a command ended; ordered by severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// Everything fine.
+    Ok,
+    /// The data has problems (damaged bag read in part, verify findings).
+    Problems,
+    /// Usage error, or a file that cannot be opened at all.
+    Failed,
+}
+
+impl From<Outcome> for ExitCode {
+    fn from(o: Outcome) -> ExitCode {
+        match o {
+            Outcome::Ok => ExitCode::SUCCESS,
+            Outcome::Problems => ExitCode::from(1),
+            Outcome::Failed => ExitCode::from(2),
+        }
+    }
+}
+
+/// Prints an error line in the contract's shape.
+pub fn print_error(message: impl std::fmt::Display) {
+    eprintln!("bagscope: error: {message}");
+}
+
+/// Opens a bag, printing the error and returning [`Outcome::Failed`] when it cannot be opened.
+pub fn open_bag(path: &Path) -> Result<Bag, Outcome> {
+    Bag::open(path).map_err(|e| {
+        print_error(&e);
+        Outcome::Failed
+    })
+}
 
 /// Runs the command line and returns the process exit code.
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    run(&cli).into()
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: &Cli) -> Outcome {
+    match &cli.command {
+        Some(Command::Info(args)) => info::run(args),
+        None => {
+            print_error("the terminal explorer is not available yet; use `bagscope info BAG`");
+            Outcome::Failed
+        }
+    }
 }

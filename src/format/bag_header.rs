@@ -1,7 +1,7 @@
 //! The bag header record (op 0x03): where the index starts and how much it holds.
 
 use super::error::{ErrorKind, FormatError, Result};
-use super::header::write_field;
+use super::header::{Header, write_field};
 use super::op::{Op, RecordKind};
 use super::record::Record;
 
@@ -21,13 +21,30 @@ pub struct BagHeader {
 }
 
 impl BagHeader {
-    /// Reads a bag header from a record; fails for encrypted bags.
+    /// Reads a bag header from a complete record; fails for encrypted bags.
     pub fn from_record(record: &Record<'_>) -> Result<Self> {
         record.expect_op(Op::BagHeader)?;
-        let h = record.header.with_kind(RecordKind::BagHeader);
+        Self::from_header(&record.header, record.offset)
+    }
+
+    /// Reads a bag header from the header of the record at `offset` (its padding may be cut
+    /// off); fails for encrypted bags and for records of another kind.
+    pub fn from_header(header: &Header<'_>, offset: u64) -> Result<Self> {
+        let h = header.with_kind(RecordKind::BagHeader);
+        let op = h.op()?;
+        if op != Op::BagHeader.byte() {
+            return Err(FormatError::new(
+                offset,
+                RecordKind::BagHeader,
+                ErrorKind::UnexpectedOp {
+                    found: op,
+                    expected: RecordKind::BagHeader,
+                },
+            ));
+        }
         if let Some(enc) = h.opt_string("encryptor") {
             return Err(FormatError::new(
-                record.offset,
+                offset,
                 RecordKind::BagHeader,
                 ErrorKind::Encrypted(enc),
             ));

@@ -1,8 +1,5 @@
-//! Chunk compression: `none`, `bz2` (a bzip2 stream) and `lz4` (LZ4 frames, as roslz4 writes
-//! them). Output is capped: a declared or actual size above the limit is an error, never an
+//! Chunk compression: `none`, `bz2` (a bzip2 stream) and `lz4` (LZ4 frames, see [`super::lz4`]). Output is capped: a declared or actual size above the limit is an error, never an
 //! allocation.
-
-use std::io::BufRead;
 
 use super::error::ErrorKind;
 
@@ -87,7 +84,7 @@ pub fn decompress(
             }
         }
         Compression::Bz2 => bz2(src, limit, out)?,
-        Compression::Lz4 => lz4(src, limit, out)?,
+        Compression::Lz4 => super::lz4::decompress(src, limit, out)?,
     }
     if out.len() as u64 == u64::from(declared) {
         Ok(())
@@ -99,7 +96,7 @@ pub fn decompress(
     }
 }
 
-fn bz2_error(reason: impl ToString) -> ErrorKind {
+fn bz2_error(reason: &(impl ToString + ?Sized)) -> ErrorKind {
     ErrorKind::Decompress {
         method: "bz2",
         reason: reason.to_string(),
@@ -131,44 +128,8 @@ fn bz2(src: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), ErrorKind> {
                     ));
                 }
             }
-            Err(e) => return Err(bz2_error(e)),
+            Err(e) => return Err(bz2_error(&e)),
         }
-    }
-}
-
-fn lz4(src: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), ErrorKind> {
-    let lz4_error = |reason: String| ErrorKind::Decompress {
-        method: "lz4",
-        reason,
-    };
-    let mut decoder = lz4_flex::frame::FrameDecoder::new(src);
-    // The decoder reports the end of each frame as an empty read; the chunk may hold several
-    // concatenated frames (rosbag-standalone writes one per write call), so keep going until
-    // the input is used up.
-    loop {
-        let block = decoder.fill_buf().map_err(|e| lz4_error(e.to_string()))?;
-        if block.is_empty() {
-            if decoder.get_ref().is_empty() {
-                return Ok(());
-            }
-            // End of one frame: the next call starts the following frame. A frame that
-            // produces no output and consumes no input would loop; check progress.
-            let left = decoder.get_ref().len();
-            let block = decoder.fill_buf().map_err(|e| lz4_error(e.to_string()))?;
-            if block.is_empty() && decoder.get_ref().len() == left {
-                return Err(lz4_error("trailing bytes after the last frame".into()));
-            }
-            continue;
-        }
-        let n = block.len();
-        if out.len() as u64 + n as u64 > limit {
-            return Err(ErrorKind::TooLarge {
-                declared: out.len() as u64 + n as u64,
-                limit,
-            });
-        }
-        out.extend_from_slice(block);
-        decoder.consume(n);
     }
 }
 
@@ -185,17 +146,7 @@ pub fn compress(method: Compression, src: &[u8]) -> Vec<u8> {
             }
             enc.finish().unwrap_or_default()
         }
-        Compression::Lz4 => {
-            use std::io::Write;
-            let mut info = lz4_flex::frame::FrameInfo::new();
-            info.block_size = lz4_flex::frame::BlockSize::Max1MB;
-            info.content_checksum = true;
-            let mut enc = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
-            if enc.write_all(src).is_err() {
-                return Vec::new();
-            }
-            enc.finish().unwrap_or_default()
-        }
+        Compression::Lz4 => super::lz4::compress(src),
     }
 }
 

@@ -48,12 +48,12 @@ pub fn looks_like_md5(s: &[u8]) -> bool {
 
 /// True for something shaped like a ROS type name (`pkg/Type`, printable, no spaces).
 pub fn looks_like_type(s: &[u8]) -> bool {
-    !s.is_empty() && s.contains(&b'/') && s.iter().all(|b| b.is_ascii_graphic())
+    !s.is_empty() && s.contains(&b'/') && s.iter().all(u8::is_ascii_graphic)
 }
 
 /// True for something shaped like a topic name (printable, no spaces).
 pub fn looks_like_topic(s: &[u8]) -> bool {
-    !s.is_empty() && s.iter().all(|b| b.is_ascii_graphic())
+    !s.is_empty() && s.iter().all(u8::is_ascii_graphic)
 }
 
 fn bad(offset: u64, what: &'static str) -> FormatError {

@@ -15,6 +15,7 @@ pub mod error;
 pub mod header;
 pub mod index_data;
 pub mod legacy;
+pub mod lz4;
 pub mod message_data;
 pub mod op;
 pub mod record;

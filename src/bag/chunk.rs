@@ -1,0 +1,100 @@
+//! Where a run of messages lives: a 2.0 chunk, or the whole file for older layouts.
+
+use crate::format::Compression;
+use crate::time::RosTime;
+
+use super::connection::ConnId;
+
+/// How complete a chunk's data is on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkState {
+    /// All declared bytes are present.
+    Complete,
+    /// The file ends inside the chunk: only `available` of the declared data bytes exist.
+    Truncated {
+        /// Bytes present.
+        available: u64,
+    },
+    /// A chunk the recorder never closed (header still says size 0); its records run to the
+    /// end of what was written.
+    Open,
+}
+
+/// How the bytes of a chunk are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkLayout {
+    /// A 2.0 chunk: connection and message data records; index offsets are relative to its
+    /// uncompressed data.
+    V2,
+    /// The whole file of a 1.2 bag: offsets are absolute, records are 1.2 records.
+    V12,
+    /// The whole file of a 1.1 / version-0 bag: offsets are absolute, messages start with
+    /// topic/md5/type lines.
+    V11,
+    /// The whole file of a 1.0 bag: offsets are absolute, messages start with a topic line.
+    V10,
+}
+
+/// One chunk of messages with its summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Position in [`crate::bag::Bag::chunks`].
+    pub index: u32,
+    /// File offset of the chunk record (0 for whole-file pseudo-chunks).
+    pub pos: u64,
+    /// File offset of the chunk's (compressed) data.
+    pub data_offset: u64,
+    /// Bytes of compressed data present in the file.
+    pub compressed_size: u64,
+    /// Declared uncompressed size.
+    pub uncompressed_size: u64,
+    /// Compression method.
+    pub compression: Compression,
+    /// Record layout inside the data.
+    pub layout: ChunkLayout,
+    /// Completeness on disk.
+    pub state: ChunkState,
+    /// Earliest receive time (as the index or recovery scan says).
+    pub start: RosTime,
+    /// Latest receive time.
+    pub end: RosTime,
+    /// Messages per connection.
+    pub counts: Vec<(ConnId, u32)>,
+    /// File offset where this chunk's index data records start (2.0), if known.
+    pub index_data_pos: Option<u64>,
+}
+
+impl Chunk {
+    /// Total messages in the chunk.
+    pub fn message_count(&self) -> u64 {
+        self.counts.iter().map(|&(_, n)| u64::from(n)).sum()
+    }
+
+    /// Messages of connection `conn` in the chunk.
+    pub fn count_for(&self, conn: ConnId) -> u32 {
+        self.counts
+            .iter()
+            .find(|&&(c, _)| c == conn)
+            .map_or(0, |&(_, n)| n)
+    }
+
+    /// True for a real 2.0 chunk record (as opposed to a whole-file pseudo-chunk).
+    pub fn is_record(&self) -> bool {
+        self.layout == ChunkLayout::V2
+    }
+}
+
+/// The position of one message: which chunk, where in its uncompressed data, when, and on
+/// which connection. Ordered by `(time, conn, chunk, offset)`, the order `rosbag` reads in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IndexEntry {
+    /// Receive time.
+    pub time: RosTime,
+    /// Connection.
+    pub conn: ConnId,
+    /// Chunk index.
+    pub chunk: u32,
+    /// Offset of the message record in the chunk's uncompressed data (absolute file offset
+    /// for whole-file pseudo-chunks).
+    pub offset: u64,
+}

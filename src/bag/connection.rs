@@ -1,0 +1,40 @@
+//! A connection: one publisher's topic, type and definition, as the bag recorded it.
+
+use crate::format::ConnectionHeader;
+
+/// Index of a connection in [`crate::bag::Bag::connections`] (dense, starting at 0).
+pub type ConnId = u32;
+
+/// One connection of a bag. In 2.0 bags this is a connection record; in 1.2 and older bags
+/// there is one per topic (and type), made up by the reader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Connection {
+    /// Position in the bag's connection list.
+    pub id: ConnId,
+    /// Connection id as stored in the file (2.0), or the order of appearance (older bags).
+    pub file_id: u32,
+    /// Topic (from the record header in 2.0).
+    pub topic: String,
+    /// Message type, e.g. `sensor_msgs/Imu`.
+    pub datatype: String,
+    /// md5sum of the type as recorded.
+    pub md5sum: String,
+    /// The full message definition as recorded; empty for bags older than 1.2 (and for
+    /// recorders that left it out).
+    pub message_definition: String,
+    /// Publishing node, when recorded.
+    pub callerid: Option<String>,
+    /// Raw `latching` value, when recorded.
+    pub latching: Option<String>,
+    /// The whole connection header as recorded (for writing it back unchanged).
+    pub header: ConnectionHeader,
+    /// Messages on this connection (from the index, or counted during recovery).
+    pub message_count: u64,
+}
+
+impl Connection {
+    /// True when the publisher latched the topic.
+    pub fn is_latching(&self) -> bool {
+        self.latching.as_deref() == Some("1")
+    }
+}

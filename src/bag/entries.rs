@@ -1,0 +1,146 @@
+//! Per-chunk message lists: read from the index data records that follow a 2.0 chunk (no
+//! decompression), or found by walking the chunk's records.
+
+use std::collections::HashMap;
+
+use crate::format::{ConnectionRecord, FormatError, IndexData, MessageDataHeader, Op, read_record};
+use crate::time::RosTime;
+
+use super::chunk::{Chunk, IndexEntry};
+use super::connection::ConnId;
+
+/// Reads the index data records of `chunk` and checks them against its chunk info: the
+/// connections and counts must agree and every offset must fall inside the chunk.
+pub(crate) fn from_index_data(
+    buf: &[u8],
+    chunk: &Chunk,
+    map: &HashMap<u32, ConnId>,
+) -> Result<Vec<IndexEntry>, String> {
+    let mut pos = chunk.index_data_pos.ok_or("no index data position")?;
+    let expected: u64 = chunk.message_count();
+    let mut entries = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).min(1 << 20));
+    let mut per_conn: HashMap<ConnId, u32> = HashMap::new();
+    for _ in 0..chunk.counts.len() {
+        let at = usize::try_from(pos).map_err(|_| "offset overflow")?;
+        let idx = IndexData::read(buf, at, 0)
+            .map_err(|e| format!("{e} (at byte {})", e.file_offset()))?;
+        if idx.ver != 1 {
+            return Err(format!("index data version {} at byte {pos}", idx.ver));
+        }
+        let file_id = idx.conn.unwrap_or(u32::MAX);
+        let conn = *map.get(&file_id).ok_or_else(|| {
+            format!("index data at byte {pos} names unknown connection {file_id}")
+        })?;
+        for (time, offset) in idx.v1_entries() {
+            if u64::from(offset) >= chunk.uncompressed_size {
+                return Err(format!(
+                    "index data at byte {pos} points to offset {offset}, beyond the chunk's {} bytes",
+                    chunk.uncompressed_size
+                ));
+            }
+            entries.push(IndexEntry {
+                time,
+                conn,
+                chunk: chunk.index,
+                offset: u64::from(offset),
+            });
+        }
+        *per_conn.entry(conn).or_default() += idx.count;
+        pos = idx.end;
+    }
+    for &(conn, n) in &chunk.counts {
+        let found = per_conn.get(&conn).copied().unwrap_or(0);
+        if found != n {
+            return Err(format!(
+                "the chunk info says {n} messages of connection {conn}, its index data lists {found}"
+            ));
+        }
+    }
+    Ok(entries)
+}
+
+/// What walking the records of one 2.0 chunk found.
+#[derive(Debug, Default)]
+pub(crate) struct ChunkScan {
+    /// Connection records (with their offset in the chunk).
+    pub connections: Vec<(ConnectionRecord, u64)>,
+    /// Messages: `(time, file connection id, offset in the chunk)`.
+    pub messages: Vec<(RosTime, u32, u64)>,
+    /// Where and why the walk stopped early.
+    pub error: Option<FormatError>,
+    /// Bytes after the last complete record.
+    pub unread: u64,
+}
+
+/// Where a run of records lives, for error offsets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Origin {
+    /// Uncompressed bytes starting at this file offset.
+    File(u64),
+    /// Decompressed data of the chunk record at this file offset.
+    Chunk(u64),
+}
+
+impl Origin {
+    /// Turns an error at a position in the run into one that locates it in the file.
+    pub fn locate(self, mut e: FormatError) -> FormatError {
+        match self {
+            Origin::File(base) => {
+                e.offset += base;
+                e
+            }
+            Origin::Chunk(pos) => e.in_chunk(pos),
+        }
+    }
+
+    /// The origin of a chunk's data.
+    pub fn of(chunk: &Chunk) -> Self {
+        if chunk.compression == crate::format::Compression::None {
+            Origin::File(chunk.data_offset)
+        } else {
+            Origin::Chunk(chunk.pos)
+        }
+    }
+}
+
+/// Walks the records of a chunk's uncompressed data (or of a run of records at top level).
+/// Offsets in the result are relative to `bytes`.
+pub(crate) fn scan_records(bytes: &[u8], origin: Origin) -> ChunkScan {
+    let mut scan = ChunkScan::default();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let rec = match read_record(bytes, pos, 0) {
+            Ok(r) => r,
+            Err(e) => {
+                scan.error = Some(origin.locate(e));
+                break;
+            }
+        };
+        let offset = pos as u64;
+        let parsed = match rec.op() {
+            Ok(Ok(Op::MessageData)) => {
+                MessageDataHeader::parse(rec.header.bytes(), rec.header.base())
+                    .map(|h| scan.messages.push((h.time, h.conn, offset)))
+            }
+            Ok(Ok(Op::Connection)) => {
+                ConnectionRecord::from_record(&rec).map(|c| scan.connections.push((c, offset)))
+            }
+            // Other records do not belong in a chunk; skip them by their length.
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = parsed {
+            scan.error = Some(origin.locate(e));
+            break;
+        }
+        pos = usize::try_from(rec.end()).unwrap_or(usize::MAX);
+    }
+    scan.unread = bytes.len().saturating_sub(pos) as u64;
+    scan
+}
+
+/// Sorts entries into reading order.
+pub(crate) fn finish(mut entries: Vec<IndexEntry>) -> Vec<IndexEntry> {
+    entries.sort_unstable();
+    entries
+}

@@ -1,0 +1,331 @@
+//! Time-ordered iteration over selected messages: a k-way merge over the chunks' sorted entry
+//! lists (chunks overlap in time, so this is not a sort of the whole bag), with chunk
+//! decompression running ahead on worker threads for full scans.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use crate::format::Compression;
+
+use super::chunk::IndexEntry;
+use super::error::{BagError, BagErrorKind};
+use super::load::{LoadedChunk, load_chunk};
+use super::{Bag, Bytes, Message, Query};
+
+/// A chunk being merged.
+struct Cursor {
+    entries: Arc<[IndexEntry]>,
+    pos: usize,
+    data: Option<Result<Bytes, ()>>,
+}
+
+/// Iterator over the messages selected by a [`Query`], in receive-time order.
+///
+/// Yields `Err` for messages that cannot be read (and once for a chunk that cannot be
+/// decompressed), then goes on with the rest.
+pub struct Messages {
+    bag: Bag,
+    query: Query,
+    /// Chunks not opened yet, in opening order (by start time).
+    pending: VecDeque<u32>,
+    heap: BinaryHeap<Reverse<(IndexEntry, usize)>>,
+    cursors: Vec<Cursor>,
+    loader: Loader,
+    errors: VecDeque<BagError>,
+}
+
+impl Messages {
+    pub(super) fn new(bag: Bag, query: Query) -> Self {
+        let mut pending: Vec<u32> = bag
+            .chunks()
+            .iter()
+            .filter(|c| query.may_touch(c))
+            .map(|c| c.index)
+            .collect();
+        pending.sort_by_key(|&i| (bag.chunks().get(i as usize).map(|c| c.start), i));
+        let loader = Loader::new(&bag, &pending, query.parallel);
+        Messages {
+            bag,
+            query,
+            pending: pending.into(),
+            heap: BinaryHeap::new(),
+            cursors: Vec::new(),
+            loader,
+            errors: VecDeque::new(),
+        }
+    }
+
+    /// Opens the pending chunks that start no later than the earliest queued entry.
+    fn open_due_chunks(&mut self) {
+        while let Some(&next) = self.pending.front() {
+            let start = self.bag.chunks().get(next as usize).map(|c| c.start);
+            let due = match (self.heap.peek(), start) {
+                (None, _) | (_, None) => true,
+                (Some(Reverse((top, _))), Some(s)) => s <= top.time,
+            };
+            if !due {
+                break;
+            }
+            self.pending.pop_front();
+            let slot = self.cursors.len();
+            let mut cursor = Cursor {
+                entries: self.bag.chunk_entries(next),
+                pos: 0,
+                data: None,
+            };
+            match advance(&mut cursor, &self.query) {
+                Some(first) => self.heap.push(Reverse((first, slot))),
+                None => self.loader.skip(next),
+            }
+            self.cursors.push(cursor);
+        }
+    }
+}
+
+/// Moves the cursor to its next selected entry.
+fn advance(cursor: &mut Cursor, query: &Query) -> Option<IndexEntry> {
+    while let Some(e) = cursor.entries.get(cursor.pos) {
+        cursor.pos += 1;
+        if query.wants(e) {
+            return Some(*e);
+        }
+        if query.end.is_some_and(|end| e.time > end) {
+            cursor.pos = cursor.entries.len();
+            return None;
+        }
+    }
+    None
+}
+
+impl Iterator for Messages {
+    type Item = Result<Message, BagError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(e) = self.errors.pop_front() {
+                return Some(Err(e));
+            }
+            self.open_due_chunks();
+            if let Some(e) = self.errors.pop_front() {
+                return Some(Err(e));
+            }
+            let Reverse((entry, slot)) = self.heap.pop()?;
+            let cursor = self.cursors.get_mut(slot)?;
+            if let Some(next) = advance(cursor, &self.query) {
+                self.heap.push(Reverse((next, slot)));
+            }
+            if cursor.data.is_none() {
+                let mut loaded = self.loader.get(&self.bag, entry.chunk);
+                let complete = self
+                    .bag
+                    .chunks()
+                    .get(entry.chunk as usize)
+                    .is_some_and(|c| c.state == super::ChunkState::Complete);
+                if !complete {
+                    // Cut short or never closed: the loss was reported when the bag was opened.
+                    loaded.error = None;
+                }
+                let remaining = 1 + cursor.entries.get(cursor.pos..).map_or(0, |rest| {
+                    rest.iter().filter(|e| self.query.wants(e)).count()
+                });
+                cursor.data = Some(match loaded.error {
+                    Some(e) if loaded.bytes.is_empty() => {
+                        self.errors
+                            .push_back(self.bag.error(BagErrorKind::ChunkDamaged {
+                                lost: remaining as u64,
+                                reason: e,
+                            }));
+                        Err(())
+                    }
+                    Some(e) => {
+                        // Partly decoded: messages inside the decoded part still read.
+                        self.errors.push_back(
+                            self.bag
+                                .error(BagErrorKind::ChunkDamaged { lost: 0, reason: e }),
+                        );
+                        Ok(loaded.bytes)
+                    }
+                    None => Ok(loaded.bytes),
+                });
+            }
+            let last = !self.heap.iter().any(|Reverse((_, s))| *s == slot);
+            let result = match &cursor.data {
+                Some(Ok(bytes)) => Some(self.bag.read_in(&entry, bytes)),
+                _ => None,
+            };
+            if last {
+                // Release the chunk's data as soon as its last message is read.
+                cursor.data = None;
+                cursor.entries = Arc::from(Vec::new());
+            }
+            if let Some(r) = result {
+                if let Some(e) = self.errors.pop_front() {
+                    self.errors.push_front(e);
+                }
+                return Some(r);
+            }
+        }
+    }
+}
+
+/// Loads chunk data, sequentially or with worker threads decompressing ahead.
+enum Loader {
+    Direct,
+    Parallel(Prefetcher),
+}
+
+impl Loader {
+    fn new(bag: &Bag, order: &[u32], parallel: bool) -> Self {
+        let compressed: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|&i| {
+                bag.chunks()
+                    .get(i as usize)
+                    .is_some_and(|c| c.compression != Compression::None)
+            })
+            .collect();
+        let threads = bag.options().threads;
+        if parallel && threads > 1 && compressed.len() > 1 {
+            Loader::Parallel(Prefetcher::start(bag, compressed, threads))
+        } else {
+            Loader::Direct
+        }
+    }
+
+    fn get(&mut self, bag: &Bag, chunk: u32) -> LoadedChunk {
+        match self {
+            Loader::Parallel(p) => p.get(bag, chunk),
+            Loader::Direct => direct(bag, chunk),
+        }
+    }
+
+    fn skip(&mut self, chunk: u32) {
+        if let Loader::Parallel(p) = self {
+            p.discard(chunk);
+        }
+    }
+}
+
+fn direct(bag: &Bag, chunk: u32) -> LoadedChunk {
+    match bag.chunks().get(chunk as usize) {
+        Some(c) => load_chunk(bag.source(), c, bag.options().max_chunk_size),
+        None => LoadedChunk {
+            bytes: Bytes::from_vec(Vec::new()),
+            error: None,
+        },
+    }
+}
+
+/// Worker threads decompressing chunks in the order the merge will need them, at most a
+/// window ahead (bounded memory).
+struct Prefetcher {
+    order: VecDeque<u32>,
+    jobs: Option<mpsc::Sender<u32>>,
+    done: mpsc::Receiver<(u32, LoadedChunk)>,
+    ready: HashMap<u32, LoadedChunk>,
+    in_flight: usize,
+    window: usize,
+    discarded: std::collections::HashSet<u32>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl Prefetcher {
+    fn start(bag: &Bag, order: Vec<u32>, threads: usize) -> Self {
+        let (job_tx, job_rx) = mpsc::channel::<u32>();
+        let (done_tx, done_rx) = mpsc::channel();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let workers = (0..threads)
+            .map(|_| {
+                let rx = Arc::clone(&job_rx);
+                let tx = done_tx.clone();
+                let bag = bag.clone();
+                std::thread::spawn(move || {
+                    loop {
+                        let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                        let Ok(chunk) = job else { break };
+                        if tx.send((chunk, direct(&bag, chunk))).is_err() {
+                            break;
+                        }
+                    }
+                })
+            })
+            .collect();
+        let mut p = Prefetcher {
+            order: order.into(),
+            jobs: Some(job_tx),
+            done: done_rx,
+            ready: HashMap::new(),
+            in_flight: 0,
+            window: threads * 2,
+            discarded: std::collections::HashSet::new(),
+            workers,
+        };
+        p.fill();
+        p
+    }
+
+    fn fill(&mut self) {
+        while self.in_flight + self.ready.len() < self.window {
+            let Some(next) = self.order.pop_front() else {
+                break;
+            };
+            if self.discarded.remove(&next) {
+                continue;
+            }
+            if let Some(tx) = &self.jobs {
+                if tx.send(next).is_ok() {
+                    self.in_flight += 1;
+                }
+            }
+        }
+    }
+
+    fn discard(&mut self, chunk: u32) {
+        if self.ready.remove(&chunk).is_none() {
+            self.discarded.insert(chunk);
+        }
+        self.fill();
+    }
+
+    fn get(&mut self, bag: &Bag, chunk: u32) -> LoadedChunk {
+        if let Some(pos) = self.order.iter().position(|&c| c == chunk) {
+            // Not submitted yet (or not compressed): load it here.
+            let _ = self.order.remove(pos);
+            return direct(bag, chunk);
+        }
+        loop {
+            if let Some(l) = self.ready.remove(&chunk) {
+                self.fill();
+                return l;
+            }
+            if self.in_flight == 0 {
+                return direct(bag, chunk);
+            }
+            match self.done.recv() {
+                Ok((c, l)) => {
+                    self.in_flight -= 1;
+                    if self.discarded.remove(&c) {
+                        continue;
+                    }
+                    self.ready.insert(c, l);
+                }
+                Err(_) => return direct(bag, chunk),
+            }
+        }
+    }
+}
+
+impl Drop for Prefetcher {
+    fn drop(&mut self) {
+        self.jobs = None;
+        // Workers finish their current chunk and exit; dropping the receiver makes any
+        // pending send fail, which also ends them.
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}

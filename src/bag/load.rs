@@ -1,0 +1,131 @@
+//! Getting at a chunk's uncompressed bytes, and at one message inside them.
+
+use std::sync::Arc;
+
+use crate::format::{
+    Compression, ErrorKind, FormatError, MessageDataHeader, Op, RecordKind, compression,
+    legacy::{read_v10_message, read_v11_message},
+    read_record,
+    v12::message_time_12,
+};
+use crate::time::RosTime;
+
+use super::bytes::Bytes;
+use super::chunk::{Chunk, ChunkLayout, ChunkState};
+use super::source::Source;
+
+/// A chunk's uncompressed bytes, and the problem met while decompressing, if any (the bytes
+/// then hold what could be decoded before it). For chunks cut short or never closed an error
+/// is expected: what decoded is what there is.
+#[derive(Clone, Debug)]
+pub(crate) struct LoadedChunk {
+    pub bytes: Bytes,
+    pub error: Option<FormatError>,
+}
+
+/// Decompresses (or, for `none`, borrows) the data of `chunk`.
+pub(crate) fn load_chunk(source: &Arc<Source>, chunk: &Chunk, limit: u64) -> LoadedChunk {
+    let start = usize::try_from(chunk.data_offset).unwrap_or(usize::MAX);
+    let end = usize::try_from(chunk.data_offset.saturating_add(chunk.compressed_size))
+        .unwrap_or(usize::MAX);
+    let raw = Bytes::from_source(source, start..end);
+    if chunk.compression == Compression::None {
+        return LoadedChunk {
+            bytes: raw,
+            error: None,
+        };
+    }
+    let declared = u32::try_from(chunk.uncompressed_size).unwrap_or(u32::MAX);
+    let mut out = Vec::new();
+    let result = compression::decompress(chunk.compression, &raw, declared, limit, &mut out);
+    let error = match result {
+        Ok(()) => None,
+        // A cut or unterminated chunk cannot match its declared size.
+        Err(ErrorKind::SizeMismatch { .. }) if chunk.state != ChunkState::Complete => None,
+        Err(ErrorKind::SizeMismatch { declared, actual }) if actual >= declared => None,
+        Err(kind) => {
+            Some(FormatError::new(chunk.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos))
+        }
+    };
+    LoadedChunk {
+        bytes: Bytes::from_vec(out),
+        error,
+    }
+}
+
+/// What the record at an index entry says about itself.
+#[derive(Clone, Debug)]
+pub(crate) struct RawMessage {
+    /// Receive time in the record.
+    pub time: RosTime,
+    /// Connection id in the record (2.0), if it has one.
+    pub file_conn: Option<u32>,
+    /// Topic in the record (older layouts), if it has one.
+    pub topic: Option<Vec<u8>>,
+    /// The payload.
+    pub data: Bytes,
+}
+
+/// Reads the message whose record starts at `offset` of `bytes` (a chunk's uncompressed data,
+/// or the whole file for older layouts).
+pub(crate) fn read_message(
+    chunk: &Chunk,
+    bytes: &Bytes,
+    offset: u64,
+) -> Result<RawMessage, FormatError> {
+    let at = usize::try_from(offset).unwrap_or(usize::MAX);
+    let in_chunk = |e: FormatError| {
+        if chunk.is_record() {
+            e.in_chunk(chunk.pos)
+        } else {
+            e
+        }
+    };
+    let slice_of = |start: u64, len: usize| {
+        let s = usize::try_from(start).unwrap_or(usize::MAX);
+        bytes.slice(s..s.saturating_add(len))
+    };
+    match chunk.layout {
+        ChunkLayout::V2 => {
+            let rec = read_record(bytes, at, 0).map_err(in_chunk)?;
+            let h = MessageDataHeader::parse(rec.header.bytes(), rec.header.base())
+                .map_err(in_chunk)?;
+            Ok(RawMessage {
+                time: h.time,
+                file_conn: Some(h.conn),
+                topic: None,
+                data: slice_of(rec.data_offset, rec.data.len()),
+            })
+        }
+        ChunkLayout::V12 => {
+            let mut rec = read_record(bytes, at, 0)?;
+            if rec.header.op()? == Op::MessageDefinition.byte() {
+                let next = usize::try_from(rec.end()).unwrap_or(usize::MAX);
+                rec = read_record(bytes, next, 0)?;
+            }
+            rec.expect_op(Op::MessageData)?;
+            let h = rec.header.with_kind(RecordKind::MessageData);
+            let time = message_time_12(&h)?;
+            let topic = h.required("topic")?.value.to_vec();
+            Ok(RawMessage {
+                time,
+                file_conn: None,
+                topic: Some(topic),
+                data: slice_of(rec.data_offset, rec.data.len()),
+            })
+        }
+        ChunkLayout::V11 | ChunkLayout::V10 => {
+            let m = if chunk.layout == ChunkLayout::V11 {
+                read_v11_message(bytes, at, 0)?
+            } else {
+                read_v10_message(bytes, at, 0)?
+            };
+            Ok(RawMessage {
+                time: m.time,
+                file_conn: None,
+                topic: Some(m.topic.to_vec()),
+                data: slice_of(m.data_offset, m.data.len()),
+            })
+        }
+    }
+}

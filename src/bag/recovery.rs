@@ -1,0 +1,51 @@
+//! The report of a bag read without (a usable) index: why, what was found, what was lost.
+
+use std::fmt;
+
+/// A stretch of the file that could not be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loss {
+    /// File offset where it starts.
+    pub offset: u64,
+    /// Bytes lost (to the next readable record or the end of the file).
+    pub bytes: u64,
+    /// Messages known to be lost there (from index data), when known.
+    pub messages: Option<u64>,
+    /// What was wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for Loss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} bytes at byte {}", self.bytes, self.offset)?;
+        if let Some(m) = self.messages {
+            write!(f, " ({m} messages)")?;
+        }
+        write!(f, ": {}", self.reason)
+    }
+}
+
+/// How a bag without a usable index was read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Why the file was scanned (e.g. "index_pos is 0: the recording was not closed").
+    pub reason: String,
+    /// Chunks found intact.
+    pub complete_chunks: u64,
+    /// Chunks found cut short or never closed, read as far as their data goes.
+    pub partial_chunks: u64,
+    /// Parts of the file that could not be read.
+    pub losses: Vec<Loss>,
+}
+
+impl Recovery {
+    /// True when nothing was lost.
+    pub fn is_lossless(&self) -> bool {
+        self.losses.is_empty()
+    }
+
+    /// Total bytes that could not be read.
+    pub fn lost_bytes(&self) -> u64 {
+        self.losses.iter().map(|l| l.bytes).sum()
+    }
+}

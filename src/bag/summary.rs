@@ -1,0 +1,106 @@
+//! Summaries computed from the index alone: topics and compression statistics.
+
+use std::collections::BTreeMap;
+
+use crate::format::Compression;
+
+use super::Bag;
+use super::connection::ConnId;
+
+/// One topic and the connections that carry it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopicSummary {
+    /// Topic name.
+    pub topic: String,
+    /// Connections on this topic, in file order.
+    pub connections: Vec<ConnId>,
+    /// Type of the first connection (what `rosbag info` shows).
+    pub datatype: String,
+    /// True when the connections disagree on type or md5sum.
+    pub conflicting_types: bool,
+    /// Messages on all its connections.
+    pub message_count: u64,
+}
+
+/// Chunk statistics for one compression method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompressionStats {
+    /// The method.
+    pub compression: Compression,
+    /// Number of chunks.
+    pub chunks: u64,
+    /// Sum of compressed data sizes.
+    pub compressed: u64,
+    /// Sum of declared uncompressed sizes.
+    pub uncompressed: u64,
+}
+
+impl Bag {
+    /// Topics sorted by name.
+    pub fn topics(&self) -> Vec<TopicSummary> {
+        let mut by_topic: BTreeMap<&str, Vec<ConnId>> = BTreeMap::new();
+        for c in self.connections() {
+            by_topic.entry(c.topic.as_str()).or_default().push(c.id);
+        }
+        by_topic
+            .into_iter()
+            .map(|(topic, connections)| {
+                let conns: Vec<_> = connections
+                    .iter()
+                    .filter_map(|&id| self.connection(id))
+                    .collect();
+                let first = conns.first();
+                TopicSummary {
+                    topic: topic.to_string(),
+                    datatype: first.map(|c| c.datatype.clone()).unwrap_or_default(),
+                    conflicting_types: conns.iter().any(|c| {
+                        first.is_some_and(|f| f.datatype != c.datatype || f.md5sum != c.md5sum)
+                    }),
+                    message_count: conns.iter().map(|c| c.message_count).sum(),
+                    connections,
+                }
+            })
+            .collect()
+    }
+
+    /// Compression statistics over the chunk records (empty for layouts without chunks).
+    pub fn compression_stats(&self) -> Vec<CompressionStats> {
+        let mut map: BTreeMap<Compression, CompressionStats> = BTreeMap::new();
+        for c in self.chunks().iter().filter(|c| c.is_record()) {
+            let s = map.entry(c.compression).or_insert(CompressionStats {
+                compression: c.compression,
+                chunks: 0,
+                compressed: 0,
+                uncompressed: 0,
+            });
+            s.chunks += 1;
+            s.compressed += c.compressed_size;
+            s.uncompressed += c.uncompressed_size;
+        }
+        map.into_values().collect()
+    }
+}
+
+impl Bag {
+    /// The receive times of the messages on `connections`, sorted. Reads only index data.
+    pub fn receive_times(&self, connections: &[ConnId]) -> Vec<crate::time::RosTime> {
+        let mut times = Vec::new();
+        for chunk in self.chunks() {
+            if !chunk
+                .counts
+                .iter()
+                .any(|(c, n)| *n > 0 && connections.contains(c))
+            {
+                continue;
+            }
+            times.extend(
+                self.chunk_entries(chunk.index)
+                    .iter()
+                    .filter(|e| connections.contains(&e.conn))
+                    .map(|e| e.time),
+            );
+        }
+        times.sort_unstable();
+        times
+    }
+}

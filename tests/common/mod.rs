@@ -1,0 +1,82 @@
+//! Shared helpers for integration tests: locating the shared corpus and our fixtures, and
+//! reading reference dumps made by the official reader.
+
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The shared corpus (`../shared/corpus`, or `$BAGSCOPE_CORPUS`), if present.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("BAGSCOPE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    dir.is_dir().then_some(dir)
+}
+
+/// Our own fixtures directory.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Every bag-like file in `dir` that has a `.ref.jsonl` next to it: `(bag, ref)`.
+pub fn bags_with_refs(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if name.ends_with(".ref.jsonl")
+            || name.ends_with(".info.txt")
+            || name.ends_with(".md")
+            || p.is_dir()
+        {
+            continue;
+        }
+        let stem = name.strip_suffix(".bag").unwrap_or(&name);
+        let r = dir.join(format!("{stem}.ref.jsonl"));
+        if r.exists() {
+            out.push((p, r));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A parsed reference dump: header line and message lines.
+pub struct Reference {
+    pub header: Value,
+    pub messages: Vec<Value>,
+}
+
+impl Reference {
+    pub fn load(path: &Path) -> Reference {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+        let header: Value = serde_json::from_str(lines.next().unwrap_or("{}")).unwrap();
+        let messages = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+        Reference { header, messages }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.header["kind"] == "error"
+    }
+}
+
+/// Total nanoseconds of a `{"sec","nsec"}` object.
+pub fn nanos(v: &Value) -> Option<i128> {
+    Some(i128::from(v["sec"].as_i64()?) * 1_000_000_000 + i128::from(v["nsec"].as_i64()?))
+}
+
+/// Prints why a test is skipped.
+pub fn skip(why: &str) {
+    eprintln!("skipping: {why}");
+}
