@@ -6,7 +6,6 @@
 mod msg_support;
 
 use bagscope::msg::{MsgError, Registry, Schema, Value, decode, encode, json};
-use base64::Engine as _;
 use msg_support::{Sample, compare_with_ref, samples};
 
 fn schema_for(sample: &Sample, registry: &Registry) -> Option<std::sync::Arc<Schema>> {
@@ -57,62 +56,6 @@ fn decoded_values_match_genpy() {
     assert!(checked > 200, "{checked}");
 }
 
-/// Our JSON text, parsed, against our value: float32 read back as f32, float64 as f64 (bit for
-/// bit), raw time fields, base64 byte arrays, field order as defined.
-#[allow(clippy::unwrap_used)] // a helper of tests
-fn check_json_output(value: &Value<'_>, ours: &serde_json::Value, path: &str) {
-    let same_float = |x: f64, parsed: &serde_json::Value, narrow: bool| match parsed {
-        serde_json::Value::String(s) => {
-            (s == "NaN" && x.is_nan())
-                || (s == "Infinity" && x == f64::INFINITY)
-                || (s == "-Infinity" && x == f64::NEG_INFINITY)
-        }
-        serde_json::Value::Number(n) => {
-            let r = n.as_f64().unwrap();
-            if narrow {
-                #[allow(clippy::cast_possible_truncation)]
-                let r = r as f32;
-                f64::from(r).to_bits() == x.to_bits()
-            } else {
-                r.to_bits() == x.to_bits()
-            }
-        }
-        _ => false,
-    };
-    let ok = match value {
-        Value::F32(x) => same_float(f64::from(*x), ours, true),
-        Value::F64(x) => same_float(*x, ours, false),
-        Value::Time(t) => ours["sec"] == t.sec && ours["nsec"] == t.nsec,
-        Value::Duration(d) => ours["sec"] == d.sec && ours["nsec"] == d.nsec,
-        Value::Bytes(b) => {
-            ours.as_str() == Some(&base64::engine::general_purpose::STANDARD.encode(b))
-        }
-        Value::Array(items) => {
-            let arr = ours.as_array().unwrap();
-            assert_eq!(arr.len(), items.len(), "{path}");
-            for (i, (v, o)) in items.iter().zip(arr).enumerate() {
-                check_json_output(v, o, &format!("{path}[{i}]"));
-            }
-            true
-        }
-        Value::Message(m) => {
-            let obj = ours.as_object().unwrap();
-            assert_eq!(obj.len(), m.values().len(), "{path}");
-            for (name, v) in m.iter() {
-                check_json_output(v, &obj[name], &format!("{path}.{name}"));
-            }
-            true
-        }
-        // Integers, bools and strings: the reference comparison covers them exactly.
-        _ => {
-            let mut normalised = ours.clone();
-            msg_support::normalise_b64(&mut normalised);
-            compare_with_ref(value, &normalised, path).is_ok()
-        }
-    };
-    assert!(ok, "{path}: {value:?} printed as {ours}");
-}
-
 #[test]
 fn json_output_reads_back_as_the_reference() {
     let registry = Registry::bundled();
@@ -131,7 +74,7 @@ fn json_output_reads_back_as_the_reference() {
         assert_eq!(parsed["type"], sample.datatype.as_str());
         assert_eq!(parsed["time"]["sec"], sample.time.0);
         assert_eq!(parsed["time"]["nsec"], sample.time.1);
-        check_json_output(&value, &parsed["data"], "data");
+        msg_support::check_json_output(&value, &parsed["data"], "data");
         // Keys in definition order (serde_json sorts them, so look at the text).
         let mut pos = 0;
         for (name, _) in value.as_message().unwrap().iter() {

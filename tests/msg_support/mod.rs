@@ -11,9 +11,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `../shared/corpus` next to the project, when present.
+/// The shared corpus (`../shared/corpus` next to the project, or `$BAGSCOPE_CORPUS`), when
+/// present.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let dir = std::env::var_os("BAGSCOPE_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        PathBuf::from,
+    );
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -124,8 +128,8 @@ fn hex(s: &str) -> Vec<u8> {
 
 /// Compares a decoded value with the reference dump's JSON for it (`dump_ref.py` shape),
 /// type by type: floats by value (float32 references are widened exactly), times as total
-/// nanoseconds, `{"$b64": x}` byte arrays, U+FFFD for invalid UTF-8. Returns the first
-/// difference.
+/// nanoseconds, byte arrays as `{"$b64": x}` or plain base64, U+FFFD for invalid UTF-8.
+/// Returns the first difference.
 pub fn compare_with_ref(
     value: &bagscope::msg::Value<'_>,
     reference: &serde_json::Value,
@@ -134,9 +138,9 @@ pub fn compare_with_ref(
     use bagscope::msg::Value as V;
     use base64::Engine as _;
     let fail = |what: &str| {
-        Err(format!(
-            "{path}: {what}: ours {value:?}, reference {reference}"
-        ))
+        let ours: String = format!("{value:?}").chars().take(300).collect();
+        let theirs: String = reference.to_string().chars().take(300).collect();
+        Err(format!("{path}: {what}: ours {ours}, reference {theirs}"))
     };
     let float_ok = |x: f64| match reference {
         serde_json::Value::String(s) => {
@@ -168,7 +172,8 @@ pub fn compare_with_ref(
         V::Duration(d) => total_ns(reference) == Some(i128::from(d.as_nanos())),
         V::Bytes(bytes) => {
             let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
-            reference.get("$b64").and_then(serde_json::Value::as_str) == Some(b64.as_str())
+            // `{"$b64": x}` (dump_ref's own shape) or `x` (the JSON.md shape of the corpus).
+            reference.get("$b64").unwrap_or(reference).as_str() == Some(b64.as_str())
         }
         V::Array(items) => {
             let Some(refs) = reference.as_array() else {
@@ -220,4 +225,62 @@ pub fn normalise_b64(v: &mut serde_json::Value) {
         serde_json::Value::Array(items) => items.iter_mut().for_each(normalise_b64),
         _ => {}
     }
+}
+
+/// Our JSON text, parsed, against our value: float32 read back as f32, float64 as f64 (bit for
+/// bit), raw time fields, base64 byte arrays, field order as defined.
+pub fn check_json_output(value: &bagscope::msg::Value<'_>, ours: &serde_json::Value, path: &str) {
+    use bagscope::msg::Value;
+    use base64::Engine as _;
+
+    let same_float = |x: f64, parsed: &serde_json::Value, narrow: bool| match parsed {
+        serde_json::Value::String(s) => {
+            (s == "NaN" && x.is_nan())
+                || (s == "Infinity" && x == f64::INFINITY)
+                || (s == "-Infinity" && x == f64::NEG_INFINITY)
+        }
+        serde_json::Value::Number(n) => {
+            let r = n.as_f64().unwrap();
+            if narrow {
+                #[allow(clippy::cast_possible_truncation)]
+                let r = r as f32;
+                f64::from(r).to_bits() == x.to_bits()
+            } else {
+                r.to_bits() == x.to_bits()
+            }
+        }
+        _ => false,
+    };
+    let ok = match value {
+        Value::F32(x) => same_float(f64::from(*x), ours, true),
+        Value::F64(x) => same_float(*x, ours, false),
+        Value::Time(t) => ours["sec"] == t.sec && ours["nsec"] == t.nsec,
+        Value::Duration(d) => ours["sec"] == d.sec && ours["nsec"] == d.nsec,
+        Value::Bytes(b) => {
+            ours.as_str() == Some(&base64::engine::general_purpose::STANDARD.encode(b))
+        }
+        Value::Array(items) => {
+            let arr = ours.as_array().unwrap();
+            assert_eq!(arr.len(), items.len(), "{path}");
+            for (i, (v, o)) in items.iter().zip(arr).enumerate() {
+                check_json_output(v, o, &format!("{path}[{i}]"));
+            }
+            true
+        }
+        Value::Message(m) => {
+            let obj = ours.as_object().unwrap();
+            assert_eq!(obj.len(), m.values().len(), "{path}");
+            for (name, v) in m.iter() {
+                check_json_output(v, &obj[name], &format!("{path}.{name}"));
+            }
+            true
+        }
+        // Integers, bools and strings: the reference comparison covers them exactly.
+        _ => {
+            let mut normalised = ours.clone();
+            normalise_b64(&mut normalised);
+            compare_with_ref(value, &normalised, path).is_ok()
+        }
+    };
+    assert!(ok, "{path}: {value:?} printed as {ours}");
 }
