@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bagscope::bag::{Bag, Query};
-use bagscope::msg::{MsgError, Registry, Schema, decode, json};
+use bagscope::msg::{MsgError, Registry, Schema, decode, json, validate};
 use common::{Reference, bags_with_refs, nanos};
 
 /// One message of ours: receive time, topic, payload size, decoded-or-not.
@@ -80,9 +80,11 @@ fn check(name: &str, ours: &Ours, reference: &serde_json::Value) {
             decode(schema, &ours.payload).is_err(),
             "{label}: reference failed with {err}"
         );
+        assert!(validate(schema, &ours.payload).is_err(), "{label}");
         return;
     }
     let value = decode(schema, &ours.payload).unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(validate(schema, &ours.payload), Ok(()), "{label}");
     msg_support::compare_with_ref(&value, data, "data").unwrap_or_else(|e| panic!("{label}: {e}"));
     let text = json::value_to_string(&value);
     let parsed: serde_json::Value =

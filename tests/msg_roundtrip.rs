@@ -1,7 +1,7 @@
 //! Property test over generated definitions and values (seeded, reproducible):
 //! `decode(encode(v)) == v` bit for bit, `encode(decode(b)) == b`, every strict prefix of an
-//! encoding fails to decode, an extra byte is reported as trailing, and random corruption never
-//! panics.
+//! encoding fails to decode, an extra byte is reported as trailing, random corruption never
+//! panics, and `validate` reports exactly what `decode` reports.
 
 // Test-data generator: random bits are cut to every width on purpose, and indexing into
 // generated data cannot go out of range.
@@ -10,6 +10,7 @@
     clippy::cast_possible_wrap,
     clippy::cast_sign_loss,
     clippy::indexing_slicing,
+    clippy::unwrap_used,
     clippy::format_push_string
 )]
 
@@ -17,7 +18,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use bagscope::msg::{
-    ArrayKind, DecodeErrorKind, Elem, Message, MsgType, Primitive, Schema, Value, decode, encode,
+    ArrayKind, DecodeErrorKind, Elem, Message, MsgType, PrimArray, Primitive, Schema, Value,
+    decode, encode, validate,
 };
 use bagscope::time::{RosDuration, RosTime};
 
@@ -148,7 +150,13 @@ fn gen_message(rng: &mut Rng, ty: &Arc<MsgType>) -> Value<'static> {
             Some(n) if t.is_bytes() => {
                 Value::Bytes(Cow::Owned((0..n).map(|_| rng.next() as u8).collect()))
             }
-            Some(n) => Value::Array((0..n).map(|_| one(rng)).collect()),
+            Some(n) => match t.elem() {
+                // Fixed-size builtins decode unboxed; strings and messages as value arrays.
+                Elem::Prim(p) if p.fixed_size().is_some() => {
+                    Value::PrimArray(PrimArray::from_values(*p, (0..n).map(|_| one(rng))).unwrap())
+                }
+                _ => Value::Array((0..n).map(|_| one(rng)).collect()),
+            },
         });
     }
     Value::Message(Message::new(Arc::clone(ty), fields))
@@ -175,10 +183,14 @@ fn decode_inverts_encode_over_generated_definitions() {
             let owned = back.to_owned_value();
             assert!(owned.bitwise_eq(&value));
 
+            assert_eq!(validate(&schema, &bytes), Ok(()), "case {case}");
             for cut in 0..bytes.len() {
-                assert!(
-                    decode(&schema, &bytes[..cut]).is_err(),
-                    "case {case}: prefix {cut}"
+                let err = decode(&schema, &bytes[..cut]).err();
+                assert!(err.is_some(), "case {case}: prefix {cut}");
+                assert_eq!(
+                    validate(&schema, &bytes[..cut]).err(),
+                    err,
+                    "case {case}: {cut}"
                 );
             }
             let mut longer = bytes.clone();
@@ -197,7 +209,11 @@ fn decode_inverts_encode_over_generated_definitions() {
                     let i = rng.below(bad.len() as u64) as usize;
                     bad[i] = rng.next() as u8;
                 }
-                let _ = decode(&schema, &bad);
+                assert_eq!(
+                    decode(&schema, &bad).err(),
+                    validate(&schema, &bad).err(),
+                    "case {case}"
+                );
             }
             messages += 1;
         }
@@ -213,7 +229,10 @@ fn random_bytes_never_panic() {
         let schema = Schema::from_definition("gen/T0", &def).unwrap();
         for _ in 0..20 {
             let bytes = gen_bytes(&mut rng, 64);
-            let _ = decode(&schema, &bytes);
+            assert_eq!(
+                decode(&schema, &bytes).err(),
+                validate(&schema, &bytes).err()
+            );
         }
     }
 }

@@ -94,6 +94,7 @@ fn has_unnormalised_time(value: &Value<'_>) -> bool {
         Value::Time(t) => t.nsec >= 1_000_000_000,
         Value::Duration(d) => !(0..1_000_000_000).contains(&d.nsec),
         Value::Array(items) => items.iter().any(has_unnormalised_time),
+        Value::PrimArray(items) => items.iter().any(|v| has_unnormalised_time(&v)),
         Value::Message(m) => m.values().iter().any(has_unnormalised_time),
         _ => false,
     }

@@ -58,7 +58,10 @@ impl RowFit {
 }
 
 fn is_leaf(v: &Value<'_>) -> bool {
-    !matches!(v, Value::Bytes(_) | Value::Array(_) | Value::Message(_))
+    !matches!(
+        v,
+        Value::Bytes(_) | Value::PrimArray(_) | Value::Array(_) | Value::Message(_)
+    )
 }
 
 fn build(v: &Value<'_>, name: &str, columns: &mut Vec<String>) -> Option<Node> {
@@ -73,6 +76,11 @@ fn build(v: &Value<'_>, name: &str, columns: &mut Vec<String>) -> Option<Node> {
                 })
                 .collect();
             (!subs.is_empty()).then_some(Node::Message(subs))
+        }
+        Value::PrimArray(items) if items.is_empty() => Some(Node::EmptyArray),
+        Value::PrimArray(items) => {
+            columns.extend((0..items.len()).map(|i| format!("{name}{i}")));
+            Some(Node::Array(vec![Some(Node::Leaf); items.len()]))
         }
         Value::Array(items) => {
             let Some(first) = items.first() else {
@@ -196,7 +204,17 @@ fn fill<'v>(
             }
             fit.dropped_elements += items.len().saturating_sub(elems.len());
         }
+        (Node::Array(elems), Some(Value::PrimArray(items))) => {
+            for i in 0..elems.len() {
+                match items.get(i) {
+                    Some(v) => cells.push(Cow::Owned(leaf_text(&v).into_owned())),
+                    None => empty_cells(&Node::Leaf, cells, fit),
+                }
+            }
+            fit.dropped_elements += items.len().saturating_sub(elems.len());
+        }
         (Node::EmptyArray, Some(Value::Array(items))) => fit.dropped_elements += items.len(),
+        (Node::EmptyArray, Some(Value::PrimArray(items))) => fit.dropped_elements += items.len(),
         (node, _) => empty_cells(node, cells, fit),
     }
 }
@@ -219,7 +237,7 @@ fn leaf_text<'v>(v: &'v Value<'_>) -> Cow<'v, str> {
         Value::F64(x) => pyrepr::write_float(&mut s, *x),
         Value::Time(t) => write!(s, "{}", t.as_nanos()),
         Value::Duration(d) => write!(s, "{}", d.as_nanos()),
-        Value::Bytes(_) | Value::Array(_) | Value::Message(_) => Ok(()),
+        Value::Bytes(_) | Value::PrimArray(_) | Value::Array(_) | Value::Message(_) => Ok(()),
     };
     Cow::Owned(s)
 }

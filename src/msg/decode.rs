@@ -1,16 +1,18 @@
-//! Payload bytes → [`Value`], walking a compiled [`Schema`].
+//! Payload bytes → [`Value`], walking a compiled [`Schema`]'s decode plan.
 //!
 //! Every read is bounds-checked; array counts read from the payload are checked against the
-//! bytes left before anything is allocated; `uint8`/`char` arrays and strings are borrowed.
-//! On failure the error names the field path and payload offset (the path is assembled while
-//! unwinding, so the success path pays nothing for it).
+//! bytes left before anything is allocated; strings, `uint8`/`char` arrays and other
+//! fixed-size builtin arrays are borrowed from the payload. On failure the error names the
+//! field path and payload offset (the path is assembled while unwinding, so the success path
+//! pays nothing for it). [`validate`] runs the same checks without building values.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::error::{DecodeError, DecodeErrorKind, PathSegment};
+use super::prim_array::PrimArray;
 use super::primitive::Primitive;
-use super::schema::{ArrayKind, Elem, Field, MsgType, Schema};
+use super::schema::{MsgType, Op, Schema};
 use super::value::{Message, Value};
 use crate::time::{RosDuration, RosTime};
 
@@ -22,8 +24,40 @@ type Result<T> = std::result::Result<T, DecodeError>;
 
 /// Decodes one message payload. The whole payload must be consumed: trailing bytes are an
 /// error, as is a payload that ends early or holds an impossible array length.
-pub fn decode<'a>(schema: &Schema, bytes: &'a [u8]) -> Result<Value<'a>> {
+///
+/// The value borrows strings and arrays from `bytes` and nested message types from `schema`;
+/// [`Value::into_owned`] detaches it from both.
+pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Value<'a>> {
     let (value, used) = decode_prefix(schema, bytes)?;
+    check_trailing(bytes, used)?;
+    Ok(value)
+}
+
+/// Decodes a message from the start of `bytes`, returning it and the number of bytes used
+/// (trailing bytes are left to the caller).
+pub fn decode_prefix<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<(Value<'a>, usize)> {
+    let mut reader = Reader {
+        data: bytes,
+        pos: 0,
+    };
+    let fields = decode_fields(schema.root(), &mut reader)?;
+    // The root shares the schema's type; nested messages borrow theirs.
+    let root = Message::new(Arc::clone(schema.root()), fields);
+    Ok((Value::Message(root), reader.pos))
+}
+
+/// Checks that `bytes` is exactly one message of `schema` without building values: the same
+/// bounds and length checks and errors as [`decode`], no allocation (for `verify`).
+pub fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
+    let mut reader = Reader {
+        data: bytes,
+        pos: 0,
+    };
+    validate_fields(schema.root(), &mut reader)?;
+    check_trailing(bytes, reader.pos)
+}
+
+fn check_trailing(bytes: &[u8], used: usize) -> Result<()> {
     if used < bytes.len() {
         return Err(DecodeError::new(
             used,
@@ -32,18 +66,7 @@ pub fn decode<'a>(schema: &Schema, bytes: &'a [u8]) -> Result<Value<'a>> {
             },
         ));
     }
-    Ok(value)
-}
-
-/// Decodes a message from the start of `bytes`, returning it and the number of bytes used
-/// (trailing bytes are left to the caller).
-pub fn decode_prefix<'a>(schema: &Schema, bytes: &'a [u8]) -> Result<(Value<'a>, usize)> {
-    let mut reader = Reader {
-        data: bytes,
-        pos: 0,
-    };
-    let value = decode_message(schema.root(), &mut reader)?;
-    Ok((Value::Message(value), reader.pos))
+    Ok(())
 }
 
 struct Reader<'a> {
@@ -122,61 +145,95 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Reads the element count of an array field (from the payload for `T[]`).
+    /// Reads an array's element count (`Some(n)` for `T[n]`, from the payload for `T[]`) and
+    /// checks that many elements of at least `min_size` bytes can fit.
     #[inline]
-    fn count(&mut self, array: ArrayKind) -> Result<usize> {
-        match array {
-            ArrayKind::Fixed(n) => Ok(n),
-            _ => Ok(self.u32()? as usize),
+    fn count(&mut self, fixed: Option<usize>, min_size: usize) -> Result<usize> {
+        let at = self.pos;
+        let count = match fixed {
+            Some(n) => n,
+            None => self.u32()? as usize,
+        };
+        self.check_count(count, min_size, at)?;
+        Ok(count)
+    }
+
+    /// A string's bytes (length prefix checked against what is left).
+    #[inline]
+    fn string(&mut self) -> Result<&'a [u8]> {
+        let at = self.pos;
+        let len = self.u32()? as usize;
+        if len > self.remaining() {
+            self.pos = at;
+            return Err(DecodeError::new(
+                at,
+                DecodeErrorKind::Truncated {
+                    needed: len as u64 + 4,
+                    available: self.remaining() as u64,
+                },
+            ));
         }
+        self.take(len)
     }
 }
 
-fn decode_message<'a>(ty: &Arc<MsgType>, r: &mut Reader<'a>) -> Result<Message<'a>> {
-    let mut fields = Vec::with_capacity(ty.fields.len());
-    for field in &ty.fields {
-        match decode_field(field, r) {
-            Ok(v) => fields.push(v),
-            Err(e) => return Err(e.within(PathSegment::Field(field.name.clone()))),
+fn field_error(ty: &MsgType, index: usize, e: DecodeError) -> DecodeError {
+    let name = ty
+        .fields
+        .get(index)
+        .map(|f| f.name.clone())
+        .unwrap_or_default();
+    e.within(PathSegment::Field(name))
+}
+
+fn decode_fields<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Vec<Value<'a>>> {
+    let mut fields = Vec::with_capacity(ty.ops.len());
+    for (i, op) in ty.ops.iter().enumerate() {
+        if let Err(e) = decode_op(op, r, &mut fields) {
+            return Err(field_error(ty, i, e));
         }
     }
-    Ok(Message {
-        ty: Arc::clone(ty),
-        fields: fields.into_boxed_slice(),
-    })
+    Ok(fields)
 }
 
 #[inline]
-fn decode_field<'a>(field: &Field, r: &mut Reader<'a>) -> Result<Value<'a>> {
-    let array = field.ty.array;
-    match (&field.ty.elem, array) {
-        (Elem::Prim(p), ArrayKind::Single) => decode_prim(*p, r),
-        (Elem::Msg(ty), ArrayKind::Single) => decode_message(ty, r).map(Value::Message),
-        (Elem::Prim(p), _) => {
-            let at = r.pos;
-            let count = r.count(array)?;
-            if p.is_byte() {
-                r.check_count(count, 1, at)?;
-                return Ok(Value::Bytes(Cow::Borrowed(r.take(count)?)));
-            }
-            r.check_count(count, p.min_size(), at)?;
-            if let Some(size) = p.fixed_size() {
-                let bytes = r.take(count * size)?;
-                return Ok(Value::Array(prim_array(*p, bytes)));
-            }
+fn decode_message<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Message<'a>> {
+    decode_fields(ty, r).map(|fields| Message::with_borrowed_type(ty, fields))
+}
+
+/// Reads one field per its op and pushes the value (pushing in place keeps the values off
+/// the return path).
+#[inline]
+fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Result<()> {
+    match op {
+        Op::Prim(p) => out.push(decode_prim(*p, r)?),
+        Op::Msg(ty) => out.push(Value::Message(decode_message(ty, r)?)),
+        Op::Bytes(len) => {
+            let count = r.count(*len, 1)?;
+            out.push(Value::Bytes(Cow::Borrowed(r.take(count)?)));
+        }
+        Op::Prims(p, len) => {
+            let size = p.min_size();
+            let count = r.count(*len, size)?;
+            let bytes = Cow::Borrowed(r.take(count * size)?);
+            // `from_wire` accepts every fixed-size builtin, which is all `Prims` holds.
+            out.push(
+                PrimArray::from_wire(*p, bytes).map_or(Value::Array(Vec::new()), Value::PrimArray),
+            );
+        }
+        Op::Strings(len) => {
+            let count = r.count(*len, 4)?;
             let mut items = Vec::with_capacity(count);
             for i in 0..count {
-                match decode_prim(*p, r) {
-                    Ok(v) => items.push(v),
+                match r.string() {
+                    Ok(s) => items.push(Value::String(Cow::Borrowed(s))),
                     Err(e) => return Err(e.within(PathSegment::Index(i))),
                 }
             }
-            Ok(Value::Array(items))
+            out.push(Value::Array(items));
         }
-        (Elem::Msg(ty), _) => {
-            let at = r.pos;
-            let count = r.count(array)?;
-            r.check_count(count, ty.min_size, at)?;
+        Op::Msgs(ty, len) => {
+            let count = r.count(*len, ty.min_size)?;
             let mut items = Vec::with_capacity(count);
             for i in 0..count {
                 match decode_message(ty, r) {
@@ -184,9 +241,10 @@ fn decode_field<'a>(field: &Field, r: &mut Reader<'a>) -> Result<Value<'a>> {
                     Err(e) => return Err(e.within(PathSegment::Index(i))),
                 }
             }
-            Ok(Value::Array(items))
+            out.push(Value::Array(items));
         }
     }
+    Ok(())
 }
 
 #[inline]
@@ -203,32 +261,16 @@ fn decode_prim<'a>(p: Primitive, r: &mut Reader<'a>) -> Result<Value<'a>> {
         Primitive::UInt64 => Value::U64(u64::from_le_bytes(r.fixed()?)),
         Primitive::Float32 => Value::F32(f32::from_le_bytes(r.fixed()?)),
         Primitive::Float64 => Value::F64(f64::from_le_bytes(r.fixed()?)),
-        Primitive::String => {
-            let at = r.pos;
-            let len = r.u32()? as usize;
-            if len > r.remaining() {
-                r.pos = at;
-                return Err(DecodeError::new(
-                    at,
-                    DecodeErrorKind::Truncated {
-                        needed: len as u64 + 4,
-                        available: r.remaining() as u64,
-                    },
-                ));
-            }
-            Value::String(Cow::Borrowed(r.take(len)?))
-        }
+        Primitive::String => Value::String(Cow::Borrowed(r.string()?)),
         Primitive::Time => {
-            let b: [u8; 8] = r.fixed()?;
-            let (sec, nsec) = split8(b);
+            let (sec, nsec) = split8(r.fixed()?);
             Value::Time(RosTime::new(
                 u32::from_le_bytes(sec),
                 u32::from_le_bytes(nsec),
             ))
         }
         Primitive::Duration => {
-            let b: [u8; 8] = r.fixed()?;
-            let (sec, nsec) = split8(b);
+            let (sec, nsec) = split8(r.fixed()?);
             Value::Duration(RosDuration {
                 sec: i32::from_le_bytes(sec),
                 nsec: i32::from_le_bytes(nsec),
@@ -243,55 +285,53 @@ fn split8(b: [u8; 8]) -> ([u8; 4], [u8; 4]) {
     ([a0, a1, a2, a3], [b0, b1, b2, b3])
 }
 
-/// Decodes `bytes.len() / size` fixed-size primitives in one pass over an already
-/// bounds-checked slice.
-fn prim_array(p: Primitive, bytes: &[u8]) -> Vec<Value<'static>> {
-    macro_rules! each {
-        ($n:literal, $variant:ident, $t:ty) => {
-            bytes
-                .chunks_exact($n)
-                .map(|c| {
-                    Value::$variant(<$t>::from_le_bytes(
-                        c.first_chunk::<$n>().copied().unwrap_or_default(),
-                    ))
-                })
-                .collect()
-        };
+fn validate_fields(ty: &MsgType, r: &mut Reader<'_>) -> Result<()> {
+    if let Some(size) = ty.fixed_size {
+        // Every field fixed-size: one check covers the message (when it fails, the walk
+        // below finds the field that is cut short, as `decode` reports it).
+        if size <= r.remaining() {
+            r.pos += size;
+            return Ok(());
+        }
     }
-    match p {
-        Primitive::Bool => bytes.iter().map(|&b| Value::Bool(b != 0)).collect(),
-        Primitive::Int8 | Primitive::Byte => bytes
-            .iter()
-            .map(|&b| Value::I8(i8::from_le_bytes([b])))
-            .collect(),
-        Primitive::UInt8 | Primitive::Char => bytes.iter().map(|&b| Value::U8(b)).collect(),
-        Primitive::Int16 => each!(2, I16, i16),
-        Primitive::UInt16 => each!(2, U16, u16),
-        Primitive::Int32 => each!(4, I32, i32),
-        Primitive::UInt32 => each!(4, U32, u32),
-        Primitive::Int64 => each!(8, I64, i64),
-        Primitive::UInt64 => each!(8, U64, u64),
-        Primitive::Float32 => each!(4, F32, f32),
-        Primitive::Float64 => each!(8, F64, f64),
-        Primitive::Time => bytes
-            .chunks_exact(8)
-            .map(|c| {
-                let (s, n) = split8(c.first_chunk::<8>().copied().unwrap_or_default());
-                Value::Time(RosTime::new(u32::from_le_bytes(s), u32::from_le_bytes(n)))
-            })
-            .collect(),
-        Primitive::Duration => bytes
-            .chunks_exact(8)
-            .map(|c| {
-                let (s, n) = split8(c.first_chunk::<8>().copied().unwrap_or_default());
-                Value::Duration(RosDuration {
-                    sec: i32::from_le_bytes(s),
-                    nsec: i32::from_le_bytes(n),
-                })
-            })
-            .collect(),
-        // Strings are not fixed-size; callers never pass them here.
-        Primitive::String => Vec::new(),
+    for (i, op) in ty.ops.iter().enumerate() {
+        if let Err(e) = validate_op(op, r) {
+            return Err(field_error(ty, i, e));
+        }
+    }
+    Ok(())
+}
+
+fn validate_op(op: &Op, r: &mut Reader<'_>) -> Result<()> {
+    match op {
+        Op::Prim(Primitive::String) => r.string().map(|_| ()),
+        Op::Prim(p) => r.take(p.min_size()).map(|_| ()),
+        Op::Msg(ty) => validate_fields(ty, r),
+        Op::Bytes(len) => {
+            let count = r.count(*len, 1)?;
+            r.take(count).map(|_| ())
+        }
+        Op::Prims(p, len) => {
+            let count = r.count(*len, p.min_size())?;
+            r.take(count * p.min_size()).map(|_| ())
+        }
+        Op::Strings(len) => {
+            let count = r.count(*len, 4)?;
+            for i in 0..count {
+                r.string().map_err(|e| e.within(PathSegment::Index(i)))?;
+            }
+            Ok(())
+        }
+        Op::Msgs(ty, len) => {
+            let count = r.count(*len, ty.min_size)?;
+            if let Some(size) = ty.fixed_size {
+                return r.take(count * size).map(|_| ());
+            }
+            for i in 0..count {
+                validate_fields(ty, r).map_err(|e| e.within(PathSegment::Index(i)))?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -333,7 +373,10 @@ mod tests {
         }
         assert_eq!(
             m.get("f"),
-            Some(&Value::Array(vec![Value::F32(1.5), Value::F32(-0.0)]))
+            Some(&Value::PrimArray(
+                PrimArray::from_values(Primitive::Float32, [Value::F32(1.5), Value::F32(-0.0)])
+                    .unwrap()
+            ))
         );
         assert_eq!(m.get("t"), Some(&Value::Time(RosTime::new(1, u32::MAX))));
         assert_eq!(

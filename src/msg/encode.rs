@@ -9,7 +9,8 @@ type Result<T> = std::result::Result<T, EncodeError>;
 
 /// Serializes a message value with `schema`. The value must have the schema's shape: a message
 /// of the top-level type whose fields hold values of the declared types (a `uint8[]`/`char[]`
-/// field takes [`Value::Bytes`] or an array of [`Value::U8`]).
+/// field takes [`Value::Bytes`] or an array of [`Value::U8`]; other builtin arrays take a
+/// [`Value::PrimArray`] of their type or an array of scalars).
 pub fn encode(schema: &Schema, value: &Value<'_>) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(schema.root().min_size());
     encode_into(schema, value, &mut out)?;
@@ -32,11 +33,11 @@ fn encode_message(ty: &MsgType, value: &Value<'_>, out: &mut Vec<u8>) -> Result<
     let Value::Message(m) = value else {
         return Err(mismatch(&ty.name, value));
     };
-    if m.ty.name != ty.name || m.fields.len() != ty.fields.len() {
+    if m.ty().name != ty.name || m.fields.len() != ty.fields.len() {
         return Err(EncodeError::new(EncodeErrorKind::MessageMismatch {
             expected: ty.name.clone(),
             fields: ty.fields.len(),
-            found: m.ty.name.clone(),
+            found: m.ty().name.clone(),
             found_fields: m.fields.len(),
         }));
     }
@@ -75,6 +76,14 @@ fn encode_field(field: &Field, value: &Value<'_>, out: &mut Vec<u8>) -> Result<(
             out.extend_from_slice(bytes);
             Ok(())
         }
+        Value::PrimArray(items) => match &field.ty.elem {
+            Elem::Prim(p) if same_kind(items.elem(), *p) => {
+                write_count(array, items.len(), out)?;
+                out.extend_from_slice(items.wire_bytes());
+                Ok(())
+            }
+            _ => Err(mismatch(&field.type_text, value)),
+        },
         Value::Array(items) => {
             write_count(array, items.len(), out)?;
             for (i, item) in items.iter().enumerate() {
@@ -85,6 +94,16 @@ fn encode_field(field: &Field, value: &Value<'_>, out: &mut Vec<u8>) -> Result<(
         }
         other => Err(mismatch(&field.type_text, other)),
     }
+}
+
+/// `byte` and `int8` (and `char` and `uint8`) are one kind of value.
+fn same_kind(a: Primitive, b: Primitive) -> bool {
+    let canonical = |p| match p {
+        Primitive::Byte => Primitive::Int8,
+        Primitive::Char => Primitive::UInt8,
+        p => p,
+    };
+    canonical(a) == canonical(b)
 }
 
 fn encode_elem(elem: &Elem, value: &Value<'_>, out: &mut Vec<u8>) -> Result<()> {

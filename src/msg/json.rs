@@ -81,6 +81,16 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> fmt::Re
             encoded.push('"');
             out.write_str(&encoded)
         }
+        Value::PrimArray(items) => {
+            out.write_char('[')?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                write_value(out, &item)?;
+            }
+            out.write_char(']')
+        }
         Value::Array(items) => {
             out.write_char('[')?;
             for (i, item) in items.iter().enumerate() {

@@ -15,6 +15,7 @@ mod error;
 pub mod json;
 mod md5;
 mod parse;
+mod prim_array;
 mod primitive;
 mod pyrepr;
 mod pyyaml;
@@ -25,13 +26,14 @@ mod value;
 pub mod yaml;
 
 pub use constant::{ConstValue, Constant};
-pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, decode_prefix};
+pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, decode_prefix, validate};
 pub use encode::{encode, encode_into};
 pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, MsgError, PathSegment,
     SyntaxError,
 };
 pub use md5::EMPTY_MD5;
+pub use prim_array::PrimArray;
 pub use primitive::Primitive;
 pub use registry::Registry;
 pub use schema::{ArrayKind, Elem, Field, FieldType, MAX_DEPTH, MsgType, Schema};

@@ -86,12 +86,52 @@ impl Field {
     }
 }
 
+/// One step of a message type's decode plan: what to read for one field.
+#[derive(Debug, Clone)]
+pub(crate) enum Op {
+    /// A single builtin value.
+    Prim(Primitive),
+    /// A single nested message.
+    Msg(Arc<MsgType>),
+    /// A `uint8`/`char` array (`Some(n)`: fixed length n, `None`: counted).
+    Bytes(Option<usize>),
+    /// An array of another fixed-size builtin.
+    Prims(Primitive, Option<usize>),
+    /// A `string` array.
+    Strings(Option<usize>),
+    /// An array of messages.
+    Msgs(Arc<MsgType>, Option<usize>),
+}
+
+impl Op {
+    fn for_field(ty: &FieldType) -> Op {
+        let len = match ty.array {
+            ArrayKind::Single => {
+                return match &ty.elem {
+                    Elem::Prim(p) => Op::Prim(*p),
+                    Elem::Msg(m) => Op::Msg(Arc::clone(m)),
+                };
+            }
+            ArrayKind::Fixed(n) => Some(n),
+            ArrayKind::Variable => None,
+        };
+        match &ty.elem {
+            Elem::Prim(p) if p.is_byte() => Op::Bytes(len),
+            Elem::Prim(Primitive::String) => Op::Strings(len),
+            Elem::Prim(p) => Op::Prims(*p, len),
+            Elem::Msg(m) => Op::Msgs(Arc::clone(m), len),
+        }
+    }
+}
+
 /// One compiled message type.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct MsgType {
     pub(crate) name: String,
     pub(crate) text: String,
     pub(crate) fields: Vec<Field>,
+    /// The decode plan: one op per field, in field order.
+    pub(crate) ops: Vec<Op>,
     pub(crate) constants: Vec<Constant>,
     pub(crate) md5sum: String,
     pub(crate) min_size: usize,
@@ -365,10 +405,12 @@ impl<'s> Compiler<'_, 's> {
         let fixed_size = fields.iter().try_fold(0usize, |acc, f| {
             f.ty.fixed_size().and_then(|n| acc.checked_add(n))
         });
+        let ops = fields.iter().map(|f| Op::for_field(&f.ty)).collect();
         let mut ty = MsgType {
             name: name.to_string(),
             text: text.to_string(),
             fields,
+            ops,
             constants: parsed.constants,
             md5sum: String::new(),
             min_size,

@@ -122,6 +122,14 @@ fn write_summary(out: &mut String, value: &Value<'_>, opts: &SummaryOptions, dep
             });
             Ok(())
         }
+        Value::PrimArray(items) => {
+            write_list(out, items.len(), "items", opts, |o, i| {
+                if let Some(item) = items.get(i) {
+                    write_summary(o, &item, opts, depth + 1);
+                }
+            });
+            Ok(())
+        }
         Value::Array(items) => {
             write_list(out, items.len(), "items", opts, |o, i| {
                 if let Some(item) = items.get(i) {
@@ -192,6 +200,20 @@ fn node(label: String, type_name: String, value: &Value<'_>, opts: &SummaryOptio
                 .map(|(f, v)| node(f.name().to_string(), f.type_text().to_string(), v, opts))
                 .collect();
         }
+        Value::PrimArray(items) => {
+            let elem_type = n
+                .type_name
+                .split_once('[')
+                .map(|(base, _)| base.to_string())
+                .unwrap_or_default();
+            n.children = items
+                .iter()
+                .take(opts.max_array_items)
+                .enumerate()
+                .map(|(i, v)| node(format!("[{i}]"), elem_type.clone(), &v, opts))
+                .collect();
+            n.more = items.len().saturating_sub(opts.max_array_items);
+        }
         Value::Array(items) => {
             let elem_type = n
                 .type_name
@@ -220,14 +242,17 @@ fn node(label: String, type_name: String, value: &Value<'_>, opts: &SummaryOptio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::{Schema, decode};
+    use crate::msg::{PrimArray, Primitive, Schema, decode};
     use std::borrow::Cow;
 
     #[test]
     fn long_arrays_are_cut() {
-        let v = Value::Array((1..=1024).map(Value::I32).collect());
+        let v = Value::PrimArray(
+            PrimArray::from_values(Primitive::Int32, (1..=1024).map(Value::I32)).unwrap(),
+        );
         assert_eq!(v.summary(3), "[1024 items: 1, 2, 3, …]");
-        assert_eq!(Value::Array(vec![Value::F64(1.0)]).summary(3), "[1.0]");
+        let one = PrimArray::from_values(Primitive::Float64, [Value::F64(1.0)]).unwrap();
+        assert_eq!(Value::PrimArray(one).summary(3), "[1.0]");
         let img = vec![7u8; 6_220_800];
         assert_eq!(
             Value::Bytes(Cow::Borrowed(&img)).summary(2),

@@ -8,7 +8,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::schema::MsgType;
+use super::prim_array::PrimArray;
+use super::schema::{Elem, MsgType};
 use crate::time::{RosDuration, RosTime};
 
 /// One decoded value.
@@ -44,7 +45,10 @@ pub enum Value<'a> {
     Duration(RosDuration),
     /// `uint8[]`, `uint8[N]`, `char[]`, `char[N]`: the bytes, borrowed from the payload.
     Bytes(Cow<'a, [u8]>),
-    /// Any other array.
+    /// An array of another fixed-size builtin type (`float64[9]`, `int32[]`, `time[]`…),
+    /// unboxed.
+    PrimArray(PrimArray<'a>),
+    /// An array of strings or messages.
     Array(Vec<Value<'a>>),
     /// A nested (or the top-level) message.
     Message(Message<'a>),
@@ -53,8 +57,25 @@ pub enum Value<'a> {
 /// A decoded message: its type and one value per field, in definition order.
 #[derive(Debug, Clone)]
 pub struct Message<'a> {
-    pub(crate) ty: Arc<MsgType>,
+    pub(crate) ty: TypeRef<'a>,
     pub(crate) fields: Box<[Value<'a>]>,
+}
+
+/// How a message value refers to its type: the decoder borrows nested types from the schema
+/// (no reference-count traffic per message); owned values share them.
+#[derive(Debug, Clone)]
+pub(crate) enum TypeRef<'a> {
+    Borrowed(&'a MsgType),
+    Shared(Arc<MsgType>),
+}
+
+impl TypeRef<'_> {
+    fn get(&self) -> &MsgType {
+        match self {
+            TypeRef::Borrowed(ty) => ty,
+            TypeRef::Shared(ty) => ty,
+        }
+    }
 }
 
 impl<'a> Message<'a> {
@@ -62,14 +83,22 @@ impl<'a> Message<'a> {
     /// [`encode`](super::encode), not here).
     pub fn new(ty: Arc<MsgType>, fields: Vec<Value<'a>>) -> Self {
         Message {
-            ty,
+            ty: TypeRef::Shared(ty),
+            fields: fields.into_boxed_slice(),
+        }
+    }
+
+    /// Like [`Message::new`], borrowing the type (as the decoder does for nested messages).
+    pub fn with_borrowed_type(ty: &'a MsgType, fields: Vec<Value<'a>>) -> Self {
+        Message {
+            ty: TypeRef::Borrowed(ty),
             fields: fields.into_boxed_slice(),
         }
     }
 
     /// The message type.
-    pub fn ty(&self) -> &Arc<MsgType> {
-        &self.ty
+    pub fn ty(&self) -> &MsgType {
+        self.ty.get()
     }
 
     /// The field values, in definition order.
@@ -84,7 +113,7 @@ impl<'a> Message<'a> {
 
     /// `(field name, value)` pairs in definition order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value<'a>)> {
-        self.ty
+        self.ty()
             .fields
             .iter()
             .map(|f| f.name.as_str())
@@ -93,30 +122,51 @@ impl<'a> Message<'a> {
 
     /// The value of the field called `name`.
     pub fn get(&self, name: &str) -> Option<&Value<'a>> {
-        let (index, _) = self.ty.field(name)?;
+        let (index, _) = self.ty().field(name)?;
         self.fields.get(index)
     }
 
-    /// Detaches the message from the payload.
+    /// Detaches the message from the payload and the schema it borrows.
     pub fn into_owned(self) -> Message<'static> {
+        self.into_owned_with(None)
+    }
+
+    /// `hint` is the shared type the parent's field declares, which a borrowed type is.
+    fn into_owned_with(self, hint: Option<&Arc<MsgType>>) -> Message<'static> {
+        let ty = match self.ty {
+            TypeRef::Shared(ty) => ty,
+            TypeRef::Borrowed(ty) => match hint {
+                Some(shared) if std::ptr::eq(Arc::as_ptr(shared), ty) => Arc::clone(shared),
+                _ => Arc::new(ty.clone()),
+            },
+        };
+        let fields = ty
+            .fields
+            .iter()
+            .zip(self.fields.into_vec())
+            .map(|(field, value)| {
+                let hint = match &field.ty.elem {
+                    Elem::Msg(sub) => Some(sub),
+                    Elem::Prim(_) => None,
+                };
+                value.into_owned_with(hint)
+            })
+            .collect();
         Message {
-            ty: self.ty,
-            fields: self
-                .fields
-                .into_vec()
-                .into_iter()
-                .map(Value::into_owned)
-                .collect(),
+            ty: TypeRef::Shared(ty),
+            fields,
         }
     }
+}
+
+fn same_type(a: &MsgType, b: &MsgType) -> bool {
+    std::ptr::eq(a, b) || (a.name == b.name && a.md5sum == b.md5sum)
 }
 
 /// Messages are equal when they have the same type name and md5sum and equal fields.
 impl PartialEq for Message<'_> {
     fn eq(&self, other: &Self) -> bool {
-        (Arc::ptr_eq(&self.ty, &other.ty)
-            || (self.ty.name == other.ty.name && self.ty.md5sum == other.ty.md5sum))
-            && self.fields == other.fields
+        same_type(self.ty(), other.ty()) && self.fields == other.fields
     }
 }
 
@@ -152,6 +202,13 @@ impl<'a> Value<'a> {
             // Raw fields, not total nanoseconds: a value is what is on the wire.
             (V::Time(a), V::Time(b)) => a.sec == b.sec && a.nsec == b.nsec,
             (V::Duration(a), V::Duration(b)) => a == b,
+            (V::PrimArray(a), V::PrimArray(b)) => {
+                a.elem() == b.elem()
+                    && a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.eq_with(&y, f32_eq, f64_eq))
+            }
             (V::Array(a), V::Array(b)) => {
                 a.len() == b.len()
                     && a.iter()
@@ -159,8 +216,7 @@ impl<'a> Value<'a> {
                         .all(|(x, y)| x.eq_with(y, f32_eq, f64_eq))
             }
             (V::Message(a), V::Message(b)) => {
-                (Arc::ptr_eq(&a.ty, &b.ty)
-                    || (a.ty.name == b.ty.name && a.ty.md5sum == b.ty.md5sum))
+                same_type(a.ty(), b.ty())
                     && a.fields.len() == b.fields.len()
                     && a.fields
                         .iter()
@@ -179,8 +235,13 @@ impl<'a> Value<'a> {
         })
     }
 
-    /// Detaches the value from the payload it borrows (copies strings and byte arrays).
+    /// Detaches the value from the payload (copies strings and byte arrays) and from the
+    /// schema it borrows nested types from (shares them instead).
     pub fn into_owned(self) -> Value<'static> {
+        self.into_owned_with(None)
+    }
+
+    fn into_owned_with(self, hint: Option<&Arc<MsgType>>) -> Value<'static> {
         match self {
             Value::Bool(v) => Value::Bool(v),
             Value::I8(v) => Value::I8(v),
@@ -197,8 +258,13 @@ impl<'a> Value<'a> {
             Value::Time(v) => Value::Time(v),
             Value::Duration(v) => Value::Duration(v),
             Value::Bytes(v) => Value::Bytes(Cow::Owned(v.into_owned())),
-            Value::Array(v) => Value::Array(v.into_iter().map(Value::into_owned).collect()),
-            Value::Message(m) => Value::Message(m.into_owned()),
+            Value::PrimArray(v) => Value::PrimArray(v.into_owned()),
+            Value::Array(v) => Value::Array(
+                v.into_iter()
+                    .map(|item| item.into_owned_with(hint))
+                    .collect(),
+            ),
+            Value::Message(m) => Value::Message(m.into_owned_with(hint)),
         }
     }
 
@@ -221,17 +287,36 @@ impl<'a> Value<'a> {
     }
 
     /// The value at a dotted path such as `pose.position.x` or `transforms.3.header`
-    /// (array elements by index).
-    pub fn at_path(&self, path: &str) -> Option<&Value<'a>> {
+    /// (array elements by index). Elements of unboxed arrays come back owned.
+    pub fn at_path(&self, path: &str) -> Option<Cow<'_, Value<'a>>> {
         let mut cur = self;
-        for step in path.split('.').filter(|s| !s.is_empty()) {
+        let mut steps = path.split('.').filter(|s| !s.is_empty()).peekable();
+        while let Some(step) = steps.next() {
             cur = match cur {
                 Value::Message(m) => m.get(step)?,
                 Value::Array(items) => items.get(step.parse::<usize>().ok()?)?,
+                Value::PrimArray(items) if steps.peek().is_none() => {
+                    return items.get(step.parse().ok()?).map(Cow::Owned);
+                }
+                Value::Bytes(bytes) if steps.peek().is_none() => {
+                    return bytes
+                        .get(step.parse::<usize>().ok()?)
+                        .map(|b| Cow::Owned(Value::U8(*b)));
+                }
                 _ => return None,
             };
         }
-        Some(cur)
+        Some(Cow::Borrowed(cur))
+    }
+
+    /// The number of elements of an array value (byte arrays included).
+    pub fn array_len(&self) -> Option<usize> {
+        match self {
+            Value::Bytes(b) => Some(b.len()),
+            Value::PrimArray(a) => Some(a.len()),
+            Value::Array(a) => Some(a.len()),
+            _ => None,
+        }
     }
 
     /// The string's text with invalid UTF-8 replaced by U+FFFD, if this is a string.
@@ -277,7 +362,7 @@ impl<'a> Value<'a> {
             Value::Time(_) => "time",
             Value::Duration(_) => "duration",
             Value::Bytes(_) => "byte array",
-            Value::Array(_) => "array",
+            Value::PrimArray(_) | Value::Array(_) => "array",
             Value::Message(_) => "message",
         }
     }
@@ -289,7 +374,7 @@ mod tests {
 
     #[test]
     fn value_stays_small() {
-        assert!(std::mem::size_of::<Value<'_>>() <= 32);
+        assert!(std::mem::size_of::<Value<'_>>() <= 40);
     }
 
     #[test]

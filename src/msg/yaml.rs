@@ -45,7 +45,7 @@ pub fn message_to_string(value: &Value<'_>) -> String {
 
 fn write_msg<W: Write + ?Sized>(out: &mut W, m: &Message<'_>, indent: &str) -> fmt::Result {
     let inner = format!("{indent}  ");
-    for (i, (field, value)) in m.ty.fields.iter().zip(m.fields.iter()).enumerate() {
+    for (i, (field, value)) in m.ty().fields.iter().zip(m.fields.iter()).enumerate() {
         if i > 0 || !indent.is_empty() {
             out.write_char('\n')?;
         }
@@ -120,6 +120,10 @@ fn write_value<W: Write + ?Sized>(
             }
             out.write_char(']')
         }
+        Value::PrimArray(items) => {
+            let items: Vec<Value<'static>> = items.iter().collect();
+            write_array(out, &items, ty, indent)
+        }
         Value::Array(items) => write_array(out, items, ty, indent),
         Value::Message(m) => write_msg(out, m, indent),
         _ => Ok(()),
@@ -153,6 +157,7 @@ fn write_array<W: Write + ?Sized>(
         | Value::Duration(_)
         | Value::Message(_)
         | Value::Array(_)
+        | Value::PrimArray(_)
         | Value::Bytes(_) => {
             let inner = format!("{indent}  ");
             for item in items {

@@ -175,6 +175,18 @@ pub fn compare_with_ref(
             // `{"$b64": x}` (dump_ref's own shape) or `x` (the JSON.md shape of the corpus).
             reference.get("$b64").unwrap_or(reference).as_str() == Some(b64.as_str())
         }
+        V::PrimArray(items) => {
+            let Some(refs) = reference.as_array() else {
+                return fail("not an array");
+            };
+            if refs.len() != items.len() {
+                return fail("array length");
+            }
+            for (i, (item, r)) in items.iter().zip(refs).enumerate() {
+                compare_with_ref(&item, r, &format!("{path}[{i}]"))?;
+            }
+            true
+        }
         V::Array(items) => {
             let Some(refs) = reference.as_array() else {
                 return fail("not an array");
@@ -258,6 +270,14 @@ pub fn check_json_output(value: &bagscope::msg::Value<'_>, ours: &serde_json::Va
         Value::Duration(d) => ours["sec"] == d.sec && ours["nsec"] == d.nsec,
         Value::Bytes(b) => {
             ours.as_str() == Some(&base64::engine::general_purpose::STANDARD.encode(b))
+        }
+        Value::PrimArray(items) => {
+            let arr = ours.as_array().unwrap();
+            assert_eq!(arr.len(), items.len(), "{path}");
+            for (i, (v, o)) in items.iter().zip(arr).enumerate() {
+                check_json_output(&v, o, &format!("{path}[{i}]"));
+            }
+            true
         }
         Value::Array(items) => {
             let arr = ours.as_array().unwrap();
