@@ -452,7 +452,7 @@ fn open_v2(
         Err(e) => (Err(e), start),
     };
     let reason = match &header {
-        Ok(h) => match open_v2::open_indexed(buf, h) {
+        Ok(h) => match open_v2::open_indexed(source, h, options.threads) {
             Ok(o) => return Ok(o),
             Err(reason) => reason,
         },

@@ -74,6 +74,11 @@ pub fn run(args: &InfoArgs) -> Outcome {
     outcome
 }
 
+/// The `rosbag info`-style text for one open bag (what `bagscope info` prints for it).
+pub fn text_summary(bag: &Bag, shown_path: &str, freq: bool) -> String {
+    Summary::new(bag, freq).text(bag, shown_path)
+}
+
 /// Everything `info` prints, computed once.
 struct Summary {
     topics: Vec<TopicSummary>,

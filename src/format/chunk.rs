@@ -18,7 +18,11 @@ impl ChunkHeader {
     /// Reads the header of a chunk record whose data may be incomplete.
     pub fn from_head(head: &RecordHead<'_>) -> Result<Self> {
         let h = head.header.with_kind(RecordKind::Chunk);
-        let op = h.op()?;
+        let [op, compression, size] = h.pick(["op", "compression", "size"]);
+        let op = h.convert(op, "op", 1, |v| match v {
+            [b] => Some(*b),
+            _ => None,
+        })?;
         if op != Op::Chunk.byte() {
             return Err(FormatError::new(
                 head.offset,
@@ -29,7 +33,13 @@ impl ChunkHeader {
                 },
             ));
         }
-        let field = h.required("compression")?;
+        let field = compression.ok_or_else(|| {
+            FormatError::new(
+                head.offset,
+                RecordKind::Chunk,
+                ErrorKind::MissingField("compression"),
+            )
+        })?;
         let compression = Compression::parse(field.value).ok_or_else(|| {
             FormatError::new(
                 field.offset,
@@ -39,7 +49,7 @@ impl ChunkHeader {
         })?;
         Ok(ChunkHeader {
             compression,
-            size: h.u32("size")?,
+            size: h.u32_of(size, "size")?,
         })
     }
 

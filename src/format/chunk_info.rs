@@ -5,7 +5,7 @@
 use super::cursor::{Cursor, le_u32};
 use super::error::{ErrorKind, FormatError, Result};
 use super::op::{Op, RecordKind};
-use super::record::read_head;
+use super::record::{RecordHead, read_head};
 use crate::time::RosTime;
 
 /// A parsed chunk info record.
@@ -28,9 +28,19 @@ pub struct ChunkInfo {
 impl ChunkInfo {
     /// Reads the chunk info record at `pos` of `buf` (first byte at absolute offset `base`).
     pub fn read(buf: &[u8], pos: usize, base: u64) -> Result<Self> {
-        let head = read_head(buf, pos, base)?;
+        Self::from_head(&read_head(buf, pos, base)?, buf, base)
+    }
+
+    /// Reads a chunk info record whose header is `head`; `buf` (first byte at absolute offset
+    /// `base`) holds its data.
+    pub fn from_head(head: &RecordHead<'_>, buf: &[u8], base: u64) -> Result<Self> {
         let h = head.header.with_kind(RecordKind::ChunkInfo);
-        let op = h.op()?;
+        let [op, ver, count, chunk_pos, start_time, end_time] =
+            h.pick(["op", "ver", "count", "chunk_pos", "start_time", "end_time"]);
+        let op = h.convert(op, "op", 1, |v| match v {
+            [b] => Some(*b),
+            _ => None,
+        })?;
         if op != Op::ChunkInfo.byte() {
             return Err(FormatError::new(
                 head.offset,
@@ -41,7 +51,7 @@ impl ChunkInfo {
                 },
             ));
         }
-        let ver = h.u32("ver")?;
+        let ver = h.u32_of(ver, "ver")?;
         if ver != 1 {
             return Err(FormatError::new(
                 head.offset,
@@ -52,7 +62,7 @@ impl ChunkInfo {
                 },
             ));
         }
-        let count = h.u32("count")?;
+        let count = h.u32_of(count, "count")?;
         let start = usize::try_from(head.data_offset - base).unwrap_or(usize::MAX);
         let mut c = Cursor::new(
             buf.get(start..).unwrap_or_default(),
@@ -72,9 +82,9 @@ impl ChunkInfo {
             .collect();
         Ok(ChunkInfo {
             offset: head.offset,
-            chunk_pos: h.u64("chunk_pos")?,
-            start_time: h.time("start_time")?,
-            end_time: h.time("end_time")?,
+            chunk_pos: h.u64_of(chunk_pos, "chunk_pos")?,
+            start_time: h.time_of(start_time, "start_time")?,
+            end_time: h.time_of(end_time, "end_time")?,
             counts,
             end: c.offset(),
         })

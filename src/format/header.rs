@@ -118,6 +118,56 @@ impl<'a> Header<'a> {
         FormatError::new(offset, self.kind, kind)
     }
 
+    /// Looks up several fields in one pass: the last field of each name, in the order asked.
+    pub fn pick<const N: usize>(&self, names: [&str; N]) -> [Option<Field<'a>>; N] {
+        let mut out = [None; N];
+        for f in self.fields() {
+            for (slot, name) in out.iter_mut().zip(names) {
+                if f.name == name.as_bytes() {
+                    *slot = Some(f);
+                }
+            }
+        }
+        out
+    }
+
+    /// Converts a field found by [`Header::pick`] with `conv`, or reports it missing or of the
+    /// wrong size.
+    pub fn convert<T>(
+        &self,
+        field: Option<Field<'a>>,
+        name: &'static str,
+        expected: usize,
+        conv: impl Fn(&[u8]) -> Option<T>,
+    ) -> Result<T> {
+        let field = field.ok_or_else(|| self.error(self.base, ErrorKind::MissingField(name)))?;
+        conv(field.value).ok_or_else(|| {
+            self.error(
+                field.offset,
+                ErrorKind::FieldSize {
+                    name,
+                    len: field.value.len(),
+                    expected,
+                },
+            )
+        })
+    }
+
+    /// A u32 field found by [`Header::pick`].
+    pub fn u32_of(&self, field: Option<Field<'a>>, name: &'static str) -> Result<u32> {
+        self.convert(field, name, 4, le_u32)
+    }
+
+    /// A u64 field found by [`Header::pick`].
+    pub fn u64_of(&self, field: Option<Field<'a>>, name: &'static str) -> Result<u64> {
+        self.convert(field, name, 8, le_u64)
+    }
+
+    /// A time field found by [`Header::pick`].
+    pub fn time_of(&self, field: Option<Field<'a>>, name: &'static str) -> Result<RosTime> {
+        self.convert(field, name, 8, le_time)
+    }
+
     /// The field called `name`, or a `MissingField` error.
     pub fn required(&self, name: &'static str) -> Result<Field<'a>> {
         self.get(name)

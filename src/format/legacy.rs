@@ -13,7 +13,9 @@ use super::op::RecordKind;
 use crate::time::RosTime;
 
 /// Longest topic or type line accepted.
-pub const MAX_LINE: usize = 4096;
+pub const MAX_LINE: usize = 1024;
+/// Longest md5sum line accepted (32 hex digits; `*` for the wildcard).
+const MAX_MD5_LINE: usize = 64;
 
 /// One message of a pre-1.2 bag.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +75,7 @@ pub fn read_v11_message(buf: &[u8], pos: usize, base: u64) -> Result<LegacyMessa
         return Err(bad(offset, "the topic line is not a topic name"));
     }
     let md5_at = c.offset();
-    let md5 = c.line(MAX_LINE, "md5sum line")?;
+    let md5 = c.line(MAX_MD5_LINE, "md5sum line")?;
     if !looks_like_md5(md5) {
         return Err(bad(md5_at, "the md5sum line is not 32 hex digits"));
     }

@@ -80,3 +80,13 @@ pub fn nanos(v: &Value) -> Option<i128> {
 pub fn skip(why: &str) {
     eprintln!("skipping: {why}");
 }
+
+/// The Python interpreter that has Debian's ROS packages (`/usr/bin/python3` when present:
+/// a `python3` earlier on PATH, e.g. from pyenv, usually lacks them).
+pub fn ros_python() -> &'static str {
+    if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    }
+}
