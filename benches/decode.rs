@@ -5,7 +5,8 @@
 //! `cargo bench --bench decode` (release build). Payloads are made in process with the
 //! bundled definitions and the encoder: no bag file is needed. Environment: `BENCH_MS` (time
 //! per measurement, default 1000), `BENCH_ONLY=Imu` (cases whose name starts so),
-//! `BENCH_NO_PYTHON=1`, `BENCH_NO_JSON=1`, `BENCH_ITERS=N` (decode N times, no timing).
+//! `BENCH_NO_PYTHON=1`, `BENCH_NO_JSON=1`, `BENCH_ITERS=N` (decode N times, no timing), `BENCH_NO_BAG=1` (skip the end-to-end
+//! comparison on the shared corpus' `gen-mixed_none.bag`).
 
 // Test-data generation cuts random bits to every width on purpose.
 #![allow(
@@ -13,7 +14,8 @@
     clippy::expect_used,
     clippy::cast_precision_loss,
     clippy::cast_possible_truncation,
-    clippy::cast_possible_wrap
+    clippy::cast_possible_wrap,
+    clippy::indexing_slicing
 )]
 
 use std::borrow::Cow;
@@ -170,6 +172,81 @@ fn python_rates(cases: &[Case]) -> Option<Vec<f64>> {
         .collect()
 }
 
+const PYTHON_BAG: &str = r"
+import sys, time, rosbag
+bag = rosbag.Bag(sys.argv[1])
+for topic in sys.argv[2:]:
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < 1.0:
+        for _ in bag.read_messages(topics=[topic]):
+            n += 1
+    print(n / (time.perf_counter() - t0))
+";
+
+/// Reading and decoding one topic of a real bag end to end, beside the official reader
+/// (`rosbag.Bag.read_messages`, which deserializes with genpy) on the same bag.
+fn bag_pipeline(budget: Duration) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/gen-mixed_none.bag");
+    let Ok(bag) = bagscope::bag::Bag::open(&path) else {
+        println!(
+            "\n(skipping the bag pipeline: {} is absent)",
+            path.display()
+        );
+        return;
+    };
+    let topics = ["/imu", "/tf"];
+    let python: Option<Vec<f64>> = Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(PYTHON_BAG)
+        .arg(&path)
+        .args(topics)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter_map(|l| l.trim().parse().ok())
+                .collect()
+        });
+    println!(
+        "\nRead + decode one topic of `gen-mixed_none.bag` (uncompressed), whole-bag passes:\n"
+    );
+    println!("| topic | bagscope read+decode msg/s | rosbag read_messages msg/s | speed-up |");
+    println!("|---|---|---|---|");
+    for (i, topic) in topics.iter().enumerate() {
+        let conns: Vec<_> = bag
+            .connections()
+            .iter()
+            .filter(|c| c.topic == *topic)
+            .collect();
+        let schemas: std::collections::HashMap<_, _> = conns
+            .iter()
+            .map(|c| {
+                let s = Schema::from_definition(&c.datatype, &c.message_definition).unwrap();
+                (c.id, s)
+            })
+            .collect();
+        let query = bagscope::bag::Query::all().connections(conns.iter().map(|c| c.id));
+        let mut per_pass = 0u64;
+        let passes = rate(budget, || {
+            per_pass = 0;
+            for m in bag.messages(&query) {
+                let m = m.unwrap();
+                black_box(decode(&schemas[&m.entry.conn], &m.data).unwrap());
+                per_pass += 1;
+            }
+        });
+        let ours = passes * per_pass as f64;
+        let (py, ratio) = match python.as_ref().and_then(|p| p.get(i)) {
+            Some(p) => (format!("{p:.0}"), format!("{:.0}x", ours / p)),
+            None => ("n/a".into(), "n/a".into()),
+        };
+        println!("| {topic} | {ours:.0} | {py} | {ratio} |");
+    }
+}
+
 fn main() {
     let registry = Registry::bundled();
     let budget = Duration::from_millis(
@@ -253,5 +330,8 @@ fn main() {
             c.name,
             c.payload.len()
         );
+    }
+    if std::env::var_os("BENCH_NO_BAG").is_none() {
+        bag_pipeline(budget);
     }
 }

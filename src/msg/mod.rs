@@ -38,3 +38,31 @@ pub use primitive::Primitive;
 pub use registry::Registry;
 pub use schema::{ArrayKind, Elem, Field, FieldType, MAX_DEPTH, MsgType, Schema};
 pub use value::{Message, Value};
+
+#[cfg(test)]
+mod tests {
+    /// `msg` is pure: besides itself it may only use `crate::time`.
+    #[test]
+    fn imports_only_time_from_the_crate() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/msg");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let mut rest = line;
+                while let Some(at) = rest.find("crate::") {
+                    let after = &rest[at + "crate::".len()..];
+                    assert!(
+                        after.starts_with("time")
+                            || after.starts_with("msg")
+                            || after.starts_with('"'),
+                        "{}:{}: {line}",
+                        path.display(),
+                        i + 1
+                    );
+                    rest = after;
+                }
+            }
+        }
+    }
+}
