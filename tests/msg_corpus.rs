@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
+// The shared helpers of the reader tests, linted by their own standards.
+#[allow(clippy::pedantic)]
 mod common;
 mod msg_support;
 
