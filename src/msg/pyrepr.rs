@@ -13,8 +13,18 @@ pub(crate) fn write_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result
     if x.is_infinite() {
         return out.write_str(if x > 0.0 { "inf" } else { "-inf" });
     }
-    // `{:e}` gives the shortest round-trip digits as `d.ddde[-]x`.
-    let sci = format!("{x:e}");
+    // `{:e}` gives the shortest round-trip digits as `d.ddde[-]x`. When two digit strings
+    // of that length both round-trip (the value lies halfway), Rust may pick either; Python
+    // picks the correctly rounded one (ties to even), which fixed-precision formatting gives.
+    let shortest = format!("{x:e}");
+    let digits = shortest
+        .split('e')
+        .next()
+        .unwrap_or_default()
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .count();
+    let sci = format!("{x:.prec$e}", prec = digits.saturating_sub(1));
     let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
@@ -111,11 +121,28 @@ mod tests {
             (f64::from(0.1f32), "0.10000000149011612"),
             (f64::from(f32::MAX), "3.4028234663852886e+38"),
             (123.456, "123.456"),
+            // A float32 widened to exactly halfway between two 16-digit strings.
+            (8.694_046_020_507_812_5, "8.694046020507812"),
             (f64::NAN, "nan"),
             (f64::NEG_INFINITY, "-inf"),
         ] {
             assert_eq!(repr(x), want, "{x:e}");
         }
+    }
+
+    /// Against CPython's repr of 4 640 doubles (`tests/fixtures/msg/py_floats.txt`, made by
+    /// `make_py_floats.py`).
+    #[test]
+    fn matches_cpython() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/msg/py_floats.txt");
+        let text = std::fs::read_to_string(path).unwrap();
+        for line in text.lines() {
+            let (bits, want) = line.split_once(' ').unwrap();
+            let x = f64::from_bits(u64::from_str_radix(bits, 16).unwrap());
+            assert_eq!(repr(x), want, "{bits}");
+        }
+        assert!(text.lines().count() > 4000);
     }
 
     #[test]
