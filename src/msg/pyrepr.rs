@@ -121,8 +121,8 @@ mod tests {
             (f64::from(0.1f32), "0.10000000149011612"),
             (f64::from(f32::MAX), "3.4028234663852886e+38"),
             (123.456, "123.456"),
-            // A float32 widened to exactly halfway between two 16-digit strings.
-            (8.694_046_020_507_812_5, "8.694046020507812"),
+            // 8.6940460205078125 (a float32), exactly halfway between two 16-digit strings.
+            (f64::from_bits(0x4021_635a_0000_0000), "8.694046020507812"),
             (f64::NAN, "nan"),
             (f64::NEG_INFINITY, "-inf"),
         ] {
