@@ -6,6 +6,7 @@
 
 mod msg_support;
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -73,11 +74,7 @@ fn ours(bag: &Bag, topic: &str) -> (String, String) {
         } else {
             assert_ne!(layout.columns(), own.columns());
         }
-        plot.push_str(&format!(
-            "{},{}\n",
-            m.entry.time.as_nanos(),
-            own_cells.join(",")
-        ));
+        writeln!(plot, "{},{}", m.entry.time.as_nanos(), own_cells.join(",")).unwrap();
     }
     (echo, plot)
 }
