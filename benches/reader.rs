@@ -8,7 +8,12 @@
 //! Without arguments it uses every `bench-data/*.bag`. Prints a Markdown table (see
 //! docs/performance.md for the figures and how the bags were made).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::pedantic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::pedantic
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
