@@ -120,24 +120,39 @@ pub fn report_problems(bag: &Bag, report: &RewriteReport) -> Outcome {
 pub fn wrote_line(report: &RewriteReport) -> String {
     let s = &report.summary;
     format!(
-        "wrote:     {}: {} messages, {} connections, {} chunks, {}",
+        "wrote:     {}: {}, {}, {}, {}",
         s.path.display(),
-        s.messages,
-        s.connections,
-        s.chunks,
+        count(s.messages, "message"),
+        count(u64::from(s.connections), "connection"),
+        count(u64::from(s.chunks), "chunk"),
         human_size(s.bytes as f64)
     )
 }
 
+/// `1 chunk`, `2 chunks`.
+fn count(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
 /// Lines describing how a bag without a usable index was read.
 pub fn recovery_lines(recovery: &Recovery) -> Vec<String> {
-    let mut lines = vec![
-        format!("index:     {}", recovery.reason),
-        format!(
-            "read:      {} complete and {} partial chunks",
-            recovery.complete_chunks, recovery.partial_chunks
-        ),
-    ];
+    let mut lines = vec![format!("index:     {}", recovery.reason)];
+    if recovery.complete_chunks + recovery.partial_chunks > 0 {
+        lines.push(format!(
+            "read:      {} complete and {} partial {}",
+            recovery.complete_chunks,
+            recovery.partial_chunks,
+            if recovery.partial_chunks == 1 {
+                "chunk"
+            } else {
+                "chunks"
+            }
+        ));
+    }
     if recovery.losses.is_empty() {
         lines.push("lost:      nothing".to_string());
     }

@@ -1,10 +1,11 @@
 //! The file being written: a temporary file in the target's directory, renamed over the
 //! target only once complete and synced. Dropping it unfinished removes it.
 
+use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use tempfile::TempPath;
 
 use super::error::WriteError;
 
@@ -14,7 +15,9 @@ const BUFFER: usize = 1 << 20;
 /// A temporary file beside the target, written front to back (the bag header is patched at
 /// the end), with the current offset tracked.
 pub(super) struct TempOutput {
-    file: BufWriter<NamedTempFile>,
+    file: BufWriter<File>,
+    /// Removes the temporary file when dropped, unless persisted.
+    temp: TempPath,
     target: PathBuf,
     pos: u64,
 }
@@ -43,8 +46,10 @@ impl TempOutput {
             what: "cannot create a temporary file beside it",
             source,
         })?;
+        let (file, temp) = file.into_parts();
         Ok(TempOutput {
             file: BufWriter::with_capacity(BUFFER, file),
+            temp,
             target: target.to_path_buf(),
             pos: 0,
         })
@@ -62,7 +67,7 @@ impl TempOutput {
 
     fn io_error(&self, what: &'static str, source: std::io::Error) -> WriteError {
         WriteError::Io {
-            path: self.file.get_ref().path().to_path_buf(),
+            path: self.target.clone(),
             what,
             source,
         }
@@ -82,9 +87,9 @@ impl TempOutput {
     /// rename itself is durable. Returns the file size.
     pub fn finish(self, at: u64, bytes: &[u8]) -> Result<u64, WriteError> {
         let size = self.pos;
-        let temp_path = self.file.get_ref().path().to_path_buf();
+        let target = self.target;
         let io = |what, source| WriteError::Io {
-            path: temp_path.clone(),
+            path: target.clone(),
             what,
             source,
         };
@@ -95,19 +100,15 @@ impl TempOutput {
         file.seek(SeekFrom::Start(at))
             .and_then(|_| file.write_all(bytes))
             .map_err(|e| io("cannot rewrite the bag header", e))?;
-        file.as_file()
-            .sync_all()
-            .map_err(|e| io("cannot sync to disk", e))?;
-        file.persist(&self.target).map_err(|e| WriteError::Io {
-            path: self.target.clone(),
-            what: "cannot move the finished temporary file into place",
-            source: e.error,
+        file.sync_all().map_err(|e| io("cannot sync to disk", e))?;
+        drop(file);
+        self.temp.persist(&target).map_err(|e| {
+            io(
+                "cannot move the finished temporary file into place",
+                e.error,
+            )
         })?;
-        sync_dir(&self.target).map_err(|source| WriteError::Io {
-            path: self.target.clone(),
-            what: "cannot sync the directory after renaming",
-            source,
-        })?;
+        sync_dir(&target).map_err(|e| io("cannot sync the directory after renaming", e))?;
         Ok(size)
     }
 }
