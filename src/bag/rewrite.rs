@@ -173,6 +173,9 @@ impl OutputConnections {
     }
 }
 
+/// The md5sum of a message type without fields or constants (`std_msgs/Empty`).
+const EMPTY_MD5: &str = "d41d8cd98f00b204e9800998ecf8427e";
+
 /// The connection header to write for `conn`: `Ok(None)` to keep the one the reader has
 /// (always for 2.0 bags, whose headers are copied unchanged), `Ok(Some(..))` for an old bag's
 /// connection completed with a definition from `definitions`, `Err(why)` when none is known.
@@ -181,7 +184,11 @@ fn output_header(
     conn: &Connection,
     definitions: &dyn DefinitionSource,
 ) -> Result<Option<ConnectionHeader>, String> {
-    if version == Version::V2_0 || !conn.message_definition.is_empty() {
+    // 2.0 and 1.2 bags store their definitions (a 1.2 topic without one was already reported
+    // by the reader); a type whose md5sum is that of empty text has no fields, and its
+    // definition is rightly empty.
+    let stores_definitions = matches!(version, Version::V2_0 | Version::V1_2);
+    if stores_definitions || !conn.message_definition.is_empty() || conn.md5sum == EMPTY_MD5 {
         return Ok(None);
     }
     let text = definitions.full_text(&conn.datatype, &conn.md5sum)?;
