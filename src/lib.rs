@@ -6,9 +6,11 @@
 //! * [`format`] — bytes → records (pure).
 //! * [`msg`] — message definitions → decoded values (pure, independent of bags).
 //! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
+//! * [`catalog`] — many bags as one merged timeline.
 //! * [`cli`] — the command-line subcommands.
 
 pub mod bag;
+pub mod catalog;
 pub mod cli;
 pub mod format;
 pub mod msg;

@@ -199,3 +199,48 @@ fn unreadable_files_fail_with_exit_2_and_a_located_error() {
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
 }
+
+/// `--freq` agrees with `rosbag info --freq` (run live; skipped without the official tool).
+#[test]
+fn freq_matches_rosbag_info_freq() {
+    let Some(dir) = corpus_dir() else {
+        skip("../shared/corpus is not present");
+        return;
+    };
+    let have_rosbag = Command::new("sh")
+        .args(["-c", "command -v rosbag"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_rosbag {
+        skip("`rosbag` is not installed (apt-get install python3-rosbag)");
+        return;
+    }
+    let mut compared = 0;
+    for (bag, _) in bags_with_refs(&dir) {
+        let name = bag.file_name().unwrap().to_string_lossy().to_string();
+        // Documented differences (docs/cli.md): rosbag shows only path/version/size for
+        // unindexed 1.2 bags, and computes rates from unsorted stamps when chunks are out of
+        // time order (we sort them).
+        if name.contains("v12_unindexed") || name.contains("unsorted-chunks") {
+            continue;
+        }
+        let theirs = Command::new("rosbag")
+            .args(["info", "--freq", &name])
+            .current_dir(&dir)
+            .env("TZ", "UTC")
+            .output()
+            .unwrap();
+        let theirs = String::from_utf8_lossy(&theirs.stdout).to_string();
+        if !theirs.starts_with("path:") {
+            continue;
+        }
+        let (ours, _, _) = bagscope(&["info", "--freq", &name], &dir);
+        let ours: Vec<&str> = ours
+            .lines()
+            .take(theirs.trim_end().lines().count())
+            .collect();
+        assert_eq!(ours.join("\n"), theirs.trim_end(), "{name}");
+        compared += 1;
+    }
+    assert!(compared >= 15, "compared {compared}");
+}

@@ -1,1 +1,68 @@
 //! Message definitions → decoded values.
+//!
+//! Pure and independent of bags: parse a connection's `message_definition` into a compiled
+//! [`Schema`], decode payload bytes into a borrowed [`Value`] tree, encode values back, and
+//! render them as JSON ([`json`]), `rostopic echo` YAML ([`yaml`]), `rostopic echo -p` CSV
+//! ([`csv`]) or a summarised tree for the UI ([`summary`]). Definitions that bags do not carry
+//! (before V1.2) come from the [`Registry`]: the bundled common packages plus `--msg-path`.
+
+mod bundled;
+mod constant;
+pub mod csv;
+mod decode;
+mod encode;
+mod error;
+pub mod json;
+mod md5;
+mod parse;
+mod prim_array;
+mod primitive;
+mod pyrepr;
+mod pyyaml;
+mod registry;
+mod schema;
+pub mod summary;
+mod value;
+pub mod yaml;
+
+pub use constant::{ConstValue, Constant};
+pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, decode_prefix, validate};
+pub use encode::{encode, encode_into};
+pub use error::{
+    DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, MsgError, PathSegment,
+    SyntaxError,
+};
+pub use md5::EMPTY_MD5;
+pub use prim_array::PrimArray;
+pub use primitive::Primitive;
+pub use registry::Registry;
+pub use schema::{ArrayKind, Elem, Field, FieldType, MAX_DEPTH, MsgType, Schema};
+pub use value::{Message, Value};
+
+#[cfg(test)]
+mod tests {
+    /// `msg` is pure: besides itself it may only use `crate::time`.
+    #[test]
+    fn imports_only_time_from_the_crate() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/msg");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let mut rest = line;
+                while let Some(at) = rest.find("crate::") {
+                    let after = &rest[at + "crate::".len()..];
+                    assert!(
+                        after.starts_with("time")
+                            || after.starts_with("msg")
+                            || after.starts_with('"'),
+                        "{}:{}: {line}",
+                        path.display(),
+                        i + 1
+                    );
+                    rest = after;
+                }
+            }
+        }
+    }
+}

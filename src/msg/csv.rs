@@ -1,0 +1,320 @@
+//! Messages as CSV rows with the columns of `rostopic echo -p`, so spreadsheets and scripts
+//! written for it keep working: `%time` (the receive time in integer nanoseconds), then one
+//! column per leaf value named like `field.header.seq`, `field.pose.position.x`, array
+//! elements numbered without a separator (`field.position_covariance0`,
+//! `field.poses3.position.x`). Values are printed as rostopic prints them: booleans `1`/`0`,
+//! floats as Python's `repr` (float32 widened to double), times and durations as total
+//! nanoseconds, strings as their text.
+//!
+//! As in rostopic, the columns come from the **first** message: an array that is empty in it
+//! has no columns, and `uint8[]`/`char[]` arrays (blobs such as image data) have none at all
+//! (Python 3 rostopic leaves them out). When a later message's variable-length array is
+//! longer, the extra elements are dropped; when it is shorter, the missing cells are left
+//! empty, so every row has exactly the header's columns. [`RowFit`] reports both so the
+//! caller can warn. Deliberate difference: a cell that holds `,`, `"` or a line break is
+//! quoted as RFC 4180 says (rostopic writes it raw, which breaks the row).
+
+use std::borrow::Cow;
+use std::fmt::{self, Write};
+
+use super::pyrepr;
+use super::value::Value;
+use crate::time::RosTime;
+
+/// The columns of a topic's CSV export, fixed by its first message.
+#[derive(Debug, Clone)]
+pub struct CsvLayout {
+    columns: Vec<String>,
+    root: Option<Node>,
+}
+
+#[derive(Debug, Clone)]
+enum Node {
+    /// One column.
+    Leaf,
+    /// A message: the field indices that have columns, and their layout.
+    Message(Vec<(usize, Node)>),
+    /// An array: the layout of each element present in the first message (`None` for an
+    /// element without columns).
+    Array(Vec<Option<Node>>),
+    /// An array that was empty in the first message: no columns.
+    EmptyArray,
+}
+
+/// How a row fitted the layout.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowFit {
+    /// Cells left empty because an array was shorter than in the first message.
+    pub missing_cells: usize,
+    /// Array elements without a column (the array was longer than in the first message).
+    pub dropped_elements: usize,
+}
+
+impl RowFit {
+    /// True when every value of the message had its column and every column a value.
+    pub fn is_exact(&self) -> bool {
+        self.missing_cells == 0 && self.dropped_elements == 0
+    }
+}
+
+fn is_leaf(v: &Value<'_>) -> bool {
+    !matches!(
+        v,
+        Value::Bytes(_) | Value::PrimArray(_) | Value::Array(_) | Value::Message(_)
+    )
+}
+
+fn build(v: &Value<'_>, name: &str, columns: &mut Vec<String>) -> Option<Node> {
+    match v {
+        Value::Bytes(_) => None,
+        Value::Message(m) => {
+            let subs: Vec<(usize, Node)> = m
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (field, value))| {
+                    build(value, &format!("{name}.{field}"), columns).map(|n| (i, n))
+                })
+                .collect();
+            (!subs.is_empty()).then_some(Node::Message(subs))
+        }
+        Value::PrimArray(items) if items.is_empty() => Some(Node::EmptyArray),
+        Value::PrimArray(items) => {
+            columns.extend((0..items.len()).map(|i| format!("{name}{i}")));
+            Some(Node::Array(vec![Some(Node::Leaf); items.len()]))
+        }
+        Value::Array(items) => {
+            let Some(first) = items.first() else {
+                return Some(Node::EmptyArray);
+            };
+            if is_leaf(first) {
+                columns.extend((0..items.len()).map(|i| format!("{name}{i}")));
+                return Some(Node::Array(vec![Some(Node::Leaf); items.len()]));
+            }
+            let elems: Vec<Option<Node>> = items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| build(item, &format!("{name}{i}"), columns))
+                .collect();
+            elems
+                .iter()
+                .any(Option::is_some)
+                .then_some(Node::Array(elems))
+        }
+        _ => {
+            columns.push(name.to_string());
+            Some(Node::Leaf)
+        }
+    }
+}
+
+fn leaf_count(node: &Node) -> usize {
+    match node {
+        Node::Leaf => 1,
+        Node::Message(subs) => subs.iter().map(|(_, n)| leaf_count(n)).sum(),
+        Node::Array(elems) => elems.iter().flatten().map(leaf_count).sum(),
+        Node::EmptyArray => 0,
+    }
+}
+
+impl CsvLayout {
+    /// The layout `rostopic echo -p` would use, from the first message of the topic.
+    pub fn new(first: &Value<'_>) -> Self {
+        let mut columns = Vec::new();
+        let root = build(first, "field", &mut columns);
+        CsvLayout { columns, root }
+    }
+
+    /// The value columns (without `%time`).
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+
+    /// The header line (no newline): `%time,field.a,field.b…`.
+    pub fn header(&self) -> String {
+        format!("%time,{}", self.columns.join(","))
+    }
+
+    /// The cells of one message in column order, unquoted, with how it fitted.
+    pub fn cells<'v>(&self, value: &'v Value<'_>) -> (Vec<Cow<'v, str>>, RowFit) {
+        let mut cells = Vec::with_capacity(self.columns.len());
+        let mut fit = RowFit::default();
+        if let Some(root) = &self.root {
+            fill(root, Some(value), &mut cells, &mut fit);
+        }
+        (cells, fit)
+    }
+
+    /// Writes one row (no newline): the receive time in nanoseconds, then the cells, quoted
+    /// where needed.
+    pub fn write_row<W: Write + ?Sized>(
+        &self,
+        out: &mut W,
+        time: RosTime,
+        value: &Value<'_>,
+    ) -> Result<RowFit, fmt::Error> {
+        let (cells, fit) = self.cells(value);
+        write!(out, "{},", time.as_nanos())?;
+        for (i, cell) in cells.iter().enumerate() {
+            if i > 0 {
+                out.write_char(',')?;
+            }
+            write_cell(out, cell)?;
+        }
+        Ok(fit)
+    }
+
+    /// [`CsvLayout::write_row`] into a new `String`.
+    pub fn row(&self, time: RosTime, value: &Value<'_>) -> (String, RowFit) {
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let fit = self.write_row(&mut out, time, value).unwrap_or_default();
+        (out, fit)
+    }
+}
+
+/// The column names `rostopic echo -p` prints for this first message (without `%time`).
+pub fn columns(first: &Value<'_>) -> Vec<String> {
+    CsvLayout::new(first).columns
+}
+
+fn empty_cells(node: &Node, cells: &mut Vec<Cow<'_, str>>, fit: &mut RowFit) {
+    let n = leaf_count(node);
+    fit.missing_cells += n;
+    cells.extend(std::iter::repeat_n(Cow::Borrowed(""), n));
+}
+
+fn fill<'v>(
+    node: &Node,
+    value: Option<&'v Value<'_>>,
+    cells: &mut Vec<Cow<'v, str>>,
+    fit: &mut RowFit,
+) {
+    match (node, value) {
+        (Node::Leaf, Some(v)) if is_leaf(v) => cells.push(leaf_text(v)),
+        (Node::Message(subs), Some(Value::Message(m))) => {
+            for (index, sub) in subs {
+                fill(sub, m.values().get(*index), cells, fit);
+            }
+        }
+        (Node::Array(elems), Some(Value::Array(items))) => {
+            for (i, elem) in elems.iter().enumerate() {
+                if let Some(elem) = elem {
+                    fill(elem, items.get(i), cells, fit);
+                }
+            }
+            fit.dropped_elements += items.len().saturating_sub(elems.len());
+        }
+        (Node::Array(elems), Some(Value::PrimArray(items))) => {
+            for i in 0..elems.len() {
+                match items.get(i) {
+                    Some(v) => cells.push(Cow::Owned(leaf_text(&v).into_owned())),
+                    None => empty_cells(&Node::Leaf, cells, fit),
+                }
+            }
+            fit.dropped_elements += items.len().saturating_sub(elems.len());
+        }
+        (Node::EmptyArray, Some(Value::Array(items))) => fit.dropped_elements += items.len(),
+        (Node::EmptyArray, Some(Value::PrimArray(items))) => fit.dropped_elements += items.len(),
+        (node, _) => empty_cells(node, cells, fit),
+    }
+}
+
+fn leaf_text<'v>(v: &'v Value<'_>) -> Cow<'v, str> {
+    let mut s = String::new();
+    // Writing to a String cannot fail.
+    let _ = match v {
+        Value::Bool(b) => return Cow::Borrowed(if *b { "1" } else { "0" }),
+        Value::String(bytes) => return String::from_utf8_lossy(bytes),
+        Value::I8(x) => write!(s, "{x}"),
+        Value::U8(x) => write!(s, "{x}"),
+        Value::I16(x) => write!(s, "{x}"),
+        Value::U16(x) => write!(s, "{x}"),
+        Value::I32(x) => write!(s, "{x}"),
+        Value::U32(x) => write!(s, "{x}"),
+        Value::I64(x) => write!(s, "{x}"),
+        Value::U64(x) => write!(s, "{x}"),
+        Value::F32(x) => pyrepr::write_float(&mut s, f64::from(*x)),
+        Value::F64(x) => pyrepr::write_float(&mut s, *x),
+        Value::Time(t) => write!(s, "{}", t.as_nanos()),
+        Value::Duration(d) => write!(s, "{}", d.as_nanos()),
+        Value::Bytes(_) | Value::PrimArray(_) | Value::Array(_) | Value::Message(_) => Ok(()),
+    };
+    Cow::Owned(s)
+}
+
+fn write_cell<W: Write + ?Sized>(out: &mut W, cell: &str) -> fmt::Result {
+    if cell.contains([',', '"', '\n', '\r']) {
+        out.write_char('"')?;
+        out.write_str(&cell.replace('"', "\"\""))?;
+        out.write_char('"')
+    } else {
+        out.write_str(cell)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::{Schema, decode};
+
+    fn poly(n: u32, names: &[&str]) -> Vec<u8> {
+        let mut p = n.to_le_bytes().to_vec();
+        for i in 0..n {
+            p.extend(f64::from(i).to_le_bytes());
+        }
+        p.extend(u32::try_from(names.len()).unwrap().to_le_bytes());
+        for name in names {
+            p.extend(u32::try_from(name.len()).unwrap().to_le_bytes());
+            p.extend(name.as_bytes());
+        }
+        p
+    }
+
+    #[test]
+    fn variable_arrays_keep_the_first_messages_columns() {
+        let s = Schema::from_definition("t/T", "float64[] xs\nstring[] tags\n").unwrap();
+        let first = poly(2, &[]);
+        let layout = CsvLayout::new(&decode(&s, &first).unwrap());
+        assert_eq!(layout.header(), "%time,field.xs0,field.xs1");
+
+        let t = RosTime::new(1, 5);
+        let longer = poly(3, &["a"]);
+        let longer = decode(&s, &longer).unwrap();
+        let (row, fit) = layout.row(t, &longer);
+        assert_eq!(row, "1000000005,0.0,1.0");
+        assert_eq!(
+            fit,
+            RowFit {
+                missing_cells: 0,
+                dropped_elements: 2
+            }
+        );
+
+        let shorter = poly(1, &[]);
+        let shorter = decode(&s, &shorter).unwrap();
+        let (row, fit) = layout.row(t, &shorter);
+        assert_eq!(row, "1000000005,0.0,");
+        assert_eq!(
+            fit,
+            RowFit {
+                missing_cells: 1,
+                dropped_elements: 0
+            }
+        );
+        assert!(layout.row(t, &decode(&s, &first).unwrap()).1.is_exact());
+    }
+
+    #[test]
+    fn quotes_cells_that_need_it() {
+        let s = Schema::from_definition("t/T", "float64[] xs\nstring[] tags\n").unwrap();
+        let payload = poly(0, &["a,b", "say \"x\"", "plain"]);
+        let v = decode(&s, &payload).unwrap();
+        let layout = CsvLayout::new(&v);
+        assert_eq!(
+            layout.columns(),
+            ["field.tags0", "field.tags1", "field.tags2"]
+        );
+        let (row, _) = layout.row(RosTime::new(0, 7), &v);
+        assert_eq!(row, "7,\"a,b\",\"say \"\"x\"\"\",plain");
+    }
+}

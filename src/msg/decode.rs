@@ -1,0 +1,443 @@
+//! Payload bytes → [`Value`], walking a compiled [`Schema`]'s decode plan.
+//!
+//! Every read is bounds-checked; array counts read from the payload are checked against the
+//! bytes left before anything is allocated; strings, `uint8`/`char` arrays and other
+//! fixed-size builtin arrays are borrowed from the payload. On failure the error names the
+//! field path and payload offset (the path is assembled while unwinding, so the success path
+//! pays nothing for it). [`validate`] runs the same checks without building values.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use super::error::{DecodeError, DecodeErrorKind, PathSegment};
+use super::prim_array::PrimArray;
+use super::primitive::Primitive;
+use super::schema::{MsgType, Op, Schema};
+use super::value::{Message, Value};
+use crate::time::{RosDuration, RosTime};
+
+/// Elements allowed in an array whose elements occupy no bytes (`std_msgs/Empty[]`), where
+/// the remaining payload cannot bound the count.
+pub const MAX_ZERO_SIZE_ELEMENTS: usize = 1 << 16;
+
+type Result<T> = std::result::Result<T, DecodeError>;
+
+/// Decodes one message payload. The whole payload must be consumed: trailing bytes are an
+/// error, as is a payload that ends early or holds an impossible array length.
+///
+/// The value borrows strings and arrays from `bytes` and nested message types from `schema`;
+/// [`Value::into_owned`] detaches it from both.
+pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Value<'a>> {
+    let (value, used) = decode_prefix(schema, bytes)?;
+    check_trailing(bytes, used)?;
+    Ok(value)
+}
+
+/// Decodes a message from the start of `bytes`, returning it and the number of bytes used
+/// (trailing bytes are left to the caller).
+pub fn decode_prefix<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<(Value<'a>, usize)> {
+    let mut reader = Reader {
+        data: bytes,
+        pos: 0,
+    };
+    let fields = decode_fields(schema.root(), &mut reader)?;
+    // The root shares the schema's type; nested messages borrow theirs.
+    let root = Message::new(Arc::clone(schema.root()), fields);
+    Ok((Value::Message(root), reader.pos))
+}
+
+/// Checks that `bytes` is exactly one message of `schema` without building values: the same
+/// bounds and length checks and errors as [`decode`], no allocation (for `verify`).
+pub fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
+    let mut reader = Reader {
+        data: bytes,
+        pos: 0,
+    };
+    validate_fields(schema.root(), &mut reader)?;
+    check_trailing(bytes, reader.pos)
+}
+
+fn check_trailing(bytes: &[u8], used: usize) -> Result<()> {
+    if used < bytes.len() {
+        return Err(DecodeError::new(
+            used,
+            DecodeErrorKind::TrailingBytes {
+                count: (bytes.len() - used) as u64,
+            },
+        ));
+    }
+    Ok(())
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    #[inline]
+    fn remaining(&self) -> usize {
+        self.data.len().saturating_sub(self.pos)
+    }
+
+    #[inline]
+    fn truncated(&self, needed: usize) -> DecodeError {
+        DecodeError::new(
+            self.pos,
+            DecodeErrorKind::Truncated {
+                needed: needed as u64,
+                available: self.remaining() as u64,
+            },
+        )
+    }
+
+    #[inline]
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        match self
+            .pos
+            .checked_add(n)
+            .and_then(|end| self.data.get(self.pos..end))
+        {
+            Some(bytes) => {
+                self.pos += n;
+                Ok(bytes)
+            }
+            None => Err(self.truncated(n)),
+        }
+    }
+
+    #[inline]
+    fn fixed<const N: usize>(&mut self) -> Result<[u8; N]> {
+        match self.data.get(self.pos..).and_then(<[u8]>::first_chunk::<N>) {
+            Some(bytes) => {
+                self.pos += N;
+                Ok(*bytes)
+            }
+            None => Err(self.truncated(N)),
+        }
+    }
+
+    #[inline]
+    fn u32(&mut self) -> Result<u32> {
+        self.fixed::<4>().map(u32::from_le_bytes)
+    }
+
+    /// Checks that `count` elements of at least `min_size` bytes can fit in what is left.
+    /// `at` is the offset to report (where the count was read).
+    fn check_count(&self, count: usize, min_size: usize, at: usize) -> Result<()> {
+        let needed = count.checked_mul(min_size);
+        let fits = match needed {
+            Some(0) => count <= MAX_ZERO_SIZE_ELEMENTS,
+            Some(n) => n <= self.remaining(),
+            None => false,
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(DecodeError::new(
+                at,
+                DecodeErrorKind::ArrayTooLong {
+                    count: count as u64,
+                    needed: needed.map_or(u64::MAX, |n| n as u64),
+                    available: self.remaining() as u64,
+                },
+            ))
+        }
+    }
+
+    /// Reads an array's element count (`Some(n)` for `T[n]`, from the payload for `T[]`) and
+    /// checks that many elements of at least `min_size` bytes can fit.
+    #[inline]
+    fn count(&mut self, fixed: Option<usize>, min_size: usize) -> Result<usize> {
+        let at = self.pos;
+        let count = match fixed {
+            Some(n) => n,
+            None => self.u32()? as usize,
+        };
+        self.check_count(count, min_size, at)?;
+        Ok(count)
+    }
+
+    /// A string's bytes (length prefix checked against what is left).
+    #[inline]
+    fn string(&mut self) -> Result<&'a [u8]> {
+        let at = self.pos;
+        let len = self.u32()? as usize;
+        if len > self.remaining() {
+            self.pos = at;
+            return Err(DecodeError::new(
+                at,
+                DecodeErrorKind::Truncated {
+                    needed: len as u64 + 4,
+                    available: self.remaining() as u64,
+                },
+            ));
+        }
+        self.take(len)
+    }
+}
+
+fn field_error(ty: &MsgType, index: usize, e: DecodeError) -> DecodeError {
+    let name = ty
+        .fields
+        .get(index)
+        .map(|f| f.name.clone())
+        .unwrap_or_default();
+    e.within(PathSegment::Field(name))
+}
+
+fn decode_fields<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Vec<Value<'a>>> {
+    let mut fields = Vec::with_capacity(ty.ops.len());
+    for (i, op) in ty.ops.iter().enumerate() {
+        if let Err(e) = decode_op(op, r, &mut fields) {
+            return Err(field_error(ty, i, e));
+        }
+    }
+    Ok(fields)
+}
+
+#[inline]
+fn decode_message<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Message<'a>> {
+    decode_fields(ty, r).map(|fields| Message::with_borrowed_type(ty, fields))
+}
+
+/// Reads one field per its op and pushes the value (pushing in place keeps the values off
+/// the return path).
+#[inline]
+fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Result<()> {
+    match op {
+        Op::Prim(p) => out.push(decode_prim(*p, r)?),
+        Op::Msg(ty) => out.push(Value::Message(decode_message(ty, r)?)),
+        Op::Bytes(len) => {
+            let count = r.count(*len, 1)?;
+            out.push(Value::Bytes(Cow::Borrowed(r.take(count)?)));
+        }
+        Op::Prims(p, len) => {
+            let size = p.min_size();
+            let count = r.count(*len, size)?;
+            let bytes = Cow::Borrowed(r.take(count * size)?);
+            // `from_wire` accepts every fixed-size builtin, which is all `Prims` holds.
+            out.push(
+                PrimArray::from_wire(*p, bytes).map_or(Value::Array(Vec::new()), Value::PrimArray),
+            );
+        }
+        Op::Strings(len) => {
+            let count = r.count(*len, 4)?;
+            let mut items = Vec::with_capacity(count);
+            for i in 0..count {
+                match r.string() {
+                    Ok(s) => items.push(Value::String(Cow::Borrowed(s))),
+                    Err(e) => return Err(e.within(PathSegment::Index(i))),
+                }
+            }
+            out.push(Value::Array(items));
+        }
+        Op::Msgs(ty, len) => {
+            let count = r.count(*len, ty.min_size)?;
+            let mut items = Vec::with_capacity(count);
+            for i in 0..count {
+                match decode_message(ty, r) {
+                    Ok(m) => items.push(Value::Message(m)),
+                    Err(e) => return Err(e.within(PathSegment::Index(i))),
+                }
+            }
+            out.push(Value::Array(items));
+        }
+    }
+    Ok(())
+}
+
+#[inline]
+fn decode_prim<'a>(p: Primitive, r: &mut Reader<'a>) -> Result<Value<'a>> {
+    Ok(match p {
+        Primitive::Bool => Value::Bool(r.fixed::<1>()?[0] != 0),
+        Primitive::Int8 | Primitive::Byte => Value::I8(i8::from_le_bytes(r.fixed()?)),
+        Primitive::UInt8 | Primitive::Char => Value::U8(u8::from_le_bytes(r.fixed()?)),
+        Primitive::Int16 => Value::I16(i16::from_le_bytes(r.fixed()?)),
+        Primitive::UInt16 => Value::U16(u16::from_le_bytes(r.fixed()?)),
+        Primitive::Int32 => Value::I32(i32::from_le_bytes(r.fixed()?)),
+        Primitive::UInt32 => Value::U32(u32::from_le_bytes(r.fixed()?)),
+        Primitive::Int64 => Value::I64(i64::from_le_bytes(r.fixed()?)),
+        Primitive::UInt64 => Value::U64(u64::from_le_bytes(r.fixed()?)),
+        Primitive::Float32 => Value::F32(f32::from_le_bytes(r.fixed()?)),
+        Primitive::Float64 => Value::F64(f64::from_le_bytes(r.fixed()?)),
+        Primitive::String => Value::String(Cow::Borrowed(r.string()?)),
+        Primitive::Time => {
+            let (sec, nsec) = split8(r.fixed()?);
+            Value::Time(RosTime::new(
+                u32::from_le_bytes(sec),
+                u32::from_le_bytes(nsec),
+            ))
+        }
+        Primitive::Duration => {
+            let (sec, nsec) = split8(r.fixed()?);
+            Value::Duration(RosDuration {
+                sec: i32::from_le_bytes(sec),
+                nsec: i32::from_le_bytes(nsec),
+            })
+        }
+    })
+}
+
+#[inline]
+fn split8(b: [u8; 8]) -> ([u8; 4], [u8; 4]) {
+    let [a0, a1, a2, a3, b0, b1, b2, b3] = b;
+    ([a0, a1, a2, a3], [b0, b1, b2, b3])
+}
+
+fn validate_fields(ty: &MsgType, r: &mut Reader<'_>) -> Result<()> {
+    if let Some(size) = ty.fixed_size {
+        // Every field fixed-size: one check covers the message (when it fails, the walk
+        // below finds the field that is cut short, as `decode` reports it).
+        if size <= r.remaining() {
+            r.pos += size;
+            return Ok(());
+        }
+    }
+    for (i, op) in ty.ops.iter().enumerate() {
+        if let Err(e) = validate_op(op, r) {
+            return Err(field_error(ty, i, e));
+        }
+    }
+    Ok(())
+}
+
+fn validate_op(op: &Op, r: &mut Reader<'_>) -> Result<()> {
+    match op {
+        Op::Prim(Primitive::String) => r.string().map(|_| ()),
+        Op::Prim(p) => r.take(p.min_size()).map(|_| ()),
+        Op::Msg(ty) => validate_fields(ty, r),
+        Op::Bytes(len) => {
+            let count = r.count(*len, 1)?;
+            r.take(count).map(|_| ())
+        }
+        Op::Prims(p, len) => {
+            let count = r.count(*len, p.min_size())?;
+            r.take(count * p.min_size()).map(|_| ())
+        }
+        Op::Strings(len) => {
+            let count = r.count(*len, 4)?;
+            for i in 0..count {
+                r.string().map_err(|e| e.within(PathSegment::Index(i)))?;
+            }
+            Ok(())
+        }
+        Op::Msgs(ty, len) => {
+            let count = r.count(*len, ty.min_size)?;
+            if let Some(size) = ty.fixed_size {
+                return r.take(count * size).map(|_| ());
+            }
+            for i in 0..count {
+                validate_fields(ty, r).map_err(|e| e.within(PathSegment::Index(i)))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(ty: &str, def: &str) -> Arc<Schema> {
+        Schema::from_definition(ty, def).unwrap()
+    }
+
+    #[test]
+    fn decodes_primitives_strings_and_borrowed_bytes() {
+        let sch = schema(
+            "t/T",
+            "bool b\nint16 i\nstring s\nuint8[] data\nchar[2] c\nfloat32[2] f\ntime t\nduration d\n",
+        );
+        let mut p = vec![
+            1u8, 0xfe, 0xff, 2, 0, 0, 0, b'h', b'i', 3, 0, 0, 0, 7, 8, 9, b'a', b'b',
+        ];
+        p.extend(1.5f32.to_le_bytes());
+        p.extend((-0.0f32).to_le_bytes());
+        p.extend([1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+        p.extend([0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0]);
+        let v = decode(&sch, &p).unwrap();
+        let m = v.as_message().unwrap();
+        assert_eq!(m.get("b"), Some(&Value::Bool(true)));
+        assert_eq!(m.get("i"), Some(&Value::I16(-2)));
+        assert_eq!(
+            m.get("s").and_then(Value::as_str_lossy).as_deref(),
+            Some("hi")
+        );
+        match m.get("data") {
+            Some(Value::Bytes(Cow::Borrowed(b))) => {
+                assert_eq!(*b, &[7, 8, 9]);
+                assert!(std::ptr::eq(b.as_ptr(), p[13..].as_ptr()));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            m.get("f"),
+            Some(&Value::PrimArray(
+                PrimArray::from_values(Primitive::Float32, [Value::F32(1.5), Value::F32(-0.0)])
+                    .unwrap()
+            ))
+        );
+        assert_eq!(m.get("t"), Some(&Value::Time(RosTime::new(1, u32::MAX))));
+        assert_eq!(
+            m.get("d"),
+            Some(&Value::Duration(RosDuration { sec: -1, nsec: 2 }))
+        );
+    }
+
+    #[test]
+    fn errors_name_path_and_offset() {
+        let sep = "=".repeat(80);
+        let s = schema(
+            "t/T",
+            &format!("Item[] items\n{sep}\nMSG: t/Item\nstring name\nfloat64 x\n"),
+        );
+        // Two items; the second one's x is cut short.
+        let mut p = vec![2, 0, 0, 0, 6, 0, 0, 0, b'a', b'b', b'c', b'd', b'e', b'f'];
+        p.extend(1.0f64.to_le_bytes());
+        p.extend([0, 0, 0, 0, 1, 2, 3]);
+        let e = decode(&s, &p).unwrap_err();
+        assert_eq!(e.path().to_string(), "items[1].x");
+        assert_eq!(e.offset(), 26);
+        assert_eq!(
+            e.to_string(),
+            "items[1].x at payload byte 26: needs 8 bytes but only 3 remain"
+        );
+        // A corrupt count is refused before allocating.
+        let e = decode(&s, &[0xff, 0xff, 0xff, 0x7f, 0, 0]).unwrap_err();
+        assert!(matches!(
+            e.kind(),
+            DecodeErrorKind::ArrayTooLong {
+                count: 0x7fff_ffff,
+                ..
+            }
+        ));
+        assert_eq!(e.path().to_string(), "items");
+        // A string longer than the payload.
+        let e = decode(&s, &[1, 0, 0, 0, 200, 0, 0, 0, b'a', 0, 0, 0, 0, 0, 0, 0]).unwrap_err();
+        assert_eq!(e.path().to_string(), "items[0].name");
+        assert_eq!(e.offset(), 4);
+        // Trailing bytes.
+        let e = decode(&s, &[0, 0, 0, 0, 9]).unwrap_err();
+        assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes { count: 1 });
+        assert!(e.path().is_root());
+    }
+
+    #[test]
+    fn zero_size_elements_are_capped() {
+        let sep = "=".repeat(80);
+        let s = schema("t/T", &format!("E[] e\n{sep}\nMSG: t/E\n"));
+        let v = decode(&s, &[3, 0, 0, 0]).unwrap();
+        assert!(matches!(v.get("e"), Some(Value::Array(a)) if a.len() == 3));
+        assert!(decode(&s, &[0xff, 0xff, 0xff, 0xff]).is_err());
+    }
+
+    #[test]
+    fn huge_fixed_arrays_are_refused() {
+        let s = schema("t/T", "float64[4000000000] x\n");
+        assert!(matches!(
+            decode(&s, &[0; 16]).unwrap_err().kind(),
+            DecodeErrorKind::ArrayTooLong { .. }
+        ));
+    }
+}

@@ -1,0 +1,231 @@
+//! Messages as JSON, exactly as `docs/JSON.md` (shared) specifies: one object per message,
+//! `{"topic":…,"type":…,"time":{"sec":…,"nsec":…},"data":{…}}`.
+//!
+//! Integers are exact (64-bit included); floats are the shortest text that reads back as the
+//! same value of their width (`float32` printed as `f32`), with NaN and ±infinity as the strings
+//! `"NaN"`, `"Infinity"`, `"-Infinity"` and `-0.0` kept; strings that are not UTF-8 get U+FFFD;
+//! `uint8`/`char` arrays are one standard padded base64 string; times and durations print their
+//! raw wire fields.
+
+use std::fmt::{self, Write};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+
+use super::value::Value;
+use crate::time::RosTime;
+
+/// Writes one message line (without the trailing newline): `topic`, `type`, receive `time`
+/// and `data`.
+pub fn write_message<W: Write + ?Sized>(
+    out: &mut W,
+    topic: &str,
+    datatype: &str,
+    time: RosTime,
+    value: &Value<'_>,
+) -> fmt::Result {
+    out.write_str("{\"topic\":")?;
+    write_str(out, topic)?;
+    out.write_str(",\"type\":")?;
+    write_str(out, datatype)?;
+    write!(
+        out,
+        ",\"time\":{{\"sec\":{},\"nsec\":{}}},\"data\":",
+        time.sec, time.nsec
+    )?;
+    write_value(out, value)?;
+    out.write_char('}')
+}
+
+/// [`write_message`] into a new `String`.
+pub fn message_to_string(topic: &str, datatype: &str, time: RosTime, value: &Value<'_>) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_message(&mut out, topic, datatype, time, value);
+    out
+}
+
+/// Writes just the value (`data` of a message line).
+pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> fmt::Result {
+    match value {
+        Value::Bool(v) => out.write_str(if *v { "true" } else { "false" }),
+        Value::I8(v) => write!(out, "{v}"),
+        Value::U8(v) => write!(out, "{v}"),
+        Value::I16(v) => write!(out, "{v}"),
+        Value::U16(v) => write!(out, "{v}"),
+        Value::I32(v) => write!(out, "{v}"),
+        Value::U32(v) => write!(out, "{v}"),
+        Value::I64(v) => write!(out, "{v}"),
+        Value::U64(v) => write!(out, "{v}"),
+        Value::F32(v) => write_float(
+            out,
+            v.is_nan(),
+            v.is_infinite(),
+            *v > 0.0,
+            format_args!("{v:?}"),
+        ),
+        Value::F64(v) => write_float(
+            out,
+            v.is_nan(),
+            v.is_infinite(),
+            *v > 0.0,
+            format_args!("{v:?}"),
+        ),
+        Value::String(bytes) => write_str(out, &String::from_utf8_lossy(bytes)),
+        Value::Time(t) => write!(out, "{{\"sec\":{},\"nsec\":{}}}", t.sec, t.nsec),
+        Value::Duration(d) => write!(out, "{{\"sec\":{},\"nsec\":{}}}", d.sec, d.nsec),
+        Value::Bytes(bytes) => {
+            let mut encoded = String::with_capacity(bytes.len().div_ceil(3) * 4 + 2);
+            encoded.push('"');
+            STANDARD.encode_string(bytes, &mut encoded);
+            encoded.push('"');
+            out.write_str(&encoded)
+        }
+        Value::PrimArray(items) => {
+            out.write_char('[')?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                write_value(out, &item)?;
+            }
+            out.write_char(']')
+        }
+        Value::Array(items) => {
+            out.write_char('[')?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                write_value(out, item)?;
+            }
+            out.write_char(']')
+        }
+        Value::Message(m) => {
+            out.write_char('{')?;
+            for (i, (name, item)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                write_str(out, name)?;
+                out.write_char(':')?;
+                write_value(out, item)?;
+            }
+            out.write_char('}')
+        }
+    }
+}
+
+/// [`write_value`] into a new `String`.
+pub fn value_to_string(value: &Value<'_>) -> String {
+    let mut out = String::new();
+    let _ = write_value(&mut out, value);
+    out
+}
+
+fn write_float<W: Write + ?Sized>(
+    out: &mut W,
+    nan: bool,
+    infinite: bool,
+    positive: bool,
+    shortest: fmt::Arguments<'_>,
+) -> fmt::Result {
+    if nan {
+        out.write_str("\"NaN\"")
+    } else if infinite {
+        out.write_str(if positive {
+            "\"Infinity\""
+        } else {
+            "\"-Infinity\""
+        })
+    } else {
+        // `{:?}` is the shortest round-trip text, with an exponent for very large or small
+        // magnitudes (`1e300`, `5e-324`) and `.0` on integral values: all valid JSON numbers.
+        out.write_fmt(shortest)
+    }
+}
+
+/// Writes `s` as a JSON string literal.
+pub fn write_str<W: Write + ?Sized>(out: &mut W, s: &str) -> fmt::Result {
+    out.write_char('"')?;
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.write_str(s.get(start..i).unwrap_or_default())?;
+        if escape.is_empty() {
+            write!(out, "\\u{b:04x}")?;
+        } else {
+            out.write_str(escape)?;
+        }
+        start = i + 1;
+    }
+    out.write_str(s.get(start..).unwrap_or_default())?;
+    out.write_char('"')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::{Schema, decode};
+    use std::borrow::Cow;
+
+    #[allow(clippy::needless_pass_by_value)]
+    fn json(v: Value<'_>) -> String {
+        value_to_string(&v)
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(json(Value::F32(0.1)), "0.1");
+        assert_eq!(json(Value::F64(0.1)), "0.1");
+        assert_eq!(json(Value::F64(1.0)), "1.0");
+        assert_eq!(json(Value::F64(-0.0)), "-0.0");
+        assert_eq!(json(Value::F64(1e300)), "1e300");
+        assert_eq!(json(Value::F64(5e-324)), "5e-324");
+        assert_eq!(json(Value::F32(f32::MAX)), "3.4028235e38");
+        assert_eq!(json(Value::F32(f32::NAN)), "\"NaN\"");
+        assert_eq!(json(Value::F64(f64::INFINITY)), "\"Infinity\"");
+        assert_eq!(json(Value::F64(f64::NEG_INFINITY)), "\"-Infinity\"");
+        assert_eq!(json(Value::U64(u64::MAX)), "18446744073709551615");
+        assert_eq!(json(Value::I64(i64::MIN)), "-9223372036854775808");
+    }
+
+    #[test]
+    fn strings_bytes_and_times() {
+        assert_eq!(
+            json(Value::String(Cow::Borrowed(b"a\"b\\c\n\x01\xff"))),
+            "\"a\\\"b\\\\c\\n\\u0001\u{fffd}\""
+        );
+        assert_eq!(json(Value::Bytes(Cow::Borrowed(b"hi!?"))), "\"aGkhPw==\"");
+        assert_eq!(json(Value::Bytes(Cow::Borrowed(b""))), "\"\"");
+        assert_eq!(
+            json(Value::Time(RosTime::new(2, 1_500_000_000))),
+            "{\"sec\":2,\"nsec\":1500000000}"
+        );
+    }
+
+    #[test]
+    fn message_lines() {
+        let s = Schema::from_definition("std_msgs/String", "string data\n").unwrap();
+        let v = decode(&s, b"\x02\0\0\0hi").unwrap();
+        assert_eq!(
+            message_to_string(
+                "/chatter",
+                s.datatype(),
+                RosTime::new(1_397_024_209, 156_423_000),
+                &v
+            ),
+            r#"{"topic":"/chatter","type":"std_msgs/String","time":{"sec":1397024209,"nsec":156423000},"data":{"data":"hi"}}"#
+        );
+    }
+}

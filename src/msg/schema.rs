@@ -1,0 +1,490 @@
+//! Compiled message types: the decode plan for one connection.
+//!
+//! A [`Schema`] is built once per connection from its `message_definition` (or from the
+//! [`Registry`](super::Registry) for old bags) and shared behind an `Arc`; decoding is a walk
+//! over its [`MsgType`] tree, with nested types already resolved and sizes precomputed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::constant::Constant;
+use super::error::MsgError;
+use super::md5::{hex_md5, md5_text};
+use super::parse::{self, ParsedBase};
+use super::primitive::Primitive;
+
+/// How deeply message types may nest. Real types nest fewer than ten levels; the limit keeps
+/// a hostile definition from exhausting the stack of the recursive walks.
+pub const MAX_DEPTH: usize = 64;
+
+/// Whether a field is a single value or an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArrayKind {
+    /// `T name`.
+    Single,
+    /// `T[N] name`: exactly N elements, no length on the wire.
+    Fixed(usize),
+    /// `T[] name`: a `u32` count, then the elements.
+    Variable,
+}
+
+/// The element type of a field.
+#[derive(Debug, Clone)]
+pub enum Elem {
+    /// A builtin type.
+    Prim(Primitive),
+    /// A nested message type.
+    Msg(Arc<MsgType>),
+}
+
+/// A field's type: element type and array kind.
+#[derive(Debug, Clone)]
+pub struct FieldType {
+    pub(crate) elem: Elem,
+    pub(crate) array: ArrayKind,
+}
+
+impl FieldType {
+    /// The element type.
+    pub fn elem(&self) -> &Elem {
+        &self.elem
+    }
+
+    /// Single value or array.
+    pub fn array(&self) -> ArrayKind {
+        self.array
+    }
+
+    /// True for `uint8[]`, `uint8[N]`, `char[]`, `char[N]`: decoded as a borrowed byte blob.
+    pub fn is_bytes(&self) -> bool {
+        self.array != ArrayKind::Single && matches!(self.elem, Elem::Prim(p) if p.is_byte())
+    }
+}
+
+/// One field of a message type.
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub(crate) name: String,
+    pub(crate) type_text: String,
+    pub(crate) ty: FieldType,
+}
+
+impl Field {
+    /// The field name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The type as genmsg spells it after resolution (`std_msgs/Header`, `float64[9]`).
+    pub fn type_text(&self) -> &str {
+        &self.type_text
+    }
+
+    /// The compiled type.
+    pub fn ty(&self) -> &FieldType {
+        &self.ty
+    }
+}
+
+/// One step of a message type's decode plan: what to read for one field.
+#[derive(Debug, Clone)]
+pub(crate) enum Op {
+    /// A single builtin value.
+    Prim(Primitive),
+    /// A single nested message.
+    Msg(Arc<MsgType>),
+    /// A `uint8`/`char` array (`Some(n)`: fixed length n, `None`: counted).
+    Bytes(Option<usize>),
+    /// An array of another fixed-size builtin.
+    Prims(Primitive, Option<usize>),
+    /// A `string` array.
+    Strings(Option<usize>),
+    /// An array of messages.
+    Msgs(Arc<MsgType>, Option<usize>),
+}
+
+impl Op {
+    fn for_field(ty: &FieldType) -> Op {
+        let len = match ty.array {
+            ArrayKind::Single => {
+                return match &ty.elem {
+                    Elem::Prim(p) => Op::Prim(*p),
+                    Elem::Msg(m) => Op::Msg(Arc::clone(m)),
+                };
+            }
+            ArrayKind::Fixed(n) => Some(n),
+            ArrayKind::Variable => None,
+        };
+        match &ty.elem {
+            Elem::Prim(p) if p.is_byte() => Op::Bytes(len),
+            Elem::Prim(Primitive::String) => Op::Strings(len),
+            Elem::Prim(p) => Op::Prims(*p, len),
+            Elem::Msg(m) => Op::Msgs(Arc::clone(m), len),
+        }
+    }
+}
+
+/// One compiled message type.
+#[derive(Debug, Clone)]
+pub struct MsgType {
+    pub(crate) name: String,
+    pub(crate) text: String,
+    pub(crate) fields: Vec<Field>,
+    /// The decode plan: one op per field, in field order.
+    pub(crate) ops: Vec<Op>,
+    pub(crate) constants: Vec<Constant>,
+    pub(crate) md5sum: String,
+    pub(crate) min_size: usize,
+    pub(crate) fixed_size: Option<usize>,
+}
+
+impl MsgType {
+    /// Full type name, `pkg/Type`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `.msg` text this type was compiled from.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The fields, in definition (and wire) order.
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    /// The constants, in definition order.
+    pub fn constants(&self) -> &[Constant] {
+        &self.constants
+    }
+
+    /// The genmsg md5sum.
+    pub fn md5sum(&self) -> &str {
+        &self.md5sum
+    }
+
+    /// The index and definition of the field called `name`.
+    pub fn field(&self, name: &str) -> Option<(usize, &Field)> {
+        self.fields.iter().enumerate().find(|(_, f)| f.name == name)
+    }
+
+    /// The fewest bytes a message of this type occupies.
+    pub fn min_size(&self) -> usize {
+        self.min_size
+    }
+
+    /// The exact size when every message of this type has the same size.
+    pub fn fixed_size(&self) -> Option<usize> {
+        self.fixed_size
+    }
+}
+
+fn elem_min_size(elem: &Elem) -> usize {
+    match elem {
+        Elem::Prim(p) => p.min_size(),
+        Elem::Msg(m) => m.min_size,
+    }
+}
+
+fn elem_fixed_size(elem: &Elem) -> Option<usize> {
+    match elem {
+        Elem::Prim(p) => p.fixed_size(),
+        Elem::Msg(m) => m.fixed_size,
+    }
+}
+
+impl FieldType {
+    pub(crate) fn min_size(&self) -> usize {
+        match self.array {
+            ArrayKind::Single => elem_min_size(&self.elem),
+            ArrayKind::Fixed(n) => n.saturating_mul(elem_min_size(&self.elem)),
+            ArrayKind::Variable => 4,
+        }
+    }
+
+    fn fixed_size(&self) -> Option<usize> {
+        match self.array {
+            ArrayKind::Single => elem_fixed_size(&self.elem),
+            ArrayKind::Fixed(n) => n.checked_mul(elem_fixed_size(&self.elem)?),
+            ArrayKind::Variable => None,
+        }
+    }
+}
+
+/// A compiled decode plan for one top-level message type.
+#[derive(Debug)]
+pub struct Schema {
+    root: Arc<MsgType>,
+}
+
+/// Where the compiler finds the text of a type: `(text, line number of its first line)`.
+pub(crate) type Lookup<'s> = dyn Fn(&str) -> Option<(&'s str, usize)> + 's;
+
+impl Schema {
+    /// Compiles a connection's `message_definition` (main text, then `====` + `MSG: pkg/Type`
+    /// sections) for the type `datatype`.
+    ///
+    /// Unqualified type names resolve to the enclosing message's package, `Header` (and the
+    /// historical `roslib/Header`) to `std_msgs/Header`. A definition that declares nothing is
+    /// [`MsgError::EmptyDefinition`]; use [`Schema::for_connection`] to accept genuinely empty
+    /// types such as `std_msgs/Empty`.
+    pub fn from_definition(datatype: &str, definition: &str) -> Result<Arc<Schema>, MsgError> {
+        let datatype = checked_name(datatype)?;
+        let sections = parse::split_sections(datatype, definition)?;
+        let (main, deps) = sections
+            .split_first()
+            .ok_or_else(|| MsgError::EmptyDefinition {
+                datatype: datatype.to_string(),
+            })?;
+        if parse::is_blank(main.text) {
+            return Err(MsgError::EmptyDefinition {
+                datatype: datatype.to_string(),
+            });
+        }
+        let table: HashMap<&str, (&str, usize)> = deps
+            .iter()
+            .filter_map(|s| Some((s.name.as_deref()?, (s.text, s.first_line))))
+            .collect();
+        let lookup = |name: &str| table.get(name).copied();
+        Self::compile(datatype, main.text, 1, &lookup)
+    }
+
+    /// Compiles `datatype` from `text`, finding nested types with `lookup`.
+    pub(crate) fn compile<'s>(
+        datatype: &str,
+        text: &'s str,
+        first_line: usize,
+        lookup: &Lookup<'s>,
+    ) -> Result<Arc<Schema>, MsgError> {
+        let mut compiler = Compiler {
+            top: datatype,
+            lookup,
+            done: HashMap::new(),
+            stack: Vec::new(),
+        };
+        let root = compiler.compile(datatype, text, first_line)?;
+        Ok(Arc::new(Schema { root }))
+    }
+
+    /// The top-level type name.
+    pub fn datatype(&self) -> &str {
+        &self.root.name
+    }
+
+    /// The genmsg md5sum of the top-level type. Compare it with the connection's md5sum: a
+    /// mismatch means the definition is not what the publisher used (warn, do not fail).
+    pub fn md5sum(&self) -> &str {
+        &self.root.md5sum
+    }
+
+    /// The compiled top-level type.
+    pub fn root(&self) -> &Arc<MsgType> {
+        &self.root
+    }
+
+    /// The full definition text in gendeps style, as a V2.0 connection record stores it: the
+    /// main text, then for every nested type (depth-first, first use order) a line of 80 `=`,
+    /// `MSG: pkg/Type` and its text.
+    pub fn full_text(&self) -> String {
+        let mut out = self.root.text.clone();
+        out.push('\n');
+        let mut seen: Vec<&str> = Vec::new();
+        let mut order: Vec<&MsgType> = Vec::new();
+        collect_deps(&self.root, &mut seen, &mut order);
+        for dep in order {
+            out.push_str(&"=".repeat(80));
+            out.push_str("\nMSG: ");
+            out.push_str(&dep.name);
+            out.push('\n');
+            out.push_str(&dep.text);
+            out.push('\n');
+        }
+        out.pop();
+        out
+    }
+}
+
+fn collect_deps<'t>(ty: &'t MsgType, seen: &mut Vec<&'t str>, order: &mut Vec<&'t MsgType>) {
+    for field in &ty.fields {
+        if let Elem::Msg(sub) = &field.ty.elem {
+            if seen.contains(&sub.name.as_str()) {
+                continue;
+            }
+            seen.push(&sub.name);
+            order.push(sub);
+            collect_deps(sub, seen, order);
+        }
+    }
+}
+
+pub(crate) fn checked_name(datatype: &str) -> Result<&str, MsgError> {
+    let name = parse::canonical_type_name(datatype.trim());
+    if parse::is_legal_type_name(name) {
+        Ok(name)
+    } else {
+        Err(MsgError::TypeName {
+            datatype: datatype.to_string(),
+        })
+    }
+}
+
+struct Compiler<'a, 's> {
+    top: &'a str,
+    lookup: &'a Lookup<'s>,
+    done: HashMap<String, Arc<MsgType>>,
+    stack: Vec<String>,
+}
+
+impl<'s> Compiler<'_, 's> {
+    fn check_cycle(&self, name: &str) -> Result<(), MsgError> {
+        match self.stack.iter().position(|n| n == name) {
+            Some(pos) => {
+                let mut chain: Vec<String> = self.stack.get(pos..).unwrap_or_default().to_vec();
+                chain.push(name.to_string());
+                Err(MsgError::Recursive {
+                    datatype: self.top.to_string(),
+                    chain,
+                })
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn compile(
+        &mut self,
+        name: &str,
+        text: &'s str,
+        first_line: usize,
+    ) -> Result<Arc<MsgType>, MsgError> {
+        if let Some(done) = self.done.get(name) {
+            return Ok(Arc::clone(done));
+        }
+        self.check_cycle(name)?;
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(MsgError::TooDeep {
+                datatype: self.top.to_string(),
+                limit: MAX_DEPTH,
+            });
+        }
+        self.stack.push(name.to_string());
+        let parsed = parse::parse_msg_at(name, text, first_line)?;
+        let mut fields = Vec::with_capacity(parsed.fields.len());
+        for pf in parsed.fields {
+            let elem = match pf.base {
+                ParsedBase::Prim(p) => Elem::Prim(p),
+                ParsedBase::Msg(full) => {
+                    let sub = if let Some(done) = self.done.get(&full) {
+                        Arc::clone(done)
+                    } else {
+                        self.check_cycle(&full)?;
+                        let (sub_text, sub_line) =
+                            (self.lookup)(&full).ok_or_else(|| MsgError::UnresolvedType {
+                                datatype: self.top.to_string(),
+                                missing: full.clone(),
+                                used_by: name.to_string(),
+                            })?;
+                        self.compile(&full, sub_text, sub_line)?
+                    };
+                    Elem::Msg(sub)
+                }
+            };
+            fields.push(Field {
+                name: pf.name,
+                type_text: pf.type_text,
+                ty: FieldType {
+                    elem,
+                    array: pf.array,
+                },
+            });
+        }
+        self.stack.pop();
+        let min_size = fields
+            .iter()
+            .fold(0usize, |acc, f| acc.saturating_add(f.ty.min_size()));
+        let fixed_size = fields.iter().try_fold(0usize, |acc, f| {
+            f.ty.fixed_size().and_then(|n| acc.checked_add(n))
+        });
+        let ops = fields.iter().map(|f| Op::for_field(&f.ty)).collect();
+        let mut ty = MsgType {
+            name: name.to_string(),
+            text: text.to_string(),
+            fields,
+            ops,
+            constants: parsed.constants,
+            md5sum: String::new(),
+            min_size,
+            fixed_size,
+        };
+        ty.md5sum = hex_md5(md5_text(&ty).as_bytes());
+        let ty = Arc::new(ty);
+        self.done.insert(name.to_string(), Arc::clone(&ty));
+        Ok(ty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fmt::Write as _;
+
+    fn sep() -> String {
+        "=".repeat(80)
+    }
+
+    #[test]
+    fn known_md5sums() {
+        let s = Schema::from_definition("std_msgs/String", "string data\n").unwrap();
+        assert_eq!(s.md5sum(), "992ce8a1687cec8c8bd883ec73ca41d1");
+        let header = "uint32 seq\ntime stamp\nstring frame_id\n";
+        let h = Schema::from_definition("std_msgs/Header", header).unwrap();
+        assert_eq!(h.md5sum(), "2176decaecbce78abc3b96ef049fabed");
+        let pose = format!(
+            "Point position\nQuaternion orientation\n\n{0}\nMSG: geometry_msgs/Point\n\
+             float64 x\nfloat64 y\nfloat64 z\n\n{0}\nMSG: geometry_msgs/Quaternion\n\
+             float64 x\nfloat64 y\nfloat64 z\nfloat64 w\n",
+            sep()
+        );
+        let p = Schema::from_definition("geometry_msgs/Pose", &pose).unwrap();
+        assert_eq!(p.md5sum(), "e45d45a5a1ce597b249e23fb30fc871f");
+        assert_eq!(p.full_text(), pose);
+        assert_eq!(p.root().fixed_size(), Some(56));
+    }
+
+    #[test]
+    fn empty_recursive_and_missing_definitions_are_errors() {
+        assert!(matches!(
+            Schema::from_definition("a/B", "  \n# nothing\n"),
+            Err(MsgError::EmptyDefinition { .. })
+        ));
+        let rec = format!("C c\n{}\nMSG: a/C\nB b\n", sep());
+        let e = Schema::from_definition("a/B", &rec).unwrap_err();
+        assert!(
+            matches!(&e, MsgError::Recursive { chain, .. } if chain.len() == 3),
+            "{e}"
+        );
+        let selfref = Schema::from_definition("a/B", "B[] children\n").unwrap_err();
+        assert!(matches!(selfref, MsgError::Recursive { .. }));
+        let missing = Schema::from_definition("a/B", "Header header\n").unwrap_err();
+        assert!(
+            matches!(&missing, MsgError::UnresolvedType { missing, .. } if missing == "std_msgs/Header")
+        );
+        assert!(matches!(
+            Schema::from_definition("not a type", "int32 x"),
+            Err(MsgError::TypeName { .. })
+        ));
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        let mut def = String::from("T1 t\n");
+        for i in 1..=100 {
+            write!(def, "{}\nMSG: p/T{i}\nT{} t\n", sep(), i + 1).unwrap();
+        }
+        write!(def, "{}\nMSG: p/T101\nint32 x\n", sep()).unwrap();
+        assert!(matches!(
+            Schema::from_definition("p/T0", &def),
+            Err(MsgError::TooDeep { .. })
+        ));
+    }
+}

@@ -1,0 +1,301 @@
+//! Summarised views of values for the UI: one-line texts where long arrays read
+//! `[1024 items: 1, 2, 3, …]`, and a plain tree model (no terminal types) whose array nodes
+//! show the first items and count the rest.
+
+use std::fmt::Write;
+
+use super::value::Value;
+
+/// Limits for summarised rendering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SummaryOptions {
+    /// Array elements shown before `…`.
+    pub max_array_items: usize,
+    /// String characters shown before `…`.
+    pub max_string_chars: usize,
+    /// Nested messages inside a one-line summary deeper than this show as `{…}`.
+    pub max_depth: usize,
+}
+
+impl Default for SummaryOptions {
+    fn default() -> Self {
+        SummaryOptions {
+            max_array_items: 8,
+            max_string_chars: 80,
+            max_depth: 2,
+        }
+    }
+}
+
+impl Value<'_> {
+    /// A one-line summary: scalars as text, strings quoted and cut at 80 characters, arrays
+    /// longer than `max_array_items` as `[1024 items: 1, 2, 3, …]`, messages as
+    /// `{x: 1.0, y: 2.0}`.
+    pub fn summary(&self, max_array_items: usize) -> String {
+        let opts = SummaryOptions {
+            max_array_items,
+            ..SummaryOptions::default()
+        };
+        summarize(self, &opts)
+    }
+}
+
+/// A one-line summary with explicit limits (see [`Value::summary`]).
+pub fn summarize(value: &Value<'_>, opts: &SummaryOptions) -> String {
+    let mut out = String::new();
+    write_summary(&mut out, value, opts, 0);
+    out
+}
+
+/// `[a, b]`, or `[N unit: a, b, …]` when longer than the limit; `item` writes element `i`.
+fn write_list(
+    out: &mut String,
+    len: usize,
+    unit: &str,
+    opts: &SummaryOptions,
+    mut item: impl FnMut(&mut String, usize),
+) {
+    let cut = len > opts.max_array_items;
+    out.push('[');
+    if cut {
+        let _ = write!(out, "{len} {unit}: ");
+    }
+    for i in 0..len.min(opts.max_array_items) {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        item(out, i);
+    }
+    if cut {
+        out.push_str(if opts.max_array_items > 0 {
+            ", …"
+        } else {
+            "…"
+        });
+    }
+    out.push(']');
+}
+
+fn write_summary(out: &mut String, value: &Value<'_>, opts: &SummaryOptions, depth: usize) {
+    // Writing to a String cannot fail.
+    let _ = match value {
+        Value::Bool(v) => write!(out, "{v}"),
+        Value::I8(v) => write!(out, "{v}"),
+        Value::U8(v) => write!(out, "{v}"),
+        Value::I16(v) => write!(out, "{v}"),
+        Value::U16(v) => write!(out, "{v}"),
+        Value::I32(v) => write!(out, "{v}"),
+        Value::U32(v) => write!(out, "{v}"),
+        Value::I64(v) => write!(out, "{v}"),
+        Value::U64(v) => write!(out, "{v}"),
+        Value::F32(v) if v.is_finite() => write!(out, "{v:?}"),
+        Value::F64(v) if v.is_finite() => write!(out, "{v:?}"),
+        Value::F32(v) => write!(out, "{v}"),
+        Value::F64(v) => write!(out, "{v}"),
+        Value::String(bytes) => {
+            let text = String::from_utf8_lossy(bytes);
+            let mut chars = text.chars();
+            let shown: String = chars.by_ref().take(opts.max_string_chars).collect();
+            let _ = write!(out, "{shown:?}");
+            if chars.next().is_some() {
+                out.push('…');
+            }
+            Ok(())
+        }
+        Value::Time(t) => write!(out, "{t}"),
+        Value::Duration(d) => {
+            let n = d.as_nanos();
+            let sign = if n < 0 { "-" } else { "" };
+            let abs = n.unsigned_abs();
+            write!(
+                out,
+                "{sign}{}.{:09}s",
+                abs / 1_000_000_000,
+                abs % 1_000_000_000
+            )
+        }
+        Value::Bytes(bytes) => {
+            write_list(out, bytes.len(), "bytes", opts, |o, i| {
+                if let Some(b) = bytes.get(i) {
+                    let _ = write!(o, "{b}");
+                }
+            });
+            Ok(())
+        }
+        Value::PrimArray(items) => {
+            write_list(out, items.len(), "items", opts, |o, i| {
+                if let Some(item) = items.get(i) {
+                    write_summary(o, &item, opts, depth + 1);
+                }
+            });
+            Ok(())
+        }
+        Value::Array(items) => {
+            write_list(out, items.len(), "items", opts, |o, i| {
+                if let Some(item) = items.get(i) {
+                    write_summary(o, item, opts, depth + 1);
+                }
+            });
+            Ok(())
+        }
+        Value::Message(m) => {
+            if depth > opts.max_depth && !m.values().is_empty() {
+                out.push_str("{…}");
+                return;
+            }
+            out.push('{');
+            for (i, (name, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "{name}: ");
+                write_summary(out, v, opts, depth + 1);
+            }
+            out.push('}');
+            Ok(())
+        }
+    };
+}
+
+/// A node of the inspector tree: a field or array element with its summary and children.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeNode {
+    /// Field name, or `[i]` for an array element (empty for the root).
+    pub label: String,
+    /// The declared type (`geometry_msgs/Pose`, `float64[9]`), when known.
+    pub type_name: String,
+    /// One-line summary of the value.
+    pub text: String,
+    /// Fields of a message, or the first elements of an array.
+    pub children: Vec<TreeNode>,
+    /// Array elements not listed in `children`.
+    pub more: usize,
+}
+
+/// Builds the tree model of a value (message fields all listed, arrays cut at
+/// `max_array_items` children, byte arrays as a summary without children).
+pub fn tree(value: &Value<'_>, opts: &SummaryOptions) -> TreeNode {
+    let type_name = value
+        .as_message()
+        .map(|m| m.ty().name().to_string())
+        .unwrap_or_default();
+    node(String::new(), type_name, value, opts)
+}
+
+fn node(label: String, type_name: String, value: &Value<'_>, opts: &SummaryOptions) -> TreeNode {
+    let mut n = TreeNode {
+        label,
+        type_name,
+        text: summarize(value, opts),
+        children: Vec::new(),
+        more: 0,
+    };
+    match value {
+        Value::Message(m) => {
+            n.children = m
+                .ty()
+                .fields()
+                .iter()
+                .zip(m.values())
+                .map(|(f, v)| node(f.name().to_string(), f.type_text().to_string(), v, opts))
+                .collect();
+        }
+        Value::PrimArray(items) => {
+            let elem_type = n
+                .type_name
+                .split_once('[')
+                .map(|(base, _)| base.to_string())
+                .unwrap_or_default();
+            n.children = items
+                .iter()
+                .take(opts.max_array_items)
+                .enumerate()
+                .map(|(i, v)| node(format!("[{i}]"), elem_type.clone(), &v, opts))
+                .collect();
+            n.more = items.len().saturating_sub(opts.max_array_items);
+        }
+        Value::Array(items) => {
+            let elem_type = n
+                .type_name
+                .split_once('[')
+                .map(|(base, _)| base.to_string())
+                .unwrap_or_default();
+            n.children = items
+                .iter()
+                .take(opts.max_array_items)
+                .enumerate()
+                .map(|(i, v)| {
+                    let ty = match v.as_message() {
+                        Some(m) => m.ty().name().to_string(),
+                        None => elem_type.clone(),
+                    };
+                    node(format!("[{i}]"), ty, v, opts)
+                })
+                .collect();
+            n.more = items.len().saturating_sub(opts.max_array_items);
+        }
+        _ => {}
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::{PrimArray, Primitive, Schema, decode};
+    use std::borrow::Cow;
+
+    #[test]
+    fn long_arrays_are_cut() {
+        let v = Value::PrimArray(
+            PrimArray::from_values(Primitive::Int32, (1..=1024).map(Value::I32)).unwrap(),
+        );
+        assert_eq!(v.summary(3), "[1024 items: 1, 2, 3, …]");
+        let one = PrimArray::from_values(Primitive::Float64, [Value::F64(1.0)]).unwrap();
+        assert_eq!(Value::PrimArray(one).summary(3), "[1.0]");
+        let img = vec![7u8; 6_220_800];
+        assert_eq!(
+            Value::Bytes(Cow::Borrowed(&img)).summary(2),
+            "[6220800 bytes: 7, 7, …]"
+        );
+        assert_eq!(Value::Array(vec![]).summary(3), "[]");
+        let s = Value::String(Cow::Borrowed(b"a\"b\n"));
+        assert_eq!(s.summary(3), "\"a\\\"b\\n\"");
+    }
+
+    #[test]
+    fn tree_model() {
+        let sep = "=".repeat(80);
+        let schema = Schema::from_definition(
+            "t/T",
+            &format!("P[] ps\nfloat64[] xs\n{sep}\nMSG: t/P\nfloat64 x\nfloat64 y\n"),
+        )
+        .unwrap();
+        let mut p = vec![1, 0, 0, 0];
+        p.extend(1.0f64.to_le_bytes());
+        p.extend(2.5f64.to_le_bytes());
+        p.extend([3, 0, 0, 0]);
+        for x in [1.0f64, 2.0, 3.0] {
+            p.extend(x.to_le_bytes());
+        }
+        let v = decode(&schema, &p).unwrap();
+        let t = tree(
+            &v,
+            &SummaryOptions {
+                max_array_items: 2,
+                ..SummaryOptions::default()
+            },
+        );
+        assert_eq!(t.type_name, "t/T");
+        assert_eq!(t.children[0].label, "ps");
+        assert_eq!(t.children[0].type_name, "t/P[]");
+        assert_eq!(t.children[0].text, "[{x: 1.0, y: 2.5}]");
+        assert_eq!(t.children[0].children[0].label, "[0]");
+        assert_eq!(t.children[0].children[0].type_name, "t/P");
+        assert_eq!(t.children[0].children[0].children[1].text, "2.5");
+        assert_eq!(t.children[1].text, "[3 items: 1.0, 2.0, …]");
+        assert_eq!(t.children[1].children.len(), 2);
+        assert_eq!(t.children[1].children[0].type_name, "float64");
+        assert_eq!(t.children[1].more, 1);
+    }
+}
