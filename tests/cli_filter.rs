@@ -368,7 +368,7 @@ fn reindex_reports_what_was_lost_and_exits_accordingly() {
     assert_eq!(o.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("lost:      nothing"), "{stdout}");
     assert_eq!(Bag::open(&out).unwrap().message_count(), 114);
-    // An old bag without definitions: written, with a warning per connection.
+    // An old bag without definitions: they come from the bundled set.
     let out = dir.path().join("v10.bag");
     let o = run(&[
         os("reindex"),
@@ -377,9 +377,106 @@ fn reindex_reports_what_was_lost_and_exits_accordingly() {
     ]);
     assert_eq!(o.status.code(), Some(0));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.matches("empty message definition").count(), 3, "{err}");
+    assert!(!err.contains("empty message definition"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("defined:   3 connection(s)"));
     let bag = Bag::open(&out).unwrap();
     assert_eq!(bag.message_count(), 21);
+    let pose = bag
+        .connections()
+        .iter()
+        .find(|c| c.topic == "/pose")
+        .unwrap();
+    assert!(pose.message_definition.contains("MSG: std_msgs/Header"));
     // The progress bar is not drawn when stderr is not a terminal.
     assert!(!err.contains('\r') && !err.contains('%'), "{err}");
+}
+
+/// A version 1.1 bag (no definitions stored) with one message of a custom type.
+fn custom_v11_bag(path: &Path, md5: &str) {
+    let mut b = b"#ROSRECORD V1.1\n".to_vec();
+    let payload = [7u8, 0, 0, 0, 2, 0, 0, 0, b'h', b'i'];
+    for (i, topic) in ["/thing", "/thing"].iter().enumerate() {
+        b.extend_from_slice(format!("{topic}\n{md5}\nmy_pkg/Thing\n").as_bytes());
+        b.extend_from_slice(&(100 + i as u32).to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        b.extend_from_slice(&payload);
+    }
+    std::fs::write(path, b).unwrap();
+}
+
+#[test]
+fn msg_path_supplies_definitions_the_bag_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "int32 a\nstring b  # a comment\n";
+    let schema = bagscope::msg::Schema::from_definition("my_pkg/Thing", text).unwrap();
+    let input = dir.path().join("old.bag");
+    custom_v11_bag(&input, schema.md5sum());
+    let msgs = dir.path().join("msgs/my_pkg/msg");
+    std::fs::create_dir_all(&msgs).unwrap();
+    std::fs::write(msgs.join("Thing.msg"), text).unwrap();
+    // Without --msg-path: written with an empty definition, and said so.
+    let out = dir.path().join("plain.bag");
+    let o = run(&[os("reindex"), input.as_os_str(), out.as_os_str()]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("topic '/thing' (my_pkg/Thing") && err.contains("--msg-path"),
+        "{err}"
+    );
+    let bag = Bag::open(&out).unwrap();
+    assert_eq!(bag.connections()[0].message_definition, "");
+    // With it: the full definition, for filter as for reindex.
+    for command in ["reindex", "filter"] {
+        let out = dir.path().join(format!("{command}.bag"));
+        let o = run(&[
+            os(command),
+            input.as_os_str(),
+            out.as_os_str(),
+            os("--msg-path"),
+            dir.path().join("msgs").as_os_str(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            o.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let bag = Bag::open(&out).unwrap();
+        let c = &bag.connections()[0];
+        assert_eq!(c.message_definition, schema.full_text());
+        assert_eq!(c.md5sum, schema.md5sum());
+        assert_eq!(bag.message_count(), 2);
+    }
+    // A definition with another md5sum is not used.
+    std::fs::write(msgs.join("Thing.msg"), "int64 a\nstring b\n").unwrap();
+    let out = dir.path().join("mismatch.bag");
+    let o = run(&[
+        os("reindex"),
+        input.as_os_str(),
+        out.as_os_str(),
+        os("--msg-path"),
+        dir.path().join("msgs").as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(schema.md5sum()), "{err}");
+    assert_eq!(
+        Bag::open(&out).unwrap().connections()[0].message_definition,
+        ""
+    );
+    // A --msg-path that does not exist is a usage error.
+    let o = run(&[
+        os("reindex"),
+        input.as_os_str(),
+        dir.path().join("x.bag").as_os_str(),
+        os("--msg-path"),
+        dir.path().join("nope").as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!dir.path().join("x.bag").exists());
 }

@@ -1,6 +1,8 @@
 //! Where message definitions come from when a bag does not carry them (versions 1.1, 1.0 and
-//! 0 store only type names and md5sums): a small trait, so that writing a V2.0 copy can ask a
-//! definition registry, a directory of `.msg` files, or nothing at all.
+//! 0 store only type names and md5sums): a small trait, so that writing a V2.0 copy can ask the
+//! [`Registry`] (bundled definitions plus `--msg-path`), a test's closure, or nothing at all.
+
+use crate::msg::{Registry, Schema};
 
 /// Gives the full `message_definition` text of a message type: the type's own definition,
 /// then for each type it uses a line of 80 `=`, `MSG: pkg/Type`, and that definition (the
@@ -27,5 +29,37 @@ where
 {
     fn full_text(&self, datatype: &str, md5sum: &str) -> Result<String, String> {
         self(datatype, md5sum)
+    }
+}
+
+/// The registry's definition of `datatype` with exactly `md5sum`, with every nested type.
+impl DefinitionSource for Registry {
+    fn full_text(&self, datatype: &str, md5sum: &str) -> Result<String, String> {
+        Schema::from_registry(datatype, Some(md5sum), self)
+            .map(|s| s.full_text())
+            .map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_registry_gives_full_texts_by_md5sum() {
+        let r = Registry::bundled();
+        let text = r
+            .full_text(
+                "geometry_msgs/PoseStamped",
+                "d3812c3cbc69362b77dc0b19b345f8f5",
+            )
+            .unwrap();
+        assert!(text.contains("MSG: std_msgs/Header"), "{text}");
+        assert!(text.contains("MSG: geometry_msgs/Quaternion"), "{text}");
+        assert!(r.full_text("std_msgs/String", "0123").is_err());
+        assert!(r.full_text("no_such/Type", "0123").is_err());
+        assert!(NoDefinitions.full_text("std_msgs/String", "x").is_err());
+        let f = |t: &str, _: &str| Ok::<_, String>(format!("# {t}"));
+        assert_eq!(f.full_text("a/B", "").unwrap(), "# a/B");
     }
 }

@@ -9,6 +9,7 @@ use crate::bag::rewrite::{RewriteOptions, RewriteReport, rewrite};
 use crate::bag::writer::{DEFAULT_CHUNK_SIZE, WriterOptions};
 use crate::bag::{Bag, Recovery};
 use crate::format::Compression;
+use crate::msg::Registry;
 
 use super::progress::CopyProgress;
 use super::rosbag_fmt::human_size;
@@ -46,6 +47,30 @@ pub struct WriteArgs {
     #[arg(long, value_name = "KIB", default_value_t = DEFAULT_CHUNK_SIZE / 1024,
           value_parser = clap::value_parser!(u32).range(0..=4_194_303))]
     pub chunk_size: u32,
+}
+
+/// Where definitions come from for bags that do not carry them.
+#[derive(Args, Debug, Clone)]
+pub struct DefinitionArgs {
+    /// Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled
+    /// ones (repeatable). Used for bags older than 1.2, which store none.
+    #[arg(long = "msg-path", value_name = "DIR")]
+    pub msg_path: Vec<std::path::PathBuf>,
+}
+
+impl DefinitionArgs {
+    /// The bundled definitions plus the `--msg-path` directories; prints the error and
+    /// returns [`Outcome::Failed`] when a directory cannot be read.
+    pub fn registry(&self) -> Result<Registry, Outcome> {
+        let mut registry = Registry::bundled();
+        for dir in &self.msg_path {
+            if let Err(e) = registry.add_msg_path(dir) {
+                print_error(format!("--msg-path: {e}"));
+                return Err(Outcome::Failed);
+            }
+        }
+        Ok(registry)
+    }
 }
 
 impl WriteArgs {
@@ -105,7 +130,8 @@ pub fn report_problems(bag: &Bag, report: &RewriteReport) -> Outcome {
     for m in &report.missing_definitions {
         eprintln!(
             "bagscope: warning: {}: topic '{}' ({} [{}]) is written with an empty message \
-             definition: {}; tools that decode from the bag cannot decode it",
+             definition: {}; tools that decode from the bag cannot decode it (give the .msg \
+             files with --msg-path)",
             bag.path().display(),
             m.topic,
             m.datatype,

@@ -6,10 +6,12 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
-use crate::bag::{Bag, ConnId, NoDefinitions, Query};
+use crate::bag::{Bag, ConnId, Query};
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
-use super::copy::{WriteArgs, recovery_lines, report_problems, run_copy, wrote_line};
+use super::copy::{
+    DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
+};
 use super::{Outcome, open_bag, print_error};
 
 /// Arguments of `bagscope filter`.
@@ -35,10 +37,17 @@ pub struct FilterArgs {
     /// Output options.
     #[command(flatten)]
     pub write: WriteArgs,
+    /// Definitions for old bags.
+    #[command(flatten)]
+    pub definitions: DefinitionArgs,
 }
 
 /// Runs `bagscope filter`.
 pub fn run(args: &FilterArgs) -> Outcome {
+    let registry = match args.definitions.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
     let bag = match open_bag(&args.input) {
         Ok(b) => b,
         Err(o) => return o,
@@ -54,13 +63,14 @@ pub fn run(args: &FilterArgs) -> Outcome {
         query,
         writer: args.write.writer_options(&bag),
         ids: ConnectionIds::Renumber,
-        definitions: &NoDefinitions,
+        definitions: &registry,
     };
     let report = match run_copy(&bag, &args.output, &options) {
         Ok(r) => r,
         Err(o) => return o,
     };
-    if let Some(r) = bag.recovery() {
+    // A damaged input was copied as far as it could be read: say what is missing.
+    if let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) {
         for line in recovery_lines(r) {
             eprintln!("bagscope: warning: {}: {line}", bag.path().display());
         }

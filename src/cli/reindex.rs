@@ -6,11 +6,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::bag::Query;
 use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
-use crate::bag::{NoDefinitions, Query};
 use crate::format::Version;
 
-use super::copy::{WriteArgs, recovery_lines, report_problems, run_copy, wrote_line};
+use super::copy::{
+    DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
+};
 use super::{Outcome, open_bag};
 
 /// Arguments of `bagscope reindex`.
@@ -26,10 +28,17 @@ pub struct ReindexArgs {
     /// Output options.
     #[command(flatten)]
     pub write: WriteArgs,
+    /// Definitions for old bags.
+    #[command(flatten)]
+    pub definitions: DefinitionArgs,
 }
 
 /// Runs `bagscope reindex`.
 pub fn run(args: &ReindexArgs) -> Outcome {
+    let registry = match args.definitions.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
     let bag = match open_bag(&args.input) {
         Ok(b) => b,
         Err(o) => return o,
@@ -38,7 +47,7 @@ pub fn run(args: &ReindexArgs) -> Outcome {
         query: Query::all(),
         writer: args.write.writer_options(&bag),
         ids: ConnectionIds::Keep,
-        definitions: &NoDefinitions,
+        definitions: &registry,
     };
     let report = match run_copy(&bag, &args.output, &options) {
         Ok(r) => r,
@@ -65,6 +74,12 @@ pub fn run(args: &ReindexArgs) -> Outcome {
         println!(
             "lost:      {} unreadable message(s) or chunk(s), listed above",
             report.unreadable.len()
+        );
+    }
+    if report.filled_definitions > 0 {
+        println!(
+            "defined:   {} connection(s) from the bundled definitions or --msg-path",
+            report.filled_definitions
         );
     }
     if !report.missing_definitions.is_empty() {

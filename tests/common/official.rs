@@ -43,12 +43,11 @@ pub fn have_rosbag_cli() -> Result<(), String> {
 }
 
 /// Dumps `bags` with the official reader (`dump_full.py`): one JSON object per bag.
-pub fn dump_full(bags: &[PathBuf], reindex_copy: bool) -> Vec<Value> {
+/// `flags`: `--reindex-copy` (read unindexed bags through a reindexed copy), `--decode`
+/// (deserialize and serialize every message again: a sixth row element, that md5).
+pub fn dump_full(bags: &[PathBuf], flags: &[&str]) -> Vec<Value> {
     let mut cmd = Command::new(ros_python());
-    cmd.arg(script("dump_full.py"));
-    if reindex_copy {
-        cmd.arg("--reindex-copy");
-    }
+    cmd.arg(script("dump_full.py")).args(flags);
     let out = cmd.args(bags).output().unwrap();
     assert!(
         out.status.success(),

@@ -3,7 +3,7 @@
 bag and per line, in the order given, with every connection's full header and one row per
 message -- what bagscope's writer must reproduce.
 
-    dump_full.py [--reindex-copy] BAG...
+    dump_full.py [--reindex-copy] [--decode] BAG...
 
 Per bag: {"path", "ok": true, "reindexed", "version", "chunks", "compression": [..per chunk..],
 "connections": [{"id", "topic", "header": [[name, hex value], ...]}],
@@ -11,9 +11,12 @@ Per bag: {"path", "ok": true, "reindexed", "version", "chunks", "compression": [
 {"path", "ok": false, "error"} when the official reader fails.
 
 With --reindex-copy, an unindexed bag is first copied and reindexed with the official algorithm
-(as `rosbag reindex` does); without it, an unindexed bag is an error.
+(as `rosbag reindex` does); without it, an unindexed bag is an error. With --decode, every
+message is also deserialized with the classes genpy generates from the bag's definitions and
+serialized again: each row gets a sixth element, the md5 of those bytes (or the error).
 """
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -38,7 +41,19 @@ def open_bag(path, reindex_copy, tmp):
         return rosbag.Bag(copy, 'r'), True
 
 
-def dump(path, reindex_copy):
+def decoded_md5s(bag):
+    out = []
+    for _, msg, _ in bag.read_messages():
+        try:
+            buf = io.BytesIO()
+            msg.serialize(buf)
+            out.append(hashlib.md5(buf.getvalue()).hexdigest())
+        except Exception as ex:
+            out.append('error: %s' % ex)
+    return out
+
+
+def dump(path, reindex_copy, decode):
     tmp = tempfile.mkdtemp()
     try:
         bag, reindexed = open_bag(path, reindex_copy, tmp)
@@ -51,6 +66,13 @@ def dump(path, reindex_copy):
         for topic, raw, t, header in bag.read_messages(raw=True, return_connection_header=True):
             data = raw[1]
             rows.append([t.to_nsec(), topic, len(data), hashlib.md5(data).hexdigest(), ids[id(header)]])
+        if decode:
+            try:
+                md5s = decoded_md5s(bag)
+            except Exception as ex:  # a class could not be generated
+                md5s = ['error: %s: %s' % (type(ex).__name__, ex)] * len(rows)
+            for row, md5 in zip(rows, md5s):
+                row.append(md5)
         chunks = [bag._chunk_headers[c.pos].compression for c in bag._chunks]
         out = {'path': path, 'ok': True, 'reindexed': reindexed,
                'version': '%d.%d' % (bag.version // 100, bag.version % 100),
@@ -65,9 +87,9 @@ def dump(path, reindex_copy):
 
 
 def main(argv):
-    reindex_copy = '--reindex-copy' in argv
-    for path in [a for a in argv if a != '--reindex-copy']:
-        print(json.dumps(dump(path, reindex_copy)), flush=True)
+    flags = {'--reindex-copy', '--decode'}
+    for path in [a for a in argv if a not in flags]:
+        print(json.dumps(dump(path, '--reindex-copy' in argv, '--decode' in argv)), flush=True)
 
 
 if __name__ == '__main__':
