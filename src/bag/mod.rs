@@ -14,6 +14,9 @@
 //! # Ok::<(), bagscope::bag::BagError>(())
 //! ```
 //!
+//! [`writer::BagWriter`] writes V2.0 bags; [`rewrite::rewrite`] copies (some of) a bag's
+//! messages into one.
+//!
 //! Opening an indexed 2.0 bag reads only the bag header, the index section and each chunk's
 //! record header. Unindexed, truncated or damaged 2.0 bags, 1.2 bags and older layouts are
 //! scanned (see [`Recovery`]).
@@ -22,6 +25,7 @@ mod bytes;
 mod cache;
 mod chunk;
 mod connection;
+pub mod definitions;
 mod entries;
 mod error;
 mod iter;
@@ -34,9 +38,11 @@ mod parallel;
 mod query;
 mod recover_v2;
 mod recovery;
+pub mod rewrite;
 mod source;
 mod summary;
 mod table;
+pub mod writer;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -45,6 +51,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 pub use bytes::Bytes;
 pub use chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 pub use connection::{ConnId, Connection};
+pub use definitions::{DefinitionSource, NoDefinitions};
 pub use error::{BagError, BagErrorKind, Warning};
 pub use iter::Messages;
 pub use parallel::default_threads;

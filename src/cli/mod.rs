@@ -4,8 +4,12 @@
 //! part, `verify` found problems); 2 usage error or a file that cannot be opened at all.
 //! Errors are printed as `bagscope: error: FILE: WHAT (at byte N)`.
 
+pub mod copy;
+pub mod filter;
 pub mod info;
 pub mod json;
+pub mod progress;
+pub mod reindex;
 pub mod rosbag_fmt;
 
 use std::path::Path;
@@ -36,6 +40,10 @@ pub struct Cli {
 pub enum Command {
     /// Summarise bags (the `rosbag info` layout, or YAML/JSON).
     Info(info::InfoArgs),
+    /// Write a V2.0 copy of the messages on some topics within a time range.
+    Filter(filter::FilterArgs),
+    /// Write a complete, indexed V2.0 copy of an unindexed, truncated or old bag.
+    Reindex(reindex::ReindexArgs),
 }
 
 /// How a command ended; ordered by severity.
@@ -89,6 +97,8 @@ pub fn main() -> ExitCode {
 pub fn run(cli: &Cli) -> Outcome {
     match &cli.command {
         Some(Command::Info(args)) => info::run(args),
+        Some(Command::Filter(args)) => filter::run(args),
+        Some(Command::Reindex(args)) => reindex::run(args),
         None => explore(cli),
     }
 }

@@ -3,7 +3,7 @@
 use super::compression::Compression;
 use super::error::{ErrorKind, FormatError, Result};
 use super::op::{Op, RecordKind};
-use super::record::{Record, RecordHead};
+use super::record::{Record, RecordHead, write_record_head};
 
 /// The fields of a chunk record header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +53,20 @@ impl ChunkHeader {
         })
     }
 
+    /// Appends the chunk record's header and `data_len` (the compressed size) to `out`; the
+    /// `data_len` bytes of compressed data follow.
+    pub fn encode_head(&self, out: &mut Vec<u8>, data_len: u32) {
+        write_record_head(
+            out,
+            &[
+                ("compression", self.compression.name().as_bytes()),
+                ("op", &[Op::Chunk.byte()]),
+                ("size", &self.size.to_le_bytes()),
+            ],
+            data_len,
+        );
+    }
+
     /// Reads the header of a complete chunk record.
     pub fn from_record(record: &Record<'_>) -> Result<Self> {
         Self::from_head(&RecordHead {
@@ -61,5 +75,26 @@ impl ChunkHeader {
             data_len: u32::try_from(record.data.len()).unwrap_or(u32::MAX),
             data_offset: record.data_offset,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::record::read_head;
+
+    #[test]
+    fn encodes_a_head_that_reads_back() {
+        let h = ChunkHeader {
+            compression: Compression::Lz4,
+            size: 1234,
+        };
+        let mut buf = Vec::new();
+        h.encode_head(&mut buf, 7);
+        buf.extend_from_slice(b"1234567");
+        let head = read_head(&buf, 0, 0).unwrap();
+        assert_eq!(head.data_len, 7);
+        assert_eq!(head.end(), buf.len() as u64);
+        assert_eq!(ChunkHeader::from_head(&head).unwrap(), h);
     }
 }

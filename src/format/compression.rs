@@ -133,20 +133,21 @@ fn bz2(src: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), ErrorKind> {
     }
 }
 
-/// Compresses `src` with `method` (used by the writer). `none` copies.
-pub fn compress(method: Compression, src: &[u8]) -> Vec<u8> {
+/// Compresses `src` with `method` (used by the writer). `none` copies. Only bz2 can fail (the
+/// library's error, e.g. out of memory).
+pub fn compress(method: Compression, src: &[u8]) -> std::io::Result<Vec<u8>> {
     match method {
-        Compression::None => src.to_vec(),
+        Compression::None => Ok(src.to_vec()),
         Compression::Bz2 => {
             use std::io::Write;
-            let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
-            // Writing to a Vec cannot fail.
-            if enc.write_all(src).is_err() {
-                return Vec::new();
-            }
-            enc.finish().unwrap_or_default()
+            let mut enc = bzip2::write::BzEncoder::new(
+                Vec::with_capacity(src.len() / 4 + 64),
+                bzip2::Compression::best(),
+            );
+            enc.write_all(src)?;
+            enc.finish()
         }
-        Compression::Lz4 => super::lz4::compress(src),
+        Compression::Lz4 => Ok(super::lz4::compress(src)),
     }
 }
 
@@ -164,7 +165,7 @@ mod tests {
     fn round_trips_every_method() {
         let data = sample();
         for m in [Compression::None, Compression::Bz2, Compression::Lz4] {
-            let packed = compress(m, &data);
+            let packed = compress(m, &data).unwrap();
             let mut out = Vec::new();
             decompress(
                 m,
@@ -182,8 +183,8 @@ mod tests {
     fn concatenated_lz4_frames_decode_whole() {
         let data = sample();
         let (a, b) = data.split_at(12345);
-        let mut packed = compress(Compression::Lz4, a);
-        packed.extend(compress(Compression::Lz4, b));
+        let mut packed = compress(Compression::Lz4, a).unwrap();
+        packed.extend(compress(Compression::Lz4, b).unwrap());
         let mut out = Vec::new();
         decompress(
             Compression::Lz4,
@@ -199,7 +200,7 @@ mod tests {
     #[test]
     fn limits_and_lies_are_errors() {
         let data = sample();
-        let packed = compress(Compression::Bz2, &data);
+        let packed = compress(Compression::Bz2, &data).unwrap();
         let mut out = Vec::new();
         let err = decompress(Compression::Bz2, &packed, u32::MAX, 1 << 20, &mut out).unwrap_err();
         assert!(matches!(err, ErrorKind::TooLarge { .. }));
@@ -208,7 +209,7 @@ mod tests {
         assert!(matches!(err, ErrorKind::TooLarge { .. }), "{err:?}");
         let err = decompress(
             Compression::Lz4,
-            &compress(Compression::Lz4, &data),
+            &compress(Compression::Lz4, &data).unwrap(),
             10,
             1 << 16,
             &mut out,
@@ -226,7 +227,7 @@ mod tests {
         let data = sample();
         let declared = u32::try_from(data.len()).unwrap();
         for m in [Compression::Bz2, Compression::Lz4] {
-            let packed = compress(m, &data);
+            let packed = compress(m, &data).unwrap();
             for cut in [0, 1, 7, packed.len() / 2, packed.len() - 1] {
                 let mut out = Vec::new();
                 let r = decompress(m, &packed[..cut], declared, 1 << 30, &mut out);

@@ -124,16 +124,22 @@ impl ConnectionRecord {
 
     /// Appends the encoded record to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        super::record::write_record(
-            out,
-            &[
-                ("conn", &self.conn.to_le_bytes()),
-                ("op", &[Op::Connection.byte()]),
-                ("topic", self.topic.as_bytes()),
-            ],
-            &self.header.raw,
-        );
+        encode_record(out, self.conn, &self.topic, &self.header.raw);
     }
+}
+
+/// Appends a connection record for connection `conn` on `topic` whose data is the raw
+/// connection header `raw` (fields in the C++ recorder's order: `conn`, `op`, `topic`).
+pub fn encode_record(out: &mut Vec<u8>, conn: u32, topic: &str, raw: &[u8]) {
+    super::record::write_record(
+        out,
+        &[
+            ("conn", &conn.to_le_bytes()),
+            ("op", &[Op::Connection.byte()]),
+            ("topic", topic.as_bytes()),
+        ],
+        raw,
+    );
 }
 
 #[cfg(test)]

@@ -124,7 +124,18 @@ pub fn read_record(buf: &[u8], pos: usize, base: u64) -> Result<Record<'_>> {
 }
 
 /// Appends a record made of `fields` and `data` to `out`.
+///
+/// Lengths above `u32::MAX` cannot be represented; callers that take sizes from outside (the
+/// writer) check them first.
 pub fn write_record(out: &mut Vec<u8>, fields: &[(&str, &[u8])], data: &[u8]) {
+    write_record_head(out, fields, u32::try_from(data.len()).unwrap_or(u32::MAX));
+    out.extend_from_slice(data);
+}
+
+/// Appends the part of a record before its data: `header_len`, the header made of `fields`,
+/// and `data_len`. The caller writes the `data_len` data bytes next (the writer streams a
+/// chunk's compressed data this way instead of copying it).
+pub fn write_record_head(out: &mut Vec<u8>, fields: &[(&str, &[u8])], data_len: u32) {
     let mut header = Vec::with_capacity(64);
     for (name, value) in fields {
         write_field(&mut header, name, value);
@@ -135,8 +146,7 @@ pub fn write_record(out: &mut Vec<u8>, fields: &[(&str, &[u8])], data: &[u8]) {
             .to_le_bytes(),
     );
     out.extend_from_slice(&header);
-    out.extend_from_slice(&u32::try_from(data.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(data);
+    out.extend_from_slice(&data_len.to_le_bytes());
 }
 
 #[cfg(test)]

@@ -90,3 +90,11 @@ pub fn ros_python() -> &'static str {
         "python3"
     }
 }
+
+pub mod official;
+pub mod synth;
+
+/// The `bagscope` binary built for these tests.
+pub fn bagscope() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_bagscope"))
+}

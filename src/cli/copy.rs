@@ -1,0 +1,189 @@
+//! What `filter` and `reindex` share: the output options, running the copy with a progress
+//! bar, and reporting what was read, lost and written.
+
+use std::path::Path;
+
+use clap::{Args, ValueEnum};
+
+use crate::bag::rewrite::{RewriteOptions, RewriteReport, rewrite};
+use crate::bag::writer::{DEFAULT_CHUNK_SIZE, WriterOptions};
+use crate::bag::{Bag, Recovery};
+use crate::format::Compression;
+use crate::msg::Registry;
+
+use super::progress::CopyProgress;
+use super::rosbag_fmt::human_size;
+use super::{Outcome, print_error};
+
+/// Compression methods on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompressionArg {
+    /// Uncompressed chunks.
+    None,
+    /// bzip2 (smallest, slowest).
+    Bz2,
+    /// LZ4 (fast).
+    Lz4,
+}
+
+impl From<CompressionArg> for Compression {
+    fn from(c: CompressionArg) -> Compression {
+        match c {
+            CompressionArg::None => Compression::None,
+            CompressionArg::Bz2 => Compression::Bz2,
+            CompressionArg::Lz4 => Compression::Lz4,
+        }
+    }
+}
+
+/// How the output bag is written.
+#[derive(Args, Debug, Clone)]
+pub struct WriteArgs {
+    /// Chunk compression [default: the input's (its most used chunk compression; none for
+    /// bags older than 2.0)].
+    #[arg(long, value_enum, value_name = "METHOD")]
+    pub compression: Option<CompressionArg>,
+    /// Uncompressed chunk size in KiB; a chunk is closed after the message that crosses it.
+    #[arg(long, value_name = "KIB", default_value_t = DEFAULT_CHUNK_SIZE / 1024,
+          value_parser = clap::value_parser!(u32).range(0..=4_194_303))]
+    pub chunk_size: u32,
+}
+
+/// Where definitions come from for bags that do not carry them.
+#[derive(Args, Debug, Clone)]
+pub struct DefinitionArgs {
+    /// Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled
+    /// ones (repeatable). Used for bags older than 1.2, which store none.
+    #[arg(long = "msg-path", value_name = "DIR")]
+    pub msg_path: Vec<std::path::PathBuf>,
+}
+
+impl DefinitionArgs {
+    /// The bundled definitions plus the `--msg-path` directories; prints the error and
+    /// returns [`Outcome::Failed`] when a directory cannot be read.
+    pub fn registry(&self) -> Result<Registry, Outcome> {
+        let mut registry = Registry::bundled();
+        for dir in &self.msg_path {
+            if let Err(e) = registry.add_msg_path(dir) {
+                print_error(format!("--msg-path: {e}"));
+                return Err(Outcome::Failed);
+            }
+        }
+        Ok(registry)
+    }
+}
+
+impl WriteArgs {
+    /// The writer options for copying `bag`.
+    pub fn writer_options(&self, bag: &Bag) -> WriterOptions {
+        let compression = self.compression.map_or_else(
+            || {
+                bag.compression_stats()
+                    .into_iter()
+                    .max_by_key(|s| s.chunks)
+                    .map_or(Compression::None, |s| s.compression)
+            },
+            Compression::from,
+        );
+        WriterOptions {
+            compression,
+            chunk_size: self.chunk_size.saturating_mul(1024),
+        }
+    }
+}
+
+/// Runs the copy of `bag` into `output` with a progress bar; prints errors and returns the
+/// report, or the outcome to exit with.
+pub fn run_copy(
+    bag: &Bag,
+    output: &Path,
+    options: &RewriteOptions<'_>,
+) -> Result<RewriteReport, Outcome> {
+    let range = bag.start_time().zip(bag.end_time()).map(|(s, e)| {
+        let s = options.query.start.map_or(s, |q| q.max(s));
+        let e = options.query.end.map_or(e, |q| q.min(e));
+        (s, e.max(s))
+    });
+    let mut progress = CopyProgress::new(range);
+    let result = rewrite(bag, output, options, &mut |p| progress.update(p));
+    progress.finish();
+    result.map_err(|e| {
+        print_error(&e);
+        Outcome::Failed
+    })
+}
+
+/// Prints, on stderr, what the reader could not read and which definitions are missing;
+/// returns [`Outcome::Problems`] when messages were lost.
+pub fn report_problems(bag: &Bag, report: &RewriteReport) -> Outcome {
+    let mut outcome = Outcome::Ok;
+    if bag.recovery().is_some_and(|r| !r.is_lossless()) {
+        outcome = Outcome::Problems;
+    }
+    for e in &report.unreadable {
+        print_error(e);
+        outcome = Outcome::Problems;
+    }
+    for w in bag.warnings() {
+        eprintln!("bagscope: warning: {}: {w}", bag.path().display());
+    }
+    for m in &report.missing_definitions {
+        eprintln!(
+            "bagscope: warning: {}: topic '{}' ({} [{}]) is written with an empty message \
+             definition: {}; tools that decode from the bag cannot decode it (give the .msg \
+             files with --msg-path)",
+            bag.path().display(),
+            m.topic,
+            m.datatype,
+            m.md5sum,
+            m.reason
+        );
+    }
+    outcome
+}
+
+/// The `wrote:` line.
+pub fn wrote_line(report: &RewriteReport) -> String {
+    let s = &report.summary;
+    format!(
+        "wrote:     {}: {}, {}, {}, {}",
+        s.path.display(),
+        count(s.messages, "message"),
+        count(u64::from(s.connections), "connection"),
+        count(u64::from(s.chunks), "chunk"),
+        human_size(s.bytes as f64)
+    )
+}
+
+/// `1 chunk`, `2 chunks`.
+fn count(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// Lines describing how a bag without a usable index was read.
+pub fn recovery_lines(recovery: &Recovery) -> Vec<String> {
+    let mut lines = vec![format!("index:     {}", recovery.reason)];
+    if recovery.complete_chunks + recovery.partial_chunks > 0 {
+        lines.push(format!(
+            "read:      {} complete and {} partial {}",
+            recovery.complete_chunks,
+            recovery.partial_chunks,
+            if recovery.partial_chunks == 1 {
+                "chunk"
+            } else {
+                "chunks"
+            }
+        ));
+    }
+    if recovery.losses.is_empty() {
+        lines.push("lost:      nothing".to_string());
+    }
+    for l in &recovery.losses {
+        lines.push(format!("lost:      {l}"));
+    }
+    lines
+}

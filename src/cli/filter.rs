@@ -1,0 +1,129 @@
+//! `bagscope filter IN OUT [-t TOPIC]... [--start T] [--end T]`: a V2.0 copy of the messages on
+//! some topics within a time range.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
+use crate::bag::{Bag, ConnId, Query};
+use crate::time::{RosTime, TimeSpec, parse_time_spec};
+
+use super::copy::{
+    DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
+};
+use super::{Outcome, open_bag, print_error};
+
+/// Arguments of `bagscope filter`.
+#[derive(Args, Debug)]
+pub struct FilterArgs {
+    /// The bag to read (any version; never modified).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// The V2.0 bag to write (must not be IN; written beside it under a temporary name and
+    /// renamed when complete).
+    #[arg(value_name = "OUT")]
+    pub output: PathBuf,
+    /// Keep messages on TOPIC (repeatable; default: every topic).
+    #[arg(short = 't', long = "topic", value_name = "TOPIC")]
+    pub topics: Vec<String>,
+    /// Keep messages received at or after T: seconds since the epoch, or `+SECONDS` after the
+    /// start of the bag.
+    #[arg(long, value_name = "T", value_parser = parse_time_spec, allow_hyphen_values = true)]
+    pub start: Option<TimeSpec>,
+    /// Keep messages received at or before T (same forms as --start).
+    #[arg(long, value_name = "T", value_parser = parse_time_spec, allow_hyphen_values = true)]
+    pub end: Option<TimeSpec>,
+    /// Output options.
+    #[command(flatten)]
+    pub write: WriteArgs,
+    /// Definitions for old bags.
+    #[command(flatten)]
+    pub definitions: DefinitionArgs,
+}
+
+/// Runs `bagscope filter`.
+pub fn run(args: &FilterArgs) -> Outcome {
+    let registry = match args.definitions.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let bag = match open_bag(&args.input) {
+        Ok(b) => b,
+        Err(o) => return o,
+    };
+    let query = match selection(&bag, args) {
+        Ok(q) => q,
+        Err(why) => {
+            print_error(why);
+            return Outcome::Failed;
+        }
+    };
+    let options = RewriteOptions {
+        query,
+        writer: args.write.writer_options(&bag),
+        ids: ConnectionIds::Renumber,
+        definitions: &registry,
+    };
+    let report = match run_copy(&bag, &args.output, &options) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    // A damaged input was copied as far as it could be read: say what is missing.
+    if let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) {
+        for line in recovery_lines(r) {
+            eprintln!("bagscope: warning: {}: {line}", bag.path().display());
+        }
+    }
+    let outcome = report_problems(&bag, &report);
+    println!("{}", wrote_line(&report));
+    outcome
+}
+
+/// The query for the topics and time range asked for; unknown topics are warned about.
+fn selection(bag: &Bag, args: &FilterArgs) -> Result<Query, String> {
+    let mut query = Query::all();
+    if !args.topics.is_empty() {
+        let mut conns: Vec<ConnId> = Vec::new();
+        for topic in &args.topics {
+            let found = matching(bag, topic);
+            if found.is_empty() {
+                eprintln!(
+                    "bagscope: warning: {}: no topic '{topic}'",
+                    bag.path().display()
+                );
+            }
+            conns.extend(found);
+        }
+        query = query.connections(conns);
+    }
+    let base = bag.start_time().unwrap_or(RosTime::MIN);
+    let start = args.start.map(|t| t.resolve(base));
+    let end = args.end.map(|t| t.resolve(base));
+    if let (Some(s), Some(e)) = (start, end) {
+        if s > e {
+            return Err(format!("--start ({s}) is after --end ({e})"));
+        }
+    }
+    Ok(query.time_range(start, end))
+}
+
+/// Connections on `topic`; when none match exactly, those whose topic differs only by a
+/// leading `/` (old bags have topics like `scan`).
+fn matching(bag: &Bag, topic: &str) -> Vec<ConnId> {
+    let exact: Vec<ConnId> = bag
+        .connections()
+        .iter()
+        .filter(|c| c.topic == topic)
+        .map(|c| c.id)
+        .collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    let bare = topic.trim_start_matches('/');
+    bag.connections()
+        .iter()
+        .filter(|c| c.topic.trim_start_matches('/') == bare)
+        .map(|c| c.id)
+        .collect()
+}

@@ -1,0 +1,93 @@
+//! `bagscope reindex IN OUT`: a complete, indexed V2.0 copy of an unindexed, truncated,
+//! damaged or old-version bag, with every message the reader can recover, and a report of
+//! what was lost.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::bag::Query;
+use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
+use crate::format::Version;
+
+use super::copy::{
+    DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
+};
+use super::{Outcome, open_bag};
+
+/// Arguments of `bagscope reindex`.
+#[derive(Args, Debug)]
+pub struct ReindexArgs {
+    /// The bag to read (any version; never modified).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// The V2.0 bag to write (must not be IN; written beside it under a temporary name and
+    /// renamed when complete).
+    #[arg(value_name = "OUT")]
+    pub output: PathBuf,
+    /// Output options.
+    #[command(flatten)]
+    pub write: WriteArgs,
+    /// Definitions for old bags.
+    #[command(flatten)]
+    pub definitions: DefinitionArgs,
+}
+
+/// Runs `bagscope reindex`.
+pub fn run(args: &ReindexArgs) -> Outcome {
+    let registry = match args.definitions.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let bag = match open_bag(&args.input) {
+        Ok(b) => b,
+        Err(o) => return o,
+    };
+    let options = RewriteOptions {
+        query: Query::all(),
+        writer: args.write.writer_options(&bag),
+        ids: ConnectionIds::Keep,
+        definitions: &registry,
+    };
+    let report = match run_copy(&bag, &args.output, &options) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let outcome = report_problems(&bag, &report);
+    println!(
+        "input:     {} (version {})",
+        bag.path().display(),
+        bag.version()
+    );
+    match bag.recovery() {
+        Some(r) => {
+            for line in recovery_lines(r) {
+                println!("{line}");
+            }
+        }
+        None if bag.version() == Version::V2_0 => {
+            println!("index:     complete; the copy holds the same messages");
+        }
+        None => println!("index:     read from the version {} index", bag.version()),
+    }
+    if !report.unreadable.is_empty() {
+        println!(
+            "lost:      {} unreadable message(s) or chunk(s), listed above",
+            report.unreadable.len()
+        );
+    }
+    if report.filled_definitions > 0 {
+        println!(
+            "defined:   {} connection(s) from the bundled definitions or --msg-path",
+            report.filled_definitions
+        );
+    }
+    if !report.missing_definitions.is_empty() {
+        println!(
+            "missing:   message definitions of {} connection(s), listed above",
+            report.missing_definitions.len()
+        );
+    }
+    println!("{}", wrote_line(&report));
+    outcome
+}
