@@ -54,7 +54,7 @@ pub use connection::{ConnId, Connection};
 pub use definitions::{DefinitionSource, NoDefinitions};
 pub use error::{BagError, BagErrorKind, Warning};
 pub use iter::Messages;
-pub use parallel::default_threads;
+pub use parallel::{default_threads, parallel_map};
 pub use query::Query;
 pub use recovery::{Loss, Recovery};
 pub use summary::{CompressionStats, TopicSummary};
@@ -386,6 +386,28 @@ impl Bag {
     pub fn read(&self, entry: &IndexEntry) -> Result<Message, BagError> {
         let bytes = self.chunk_bytes(entry.chunk)?;
         self.read_in(entry, &bytes)
+    }
+
+    /// Reads the message at `entry` from its chunk's bytes (from [`Bag::chunk_bytes`]).
+    pub fn read_with(&self, entry: &IndexEntry, bytes: &Bytes) -> Result<Message, BagError> {
+        self.read_in(entry, bytes)
+    }
+
+    /// Walks a 2.0 chunk's records: the number of message data records, and the error that
+    /// stopped the walk early, if any.
+    pub fn count_message_records(
+        &self,
+        chunk: &Chunk,
+        bytes: &Bytes,
+    ) -> (usize, Option<crate::format::FormatError>) {
+        let scan = entries::scan_records(bytes, entries::Origin::of(chunk));
+        let expected_end = chunk.state == ChunkState::Complete;
+        (scan.messages.len(), scan.error.filter(|_| expected_end))
+    }
+
+    /// Worker threads used for decompression.
+    pub fn threads(&self) -> usize {
+        self.inner.options.threads
     }
 
     /// Reads the message at `entry` from its chunk's already loaded bytes.

@@ -4,7 +4,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Applies `f` to every item on up to `threads` threads and returns the results in order.
-pub(crate) fn parallel_map<T: Sync, R: Send>(
+pub fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     f: impl Fn(&T) -> R + Sync,

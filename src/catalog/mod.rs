@@ -4,11 +4,13 @@
 //! bag and many bags behave the same.
 
 mod merge;
+mod schemas;
 mod topics;
 
 use std::path::{Path, PathBuf};
 
 pub use merge::{CatalogMessage, CatalogMessages};
+pub use schemas::{SchemaEntry, Schemas, compile};
 pub use topics::CatalogTopic;
 
 use crate::bag::{Bag, BagError, OpenOptions, Query};

@@ -4,13 +4,18 @@
 //! part, `verify` found problems); 2 usage error or a file that cannot be opened at all.
 //! Errors are printed as `bagscope: error: FILE: WHAT (at byte N)`.
 
+pub mod args;
 pub mod copy;
+pub mod echo;
+pub mod export;
 pub mod filter;
 pub mod info;
 pub mod json;
+pub mod output;
 pub mod progress;
 pub mod reindex;
 pub mod rosbag_fmt;
+pub mod verify;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -40,6 +45,12 @@ pub struct Cli {
 pub enum Command {
     /// Summarise bags (the `rosbag info` layout, or YAML/JSON).
     Info(info::InfoArgs),
+    /// Print decoded messages in receive-time order (`rostopic echo` YAML or JSON lines).
+    Echo(echo::EchoArgs),
+    /// Read, decompress and decode every message; report every problem (exit 1 if any).
+    Verify(verify::VerifyArgs),
+    /// One row per message of a topic: CSV (`rostopic echo -p` columns) or JSON lines.
+    Export(export::ExportArgs),
     /// Write a V2.0 copy of the messages on some topics within a time range.
     Filter(filter::FilterArgs),
     /// Write a complete, indexed V2.0 copy of an unindexed, truncated or old bag.
@@ -97,6 +108,9 @@ pub fn main() -> ExitCode {
 pub fn run(cli: &Cli) -> Outcome {
     match &cli.command {
         Some(Command::Info(args)) => info::run(args),
+        Some(Command::Echo(args)) => echo::run(args),
+        Some(Command::Verify(args)) => verify::run(args),
+        Some(Command::Export(args)) => export::run(args),
         Some(Command::Filter(args)) => filter::run(args),
         Some(Command::Reindex(args)) => reindex::run(args),
         None => explore(cli),

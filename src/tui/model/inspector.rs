@@ -3,11 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
-use std::sync::Arc;
 
-use crate::bag::ConnId;
-use crate::catalog::Catalog;
-use crate::msg::{ConstValue, Registry, Schema, Value};
+use crate::catalog::{Catalog, Schemas};
+use crate::msg::{ConstValue, Registry, Value};
 use crate::time::RosTime;
 
 use super::messages::MsgRef;
@@ -41,32 +39,22 @@ pub struct Inspected {
     pub head: Vec<u8>,
 }
 
-/// A compiled schema (or why it could not be compiled) and notes about it.
-type CachedSchema = (Result<Arc<Schema>, String>, Vec<String>);
-
-/// Compiles schemas once per connection and decodes messages.
+/// Decodes messages for the inspector, compiling each connection's schema once.
+#[derive(Debug, Default)]
 pub struct Decoder {
-    registry: Registry,
-    schemas: HashMap<(usize, ConnId), CachedSchema>,
-}
-
-impl Default for Decoder {
-    fn default() -> Self {
-        Self::new()
-    }
+    schemas: Schemas,
 }
 
 impl Decoder {
     /// A decoder using the bundled definitions for bags that carry none.
     pub fn new() -> Self {
-        Self::with_registry(Registry::bundled())
+        Self::default()
     }
 
     /// A decoder with a given registry.
     pub fn with_registry(registry: Registry) -> Self {
         Decoder {
-            registry,
-            schemas: HashMap::new(),
+            schemas: Schemas::new(registry),
         }
     }
 
@@ -92,37 +80,9 @@ impl Decoder {
         };
         out.topic.clone_from(&conn.topic);
         out.datatype.clone_from(&conn.datatype);
-        let (schema, notes) = self
-            .schemas
-            .entry((msg.bag, msg.entry.conn))
-            .or_insert_with(|| {
-                let mut notes = Vec::new();
-                let schema = Schema::for_connection(
-                    &conn.datatype,
-                    &conn.message_definition,
-                    &conn.md5sum,
-                    &self.registry,
-                )
-                .map_err(|e| e.to_string());
-                if let Ok(s) = &schema {
-                    if conn.message_definition.trim().is_empty() {
-                        notes.push(format!(
-                            "definition of {} from the bundled library",
-                            conn.datatype
-                        ));
-                    }
-                    if s.md5sum() != conn.md5sum && conn.md5sum != "*" {
-                        notes.push(format!(
-                            "md5sum mismatch: the connection says {}, its definition gives {}",
-                            conn.md5sum,
-                            s.md5sum()
-                        ));
-                    }
-                }
-                (schema, notes)
-            })
-            .clone();
-        out.notes = notes;
+        let entry = self.schemas.get(msg.bag, conn);
+        out.notes.clone_from(&entry.notes);
+        let schema = entry.schema.clone().map_err(|e| e.to_string());
         let message = match bag.read(&msg.entry) {
             Ok(m) => m,
             Err(e) => {
@@ -568,7 +528,7 @@ pub fn value_text(v: &Value<'_>, format: TimeFormat, start: RosTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::decode;
+    use crate::msg::{Schema, decode};
 
     fn inspected(def: &str, ty: &str, payload: &[u8]) -> Inspected {
         let schema = Schema::from_definition(ty, def).unwrap();

@@ -1,0 +1,78 @@
+//! Compiled message schemas per connection, compiled once, with notes worth telling the user
+//! (md5sum mismatch, definition taken from the bundled library).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::bag::{ConnId, Connection};
+use crate::msg::{MsgError, Registry, Schema};
+
+/// A connection's schema and notes about it.
+#[derive(Clone, Debug)]
+pub struct SchemaEntry {
+    /// The compiled schema, or why there is none.
+    pub schema: Result<Arc<Schema>, Arc<MsgError>>,
+    /// Things to tell the user once.
+    pub notes: Vec<String>,
+}
+
+/// Schemas by (bag, connection).
+#[derive(Debug)]
+pub struct Schemas {
+    registry: Registry,
+    cache: HashMap<(usize, ConnId), SchemaEntry>,
+}
+
+impl Default for Schemas {
+    fn default() -> Self {
+        Schemas::new(Registry::bundled())
+    }
+}
+
+impl Schemas {
+    /// Schemas resolved with `registry` where bags carry no (or incomplete) definitions.
+    pub fn new(registry: Registry) -> Self {
+        Schemas {
+            registry,
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The entry for connection `conn` of bag `bag`, compiled on first use.
+    pub fn get(&mut self, bag: usize, conn: &Connection) -> &SchemaEntry {
+        let registry = &self.registry;
+        self.cache
+            .entry((bag, conn.id))
+            .or_insert_with(|| compile(conn, registry))
+    }
+}
+
+/// Compiles a connection's schema.
+pub fn compile(conn: &Connection, registry: &Registry) -> SchemaEntry {
+    let mut notes = Vec::new();
+    let schema = Schema::for_connection(
+        &conn.datatype,
+        &conn.message_definition,
+        &conn.md5sum,
+        registry,
+    )
+    .map_err(Arc::new);
+    if let Ok(s) = &schema {
+        if conn.message_definition.trim().is_empty() && s.md5sum() != crate::msg::EMPTY_MD5 {
+            notes.push(format!(
+                "the definition of {} comes from the bundled library",
+                conn.datatype
+            ));
+        }
+        if s.md5sum() != conn.md5sum && conn.md5sum != "*" {
+            notes.push(format!(
+                "md5sum mismatch on {} ({}): the connection says {}, its definition gives {}",
+                conn.topic,
+                conn.datatype,
+                conn.md5sum,
+                s.md5sum()
+            ));
+        }
+    }
+    SchemaEntry { schema, notes }
+}

@@ -1,0 +1,154 @@
+//! `bagscope echo`: decoded messages of one or many bags in receive-time order, as
+//! `rostopic echo` YAML or as one JSON object per line.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::catalog::Schemas;
+use crate::msg::{json, yaml};
+
+use super::args::{MsgPathArgs, SelectArgs, open_catalog};
+use super::{Outcome, print_error};
+
+/// Output formats of `echo`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EchoFormat {
+    /// `rostopic echo` style, `---` after each message.
+    Yaml,
+    /// One JSON object per line (docs/JSON.md).
+    Json,
+}
+
+/// Arguments of `bagscope echo`.
+#[derive(Args, Debug)]
+pub struct EchoArgs {
+    /// Which messages.
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = EchoFormat::Yaml)]
+    pub format: EchoFormat,
+    /// Stop after this many messages.
+    #[arg(long, short = 'n', value_name = "N")]
+    pub limit: Option<u64>,
+    /// Where definitions the bags lack come from.
+    #[command(flatten)]
+    pub msg: MsgPathArgs,
+    /// Bag files.
+    #[arg(required = true, value_name = "BAG")]
+    pub bags: Vec<PathBuf>,
+}
+
+/// Runs `bagscope echo`.
+pub fn run(args: &EchoArgs) -> Outcome {
+    let (catalog, mut outcome) = match open_catalog(&args.bags) {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    let registry = match args.msg.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    if args.select.warn_unknown_topics(&catalog)
+        && catalog.topics().iter().all(|t| {
+            !args
+                .select
+                .topics
+                .iter()
+                .any(|s| crate::catalog::topic_matches(s, &t.topic))
+        })
+    {
+        return Outcome::Failed;
+    }
+    let mut schemas = Schemas::new(registry);
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut text = String::new();
+    let mut told = std::collections::HashSet::new();
+    let mut written = 0u64;
+    for item in catalog.messages(&args.select.selection(&catalog)) {
+        if args.limit.is_some_and(|n| written >= n) {
+            break;
+        }
+        let m = match item {
+            Ok(m) => m,
+            Err(e) => {
+                print_error(&e);
+                outcome = outcome.max(Outcome::Problems);
+                continue;
+            }
+        };
+        let Some(bag) = catalog.bag(m.bag) else {
+            continue;
+        };
+        let Some(conn) = bag.connection(m.message.entry.conn) else {
+            continue;
+        };
+        let entry = schemas.get(m.bag, conn);
+        if told.insert((m.bag, conn.id)) {
+            for n in &entry.notes {
+                eprintln!("bagscope: warning: {}: {n}", bag.path().display());
+            }
+        }
+        text.clear();
+        let time = m.message.entry.time;
+        let decoded = match &entry.schema {
+            Ok(s) => crate::msg::decode(s, &m.message.data).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match (decoded, args.format) {
+            (Ok(v), EchoFormat::Yaml) => {
+                let _ = yaml::write_echo(&mut text, &v);
+            }
+            (Ok(v), EchoFormat::Json) => {
+                let _ = json::write_message(&mut text, &conn.topic, &conn.datatype, time, &v);
+                text.push('\n');
+            }
+            (Err(e), format) => {
+                print_error(format!(
+                    "{}: {} message at {time} ({}): {e}",
+                    bag.path().display(),
+                    conn.topic,
+                    conn.datatype
+                ));
+                outcome = outcome.max(Outcome::Problems);
+                if format == EchoFormat::Json {
+                    // A line per message keeps outputs aligned with other tools' dumps.
+                    text.push_str("{\"topic\":");
+                    let _ = json::write_str(&mut text, &conn.topic);
+                    text.push_str(",\"type\":");
+                    let _ = json::write_str(&mut text, &conn.datatype);
+                    let _ = write_time(&mut text, time);
+                    text.push_str(",\"data\":null,\"error\":");
+                    let _ = json::write_str(&mut text, &e);
+                    text.push_str("}\n");
+                }
+            }
+        }
+        written += 1;
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            return broken_pipe(&e, outcome);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return broken_pipe(&e, outcome);
+    }
+    outcome
+}
+
+fn write_time(out: &mut String, t: crate::time::RosTime) -> std::fmt::Result {
+    use std::fmt::Write as _;
+    write!(out, ",\"time\":{{\"sec\":{},\"nsec\":{}}}", t.sec, t.nsec)
+}
+
+/// A closed pipe (`| head`) ends the output quietly; other write errors are reported.
+pub fn broken_pipe(e: &io::Error, outcome: Outcome) -> Outcome {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        outcome
+    } else {
+        print_error(format!("writing the output: {e}"));
+        Outcome::Failed
+    }
+}

@@ -1,0 +1,158 @@
+//! `bagscope export`: one row per message of a topic, as CSV with the columns of
+//! `rostopic echo -p`, or as JSON lines.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::catalog::Schemas;
+use crate::msg::csv::CsvLayout;
+use crate::msg::json;
+
+use super::args::{MsgPathArgs, SelectArgs, open_catalog};
+use super::echo::broken_pipe;
+use super::output::Output;
+use super::{Outcome, print_error};
+
+/// Export formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// `rostopic echo -p` columns.
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Arguments of `bagscope export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Which messages (at least one `-t TOPIC`; CSV takes exactly one).
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write here instead of standard output (written to a temporary file, renamed at the end).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Where definitions the bags lack come from.
+    #[command(flatten)]
+    pub msg: MsgPathArgs,
+    /// Bag files.
+    #[arg(required = true, value_name = "BAG")]
+    pub bags: Vec<PathBuf>,
+}
+
+/// Runs `bagscope export`.
+pub fn run(args: &ExportArgs) -> Outcome {
+    if args.select.topics.is_empty() {
+        print_error("export needs a topic: -t TOPIC");
+        return Outcome::Failed;
+    }
+    if args.format == ExportFormat::Csv && args.select.topics.len() > 1 {
+        print_error(
+            "CSV export takes one topic (columns differ between topics); use jsonl for several",
+        );
+        return Outcome::Failed;
+    }
+    let (catalog, mut outcome) = match open_catalog(&args.bags) {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    if args.select.warn_unknown_topics(&catalog) {
+        return Outcome::Failed;
+    }
+    let registry = match args.msg.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let out: Box<dyn Write> = match &args.output {
+        None => Box::new(BufWriter::with_capacity(1 << 16, io::stdout().lock())),
+        Some(path) => match Output::create(path, &args.bags) {
+            Ok(o) => Box::new(o),
+            Err(e) => {
+                print_error(e);
+                return Outcome::Failed;
+            }
+        },
+    };
+    let mut out = out;
+    let mut schemas = Schemas::new(registry);
+    let mut layout: Option<CsvLayout> = None;
+    let mut text = String::new();
+    let (mut rows, mut misfit) = (0u64, 0u64);
+    for item in catalog.messages(&args.select.selection(&catalog)) {
+        let m = match item {
+            Ok(m) => m,
+            Err(e) => {
+                print_error(&e);
+                outcome = outcome.max(Outcome::Problems);
+                continue;
+            }
+        };
+        let Some(bag) = catalog.bag(m.bag) else {
+            continue;
+        };
+        let Some(conn) = bag.connection(m.message.entry.conn) else {
+            continue;
+        };
+        let time = m.message.entry.time;
+        let value = match &schemas.get(m.bag, conn).schema {
+            Ok(s) => crate::msg::decode(s, &m.message.data),
+            Err(e) => {
+                print_error(format!("{}: {}: {e}", bag.path().display(), conn.topic));
+                return Outcome::Failed;
+            }
+        };
+        let value = match value {
+            Ok(v) => v,
+            Err(e) => {
+                print_error(format!(
+                    "{}: {} message at {time}: {e}",
+                    bag.path().display(),
+                    conn.topic
+                ));
+                outcome = outcome.max(Outcome::Problems);
+                continue;
+            }
+        };
+        text.clear();
+        match args.format {
+            ExportFormat::Jsonl => {
+                let _ = json::write_message(&mut text, &conn.topic, &conn.datatype, time, &value);
+            }
+            ExportFormat::Csv => {
+                let l = layout.get_or_insert_with(|| {
+                    let l = CsvLayout::new(&value);
+                    text.push_str(&l.header());
+                    text.push('\n');
+                    l
+                });
+                if let Ok(fit) = l.write_row(&mut text, time, &value) {
+                    if !fit.is_exact() {
+                        misfit += 1;
+                    }
+                }
+            }
+        }
+        text.push('\n');
+        rows += 1;
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            return broken_pipe(&e, outcome);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return broken_pipe(&e, outcome);
+    }
+    drop(out);
+    if misfit > 0 {
+        eprintln!(
+            "bagscope: warning: {misfit} of {rows} rows did not fit the columns of the first message (an array changed length; see docs/export.md)"
+        );
+    }
+    if let Some(path) = &args.output {
+        eprintln!("bagscope: wrote {rows} rows to {}", path.display());
+    }
+    outcome
+}

@@ -1,0 +1,245 @@
+//! `bagscope verify`: read, decompress and decode every message of every connection (in
+//! parallel across chunks) and report each problem with file, byte offset, topic and what.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::bag::{Bag, Chunk, ConnId, parallel_map};
+use crate::catalog::compile;
+use crate::msg::{Registry, Schema};
+
+use super::args::MsgPathArgs;
+use super::{Outcome, print_error};
+
+/// Arguments of `bagscope verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Where definitions the bags lack come from.
+    #[command(flatten)]
+    pub msg: MsgPathArgs,
+    /// Bag files.
+    #[arg(required = true, value_name = "BAG")]
+    pub bags: Vec<PathBuf>,
+}
+
+/// One problem found.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Problem {
+    /// File offset (of the message record, or of its chunk for compressed chunks); none for
+    /// problems of a whole connection.
+    pub offset: Option<u64>,
+    /// Topic, when the problem concerns messages of one.
+    pub topic: Option<String>,
+    /// What is wrong.
+    pub what: String,
+}
+
+/// What verifying one bag found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Messages read and checked.
+    pub messages: u64,
+    /// Chunks read.
+    pub chunks: u64,
+    /// Problems, sorted by offset.
+    pub problems: Vec<Problem>,
+    /// Notes that are not problems (md5 mismatches, bundled definitions).
+    pub notes: Vec<String>,
+}
+
+/// Runs `bagscope verify`.
+pub fn run(args: &VerifyArgs) -> Outcome {
+    let registry = match args.msg.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let mut outcome = Outcome::Ok;
+    let (mut total_msgs, mut total_problems) = (0u64, 0usize);
+    for path in &args.bags {
+        let bag = match Bag::open(path) {
+            Ok(b) => b,
+            Err(e) => {
+                print_error(&e);
+                outcome = Outcome::Failed;
+                continue;
+            }
+        };
+        let started = std::time::Instant::now();
+        let report = verify_bag(&bag, &registry);
+        let shown = path.display();
+        for n in &report.notes {
+            eprintln!("bagscope: warning: {shown}: {n}");
+        }
+        for p in &report.problems {
+            let at = p
+                .offset
+                .map(|o| format!(" at byte {o}:"))
+                .unwrap_or_default();
+            let topic = p
+                .topic
+                .as_ref()
+                .map(|t| format!(" {t}:"))
+                .unwrap_or_default();
+            println!("{shown}:{at}{topic} {}", p.what);
+        }
+        println!(
+            "{shown}: {} messages in {} chunks verified in {:.2} s: {}",
+            report.messages,
+            report.chunks,
+            started.elapsed().as_secs_f64(),
+            match report.problems.len() {
+                0 => "no problems".to_string(),
+                1 => "1 problem".to_string(),
+                n => format!("{n} problems"),
+            }
+        );
+        total_msgs += report.messages;
+        total_problems += report.problems.len();
+        if !report.problems.is_empty() {
+            outcome = outcome.max(Outcome::Problems);
+        }
+    }
+    if args.bags.len() > 1 {
+        println!(
+            "total: {} bags, {total_msgs} messages, {total_problems} problems",
+            args.bags.len()
+        );
+    }
+    outcome
+}
+
+/// Verifies one bag: what opening it revealed, then every chunk and message.
+pub fn verify_bag(bag: &Bag, registry: &Registry) -> Report {
+    let mut report = Report::default();
+    if let Some(r) = bag.recovery() {
+        for l in &r.losses {
+            report.problems.push(Problem {
+                offset: Some(l.offset),
+                topic: None,
+                what: format!("lost: {l}"),
+            });
+        }
+    }
+    // Schemas once per connection, shared by the workers.
+    let mut schemas: HashMap<ConnId, Result<Arc<Schema>, String>> = HashMap::new();
+    for c in bag.connections() {
+        let entry = compile(c, registry);
+        report.notes.extend(entry.notes.iter().cloned());
+        if let Err(e) = &entry.schema {
+            if c.message_count > 0 {
+                report.problems.push(Problem {
+                    offset: None,
+                    topic: Some(c.topic.clone()),
+                    what: format!(
+                        "{} message(s) of connection {} cannot be decoded: {e}",
+                        c.message_count, c.file_id
+                    ),
+                });
+            }
+        }
+        schemas.insert(c.id, entry.schema.map_err(|e| e.to_string()));
+    }
+    let chunks: Vec<&Chunk> = bag.chunks().iter().collect();
+    let results = parallel_map(&chunks, bag.threads(), |chunk| {
+        verify_chunk(bag, chunk, &schemas)
+    });
+    for (messages, problems) in results {
+        report.messages += messages;
+        report.chunks += 1;
+        report.problems.extend(problems);
+    }
+    for w in bag.warnings() {
+        report.problems.push(Problem {
+            offset: w.offset,
+            topic: None,
+            what: w.message.clone(),
+        });
+    }
+    report.problems.sort();
+    report.problems.dedup();
+    report
+}
+
+/// Checks one chunk: it decompresses, its index matches its records, every message reads and
+/// decodes. Returns (messages checked, problems).
+fn verify_chunk(
+    bag: &Bag,
+    chunk: &Chunk,
+    schemas: &HashMap<ConnId, Result<Arc<Schema>, String>>,
+) -> (u64, Vec<Problem>) {
+    let mut problems = Vec::new();
+    let topic = |c: ConnId| bag.connection(c).map(|c| c.topic.clone());
+    let entries = bag.chunk_entries(chunk.index);
+    let bytes = match bag.chunk_bytes(chunk.index) {
+        Ok(b) => b,
+        Err(e) => {
+            problems.push(Problem {
+                offset: Some(chunk.pos),
+                topic: None,
+                what: format!("{} message(s) unreadable: {}", entries.len(), e.what()),
+            });
+            return (0, problems);
+        }
+    };
+    // Every message record of the chunk must be in its index.
+    if chunk.is_record() {
+        let (records, walk_error) = bag.count_message_records(chunk, &bytes);
+        if records > entries.len() {
+            problems.push(Problem {
+                offset: Some(chunk.pos),
+                topic: None,
+                what: format!(
+                    "the chunk holds {records} message records but its index lists {}",
+                    entries.len()
+                ),
+            });
+        }
+        if let Some(e) = walk_error {
+            problems.push(Problem {
+                offset: Some(e.file_offset()),
+                topic: None,
+                what: format!("chunk records unreadable: {e}"),
+            });
+        }
+    }
+    let mut checked = 0u64;
+    for entry in entries.iter() {
+        let at = if chunk.is_record() && chunk.compression == crate::format::Compression::None {
+            chunk.data_offset + entry.offset
+        } else if chunk.is_record() {
+            chunk.pos
+        } else {
+            entry.offset
+        };
+        let where_ = if chunk.is_record() && chunk.compression != crate::format::Compression::None {
+            format!(" (offset {} in the uncompressed chunk)", entry.offset)
+        } else {
+            String::new()
+        };
+        let message = match bag.read_with(entry, &bytes) {
+            Ok(m) => m,
+            Err(e) => {
+                problems.push(Problem {
+                    offset: Some(e.offset.unwrap_or(at)),
+                    topic: topic(entry.conn),
+                    what: e.what(),
+                });
+                continue;
+            }
+        };
+        checked += 1;
+        if let Some(Ok(schema)) = schemas.get(&entry.conn) {
+            if let Err(e) = crate::msg::validate(schema, &message.data) {
+                problems.push(Problem {
+                    offset: Some(at),
+                    topic: topic(entry.conn),
+                    what: format!("message at {} does not decode{where_}: {e}", entry.time),
+                });
+            }
+        }
+    }
+    (checked, problems)
+}
