@@ -14,4 +14,6 @@ pub mod catalog;
 pub mod cli;
 pub mod format;
 pub mod msg;
+pub mod stats;
 pub mod time;
+pub mod tui;

@@ -305,6 +305,11 @@ impl Bag {
         lock.get_or_init(|| self.load_entries(chunk)).clone()
     }
 
+    /// The messages of chunk `chunk` if they are already in memory (never reads the file).
+    pub fn loaded_entries(&self, chunk: u32) -> Option<Arc<[IndexEntry]>> {
+        self.inner.entries.get(chunk as usize)?.get().cloned()
+    }
+
     fn load_entries(&self, index: u32) -> Arc<[IndexEntry]> {
         let Some(chunk) = self.inner.chunks.get(index as usize) else {
             return Arc::from(Vec::new());

@@ -13,8 +13,9 @@ use crate::format::Compression;
 use crate::time::RosTime;
 
 use super::json::Json;
-use super::rosbag_fmt::{duration_str, human_frequency, human_size, median, time_to_str};
+use super::rosbag_fmt::{duration_str, human_frequency, human_size, time_to_str};
 use super::{Outcome, open_bag};
+use crate::stats::median;
 
 /// Arguments of `bagscope info`.
 #[derive(Args, Debug)]

@@ -30,6 +30,9 @@ pub struct Cli {
     /// Bags to explore (none: the bundled demo bag).
     #[arg(value_name = "BAG")]
     pub bags: Vec<std::path::PathBuf>,
+    /// Do not capture the mouse (keeps the terminal's own selection working).
+    #[arg(long)]
+    pub no_mouse: bool,
 }
 
 /// The subcommands.
@@ -96,8 +99,52 @@ pub fn run(cli: &Cli) -> Outcome {
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Filter(args)) => filter::run(args),
         Some(Command::Reindex(args)) => reindex::run(args),
-        None => {
-            print_error("the terminal explorer is not available yet; use `bagscope info BAG`");
+        None => explore(cli),
+    }
+}
+
+/// The bundled demo bag (see `assets/README.md`).
+const DEMO_BAG: &[u8] = include_bytes!("../../assets/demo.bag");
+
+/// `bagscope [BAG]...`: the terminal explorer (the demo bag when no bag is given).
+fn explore(cli: &Cli) -> Outcome {
+    use std::io::IsTerminal;
+    let options = crate::bag::OpenOptions::default();
+    let (catalog, note) = if cli.bags.is_empty() {
+        match Bag::from_bytes("demo.bag", DEMO_BAG.to_vec(), options) {
+            Ok(bag) => (
+                crate::catalog::Catalog::new(vec![bag]),
+                Some("bundled demo bag (bagscope BAG... opens yours)".to_string()),
+            ),
+            Err(e) => {
+                print_error(e);
+                return Outcome::Failed;
+            }
+        }
+    } else {
+        let (catalog, errors) = crate::catalog::Catalog::open(&cli.bags, &options);
+        for e in &errors {
+            print_error(e);
+        }
+        if catalog.is_empty() {
+            return Outcome::Failed;
+        }
+        (catalog, None)
+    };
+    if !std::io::stdout().is_terminal() {
+        print_error(
+            "the explorer needs a terminal; use `bagscope info` or `bagscope echo` in scripts",
+        );
+        return Outcome::Failed;
+    }
+    let options = crate::tui::Options {
+        note,
+        mouse: !cli.no_mouse,
+    };
+    match crate::tui::run(catalog, &options) {
+        Ok(()) => Outcome::Ok,
+        Err(e) => {
+            print_error(format!("terminal: {e}"));
             Outcome::Failed
         }
     }

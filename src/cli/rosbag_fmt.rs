@@ -60,17 +60,6 @@ pub fn duration_str(duration: f64) -> String {
     }
 }
 
-/// The median of `values` as `rosbag` computes it (mean of the middle two for even counts).
-pub fn median(values: &mut [f64]) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => values.get(n / 2).copied(),
-        _ => Some((values.get(n / 2 - 1)? + values.get(n / 2)?) / 2.0),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,8 +75,5 @@ mod tests {
         assert_eq!(duration_str(5.99), "6.0s");
         assert_eq!(duration_str(65.5), "1:05s (65s)");
         assert_eq!(duration_str(3723.0), "1hr 2:03s (3723s)");
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(&mut []), None);
     }
 }

@@ -1,0 +1,112 @@
+//! Everything the user can ask for, as data. The keymap turns keys into actions; the app turns
+//! actions into state changes.
+
+/// The panes of the explorer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pane {
+    /// Topic list.
+    Topics,
+    /// Time histogram.
+    Histogram,
+    /// Messages of the selected topic.
+    Messages,
+    /// Decoded message.
+    Inspector,
+}
+
+impl Pane {
+    /// Focus order for Tab.
+    pub const ORDER: [Pane; 4] = [
+        Pane::Topics,
+        Pane::Histogram,
+        Pane::Messages,
+        Pane::Inspector,
+    ];
+
+    /// Title shown on the pane border.
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Topics => "Topics",
+            Pane::Histogram => "Timeline",
+            Pane::Messages => "Messages",
+            Pane::Inspector => "Inspector",
+        }
+    }
+}
+
+/// A user intent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Leave the program.
+    Quit,
+    /// Show or hide the key help.
+    ToggleHelp,
+    /// Show or hide the health view.
+    ToggleHealth,
+    /// Focus the next pane.
+    FocusNext,
+    /// Focus the previous pane.
+    FocusPrev,
+    /// Focus a pane.
+    Focus(Pane),
+    /// Move up one row.
+    Up,
+    /// Move down one row.
+    Down,
+    /// Move left (cursor back in time; collapse in the inspector).
+    Left,
+    /// Move right (cursor forward in time; expand in the inspector).
+    Right,
+    /// Big step left.
+    BigLeft,
+    /// Big step right.
+    BigRight,
+    /// One page up.
+    PageUp,
+    /// One page down.
+    PageDown,
+    /// First row / start of the bag.
+    Top,
+    /// Last row / end of the bag.
+    Bottom,
+    /// Open / select / toggle.
+    Enter,
+    /// Back out (close an overlay, clear a filter, leave a pane).
+    Back,
+    /// Start typing a topic filter.
+    StartFilter,
+    /// Start typing a time to jump to.
+    StartJump,
+    /// Cycle the topic sort order.
+    CycleSort,
+    /// Cycle the time display (epoch / UTC / local / offset).
+    CycleTimeFormat,
+    /// Zoom the timeline in around the cursor.
+    ZoomIn,
+    /// Zoom the timeline out.
+    ZoomOut,
+    /// Show the whole time range.
+    ZoomReset,
+    /// Histogram of all topics or of the selected one.
+    ToggleHistogramScope,
+    /// Expand every node of the inspector tree.
+    ExpandAll,
+    /// Collapse every node of the inspector tree.
+    CollapseAll,
+    /// Copy the selected message as YAML to the clipboard (OSC 52).
+    CopyYaml,
+    /// Save the selected message as YAML to a file.
+    SaveYaml,
+    /// A character typed into the filter or jump prompt.
+    Input(char),
+    /// Delete the last character of the prompt.
+    Backspace,
+    /// Clear the prompt.
+    ClearInput,
+    /// A mouse click at a screen position.
+    Click(u16, u16),
+    /// Mouse wheel at a screen position (`true` = down).
+    Scroll(u16, u16, bool),
+    /// The terminal was resized.
+    Resize(u16, u16),
+}

@@ -1,0 +1,839 @@
+//! The application state and how actions and worker replies change it. Panes own their logic
+//! (in `model/`); `App` routes actions to them and asks the worker for data.
+
+use std::path::PathBuf;
+
+use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use crate::catalog::Catalog;
+use crate::time::RosTime;
+
+use super::action::{Action, Pane};
+use super::event::AppEvent;
+use super::keymap::{Context, KeyMap};
+use super::layout::{Layout, layout};
+use super::model::health::HealthReport;
+use super::model::histogram::{self, Histogram};
+use super::model::inspector::Inspector;
+use super::model::messages::{MessageList, MsgRef};
+use super::model::timefmt::{TimeFormat, parse_jump};
+use super::model::timeline::Timeline;
+use super::model::topics::{TopicList, TopicRow};
+use super::worker::{Reply, Request, Worker, YamlDone};
+
+/// Messages fetched on each side of the cursor when a topic is selected.
+const WINDOW_SIDE: usize = 200;
+/// Fetch more when the selection comes this close to an edge of the window.
+const WINDOW_MARGIN: usize = 20;
+
+/// What keys currently do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Browsing.
+    Normal,
+    /// Typing a topic filter.
+    Filter,
+    /// Typing a time to jump to.
+    Jump,
+    /// The help overlay.
+    Help,
+    /// The health view.
+    Health,
+}
+
+/// A short message in the status bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flash {
+    /// Text.
+    pub text: String,
+    /// Shown as an error.
+    pub error: bool,
+}
+
+/// The health view's state.
+#[derive(Debug, Default)]
+pub struct HealthView {
+    /// The report, once computed.
+    pub report: Option<HealthReport>,
+    /// Scan progress (0..1).
+    pub progress: f64,
+    /// First line shown.
+    pub scroll: usize,
+}
+
+/// The whole application state.
+pub struct App {
+    /// The bags.
+    pub catalog: Catalog,
+    /// Shown in the title (e.g. that this is the bundled demo bag).
+    pub note: Option<String>,
+    /// Key bindings.
+    pub keymap: KeyMap,
+    /// Topic list.
+    pub topics: TopicList,
+    /// Time axis.
+    pub timeline: Timeline,
+    /// How times are shown.
+    pub time_format: TimeFormat,
+    /// Histogram of all topics instead of the selected one.
+    pub hist_all: bool,
+    /// The histogram for the current window and width.
+    pub histogram: Histogram,
+    /// Messages of the selected topic.
+    pub messages: MessageList,
+    /// The decoded message.
+    pub inspector: Inspector,
+    /// The health view.
+    pub health: HealthView,
+    /// Focused pane.
+    pub focus: Pane,
+    /// Input mode.
+    pub mode: Mode,
+    /// Text of the filter or jump prompt.
+    pub prompt: String,
+    /// Status bar message.
+    pub flash: Option<Flash>,
+    /// Terminal size.
+    pub area: Rect,
+    /// Where each pane is.
+    pub layout: Layout,
+    /// Set when the user quits.
+    pub quit: bool,
+    /// Escape sequences to write after the next draw (OSC 52 clipboard).
+    pub outbox: Vec<String>,
+    worker: Worker,
+    next_id: u64,
+    window_id: u64,
+    sizes_id: u64,
+    decode_id: u64,
+    yaml_id: u64,
+}
+
+impl App {
+    /// A new app over `catalog` of `width`×`height`, asking `worker` for data.
+    pub fn new(catalog: Catalog, worker: Worker, width: u16, height: u16) -> App {
+        let rows = catalog
+            .topics()
+            .into_iter()
+            .map(|t| {
+                let span = topic_span(&catalog, &t.connections);
+                let rate = span
+                    .filter(|s| *s > 0.0 && t.message_count > 1)
+                    .map(|s| (t.message_count - 1) as f64 / s);
+                TopicRow {
+                    topic: t.topic,
+                    datatype: t.datatype,
+                    count: t.message_count,
+                    rate,
+                    bytes: None,
+                    connections: t.connections,
+                    bags: t.bags,
+                    conflicting: t.conflicting_types,
+                }
+            })
+            .collect();
+        let start = catalog.start_time().unwrap_or(RosTime::MIN);
+        let end = catalog.end_time().unwrap_or(start);
+        let area = Rect::new(0, 0, width, height);
+        let mut app = App {
+            note: None,
+            keymap: KeyMap::default(),
+            topics: TopicList::new(rows),
+            timeline: Timeline::new(start, end),
+            time_format: TimeFormat::default(),
+            hist_all: false,
+            histogram: Histogram::default(),
+            messages: MessageList::default(),
+            inspector: Inspector::default(),
+            health: HealthView::default(),
+            focus: Pane::Topics,
+            mode: Mode::Normal,
+            prompt: String::new(),
+            flash: None,
+            area,
+            layout: layout(area, Pane::Topics),
+            quit: false,
+            outbox: Vec::new(),
+            worker,
+            next_id: 0,
+            window_id: 0,
+            sizes_id: 0,
+            decode_id: 0,
+            yaml_id: 0,
+            catalog,
+        };
+        app.topic_changed();
+        app
+    }
+
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Start of the catalog (for offsets).
+    pub fn start(&self) -> RosTime {
+        self.timeline.bounds().0
+    }
+
+    /// Handles one event; returns true when the screen must be redrawn.
+    pub fn handle(&mut self, event: AppEvent) -> bool {
+        match event {
+            AppEvent::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => {
+                let context = match self.mode {
+                    Mode::Filter | Mode::Jump => Context::Prompt,
+                    _ => Context::Global,
+                };
+                match self.keymap.action(k, context) {
+                    Some(a) => self.apply(a),
+                    None => false,
+                }
+            }
+            AppEvent::Input(Event::Mouse(m)) => match m.kind {
+                MouseEventKind::Down(MouseButton::Left) => {
+                    self.apply(Action::Click(m.column, m.row))
+                }
+                MouseEventKind::ScrollDown => self.apply(Action::Scroll(m.column, m.row, true)),
+                MouseEventKind::ScrollUp => self.apply(Action::Scroll(m.column, m.row, false)),
+                _ => false,
+            },
+            AppEvent::Input(Event::Resize(w, h)) => self.apply(Action::Resize(w, h)),
+            AppEvent::Input(Event::Paste(text))
+                if matches!(self.mode, Mode::Filter | Mode::Jump) =>
+            {
+                for c in text.chars().filter(|c| !c.is_control()) {
+                    self.apply(Action::Input(c));
+                }
+                true
+            }
+            AppEvent::Worker(reply) => self.reply(reply),
+            AppEvent::Signal(_) => {
+                self.quit = true;
+                true
+            }
+            AppEvent::Input(_) | AppEvent::Tick => false,
+        }
+    }
+
+    /// Applies an action; returns true when the screen must be redrawn.
+    pub fn apply(&mut self, action: Action) -> bool {
+        if action == Action::Quit {
+            self.quit = true;
+            return true;
+        }
+        match self.mode {
+            Mode::Filter | Mode::Jump => return self.prompt_action(action),
+            Mode::Help => {
+                return match action {
+                    Action::ToggleHelp | Action::Back | Action::Enter => {
+                        self.mode = Mode::Normal;
+                        true
+                    }
+                    Action::Resize(w, h) => self.resize(w, h),
+                    _ => false,
+                };
+            }
+            Mode::Health => return self.health_action(action),
+            Mode::Normal => {}
+        }
+        self.flash = None;
+        match action {
+            Action::ToggleHelp => self.mode = Mode::Help,
+            Action::ToggleHealth => self.mode = Mode::Health,
+            Action::FocusNext | Action::FocusPrev => {
+                let i = Pane::ORDER
+                    .iter()
+                    .position(|p| *p == self.focus)
+                    .unwrap_or(0);
+                let n = Pane::ORDER.len();
+                let next = if action == Action::FocusNext {
+                    (i + 1) % n
+                } else {
+                    (i + n - 1) % n
+                };
+                self.set_focus(Pane::ORDER.get(next).copied().unwrap_or(Pane::Topics));
+            }
+            Action::Focus(p) => self.set_focus(p),
+            Action::StartFilter => {
+                self.mode = Mode::Filter;
+                self.prompt = self.topics.filter().to_string();
+                self.set_focus(Pane::Topics);
+            }
+            Action::StartJump => {
+                self.mode = Mode::Jump;
+                self.prompt.clear();
+            }
+            Action::CycleSort => self.topics.cycle_sort(),
+            Action::CycleTimeFormat => {
+                self.time_format = self.time_format.next();
+                self.inspector.rebuild(self.time_format, self.start());
+                self.flash(format!("times shown as {}", self.time_format.name()), false);
+            }
+            Action::ZoomIn => {
+                self.timeline.zoom_in();
+                self.refresh_histogram();
+            }
+            Action::ZoomOut => {
+                self.timeline.zoom_out();
+                self.refresh_histogram();
+            }
+            Action::ZoomReset => {
+                self.timeline.reset_zoom();
+                self.refresh_histogram();
+            }
+            Action::ToggleHistogramScope => {
+                self.hist_all = !self.hist_all;
+                self.refresh_histogram();
+            }
+            Action::ExpandAll | Action::CollapseAll => {
+                self.inspector
+                    .set_all(action == Action::ExpandAll, self.time_format, self.start());
+            }
+            Action::CopyYaml => self.copy_yaml(),
+            Action::SaveYaml => self.save_yaml(),
+            Action::Back => {
+                if !self.topics.filter().is_empty() {
+                    self.topics.set_filter("");
+                    self.topic_changed();
+                } else if self.focus != Pane::Topics {
+                    self.set_focus(Pane::Topics);
+                } else {
+                    return false;
+                }
+            }
+            Action::Resize(w, h) => return self.resize(w, h),
+            Action::Click(x, y) => return self.click(x, y),
+            Action::Scroll(x, y, down) => {
+                if let Some(p) = self.layout.pane_at(x, y) {
+                    self.set_focus(p);
+                }
+                return self.navigate(if down { Action::Down } else { Action::Up });
+            }
+            other => return self.navigate(other),
+        }
+        true
+    }
+
+    fn set_focus(&mut self, pane: Pane) {
+        self.focus = pane;
+        self.layout = layout(self.area, pane);
+    }
+
+    fn flash(&mut self, text: impl Into<String>, error: bool) {
+        self.flash = Some(Flash {
+            text: text.into(),
+            error,
+        });
+    }
+
+    fn resize(&mut self, w: u16, h: u16) -> bool {
+        self.area = Rect::new(0, 0, w, h);
+        self.layout = layout(self.area, self.focus);
+        let (th, mh, ih) = (
+            self.layout.topics_rows(),
+            self.layout.messages_rows(),
+            self.layout.inspector_rows(),
+        );
+        self.topics.scroll_into_view(th);
+        self.messages.scroll_into_view(mh);
+        self.inspector.scroll_into_view(ih);
+        self.refresh_histogram();
+        self.request_sizes();
+        true
+    }
+
+    fn click(&mut self, x: u16, y: u16) -> bool {
+        let Some(pane) = self.layout.pane_at(x, y) else {
+            return false;
+        };
+        self.set_focus(pane);
+        let rect = self.layout.rect(pane);
+        match pane {
+            Pane::Topics => {
+                let row = y.saturating_sub(rect.y + 2) as usize + self.topics.offset();
+                if y >= rect.y + 2 {
+                    self.topics.select_index(row, self.layout.topics_rows());
+                    self.topic_changed();
+                }
+            }
+            Pane::Messages => {
+                if y >= rect.y + 2 && !self.messages.window.entries.is_empty() {
+                    let row = (y - rect.y - 2) as usize + self.messages.offset;
+                    let delta = isize::try_from(row).unwrap_or(isize::MAX)
+                        - isize::try_from(self.messages.selected).unwrap_or(0);
+                    self.messages.move_by(delta, self.layout.messages_rows());
+                    self.message_changed(true);
+                }
+            }
+            Pane::Histogram => {
+                let inner = rect.width.saturating_sub(2) as usize;
+                if x > rect.x && inner > 0 {
+                    let bin = (x - rect.x - 1) as usize;
+                    let t = self.timeline.time_of_bin(bin.min(inner - 1), inner);
+                    self.timeline.set_cursor(t);
+                    self.cursor_moved();
+                }
+            }
+            Pane::Inspector => {
+                if y > rect.y {
+                    let row = (y - rect.y - 1) as usize + self.inspector.offset;
+                    if row < self.inspector.rows().len() {
+                        let was = self.inspector.selected == row;
+                        self.inspector.selected = row;
+                        if was {
+                            self.inspector.toggle(self.time_format, self.start());
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Movement keys, interpreted by the focused pane.
+    fn navigate(&mut self, action: Action) -> bool {
+        let page = |rows: usize| isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
+        match self.focus {
+            Pane::Topics => {
+                let h = self.layout.topics_rows();
+                let before = self.topics.selected_row().map(|r| r.topic.clone());
+                match action {
+                    Action::Up => self.topics.move_by(-1, h),
+                    Action::Down => self.topics.move_by(1, h),
+                    Action::PageUp => self.topics.move_by(-page(h), h),
+                    Action::PageDown => self.topics.move_by(page(h), h),
+                    Action::Top => self.topics.jump(false, h),
+                    Action::Bottom => self.topics.jump(true, h),
+                    Action::Enter | Action::Right => {
+                        self.set_focus(Pane::Messages);
+                        return true;
+                    }
+                    Action::Left | Action::BigLeft | Action::BigRight => {
+                        return self.timeline_action(action);
+                    }
+                    _ => return false,
+                }
+                if self.topics.selected_row().map(|r| r.topic.clone()) != before {
+                    self.topic_changed();
+                }
+                true
+            }
+            Pane::Histogram => self.timeline_action(action),
+            Pane::Messages => {
+                let h = self.layout.messages_rows();
+                match action {
+                    Action::Up => self.messages.move_by(-1, h),
+                    Action::Down => self.messages.move_by(1, h),
+                    Action::PageUp => self.messages.move_by(-page(h), h),
+                    Action::PageDown => self.messages.move_by(page(h), h),
+                    Action::Top => {
+                        self.timeline.set_cursor(self.timeline.bounds().0);
+                        return self.cursor_moved();
+                    }
+                    Action::Bottom => {
+                        self.timeline.set_cursor(self.timeline.bounds().1);
+                        return self.cursor_moved();
+                    }
+                    Action::Enter | Action::Right => {
+                        self.set_focus(Pane::Inspector);
+                        return true;
+                    }
+                    Action::Left => {
+                        self.set_focus(Pane::Topics);
+                        return true;
+                    }
+                    _ => return false,
+                }
+                self.message_changed(true);
+                true
+            }
+            Pane::Inspector => {
+                let h = self.layout.inspector_rows();
+                let (fmt, start) = (self.time_format, self.start());
+                match action {
+                    Action::Up => self.inspector.move_by(-1, h),
+                    Action::Down => self.inspector.move_by(1, h),
+                    Action::PageUp => self.inspector.move_by(-page(h), h),
+                    Action::PageDown => self.inspector.move_by(page(h), h),
+                    Action::Top => self.inspector.move_by(isize::MIN / 2, h),
+                    Action::Bottom => self.inspector.move_by(isize::MAX / 2, h),
+                    Action::Enter => self.inspector.toggle(fmt, start),
+                    Action::Right => self.inspector.set_expanded(true, fmt, start),
+                    Action::Left => self.inspector.set_expanded(false, fmt, start),
+                    _ => return false,
+                }
+                self.inspector.scroll_into_view(h);
+                true
+            }
+        }
+    }
+
+    fn timeline_action(&mut self, action: Action) -> bool {
+        let width = self.layout.histogram_width();
+        match action {
+            Action::Left => self.timeline.step(-1, width),
+            Action::Right => self.timeline.step(1, width),
+            Action::BigLeft | Action::PageUp => self.timeline.step(-10, width),
+            Action::BigRight | Action::PageDown => self.timeline.step(10, width),
+            Action::Top => self.timeline.set_cursor(self.timeline.bounds().0),
+            Action::Bottom => self.timeline.set_cursor(self.timeline.bounds().1),
+            Action::Up => {
+                self.topics.move_by(-1, self.layout.topics_rows());
+                self.topic_changed();
+                return true;
+            }
+            Action::Down => {
+                self.topics.move_by(1, self.layout.topics_rows());
+                self.topic_changed();
+                return true;
+            }
+            Action::Enter => {
+                self.set_focus(Pane::Messages);
+                return true;
+            }
+            _ => return false,
+        }
+        self.cursor_moved()
+    }
+
+    fn prompt_action(&mut self, action: Action) -> bool {
+        match action {
+            Action::Input(c) => self.prompt.push(c),
+            Action::Backspace => {
+                self.prompt.pop();
+            }
+            Action::ClearInput => self.prompt.clear(),
+            Action::Back => {
+                if self.mode == Mode::Filter {
+                    self.topics.set_filter("");
+                    self.topic_changed();
+                }
+                self.mode = Mode::Normal;
+                return true;
+            }
+            Action::Enter => {
+                let mode = self.mode;
+                self.mode = Mode::Normal;
+                if mode == Mode::Jump {
+                    let text = std::mem::take(&mut self.prompt);
+                    match parse_jump(&text, self.start(), self.time_format == TimeFormat::Local) {
+                        Ok(t) => {
+                            self.timeline.set_cursor(t);
+                            self.cursor_moved();
+                        }
+                        Err(e) => self.flash(e, true),
+                    }
+                }
+                return true;
+            }
+            Action::Up | Action::Down if self.mode == Mode::Filter => {
+                let d = if action == Action::Up { -1 } else { 1 };
+                self.topics.move_by(d, self.layout.topics_rows());
+                self.topic_changed();
+                return true;
+            }
+            Action::Resize(w, h) => return self.resize(w, h),
+            _ => return false,
+        }
+        if self.mode == Mode::Filter {
+            let text = self.prompt.clone();
+            self.topics.set_filter(&text);
+            self.topic_changed();
+        }
+        true
+    }
+
+    fn health_action(&mut self, action: Action) -> bool {
+        match action {
+            Action::ToggleHealth | Action::Back => self.mode = Mode::Normal,
+            Action::Up => self.health.scroll = self.health.scroll.saturating_sub(1),
+            Action::Down => self.health.scroll += 1,
+            Action::PageUp => self.health.scroll = self.health.scroll.saturating_sub(10),
+            Action::PageDown => self.health.scroll += 10,
+            Action::Top => self.health.scroll = 0,
+            Action::Resize(w, h) => return self.resize(w, h),
+            Action::ToggleHelp => self.mode = Mode::Help,
+            _ => return false,
+        }
+        true
+    }
+
+    /// The selected topic changed: new histogram, new message window.
+    fn topic_changed(&mut self) {
+        self.refresh_histogram();
+        let Some(row) = self.topics.selected_row().cloned() else {
+            self.messages = MessageList::default();
+            return;
+        };
+        self.messages = MessageList {
+            topic: Some(row.topic.clone()),
+            loading: true,
+            ..MessageList::default()
+        };
+        let id = self.id();
+        self.window_id = id;
+        self.worker.send(Request::Window {
+            id,
+            topic: row.topic,
+            connections: row.connections,
+            center: self.timeline.cursor(),
+            before: WINDOW_SIDE,
+            after: WINDOW_SIDE,
+            extend: None,
+        });
+    }
+
+    /// The time cursor moved: follow it in the message list.
+    fn cursor_moved(&mut self) -> bool {
+        let t = self.timeline.cursor();
+        let w = &self.messages.window;
+        let inside = !w.entries.is_empty() && t >= w.from && t <= w.to;
+        if inside {
+            self.messages.select_time(t, self.layout.messages_rows());
+            self.message_changed(false);
+        } else if self.messages.topic.is_some() {
+            self.topic_changed();
+        }
+        true
+    }
+
+    /// The selected message changed: decode it, keep sizes and the window topped up.
+    fn message_changed(&mut self, move_cursor: bool) {
+        let Some(sel) = self.messages.selected_ref() else {
+            return;
+        };
+        if move_cursor {
+            self.timeline.set_cursor(sel.entry.time);
+        }
+        if self.inspector.data.as_ref().is_none_or(|d| d.msg != sel) {
+            let id = self.id();
+            self.decode_id = id;
+            self.inspector.loading = Some(sel);
+            self.worker.send(Request::Decode { id, msg: sel });
+        }
+        self.request_sizes();
+        if let Some(later) = self.messages.needs_more(WINDOW_MARGIN) {
+            self.extend_window(later);
+        }
+    }
+
+    fn extend_window(&mut self, later: bool) {
+        let Some(row) = self.topics.selected_row().cloned() else {
+            return;
+        };
+        let w = &self.messages.window;
+        let center = if later { w.to } else { w.from };
+        let id = self.id();
+        self.window_id = id;
+        self.messages.loading = true;
+        self.worker.send(Request::Window {
+            id,
+            topic: row.topic,
+            connections: row.connections,
+            center,
+            before: if later { 0 } else { WINDOW_SIDE },
+            after: if later { WINDOW_SIDE } else { 0 },
+            extend: Some(later),
+        });
+    }
+
+    fn request_sizes(&mut self) {
+        let h = self.layout.messages_rows();
+        let refs: Vec<MsgRef> = self
+            .messages
+            .window
+            .entries
+            .iter()
+            .skip(self.messages.offset)
+            .take(h)
+            .filter(|r| !self.messages.sizes.contains_key(r))
+            .copied()
+            .collect();
+        if refs.is_empty() {
+            return;
+        }
+        let id = self.id();
+        self.sizes_id = id;
+        self.worker.send(Request::Sizes { id, refs });
+    }
+
+    fn refresh_histogram(&mut self) {
+        let width = self.layout.histogram_width();
+        let conns = if self.hist_all {
+            None
+        } else {
+            self.topics.selected_row().map(|r| r.connections.clone())
+        };
+        self.histogram =
+            histogram::compute(&self.catalog, conns.as_deref(), self.timeline.view(), width);
+    }
+
+    /// Applies a worker reply; stale replies are dropped.
+    fn reply(&mut self, reply: Reply) -> bool {
+        match reply {
+            Reply::Window {
+                id,
+                topic,
+                window,
+                extend,
+            } => {
+                if id != self.window_id || self.messages.topic.as_deref() != Some(topic.as_str()) {
+                    return false;
+                }
+                let h = self.layout.messages_rows();
+                match extend {
+                    None => {
+                        self.messages.set_window(window, self.timeline.cursor(), h);
+                        self.message_changed(false);
+                    }
+                    Some(_) => self.messages.extend(window, h),
+                }
+                self.request_sizes();
+                true
+            }
+            Reply::Sizes { id: _, sizes } => {
+                for (r, s) in sizes {
+                    if let Some(s) = s {
+                        self.messages.sizes.insert(r, s);
+                    }
+                }
+                true
+            }
+            Reply::Decoded { id, msg, result } => {
+                if id != self.decode_id || self.messages.selected_ref() != Some(msg) {
+                    return false;
+                }
+                self.inspector.set(*result, self.time_format, self.start());
+                self.inspector
+                    .scroll_into_view(self.layout.inspector_rows());
+                true
+            }
+            Reply::Yaml { id, topic, result } => {
+                if id != self.yaml_id {
+                    return false;
+                }
+                self.yaml_done(&topic, result);
+                true
+            }
+            Reply::ScanProgress(p) => {
+                self.health.progress = p;
+                self.mode == Mode::Health
+            }
+            Reply::Scanned(report) => {
+                self.topics.update_stats(|row| {
+                    if let Some(t) = report.topics.iter().find(|t| t.topic == row.topic) {
+                        row.rate = t.rate().or(row.rate);
+                        row.bytes = Some(t.bytes);
+                    }
+                });
+                self.health.report = Some(*report);
+                self.health.progress = 1.0;
+                // Index data is in memory now: the histogram can be exact.
+                self.refresh_histogram();
+                true
+            }
+        }
+    }
+
+    fn copy_yaml(&mut self) {
+        self.request_yaml(None);
+    }
+
+    fn save_yaml(&mut self) {
+        let Some(d) = self.inspector.data.as_ref() else {
+            self.flash("no decoded message to save", true);
+            return;
+        };
+        let name: String = d
+            .topic
+            .trim_start_matches('/')
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = PathBuf::from(format!("{name}-{}.{:09}.yaml", d.time.sec, d.time.nsec));
+        self.request_yaml(Some(path));
+    }
+
+    /// YAML is rendered (and saved) by the worker: a big message must not stall the UI.
+    fn request_yaml(&mut self, save_to: Option<PathBuf>) {
+        let Some(msg) = self
+            .inspector
+            .data
+            .as_ref()
+            .filter(|d| d.value.is_ok())
+            .map(|d| d.msg)
+        else {
+            self.flash("no decoded message", true);
+            return;
+        };
+        let id = self.id();
+        self.yaml_id = id;
+        self.flash(
+            if save_to.is_some() {
+                "saving…"
+            } else {
+                "copying…"
+            },
+            false,
+        );
+        self.worker.send(Request::Yaml { id, msg, save_to });
+    }
+
+    fn yaml_done(&mut self, topic: &str, result: Result<YamlDone, String>) {
+        const CLIPBOARD_LIMIT: usize = 1 << 20;
+        match result {
+            Err(e) => self.flash(e, true),
+            Ok(YamlDone::Saved(path, n)) => self.flash(
+                format!(
+                    "saved {} ({})",
+                    path.display(),
+                    crate::tui::text::bytes(n as u64)
+                ),
+                false,
+            ),
+            Ok(YamlDone::Text(text)) if text.len() > CLIPBOARD_LIMIT => self.flash(
+                format!(
+                    "message is {} as YAML, too large for the clipboard: Y saves it to a file",
+                    crate::tui::text::bytes(text.len() as u64)
+                ),
+                true,
+            ),
+            Ok(YamlDone::Text(text)) => {
+                use base64::Engine;
+                let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+                self.outbox.push(format!("\x1b]52;c;{b64}\x07"));
+                self.flash(
+                    format!(
+                        "copied {topic} message as YAML ({})",
+                        crate::tui::text::bytes(text.len() as u64)
+                    ),
+                    false,
+                );
+            }
+        }
+    }
+
+    /// Hit-testing helper for tests: the pane at a position.
+    pub fn pane_at(&self, p: Position) -> Option<Pane> {
+        self.layout.pane_at(p.x, p.y)
+    }
+}
+
+/// Time span (s) covered by the chunks holding `connections`.
+fn topic_span(catalog: &Catalog, connections: &[(usize, crate::bag::ConnId)]) -> Option<f64> {
+    let mut lo: Option<RosTime> = None;
+    let mut hi: Option<RosTime> = None;
+    for (bi, bag) in catalog.bags().iter().enumerate() {
+        for c in bag.chunks() {
+            if c.counts
+                .iter()
+                .any(|&(conn, n)| n > 0 && connections.contains(&(bi, conn)))
+            {
+                lo = Some(lo.map_or(c.start, |l| l.min(c.start)));
+                hi = Some(hi.map_or(c.end, |h| h.max(c.end)));
+            }
+        }
+    }
+    Some(hi?.nanos_since(lo?) as f64 / 1e9)
+}

@@ -1,0 +1,285 @@
+//! Keys → actions, per input context. The help overlay is generated from this table, so it
+//! cannot drift from what the keys do.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::action::Action;
+
+/// Where a key is interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Context {
+    /// Any pane in normal mode.
+    Global,
+    /// Typing in a prompt (filter, jump).
+    Prompt,
+}
+
+/// One binding: a key (with modifiers), its context, the action and a description.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    /// Key code.
+    pub code: KeyCode,
+    /// Required modifiers (Shift is ignored for characters).
+    pub modifiers: KeyModifiers,
+    /// Context.
+    pub context: Context,
+    /// What it does.
+    pub action: Action,
+    /// Help text (empty: an alias not listed separately).
+    pub help: &'static str,
+}
+
+/// The keymap.
+#[derive(Clone, Debug)]
+pub struct KeyMap {
+    bindings: Vec<Binding>,
+}
+
+fn b(code: KeyCode, action: Action, help: &'static str) -> Binding {
+    Binding {
+        code,
+        modifiers: KeyModifiers::NONE,
+        context: Context::Global,
+        action,
+        help,
+    }
+}
+
+fn ctrl(c: char, action: Action, help: &'static str) -> Binding {
+    Binding {
+        code: KeyCode::Char(c),
+        modifiers: KeyModifiers::CONTROL,
+        context: Context::Global,
+        action,
+        help,
+    }
+}
+
+impl Default for KeyMap {
+    fn default() -> Self {
+        use Action as A;
+        use KeyCode as K;
+        let bindings = vec![
+            b(K::Char('q'), A::Quit, "quit"),
+            ctrl('c', A::Quit, ""),
+            b(K::Char('?'), A::ToggleHelp, "show/hide this help"),
+            b(K::Tab, A::FocusNext, "next pane"),
+            b(K::BackTab, A::FocusPrev, "previous pane"),
+            b(
+                K::Char('1'),
+                A::Focus(super::action::Pane::Topics),
+                "focus topics",
+            ),
+            b(
+                K::Char('2'),
+                A::Focus(super::action::Pane::Histogram),
+                "focus timeline",
+            ),
+            b(
+                K::Char('3'),
+                A::Focus(super::action::Pane::Messages),
+                "focus messages",
+            ),
+            b(
+                K::Char('4'),
+                A::Focus(super::action::Pane::Inspector),
+                "focus inspector",
+            ),
+            b(K::Up, A::Up, "up"),
+            b(K::Char('k'), A::Up, ""),
+            b(K::Down, A::Down, "down"),
+            b(K::Char('j'), A::Down, ""),
+            b(K::Left, A::Left, "cursor back / collapse"),
+            b(K::Char('h'), A::Left, ""),
+            b(K::Right, A::Right, "cursor forward / expand"),
+            b(K::Char('l'), A::Right, ""),
+            b(K::Char('H'), A::BigLeft, "cursor back 10 steps"),
+            b(K::Char('L'), A::BigRight, "cursor forward 10 steps"),
+            b(K::PageUp, A::PageUp, "page up"),
+            ctrl('u', A::PageUp, ""),
+            b(K::PageDown, A::PageDown, "page down"),
+            ctrl('d', A::PageDown, ""),
+            b(K::Home, A::Top, "first / start of the bag"),
+            b(K::Char('g'), A::Top, ""),
+            b(K::End, A::Bottom, "last / end of the bag"),
+            b(K::Char('G'), A::Bottom, ""),
+            b(K::Enter, A::Enter, "open / select / expand"),
+            b(K::Esc, A::Back, "back / close / clear filter"),
+            b(K::Char('/'), A::StartFilter, "filter topics (fuzzy)"),
+            b(
+                K::Char(':'),
+                A::StartJump,
+                "jump to a time (epoch, +offset, date)",
+            ),
+            b(
+                K::Char('s'),
+                A::CycleSort,
+                "sort topics by name/count/rate/size",
+            ),
+            b(
+                K::Char('t'),
+                A::CycleTimeFormat,
+                "time display: epoch/UTC/local/offset",
+            ),
+            b(K::Char('+'), A::ZoomIn, "zoom in on the cursor"),
+            b(K::Char('='), A::ZoomIn, ""),
+            b(K::Char('-'), A::ZoomOut, "zoom out"),
+            b(K::Char('0'), A::ZoomReset, "show the whole time range"),
+            b(
+                K::Char('a'),
+                A::ToggleHistogramScope,
+                "timeline: selected topic / all topics",
+            ),
+            b(K::Char('e'), A::ExpandAll, "inspector: expand all"),
+            b(K::Char('c'), A::CollapseAll, "inspector: collapse all"),
+            b(
+                K::Char('y'),
+                A::CopyYaml,
+                "copy message as YAML (clipboard, OSC 52)",
+            ),
+            b(K::Char('Y'), A::SaveYaml, "save message as YAML to a file"),
+            b(K::Char('!'), A::ToggleHealth, "health view"),
+            Binding {
+                code: K::Esc,
+                modifiers: KeyModifiers::NONE,
+                context: Context::Prompt,
+                action: A::Back,
+                help: "cancel",
+            },
+            Binding {
+                code: K::Enter,
+                modifiers: KeyModifiers::NONE,
+                context: Context::Prompt,
+                action: A::Enter,
+                help: "accept",
+            },
+            Binding {
+                code: K::Backspace,
+                modifiers: KeyModifiers::NONE,
+                context: Context::Prompt,
+                action: A::Backspace,
+                help: "delete a character",
+            },
+            Binding {
+                code: K::Char('u'),
+                modifiers: KeyModifiers::CONTROL,
+                context: Context::Prompt,
+                action: A::ClearInput,
+                help: "clear",
+            },
+        ];
+        KeyMap { bindings }
+    }
+}
+
+impl KeyMap {
+    /// The action for `key` in `context`. In a prompt, printable characters are input.
+    pub fn action(&self, key: KeyEvent, context: Context) -> Option<Action> {
+        let mods = key.modifiers - KeyModifiers::SHIFT;
+        let found = self
+            .bindings
+            .iter()
+            .find(|b| b.context == context && b.code == key.code && b.modifiers == mods)
+            .map(|b| b.action);
+        if found.is_some() {
+            return found;
+        }
+        match (context, key.code) {
+            (Context::Prompt, KeyCode::Char(c)) if !mods.contains(KeyModifiers::CONTROL) => {
+                Some(Action::Input(c))
+            }
+            (Context::Prompt, KeyCode::Up) => Some(Action::Up),
+            (Context::Prompt, KeyCode::Down) => Some(Action::Down),
+            _ => None,
+        }
+    }
+
+    /// Help lines `(keys, description)` for a context, aliases folded into one line.
+    pub fn help(&self, context: Context) -> Vec<(String, &'static str)> {
+        let mut out: Vec<(String, &'static str)> = Vec::new();
+        for b in self.bindings.iter().filter(|b| b.context == context) {
+            let key = key_name(b.code, b.modifiers);
+            if b.help.is_empty() {
+                // An alias: append to the line of the same action.
+                if let Some(line) = self
+                    .bindings
+                    .iter()
+                    .filter(|o| o.context == context && o.action == b.action && !o.help.is_empty())
+                    .map(|o| o.help)
+                    .next()
+                    .and_then(|h| out.iter_mut().find(|(_, d)| *d == h))
+                {
+                    line.0.push(' ');
+                    line.0.push_str(&key);
+                }
+                continue;
+            }
+            out.push((key, b.help));
+        }
+        out
+    }
+}
+
+/// A readable key name: `q`, `Ctrl-c`, `Tab`, `PgUp`.
+pub fn key_name(code: KeyCode, modifiers: KeyModifiers) -> String {
+    let base = match code {
+        KeyCode::Char(' ') => "Space".to_string(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Tab => "Tab".into(),
+        KeyCode::BackTab => "S-Tab".into(),
+        KeyCode::Enter => "Enter".into(),
+        KeyCode::Esc => "Esc".into(),
+        KeyCode::Backspace => "Bksp".into(),
+        KeyCode::Up => "↑".into(),
+        KeyCode::Down => "↓".into(),
+        KeyCode::Left => "←".into(),
+        KeyCode::Right => "→".into(),
+        KeyCode::PageUp => "PgUp".into(),
+        KeyCode::PageDown => "PgDn".into(),
+        KeyCode::Home => "Home".into(),
+        KeyCode::End => "End".into(),
+        other => format!("{other:?}"),
+    };
+    if modifiers.contains(KeyModifiers::CONTROL) {
+        format!("Ctrl-{base}")
+    } else {
+        base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_keys_and_folds_aliases_into_help() {
+        let km = KeyMap::default();
+        let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        assert_eq!(km.action(key('q'), Context::Global), Some(Action::Quit));
+        assert_eq!(km.action(key('j'), Context::Global), Some(Action::Down));
+        assert_eq!(
+            km.action(
+                KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT),
+                Context::Global
+            ),
+            Some(Action::Bottom)
+        );
+        assert_eq!(
+            km.action(key('q'), Context::Prompt),
+            Some(Action::Input('q'))
+        );
+        assert_eq!(
+            km.action(
+                KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+                Context::Prompt
+            ),
+            Some(Action::Back)
+        );
+        let help = km.help(Context::Global);
+        let down = help.iter().find(|(_, d)| *d == "down").unwrap();
+        assert_eq!(down.0, "↓ j");
+        assert!(help.iter().all(|(_, d)| !d.is_empty()));
+        let quit = help.iter().find(|(_, d)| *d == "quit").unwrap();
+        assert_eq!(quit.0, "q Ctrl-c");
+    }
+}

@@ -1,0 +1,119 @@
+//! The terminal explorer: topics, a timeline built from chunk infos, the messages of the
+//! selected topic and a decoded inspector, over one or many bags.
+//!
+//! One event loop (see [`run`]) blocks on the next event — input, a worker reply, a signal —,
+//! drains what else is pending, updates the state and draws only when something changed.
+//! Reading, decompressing and decoding happen on worker threads ([`worker`]); drawing reads the
+//! state and never changes it ([`ui`]).
+
+pub mod action;
+pub mod app;
+pub mod event;
+pub mod keymap;
+pub mod layout;
+pub mod model;
+pub mod panes;
+pub mod terminal;
+pub mod text;
+pub mod theme;
+pub mod ui;
+pub mod worker;
+
+use std::io;
+use std::sync::mpsc;
+
+use crossterm::event::Event;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+use crate::catalog::Catalog;
+
+use app::App;
+use event::AppEvent;
+use terminal::TerminalGuard;
+use theme::Theme;
+use worker::Worker;
+
+/// Options of the explorer.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// A note for the status bar (e.g. that the bundled demo bag is shown).
+    pub note: Option<String>,
+    /// Capture the mouse (click to focus/select, wheel to scroll).
+    pub mouse: bool,
+}
+
+/// Runs the explorer until the user quits or a signal arrives.
+pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
+    let guard = TerminalGuard::enter(options.mouse)?;
+    // Before the input thread starts: creating the terminal may query the cursor position,
+    // and the reply must not be eaten by our reader.
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    let (tx, rx) = mpsc::channel::<AppEvent>();
+    // Terminal input.
+    {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            while let Ok(ev) = crossterm::event::read() {
+                if tx.send(AppEvent::Input(ev)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    // Signals end the loop like `q` does, so the terminal is restored on the way out.
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for s in signals.forever() {
+                    if tx.send(AppEvent::Signal(s)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    }
+    let worker = Worker::start(catalog.clone(), tx);
+    let (w, h) = crossterm::terminal::size()?;
+    let mut app = App::new(catalog, worker, w, h);
+    app.note.clone_from(&options.note);
+    let theme = Theme::from_env();
+    terminal.draw(|f| ui::draw(f, &app, theme))?;
+    while let Ok(first) = rx.recv() {
+        let mut changed = app.handle(first);
+        while let Ok(more) = rx.try_recv() {
+            changed |= app.handle(more);
+        }
+        if app.quit {
+            break;
+        }
+        if changed {
+            terminal.draw(|f| ui::draw(f, &app, theme))?;
+            flush_outbox(&mut app)?;
+        }
+    }
+    drop(terminal);
+    drop(guard);
+    Ok(())
+}
+
+/// Writes pending escape sequences (clipboard) straight to the terminal.
+fn flush_outbox(app: &mut App) -> io::Result<()> {
+    use std::io::Write;
+    if app.outbox.is_empty() {
+        return Ok(());
+    }
+    let mut out = io::stdout();
+    for s in app.outbox.drain(..) {
+        out.write_all(s.as_bytes())?;
+    }
+    out.flush()
+}
+
+/// Feeds a synthetic input event (tests).
+pub fn input(ev: Event) -> AppEvent {
+    AppEvent::Input(ev)
+}

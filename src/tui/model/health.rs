@@ -1,0 +1,259 @@
+//! The health report: per topic rate, gaps, out-of-order receive times, type conflicts; per
+//! chunk compression; what recovery found. Computed from index data only (no chunk is
+//! decompressed), on the background worker.
+
+use std::collections::HashMap;
+
+use crate::bag::{ChunkLayout, ConnId};
+use crate::catalog::Catalog;
+use crate::format::Compression;
+use crate::stats::median;
+use crate::time::RosTime;
+
+/// A gap is a period longer than this many median periods...
+pub const GAP_FACTOR: f64 = 4.0;
+/// ...and at least this long (seconds), so jitter on fast topics is not reported.
+pub const GAP_MIN_SECONDS: f64 = 0.05;
+/// Gaps kept per topic (the largest).
+const GAPS_KEPT: usize = 10;
+
+/// A stretch without messages.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gap {
+    /// Last message before the gap.
+    pub from: RosTime,
+    /// First message after it.
+    pub to: RosTime,
+}
+
+impl Gap {
+    /// Length in seconds.
+    pub fn seconds(&self) -> f64 {
+        self.to.nanos_since(self.from) as f64 / 1e9
+    }
+}
+
+/// Health of one topic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopicHealth {
+    /// Topic.
+    pub topic: String,
+    /// Messages.
+    pub count: u64,
+    /// First and last receive time.
+    pub first: Option<RosTime>,
+    /// See `first`.
+    pub last: Option<RosTime>,
+    /// Median period (s).
+    pub median_period: Option<f64>,
+    /// The largest gaps (longer than `GAP_FACTOR` median periods), largest first.
+    pub gaps: Vec<Gap>,
+    /// Number of gaps found in all.
+    pub gap_count: usize,
+    /// Messages stored after a message of the same topic with a later receive time.
+    pub out_of_order: u64,
+    /// Approximate bytes of its message records.
+    pub bytes: u64,
+    /// Distinct `type [md5sum]` of its connections when there are several.
+    pub conflicts: Vec<String>,
+}
+
+impl TopicHealth {
+    /// Median rate (Hz).
+    pub fn rate(&self) -> Option<f64> {
+        self.median_period.filter(|p| *p > 0.0).map(|p| 1.0 / p)
+    }
+
+    /// The largest gap.
+    pub fn max_gap(&self) -> Option<Gap> {
+        self.gaps.first().copied()
+    }
+}
+
+/// Compression of one chunk.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkHealth {
+    /// Bag index.
+    pub bag: usize,
+    /// Chunk index.
+    pub chunk: u32,
+    /// File offset.
+    pub pos: u64,
+    /// Method.
+    pub compression: Compression,
+    /// Compressed bytes.
+    pub compressed: u64,
+    /// Uncompressed bytes.
+    pub uncompressed: u64,
+    /// Messages.
+    pub messages: u64,
+}
+
+impl ChunkHealth {
+    /// Compressed / uncompressed.
+    pub fn ratio(&self) -> f64 {
+        if self.uncompressed == 0 {
+            1.0
+        } else {
+            self.compressed as f64 / self.uncompressed as f64
+        }
+    }
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HealthReport {
+    /// Per topic, sorted by name.
+    pub topics: Vec<TopicHealth>,
+    /// Per chunk, in file order per bag.
+    pub chunks: Vec<ChunkHealth>,
+    /// Per bag: how it was read and what was lost, one line each.
+    pub notes: Vec<String>,
+}
+
+/// Computes the report; `progress` is called with the fraction of chunks done.
+pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport {
+    struct Acc {
+        times: Vec<RosTime>,
+        out_of_order: u64,
+        last_in_file: Option<RosTime>,
+        bytes: u64,
+        kinds: Vec<String>,
+    }
+    let total_chunks: usize = catalog
+        .bags()
+        .iter()
+        .map(|b| b.chunks().len())
+        .sum::<usize>()
+        .max(1);
+    let mut done = 0usize;
+    let mut acc: HashMap<String, Acc> = HashMap::new();
+    let mut report = HealthReport::default();
+    for (bi, bag) in catalog.bags().iter().enumerate() {
+        let topic_of: HashMap<ConnId, &str> = bag
+            .connections()
+            .iter()
+            .map(|c| (c.id, c.topic.as_str()))
+            .collect();
+        for c in bag.connections() {
+            let a = acc.entry(c.topic.clone()).or_insert_with(|| Acc {
+                times: Vec::new(),
+                out_of_order: 0,
+                last_in_file: None,
+                bytes: 0,
+                kinds: Vec::new(),
+            });
+            let kind = format!("{} [{}]", c.datatype, c.md5sum);
+            if !a.kinds.contains(&kind) {
+                a.kinds.push(kind);
+            }
+        }
+        // Chunks in file order, so "out of order" means: stored after a later message.
+        let mut order: Vec<_> = bag.chunks().iter().collect();
+        order.sort_by_key(|c| c.pos);
+        for chunk in order {
+            let mut entries = bag.chunk_entries(chunk.index).to_vec();
+            entries.sort_by_key(|e| e.offset);
+            let end_of_data = if chunk.layout == ChunkLayout::V2 {
+                chunk.uncompressed_size
+            } else {
+                bag.size()
+            };
+            for (i, e) in entries.iter().enumerate() {
+                let next = entries.get(i + 1).map_or(end_of_data, |n| n.offset);
+                let Some(topic) = topic_of.get(&e.conn) else {
+                    continue;
+                };
+                let Some(a) = acc.get_mut(*topic) else {
+                    continue;
+                };
+                a.bytes += next.saturating_sub(e.offset);
+                if a.last_in_file.is_some_and(|l| e.time < l) {
+                    a.out_of_order += 1;
+                }
+                a.last_in_file = Some(a.last_in_file.map_or(e.time, |l| l.max(e.time)));
+                a.times.push(e.time);
+            }
+            if chunk.is_record() {
+                report.chunks.push(ChunkHealth {
+                    bag: bi,
+                    chunk: chunk.index,
+                    pos: chunk.pos,
+                    compression: chunk.compression,
+                    compressed: chunk.compressed_size,
+                    uncompressed: chunk.uncompressed_size,
+                    messages: chunk.message_count(),
+                });
+            }
+            done += 1;
+            progress(done as f64 / total_chunks as f64);
+        }
+        let name = bag.path().display();
+        match bag.recovery() {
+            None => report.notes.push(format!("{name}: read from its index")),
+            Some(r) => {
+                report.notes.push(format!("{name}: {}", r.reason));
+                if r.complete_chunks + r.partial_chunks > 0 {
+                    report.notes.push(format!(
+                        "{name}: recovered {} messages from {} complete and {} partial chunks",
+                        bag.message_count(),
+                        r.complete_chunks,
+                        r.partial_chunks
+                    ));
+                }
+                for l in &r.losses {
+                    report.notes.push(format!("{name}: lost {l}"));
+                }
+            }
+        }
+        for w in bag.warnings() {
+            report.notes.push(format!("{name}: warning: {w}"));
+        }
+    }
+    let mut topics: Vec<TopicHealth> = acc
+        .into_iter()
+        .map(|(topic, mut a)| {
+            a.times.sort_unstable();
+            let mut periods: Vec<f64> = a
+                .times
+                .windows(2)
+                .filter_map(|w| Some(w.get(1)?.nanos_since(*w.first()?) as f64 / 1e9))
+                .collect();
+            let median_period = median(&mut periods.clone());
+            let mut gaps: Vec<Gap> = Vec::new();
+            if let Some(m) = median_period {
+                let threshold = (m * GAP_FACTOR).max(GAP_MIN_SECONDS);
+                for w in a.times.windows(2) {
+                    if let (Some(&from), Some(&to)) = (w.first(), w.get(1)) {
+                        if to.nanos_since(from) as f64 / 1e9 > threshold {
+                            gaps.push(Gap { from, to });
+                        }
+                    }
+                }
+            }
+            periods.clear();
+            let gap_count = gaps.len();
+            gaps.sort_by(|x, y| y.seconds().total_cmp(&x.seconds()));
+            gaps.truncate(GAPS_KEPT);
+            TopicHealth {
+                count: a.times.len() as u64,
+                first: a.times.first().copied(),
+                last: a.times.last().copied(),
+                median_period,
+                gaps,
+                gap_count,
+                out_of_order: a.out_of_order,
+                bytes: a.bytes,
+                conflicts: if a.kinds.len() > 1 {
+                    a.kinds
+                } else {
+                    Vec::new()
+                },
+                topic,
+            }
+        })
+        .collect();
+    topics.sort_by(|a, b| a.topic.cmp(&b.topic));
+    report.topics = topics;
+    report
+}

@@ -1,0 +1,638 @@
+//! The inspector: decoding a message off the UI thread, and the expandable tree of its
+//! fields as plain rows (no terminal types).
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use crate::bag::ConnId;
+use crate::catalog::Catalog;
+use crate::msg::{ConstValue, Registry, Schema, Value};
+use crate::time::RosTime;
+
+use super::messages::MsgRef;
+use super::timefmt::TimeFormat;
+
+/// Array elements shown when an array is first expanded, and added per "show more".
+pub const ARRAY_PAGE: usize = 32;
+/// Bytes per row of a byte array's hex view.
+pub const HEX_ROW: usize = 16;
+/// Characters of a string shown in its row.
+pub const STRING_PREVIEW: usize = 120;
+
+/// A decoded message (or why it could not be decoded).
+#[derive(Debug, Clone)]
+pub struct Inspected {
+    /// Which message.
+    pub msg: MsgRef,
+    /// Topic.
+    pub topic: String,
+    /// Type.
+    pub datatype: String,
+    /// Receive time.
+    pub time: RosTime,
+    /// Payload size.
+    pub size: usize,
+    /// The value, or the error (with field path and offset).
+    pub value: Result<Value<'static>, String>,
+    /// Things to know (md5sum mismatch, definition from the bundled library, ...).
+    pub notes: Vec<String>,
+    /// The first payload bytes, for a hex view when decoding fails.
+    pub head: Vec<u8>,
+}
+
+/// A compiled schema (or why it could not be compiled) and notes about it.
+type CachedSchema = (Result<Arc<Schema>, String>, Vec<String>);
+
+/// Compiles schemas once per connection and decodes messages.
+pub struct Decoder {
+    registry: Registry,
+    schemas: HashMap<(usize, ConnId), CachedSchema>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Decoder {
+    /// A decoder using the bundled definitions for bags that carry none.
+    pub fn new() -> Self {
+        Self::with_registry(Registry::bundled())
+    }
+
+    /// A decoder with a given registry.
+    pub fn with_registry(registry: Registry) -> Self {
+        Decoder {
+            registry,
+            schemas: HashMap::new(),
+        }
+    }
+
+    /// Reads and decodes `msg`.
+    pub fn inspect(&mut self, catalog: &Catalog, msg: MsgRef) -> Inspected {
+        let mut out = Inspected {
+            msg,
+            topic: String::new(),
+            datatype: String::new(),
+            time: msg.entry.time,
+            size: 0,
+            value: Err("not read".into()),
+            notes: Vec::new(),
+            head: Vec::new(),
+        };
+        let Some(bag) = catalog.bag(msg.bag) else {
+            out.value = Err("no such bag".into());
+            return out;
+        };
+        let Some(conn) = bag.connection(msg.entry.conn) else {
+            out.value = Err("no such connection".into());
+            return out;
+        };
+        out.topic.clone_from(&conn.topic);
+        out.datatype.clone_from(&conn.datatype);
+        let (schema, notes) = self
+            .schemas
+            .entry((msg.bag, msg.entry.conn))
+            .or_insert_with(|| {
+                let mut notes = Vec::new();
+                let schema = Schema::for_connection(
+                    &conn.datatype,
+                    &conn.message_definition,
+                    &conn.md5sum,
+                    &self.registry,
+                )
+                .map_err(|e| e.to_string());
+                if let Ok(s) = &schema {
+                    if conn.message_definition.trim().is_empty() {
+                        notes.push(format!(
+                            "definition of {} from the bundled library",
+                            conn.datatype
+                        ));
+                    }
+                    if s.md5sum() != conn.md5sum && conn.md5sum != "*" {
+                        notes.push(format!(
+                            "md5sum mismatch: the connection says {}, its definition gives {}",
+                            conn.md5sum,
+                            s.md5sum()
+                        ));
+                    }
+                }
+                (schema, notes)
+            })
+            .clone();
+        out.notes = notes;
+        let message = match bag.read(&msg.entry) {
+            Ok(m) => m,
+            Err(e) => {
+                out.value = Err(e.to_string());
+                return out;
+            }
+        };
+        out.size = message.data.len();
+        out.head = message
+            .data
+            .get(..message.data.len().min(4096))
+            .unwrap_or_default()
+            .to_vec();
+        out.value = match schema {
+            Ok(s) => crate::msg::decode(&s, &message.data)
+                .map(Value::into_owned)
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        out
+    }
+}
+
+/// One visible row of the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// Nesting depth (0 = top-level field).
+    pub depth: usize,
+    /// Path of the node (`pose.position.x`, `transforms[2]`), the key of its expansion state.
+    pub path: String,
+    /// Field name or `[i]`.
+    pub label: String,
+    /// Declared type, when known.
+    pub type_name: String,
+    /// The value (one line).
+    pub text: String,
+    /// A constant of the message with this value, shown beside it.
+    pub constant: Option<String>,
+    /// Whether the node has children, and whether they are shown.
+    pub expand: Expand,
+    /// A "show more" row of an array (the array's path is `path`).
+    pub more: Option<usize>,
+}
+
+/// Expansion state of a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expand {
+    /// No children.
+    Leaf,
+    /// Children hidden.
+    Collapsed,
+    /// Children shown.
+    Expanded,
+}
+
+/// The inspector's state: what is shown and how it is unfolded.
+#[derive(Debug, Default)]
+pub struct Inspector {
+    /// The message shown.
+    pub data: Option<Inspected>,
+    /// The message being decoded ("decoding…").
+    pub loading: Option<MsgRef>,
+    /// Nodes whose expansion differs from their default.
+    toggled: HashSet<String>,
+    /// Array elements shown per array path.
+    shown: HashMap<String, usize>,
+    /// Expand everything (arrays included, paged).
+    all: Option<bool>,
+    rows: Vec<Row>,
+    /// Selected row.
+    pub selected: usize,
+    /// First row shown.
+    pub offset: usize,
+}
+
+impl Inspector {
+    /// Rows as currently unfolded.
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
+    /// Shows a new message, keeping the unfolding (same type: same paths) and selection.
+    pub fn set(&mut self, data: Inspected, format: TimeFormat, start: RosTime) {
+        let same_type = self
+            .data
+            .as_ref()
+            .is_some_and(|d| d.datatype == data.datatype);
+        if !same_type {
+            self.toggled.clear();
+            self.shown.clear();
+            self.all = None;
+            self.selected = 0;
+            self.offset = 0;
+        }
+        self.data = Some(data);
+        self.loading = None;
+        self.rebuild(format, start);
+    }
+
+    /// Recomputes the rows (after a change of data, unfolding or time format).
+    pub fn rebuild(&mut self, format: TimeFormat, start: RosTime) {
+        self.rows.clear();
+        if let Some(Inspected { value: Ok(v), .. }) = &self.data {
+            let mut b = Builder {
+                inspector: self,
+                rows: Vec::new(),
+                format,
+                start,
+            };
+            b.children(v, "", 0);
+            self.rows = b.rows;
+        }
+        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+    }
+
+    fn is_expanded(&self, path: &str, default: bool) -> bool {
+        if let Some(all) = self.all {
+            return all != self.toggled.contains(path);
+        }
+        default != self.toggled.contains(path)
+    }
+
+    /// Toggles the selected node, or shows more of an array on a "more" row.
+    pub fn toggle(&mut self, format: TimeFormat, start: RosTime) {
+        let Some(row) = self.rows.get(self.selected).cloned() else {
+            return;
+        };
+        if row.more.is_some() {
+            *self.shown.entry(row.path).or_insert(ARRAY_PAGE) += ARRAY_PAGE * 4;
+        } else if row.expand != Expand::Leaf && !self.toggled.remove(&row.path) {
+            self.toggled.insert(row.path);
+        }
+        self.rebuild(format, start);
+    }
+
+    /// Expands (`true`) or collapses the selected node; collapsing a leaf goes to its parent.
+    pub fn set_expanded(&mut self, expand: bool, format: TimeFormat, start: RosTime) {
+        let Some(row) = self.rows.get(self.selected).cloned() else {
+            return;
+        };
+        match (row.expand, expand) {
+            (Expand::Collapsed, true) | (Expand::Expanded, false) => self.toggle(format, start),
+            (Expand::Leaf | Expand::Collapsed, false) if row.depth > 0 => {
+                // Jump to the parent.
+                if let Some(p) = self
+                    .rows
+                    .get(..self.selected)
+                    .and_then(|r| r.iter().rposition(|r| r.depth < row.depth))
+                {
+                    self.selected = p;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Expands or collapses everything.
+    pub fn set_all(&mut self, expand: bool, format: TimeFormat, start: RosTime) {
+        self.all = Some(expand);
+        self.toggled.clear();
+        self.rebuild(format, start);
+    }
+
+    /// Moves the selection.
+    pub fn move_by(&mut self, delta: isize, height: usize) {
+        if self.rows.is_empty() {
+            return;
+        }
+        self.selected = self
+            .selected
+            .saturating_add_signed(delta)
+            .min(self.rows.len() - 1);
+        self.scroll_into_view(height);
+    }
+
+    /// Keeps the selection visible in `height` rows.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        let height = height.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + height {
+            self.offset = self.selected + 1 - height;
+        }
+        self.offset = self.offset.min(self.rows.len().saturating_sub(height));
+    }
+}
+
+struct Builder<'s> {
+    inspector: &'s Inspector,
+    rows: Vec<Row>,
+    format: TimeFormat,
+    start: RosTime,
+}
+
+impl Builder<'_> {
+    /// Adds the rows of the children of `v` (fields of a message, elements of an array).
+    fn children(&mut self, v: &Value<'_>, path: &str, depth: usize) {
+        match v {
+            Value::Message(m) => {
+                let ty = m.ty();
+                for (f, fv) in ty.fields().iter().zip(m.values()) {
+                    let p = if path.is_empty() {
+                        f.name().to_string()
+                    } else {
+                        format!("{path}.{}", f.name())
+                    };
+                    let constant = constant_for(ty.constants(), fv, f.name());
+                    self.node(
+                        fv,
+                        p,
+                        f.name().to_string(),
+                        f.type_text().to_string(),
+                        constant,
+                        depth,
+                    );
+                }
+            }
+            Value::Array(items) => {
+                let shown = self.shown(path).min(items.len());
+                for (i, item) in items.iter().take(shown).enumerate() {
+                    let ty = item
+                        .as_message()
+                        .map(|m| m.ty().name().to_string())
+                        .unwrap_or_default();
+                    self.node(
+                        item,
+                        format!("{path}[{i}]"),
+                        format!("[{i}]"),
+                        ty,
+                        None,
+                        depth,
+                    );
+                }
+                self.more(path, items.len() - shown, depth);
+            }
+            Value::PrimArray(items) => {
+                let shown = self.shown(path).min(items.len());
+                for (i, item) in items.iter().take(shown).enumerate() {
+                    self.node(
+                        &item,
+                        format!("{path}[{i}]"),
+                        format!("[{i}]"),
+                        String::new(),
+                        None,
+                        depth,
+                    );
+                }
+                self.more(path, items.len() - shown, depth);
+            }
+            Value::Bytes(bytes) => {
+                let lines = bytes.len().div_ceil(HEX_ROW);
+                let shown = self.shown(path).min(lines);
+                for (i, chunk) in bytes.chunks(HEX_ROW).take(shown).enumerate() {
+                    self.rows.push(Row {
+                        depth,
+                        path: format!("{path}#{i}"),
+                        label: format!("{:06x}", i * HEX_ROW),
+                        type_name: String::new(),
+                        text: hex_line(chunk),
+                        constant: None,
+                        expand: Expand::Leaf,
+                        more: None,
+                    });
+                }
+                self.more(path, (lines - shown) * HEX_ROW, depth);
+            }
+            _ => {}
+        }
+    }
+
+    fn shown(&self, path: &str) -> usize {
+        self.inspector
+            .shown
+            .get(path)
+            .copied()
+            .unwrap_or(ARRAY_PAGE)
+    }
+
+    fn more(&mut self, path: &str, remaining: usize, depth: usize) {
+        if remaining > 0 {
+            self.rows.push(Row {
+                depth,
+                path: path.to_string(),
+                label: "…".into(),
+                type_name: String::new(),
+                text: format!("{remaining} more (Enter shows more)"),
+                constant: None,
+                expand: Expand::Leaf,
+                more: Some(remaining),
+            });
+        }
+    }
+
+    fn node(
+        &mut self,
+        v: &Value<'_>,
+        path: String,
+        label: String,
+        type_name: String,
+        constant: Option<String>,
+        depth: usize,
+    ) {
+        let (has_children, default_open) = match v {
+            Value::Message(m) => (!m.values().is_empty(), depth < 3),
+            Value::Array(a) => (!a.is_empty(), false),
+            Value::PrimArray(a) => (!a.is_empty(), false),
+            Value::Bytes(b) => (!b.is_empty(), false),
+            _ => (false, false),
+        };
+        let expand = if !has_children {
+            Expand::Leaf
+        } else if self.inspector.is_expanded(&path, default_open) {
+            Expand::Expanded
+        } else {
+            Expand::Collapsed
+        };
+        self.rows.push(Row {
+            depth,
+            path,
+            label,
+            type_name,
+            text: value_text(v, self.format, self.start),
+            constant,
+            expand,
+            more: None,
+        });
+        if expand == Expand::Expanded {
+            let path = self.rows.last().map(|r| r.path.clone()).unwrap_or_default();
+            self.children(v, &path, depth + 1);
+        }
+    }
+}
+
+/// The names of the message's constants equal to `v`. When several match, those named after
+/// the field (`POWER_SUPPLY_STATUS_*` for `power_supply_status`) are preferred.
+fn constant_for(constants: &[crate::msg::Constant], v: &Value<'_>, field: &str) -> Option<String> {
+    let mut names: Vec<&str> = constants
+        .iter()
+        .filter(|c| match (c.value(), v) {
+            (ConstValue::Bool(a), Value::Bool(b)) => a == b,
+            (ConstValue::Int(a), _) => int_of(v) == Some(i128::from(*a)),
+            (ConstValue::UInt(a), _) => int_of(v) == Some(i128::from(*a)),
+            (ConstValue::String(a), Value::String(s)) => a.as_bytes() == s.as_ref(),
+            _ => false,
+        })
+        .map(crate::msg::Constant::name)
+        .collect();
+    let prefix = field.to_ascii_uppercase();
+    if names.len() > 1 && names.iter().any(|n| n.starts_with(&prefix)) {
+        names.retain(|n| n.starts_with(&prefix));
+    }
+    (!names.is_empty()).then(|| names.join(" | "))
+}
+
+fn int_of(v: &Value<'_>) -> Option<i128> {
+    Some(match v {
+        Value::I8(x) => i128::from(*x),
+        Value::U8(x) => i128::from(*x),
+        Value::I16(x) => i128::from(*x),
+        Value::U16(x) => i128::from(*x),
+        Value::I32(x) => i128::from(*x),
+        Value::U32(x) => i128::from(*x),
+        Value::I64(x) => i128::from(*x),
+        Value::U64(x) => i128::from(*x),
+        _ => return None,
+    })
+}
+
+fn hex_line(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(HEX_ROW * 4 + 2);
+    for (i, b) in bytes.iter().enumerate() {
+        if i == HEX_ROW / 2 {
+            s.push(' ');
+        }
+        let _ = write!(s, "{b:02x} ");
+    }
+    let pad = (HEX_ROW - bytes.len()) * 3 + usize::from(bytes.len() <= HEX_ROW / 2);
+    s.push_str(&" ".repeat(pad));
+    s.push('|');
+    s.extend(bytes.iter().map(|&b| {
+        if b.is_ascii_graphic() || b == b' ' {
+            char::from(b)
+        } else {
+            '.'
+        }
+    }));
+    s.push('|');
+    s
+}
+
+/// A string with control and non-UTF-8 bytes escaped, cut at `max` characters.
+pub fn escaped(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::from("\"");
+    for (n, c) in text.chars().enumerate() {
+        if n >= max {
+            out.push('…');
+            break;
+        }
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// One-line text of a value as the tree shows it.
+pub fn value_text(v: &Value<'_>, format: TimeFormat, start: RosTime) -> String {
+    match v {
+        Value::String(s) => {
+            let mut t = escaped(s, STRING_PREVIEW);
+            if s.len() > STRING_PREVIEW {
+                let _ = write!(t, " ({} bytes)", s.len());
+            }
+            t
+        }
+        Value::Time(t) => {
+            let shown = match format {
+                TimeFormat::Epoch | TimeFormat::Utc => TimeFormat::Utc.format(*t, start),
+                other => other.format(*t, start),
+            };
+            format!("{}.{:09}  ({shown})", t.sec, t.nsec)
+        }
+        Value::Duration(d) => format!("{}.{:09}  ({:.6} s)", d.sec, d.nsec, d.as_secs_f64()),
+        Value::Message(m) => {
+            let n = m.values().len();
+            format!("{{{n} field{}}}", if n == 1 { "" } else { "s" })
+        }
+        Value::Array(a) => format!("[{} items]", a.len()),
+        other => other.summary(8),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::decode;
+
+    fn inspected(def: &str, ty: &str, payload: &[u8]) -> Inspected {
+        let schema = Schema::from_definition(ty, def).unwrap();
+        Inspected {
+            msg: MsgRef {
+                bag: 0,
+                entry: crate::bag::IndexEntry {
+                    time: RosTime::new(1, 0),
+                    conn: 0,
+                    chunk: 0,
+                    offset: 0,
+                },
+            },
+            topic: "/t".into(),
+            datatype: ty.into(),
+            time: RosTime::new(1, 0),
+            size: payload.len(),
+            value: Ok(decode(&schema, payload).unwrap().into_owned()),
+            notes: vec![],
+            head: vec![],
+        }
+    }
+
+    #[test]
+    fn unfolds_messages_and_pages_arrays() {
+        let def = "uint8 OK=0\nuint8 ERROR=2\nuint8 level\nstring name\nint32[] values\n";
+        let mut payload = vec![2u8];
+        payload.extend(3u32.to_le_bytes());
+        payload.extend(b"a\nb");
+        payload.extend(100u32.to_le_bytes());
+        for i in 0..100i32 {
+            payload.extend(i.to_le_bytes());
+        }
+        let mut ins = Inspector::default();
+        ins.set(
+            inspected(def, "pkg/Status", &payload),
+            TimeFormat::Epoch,
+            RosTime::MIN,
+        );
+        let rows = ins.rows();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].constant.as_deref(), Some("ERROR"));
+        assert_eq!(rows[1].text, "\"a\\nb\"");
+        assert_eq!(rows[2].expand, Expand::Collapsed);
+        ins.selected = 2;
+        ins.toggle(TimeFormat::Epoch, RosTime::MIN);
+        assert_eq!(ins.rows().len(), 3 + ARRAY_PAGE + 1);
+        assert_eq!(ins.rows().last().unwrap().more, Some(100 - ARRAY_PAGE));
+        ins.selected = ins.rows().len() - 1;
+        ins.toggle(TimeFormat::Epoch, RosTime::MIN);
+        assert_eq!(ins.rows().len(), 3 + 100);
+        ins.set_all(false, TimeFormat::Epoch, RosTime::MIN);
+        assert_eq!(ins.rows().len(), 3);
+    }
+
+    #[test]
+    fn hex_lines_align() {
+        assert_eq!(
+            hex_line(b"ABCDEFGHIJKLMNOP"),
+            "41 42 43 44 45 46 47 48  49 4a 4b 4c 4d 4e 4f 50 |ABCDEFGHIJKLMNOP|"
+        );
+        assert_eq!(
+            hex_line(b"A").len(),
+            hex_line(b"ABCDEFGHIJKLMNOP").len() - 15
+        );
+    }
+}

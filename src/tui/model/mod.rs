@@ -1,0 +1,9 @@
+//! UI-agnostic models: plain structs with unit tests, no terminal types. Panes render them.
+
+pub mod health;
+pub mod histogram;
+pub mod inspector;
+pub mod messages;
+pub mod timefmt;
+pub mod timeline;
+pub mod topics;

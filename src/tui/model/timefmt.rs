@@ -1,0 +1,237 @@
+//! How times are shown: epoch seconds, UTC date, local date, or offset from the start.
+
+use chrono::{Local, TimeZone, Utc};
+
+use crate::time::RosTime;
+
+/// The time display mode, cycled with `t`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeFormat {
+    /// Seconds since the epoch, `1700000000.123456789`.
+    #[default]
+    Epoch,
+    /// UTC date and time.
+    Utc,
+    /// Local date and time.
+    Local,
+    /// Seconds since the start of the bag(s), `+12.345`.
+    Offset,
+}
+
+impl TimeFormat {
+    /// The next mode.
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            TimeFormat::Epoch => TimeFormat::Utc,
+            TimeFormat::Utc => TimeFormat::Local,
+            TimeFormat::Local => TimeFormat::Offset,
+            TimeFormat::Offset => TimeFormat::Epoch,
+        }
+    }
+
+    /// A short name for the status bar.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeFormat::Epoch => "epoch",
+            TimeFormat::Utc => "UTC",
+            TimeFormat::Local => "local",
+            TimeFormat::Offset => "offset",
+        }
+    }
+
+    /// Formats `t` (full precision).
+    pub fn format(self, t: RosTime, start: RosTime) -> String {
+        match self {
+            TimeFormat::Epoch => t.to_string(),
+            TimeFormat::Utc => date(t, false),
+            TimeFormat::Local => date(t, true),
+            TimeFormat::Offset => offset(t, start, 3),
+        }
+    }
+
+    /// Formats `t` compactly (axis labels, lists).
+    pub fn short(self, t: RosTime, start: RosTime) -> String {
+        match self {
+            TimeFormat::Epoch => {
+                let n = t.as_nanos();
+                format!(
+                    "{}.{:03}",
+                    n / 1_000_000_000,
+                    (n % 1_000_000_000) / 1_000_000
+                )
+            }
+            TimeFormat::Utc => short_date(t, false),
+            TimeFormat::Local => short_date(t, true),
+            TimeFormat::Offset => offset(t, start, 3),
+        }
+    }
+}
+
+/// `+12.345` seconds since `start` (negative before it).
+pub fn offset(t: RosTime, start: RosTime, decimals: usize) -> String {
+    let d = t.nanos_since(start) as f64 / 1e9;
+    format!("{d:+.decimals$}")
+}
+
+fn date(t: RosTime, local: bool) -> String {
+    let t = t.normalized();
+    let secs = i64::from(t.sec);
+    let fmt = "%Y-%m-%d %H:%M:%S";
+    let base = if local {
+        Local
+            .timestamp_opt(secs, 0)
+            .single()
+            .map(|d| d.format(fmt).to_string())
+    } else {
+        Utc.timestamp_opt(secs, 0)
+            .single()
+            .map(|d| d.format(fmt).to_string())
+    };
+    format!("{}.{:09}", base.unwrap_or_else(|| secs.to_string()), t.nsec)
+}
+
+fn short_date(t: RosTime, local: bool) -> String {
+    let t = t.normalized();
+    let secs = i64::from(t.sec);
+    let fmt = "%H:%M:%S";
+    let base = if local {
+        Local
+            .timestamp_opt(secs, 0)
+            .single()
+            .map(|d| d.format(fmt).to_string())
+    } else {
+        Utc.timestamp_opt(secs, 0)
+            .single()
+            .map(|d| d.format(fmt).to_string())
+    };
+    format!(
+        "{}.{:03}",
+        base.unwrap_or_else(|| secs.to_string()),
+        t.nsec / 1_000_000
+    )
+}
+
+/// Human duration for spans: `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 03 min`.
+pub fn span(nanos: i128) -> String {
+    let s = nanos as f64 / 1e9;
+    if s.abs() < 1.0 {
+        format!("{:.0} ms", s * 1e3)
+    } else if s.abs() < 60.0 {
+        format!("{s:.1} s")
+    } else if s.abs() < 3600.0 {
+        format!("{} min {:02} s", (s / 60.0).trunc(), (s % 60.0).trunc())
+    } else {
+        format!(
+            "{} h {:02} min",
+            (s / 3600.0).trunc(),
+            ((s % 3600.0) / 60.0).trunc()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_each_mode() {
+        let start = RosTime::new(1_700_000_000, 0);
+        let t = RosTime::new(1_700_000_012, 345_000_000);
+        assert_eq!(TimeFormat::Epoch.format(t, start), "1700000012.345000000");
+        assert_eq!(
+            TimeFormat::Utc.format(t, start),
+            "2023-11-14 22:13:32.345000000"
+        );
+        assert_eq!(TimeFormat::Offset.format(t, start), "+12.345");
+        assert_eq!(TimeFormat::Epoch.short(t, start), "1700000012.345");
+        assert_eq!(TimeFormat::Utc.short(t, start), "22:13:32.345");
+        assert_eq!(
+            TimeFormat::Epoch.next().next().next().next(),
+            TimeFormat::Epoch
+        );
+        assert_eq!(span(850_000_000), "850 ms");
+        assert_eq!(span(12_300_000_000), "12.3 s");
+        assert_eq!(span(245_000_000_000), "4 min 05 s");
+    }
+}
+
+/// Parses a time typed after `:` — seconds since the epoch, `+offset` from `start`, a date
+/// and time (`2023-11-14 22:13:32.5`, local time; add `Z` for UTC) or a time of day on the
+/// start's date (`22:13:32`).
+pub fn parse_jump(text: &str, start: RosTime, local: bool) -> Result<RosTime, String> {
+    let text = text.trim();
+    if let Ok(spec) = crate::time::parse_time_spec(text) {
+        return Ok(spec.resolve(start));
+    }
+    let (body, utc) = match text.strip_suffix('Z').or_else(|| text.strip_suffix(" UTC")) {
+        Some(b) => (b.trim(), true),
+        None => (text, !local),
+    };
+    let to_ros = |dt: chrono::NaiveDateTime| -> Option<RosTime> {
+        let stamp = if utc {
+            Utc.from_utc_datetime(&dt).timestamp_nanos_opt()?
+        } else {
+            Local
+                .from_local_datetime(&dt)
+                .earliest()?
+                .timestamp_nanos_opt()?
+        };
+        u64::try_from(stamp).ok().map(RosTime::from_nanos)
+    };
+    for fmt in [
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(dt) = chrono::NaiveDateTime::parse_from_str(body, fmt) {
+            return to_ros(dt).ok_or_else(|| format!("'{text}' is out of range"));
+        }
+    }
+    if let Ok(tod) = chrono::NaiveTime::parse_from_str(body, "%H:%M:%S%.f") {
+        let start_secs = i64::from(start.normalized().sec);
+        let day = if utc {
+            Utc.timestamp_opt(start_secs, 0)
+                .single()
+                .map(|d| d.date_naive())
+        } else {
+            Local
+                .timestamp_opt(start_secs, 0)
+                .single()
+                .map(|d| d.date_naive())
+        };
+        if let Some(day) = day {
+            return to_ros(day.and_time(tod)).ok_or_else(|| format!("'{text}' is out of range"));
+        }
+    }
+    Err(format!(
+        "cannot read '{text}': use seconds since the epoch, +offset, a date (2023-11-14 22:13:32) or a time of day"
+    ))
+}
+
+#[cfg(test)]
+mod jump_tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_form() {
+        let start = RosTime::new(1_700_000_000, 123_000_000);
+        assert_eq!(
+            parse_jump("+2.5", start, false).unwrap(),
+            RosTime::new(1_700_000_002, 623_000_000)
+        );
+        assert_eq!(
+            parse_jump("1700000005.5", start, false).unwrap(),
+            RosTime::new(1_700_000_005, 500_000_000)
+        );
+        assert_eq!(
+            parse_jump("2023-11-14 22:13:25Z", start, true).unwrap(),
+            RosTime::new(1_700_000_005, 0)
+        );
+        assert_eq!(
+            parse_jump("22:13:25.25", start, false).unwrap(),
+            RosTime::new(1_700_000_005, 250_000_000)
+        );
+        assert!(parse_jump("yesterday", start, false).is_err());
+    }
+}

@@ -1,0 +1,332 @@
+//! The topic list: rows, sorting, fuzzy filtering with match positions, selection and scroll.
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+use crate::bag::ConnId;
+
+/// One topic as the list shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopicRow {
+    /// Topic name.
+    pub topic: String,
+    /// Type (of the first connection).
+    pub datatype: String,
+    /// Messages over all bags.
+    pub count: u64,
+    /// Mean rate (Hz) from the time span of its chunks, refined to the median rate once the
+    /// background index scan is done.
+    pub rate: Option<f64>,
+    /// Bytes of its messages (from the index scan), when known.
+    pub bytes: Option<u64>,
+    /// `(bag, connection)` pairs.
+    pub connections: Vec<(usize, ConnId)>,
+    /// Bags holding it.
+    pub bags: Vec<usize>,
+    /// Connections disagree on type or md5sum.
+    pub conflicting: bool,
+}
+
+/// Sort orders, cycled with `s`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortKey {
+    /// By topic name.
+    #[default]
+    Name,
+    /// Most messages first.
+    Count,
+    /// Highest rate first.
+    Rate,
+    /// Most bytes first.
+    Size,
+}
+
+impl SortKey {
+    /// The next order.
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            SortKey::Name => SortKey::Count,
+            SortKey::Count => SortKey::Rate,
+            SortKey::Rate => SortKey::Size,
+            SortKey::Size => SortKey::Name,
+        }
+    }
+
+    /// Name shown in the pane title.
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Name => "name",
+            SortKey::Count => "count",
+            SortKey::Rate => "rate",
+            SortKey::Size => "size",
+        }
+    }
+}
+
+/// A row as currently shown: which topic, and which characters of its name matched the filter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VisibleRow {
+    /// Index into the rows.
+    pub row: usize,
+    /// Character positions of the matched characters in the topic name.
+    pub matched: Vec<usize>,
+}
+
+/// The topic list model.
+#[derive(Debug, Default)]
+pub struct TopicList {
+    rows: Vec<TopicRow>,
+    visible: Vec<VisibleRow>,
+    filter: String,
+    sort: SortKey,
+    selected: usize,
+    offset: usize,
+}
+
+impl TopicList {
+    /// A list of `rows`, sorted by name, unfiltered.
+    pub fn new(rows: Vec<TopicRow>) -> Self {
+        let mut list = TopicList {
+            rows,
+            ..TopicList::default()
+        };
+        list.refresh();
+        list
+    }
+
+    /// All rows.
+    pub fn rows(&self) -> &[TopicRow] {
+        &self.rows
+    }
+
+    /// Replaces per-topic statistics (rates, sizes) keeping the selection.
+    pub fn update_stats(&mut self, f: impl Fn(&mut TopicRow)) {
+        let selected = self.selected_row().map(|r| r.topic.clone());
+        self.rows.iter_mut().for_each(f);
+        self.refresh();
+        if let Some(t) = selected {
+            self.select_topic(&t);
+        }
+    }
+
+    /// The rows shown, in order.
+    pub fn visible(&self) -> &[VisibleRow] {
+        &self.visible
+    }
+
+    /// The filter text.
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    /// The sort order.
+    pub fn sort(&self) -> SortKey {
+        self.sort
+    }
+
+    /// Index of the selected visible row.
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
+    /// First visible row shown (scroll offset).
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The selected topic, if any row is visible.
+    pub fn selected_row(&self) -> Option<&TopicRow> {
+        self.visible
+            .get(self.selected)
+            .and_then(|v| self.rows.get(v.row))
+    }
+
+    /// Sets the filter and recomputes the visible rows (best matches first).
+    pub fn set_filter(&mut self, filter: &str) {
+        self.filter = filter.to_string();
+        self.selected = 0;
+        self.offset = 0;
+        self.refresh();
+    }
+
+    /// Cycles the sort order.
+    pub fn cycle_sort(&mut self) {
+        let selected = self.selected_row().map(|r| r.topic.clone());
+        self.sort = self.sort.next();
+        self.refresh();
+        if let Some(t) = selected {
+            self.select_topic(&t);
+        }
+    }
+
+    /// Selects a topic by name if visible.
+    pub fn select_topic(&mut self, topic: &str) -> bool {
+        match self
+            .visible
+            .iter()
+            .position(|v| self.rows.get(v.row).is_some_and(|r| r.topic == topic))
+        {
+            Some(i) => {
+                self.selected = i;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves the selection by `delta` rows (clamped), keeping it within a viewport of `height`.
+    pub fn move_by(&mut self, delta: isize, height: usize) {
+        if self.visible.is_empty() {
+            return;
+        }
+        let max = self.visible.len() - 1;
+        self.selected = self.selected.saturating_add_signed(delta).min(max);
+        self.scroll_into_view(height);
+    }
+
+    /// Selects the first or last row.
+    pub fn jump(&mut self, to_end: bool, height: usize) {
+        self.selected = if to_end {
+            self.visible.len().saturating_sub(1)
+        } else {
+            0
+        };
+        self.scroll_into_view(height);
+    }
+
+    /// Selects visible row `index` (mouse click).
+    pub fn select_index(&mut self, index: usize, height: usize) {
+        if index < self.visible.len() {
+            self.selected = index;
+            self.scroll_into_view(height);
+        }
+    }
+
+    /// Adjusts the scroll offset so the selection is visible in `height` rows.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        let height = height.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + height {
+            self.offset = self.selected + 1 - height;
+        }
+        let max_offset = self.visible.len().saturating_sub(height);
+        self.offset = self.offset.min(max_offset);
+    }
+
+    fn refresh(&mut self) {
+        let matcher = SkimMatcherV2::default().ignore_case();
+        let mut scored: Vec<(i64, VisibleRow)> = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                if self.filter.is_empty() {
+                    return Some((
+                        0,
+                        VisibleRow {
+                            row: i,
+                            matched: Vec::new(),
+                        },
+                    ));
+                }
+                let (score, matched) = matcher.fuzzy_indices(&r.topic, &self.filter)?;
+                Some((score, VisibleRow { row: i, matched }))
+            })
+            .collect();
+        let rows = &self.rows;
+        let key = |v: &VisibleRow| rows.get(v.row);
+        scored.sort_by(|(sa, a), (sb, b)| {
+            let (Some(ra), Some(rb)) = (key(a), key(b)) else {
+                return std::cmp::Ordering::Equal;
+            };
+            let by_sort = match self.sort {
+                SortKey::Name => std::cmp::Ordering::Equal,
+                SortKey::Count => rb.count.cmp(&ra.count),
+                SortKey::Rate => rb.rate.unwrap_or(0.0).total_cmp(&ra.rate.unwrap_or(0.0)),
+                SortKey::Size => rb.bytes.unwrap_or(0).cmp(&ra.bytes.unwrap_or(0)),
+            };
+            // With a filter and name order, the best matches come first.
+            let by_score = if self.sort == SortKey::Name {
+                sb.cmp(sa)
+            } else {
+                std::cmp::Ordering::Equal
+            };
+            by_score.then(by_sort).then_with(|| ra.topic.cmp(&rb.topic))
+        });
+        self.visible = scored.into_iter().map(|(_, v)| v).collect();
+        self.selected = self.selected.min(self.visible.len().saturating_sub(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(topic: &str, count: u64) -> TopicRow {
+        TopicRow {
+            topic: topic.into(),
+            datatype: "std_msgs/String".into(),
+            count,
+            rate: Some(count as f64),
+            bytes: None,
+            connections: vec![],
+            bags: vec![0],
+            conflicting: false,
+        }
+    }
+
+    #[test]
+    fn filters_fuzzily_with_match_positions() {
+        let mut l = TopicList::new(vec![
+            row("/camera/image_raw", 5),
+            row("/imu/data", 50),
+            row("/tf", 9),
+        ]);
+        assert_eq!(l.visible().len(), 3);
+        l.set_filter("img");
+        let names: Vec<_> = l
+            .visible()
+            .iter()
+            .map(|v| l.rows()[v.row].topic.clone())
+            .collect();
+        assert_eq!(names, vec!["/camera/image_raw"]);
+        assert_eq!(l.visible()[0].matched.len(), 3);
+        l.set_filter("zzz");
+        assert!(l.visible().is_empty());
+        assert!(l.selected_row().is_none());
+        l.set_filter("");
+        assert_eq!(l.visible().len(), 3);
+    }
+
+    #[test]
+    fn sorts_and_keeps_the_selection() {
+        let mut l = TopicList::new(vec![row("/a", 1), row("/b", 30), row("/c", 20)]);
+        assert!(l.select_topic("/c"));
+        l.cycle_sort();
+        assert_eq!(l.sort(), SortKey::Count);
+        let names: Vec<_> = l
+            .visible()
+            .iter()
+            .map(|v| l.rows()[v.row].topic.as_str())
+            .collect();
+        assert_eq!(names, vec!["/b", "/c", "/a"]);
+        assert_eq!(l.selected_row().unwrap().topic, "/c");
+    }
+
+    #[test]
+    fn scrolls_to_keep_the_selection_visible() {
+        let rows = (0..50).map(|i| row(&format!("/t{i:02}"), i)).collect();
+        let mut l = TopicList::new(rows);
+        l.move_by(20, 10);
+        assert_eq!(l.selected(), 20);
+        assert_eq!(l.offset(), 11);
+        l.move_by(-15, 10);
+        assert_eq!(l.offset(), 5);
+        l.jump(true, 10);
+        assert_eq!((l.selected(), l.offset()), (49, 40));
+        l.move_by(100, 10);
+        assert_eq!(l.selected(), 49);
+    }
+}

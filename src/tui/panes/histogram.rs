@@ -1,0 +1,149 @@
+//! The timeline pane: message density per column, the time cursor, axis labels in seconds from
+//! the start and in absolute time.
+
+use std::fmt::Write as _;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{block, inner};
+use crate::tui::action::Pane;
+use crate::tui::app::{App, Mode};
+use crate::tui::model::timefmt::{TimeFormat, offset};
+use crate::tui::text::{fit, width};
+use crate::tui::theme::Theme;
+
+const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// Draws the timeline pane.
+pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let h = &app.histogram;
+    let scope = if app.hist_all {
+        "all topics".to_string()
+    } else {
+        app.topics
+            .selected_row()
+            .map_or("no topic".into(), |r| r.topic.clone())
+    };
+    let (start, end) = app.timeline.bounds();
+    let (v0, v1) = app.timeline.view();
+    let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
+    let mut title = format!(" Timeline · {scope} · {:.0} msgs in view", h.total());
+    if !h.exact {
+        title.push_str(" (est.)");
+    }
+    if app.timeline.is_zoomed() {
+        let _ = write!(title, " · zoom ×{zoom:.1}");
+    }
+    title.push(' ');
+    frame.render_widget(
+        block(
+            app,
+            theme,
+            Pane::Histogram,
+            fit(&title, area.width.saturating_sub(2) as usize),
+        ),
+        area,
+    );
+    let inner = inner(area);
+    let w = inner.width as usize;
+    if w == 0 || inner.height == 0 {
+        return;
+    }
+    let label_rows = match inner.height {
+        0..=2 => 1,
+        _ => 2,
+    };
+    let bar_rows = inner.height.saturating_sub(label_rows).max(1) as usize;
+    let max = h.max();
+    let cursor_col = app.timeline.bin_of(app.timeline.cursor(), w);
+    let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
+    for r in 0..bar_rows {
+        // Row 0 is the top.
+        let level_base = (bar_rows - 1 - r) * 8;
+        let spans: Vec<Span> = (0..w)
+            .map(|col| {
+                let v = h.bins.get(col).copied().unwrap_or(0.0);
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let eighths = if max > 0.0 {
+                    ((v / max) * (bar_rows * 8) as f64).ceil() as usize
+                } else {
+                    0
+                };
+                // A bin with messages shows at least a sliver.
+                let eighths = if v > 0.0 { eighths.max(1) } else { 0 };
+                let level = eighths.saturating_sub(level_base).min(8);
+                let is_cursor = cursor_col == Some(col);
+                let c = match (level, is_cursor) {
+                    (0, true) => '│',
+                    (l, _) => LEVELS.get(l).copied().unwrap_or(' '),
+                };
+                let style = if is_cursor {
+                    theme.cursor()
+                } else {
+                    theme.bars()
+                };
+                Span::styled(c.to_string(), style)
+            })
+            .collect();
+        lines.push(Line::from(spans));
+    }
+    // Axis: offsets from the start, then absolute times.
+    let fmt = if app.time_format == TimeFormat::Offset {
+        TimeFormat::Epoch
+    } else {
+        app.time_format
+    };
+    let cursor = app.timeline.cursor();
+    let axis = |left: String, mid: String, right: String| -> Line<'static> {
+        let mut s = vec![' '; w];
+        let put = |s: &mut Vec<char>, at: usize, text: &str| {
+            for (i, c) in text.chars().enumerate() {
+                if let Some(slot) = s.get_mut(at + i) {
+                    *slot = c;
+                }
+            }
+        };
+        put(&mut s, 0, &left);
+        let rw = width(&right);
+        put(&mut s, w.saturating_sub(rw), &right);
+        if let Some(col) = cursor_col {
+            let mw = width(&mid);
+            let at = col.saturating_sub(mw / 2).min(w.saturating_sub(mw));
+            // Only where it does not collide with the ends.
+            if at > width(&left) && at + mw < w.saturating_sub(rw) {
+                put(&mut s, at, &mid);
+            }
+        }
+        Line::from(s.into_iter().collect::<String>())
+    };
+    let mut labels = vec![axis(
+        format!("{} s", offset(v0, start, 1)),
+        format!("▲{} s", offset(cursor, start, 3)),
+        format!("{} s", offset(v1, start, 1)),
+    )];
+    if label_rows > 1 {
+        labels.push(axis(
+            fmt.short(v0, start),
+            fmt.short(cursor, start),
+            fmt.short(v1, start),
+        ));
+    }
+    for (i, l) in labels.into_iter().enumerate() {
+        let style = if i == 0 { Style::new() } else { theme.dim() };
+        lines.push(l.style(style));
+    }
+    if app.mode == Mode::Jump {
+        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.prompt);
+        if let Some(last) = lines.last_mut() {
+            *last = Line::styled(fit(&prompt, w), theme.matched());
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}

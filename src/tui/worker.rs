@@ -1,0 +1,271 @@
+//! Background work, so the UI thread never reads or decompresses: message windows, sizes and
+//! decoding on one thread (latest request of each kind wins), the health/index scan on another.
+//! Replies arrive on the app's event channel; stale ones are dropped by id.
+
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
+
+use crate::bag::ConnId;
+use crate::catalog::Catalog;
+use crate::time::RosTime;
+
+use super::event::AppEvent;
+use super::model::health::{self, HealthReport};
+use super::model::inspector::{self, Inspected};
+use super::model::messages::{self, MsgRef, Window};
+
+/// Work the UI asks for.
+#[derive(Clone, Debug)]
+pub enum Request {
+    /// Messages of a topic around a time (`extend`: `Some(true)` = later ones only,
+    /// `Some(false)` = earlier ones only).
+    Window {
+        /// Request id.
+        id: u64,
+        /// Topic.
+        topic: String,
+        /// Its connections.
+        connections: Vec<(usize, ConnId)>,
+        /// Around this time.
+        center: RosTime,
+        /// Entries wanted before.
+        before: usize,
+        /// Entries wanted after.
+        after: usize,
+        /// Extension of an existing window.
+        extend: Option<bool>,
+    },
+    /// Payload sizes of these messages.
+    Sizes {
+        /// Request id.
+        id: u64,
+        /// Messages.
+        refs: Vec<MsgRef>,
+    },
+    /// Decode one message for the inspector.
+    Decode {
+        /// Request id.
+        id: u64,
+        /// The message.
+        msg: MsgRef,
+    },
+    /// A message as `rostopic echo` YAML, for the clipboard or saved to a file.
+    Yaml {
+        /// Request id.
+        id: u64,
+        /// The message.
+        msg: MsgRef,
+        /// Save here instead of returning the text.
+        save_to: Option<std::path::PathBuf>,
+    },
+}
+
+/// What a YAML request produced.
+#[derive(Debug)]
+pub enum YamlDone {
+    /// The text, for the clipboard.
+    Text(String),
+    /// Written to this file (bytes).
+    Saved(std::path::PathBuf, usize),
+}
+
+/// Results for the UI.
+#[derive(Debug)]
+pub enum Reply {
+    /// A message window.
+    Window {
+        /// Request id.
+        id: u64,
+        /// Topic.
+        topic: String,
+        /// Entries.
+        window: Window,
+        /// As requested.
+        extend: Option<bool>,
+    },
+    /// Payload sizes (`None`: unreadable).
+    Sizes {
+        /// Request id.
+        id: u64,
+        /// Sizes.
+        sizes: Vec<(MsgRef, Option<usize>)>,
+    },
+    /// A decoded message.
+    Decoded {
+        /// Request id.
+        id: u64,
+        /// The message.
+        msg: MsgRef,
+        /// The result.
+        result: Box<Inspected>,
+    },
+    /// A message as YAML (or why not).
+    Yaml {
+        /// Request id.
+        id: u64,
+        /// Topic of the message.
+        topic: String,
+        /// The result.
+        result: Result<YamlDone, String>,
+    },
+    /// Progress of the health scan (0..1).
+    ScanProgress(f64),
+    /// The health scan is done.
+    Scanned(Box<HealthReport>),
+}
+
+/// Handle to the worker threads.
+pub struct Worker {
+    tx: Option<Sender<Request>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts the workers; replies go to `events`. The health scan starts at once.
+    pub fn start(catalog: Catalog, events: Sender<AppEvent>) -> Worker {
+        let (tx, rx) = mpsc::channel();
+        let interactive = {
+            let catalog = catalog.clone();
+            let events = events.clone();
+            std::thread::spawn(move || interactive_loop(&catalog, &rx, &events))
+        };
+        let scan = std::thread::spawn(move || {
+            let mut last = 0.0;
+            let report = health::compute(&catalog, &mut |p| {
+                if p - last >= 0.02 {
+                    last = p;
+                    let _ = events.send(AppEvent::Worker(Reply::ScanProgress(p)));
+                }
+            });
+            let _ = events.send(AppEvent::Worker(Reply::Scanned(Box::new(report))));
+        });
+        Worker {
+            tx: Some(tx),
+            threads: vec![interactive, scan],
+        }
+    }
+
+    /// A worker that does nothing.
+    pub fn none() -> Worker {
+        Worker {
+            tx: None,
+            threads: Vec::new(),
+        }
+    }
+
+    /// A worker without threads whose requests land in the returned receiver, so tests can
+    /// serve them synchronously with [`serve`] and feed the replies back.
+    pub fn manual() -> (Worker, Receiver<Request>) {
+        let (tx, rx) = mpsc::channel();
+        (
+            Worker {
+                tx: Some(tx),
+                threads: Vec::new(),
+            },
+            rx,
+        )
+    }
+
+    /// Queues a request (ignored when the worker has stopped).
+    pub fn send(&self, request: Request) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(request);
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing the channel ends the interactive loop; the scan thread is left to finish on
+        // its own (its sends fail once the app is gone).
+        self.tx = None;
+        self.threads.clear();
+    }
+}
+
+/// Serves requests, keeping only the newest of each kind when several are queued.
+fn interactive_loop(catalog: &Catalog, rx: &Receiver<Request>, events: &Sender<AppEvent>) {
+    let mut decoder = inspector::Decoder::new();
+    while let Ok(first) = rx.recv() {
+        let mut window = None;
+        let mut extension = None;
+        let mut sizes = None;
+        let mut decode = None;
+        let mut yaml = None;
+        let mut file = |r: Request| match r {
+            Request::Window { extend: None, .. } => window = Some(r),
+            Request::Window { .. } => extension = Some(r),
+            Request::Sizes { .. } => sizes = Some(r),
+            Request::Decode { .. } => decode = Some(r),
+            Request::Yaml { .. } => yaml = Some(r),
+        };
+        file(first);
+        while let Ok(r) = rx.try_recv() {
+            file(r);
+        }
+        for r in [window, extension, decode, yaml, sizes]
+            .into_iter()
+            .flatten()
+        {
+            let reply = serve(catalog, &mut decoder, r);
+            if events.send(AppEvent::Worker(reply)).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Does one request (also used directly by tests).
+pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Request) -> Reply {
+    match request {
+        Request::Window {
+            id,
+            topic,
+            connections,
+            center,
+            before,
+            after,
+            extend,
+        } => Reply::Window {
+            id,
+            topic,
+            window: messages::window(catalog, &connections, center, before, after),
+            extend,
+        },
+        Request::Sizes { id, refs } => Reply::Sizes {
+            id,
+            sizes: refs
+                .into_iter()
+                .map(|r| {
+                    let size = catalog
+                        .bag(r.bag)
+                        .and_then(|b| b.read(&r.entry).ok())
+                        .map(|m| m.data.len());
+                    (r, size)
+                })
+                .collect(),
+        },
+        Request::Decode { id, msg } => Reply::Decoded {
+            id,
+            msg,
+            result: Box::new(decoder.inspect(catalog, msg)),
+        },
+        Request::Yaml { id, msg, save_to } => {
+            let ins = decoder.inspect(catalog, msg);
+            let result = ins
+                .value
+                .map(|v| crate::msg::yaml::message_to_string(&v))
+                .and_then(|text| match save_to {
+                    None => Ok(YamlDone::Text(text)),
+                    Some(path) => std::fs::write(&path, &text)
+                        .map(|()| YamlDone::Saved(path.clone(), text.len()))
+                        .map_err(|e| format!("cannot write {}: {e}", path.display())),
+                });
+            Reply::Yaml {
+                id,
+                topic: ins.topic,
+                result,
+            }
+        }
+    }
+}
