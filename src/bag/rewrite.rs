@@ -76,7 +76,8 @@ pub struct RewriteReport {
 /// Copies the messages `options.query` selects from `bag` into a new V2.0 bag at `output`.
 /// Fails before writing anything when `output` is the input file (see [`ensure_distinct`]);
 /// on any write error nothing is left at `output`. Messages the reader cannot read are
-/// skipped and listed in the report.
+/// skipped and listed in the report. `progress` is called after every message (keep it
+/// cheap).
 pub fn rewrite(
     bag: &Bag,
     output: &Path,
@@ -108,12 +109,10 @@ pub fn rewrite(
         };
         writer.write(id, entry.time, &message.data)?;
         copied += 1;
-        if copied % 64 == 1 {
-            progress(Progress {
-                time: entry.time,
-                messages: copied,
-            });
-        }
+        progress(Progress {
+            time: entry.time,
+            messages: copied,
+        });
     }
     let summary = writer.finish()?;
     Ok(RewriteReport {

@@ -11,6 +11,8 @@ use crate::time::RosTime;
 
 /// How long a run goes before the bar appears.
 const DELAY: Duration = Duration::from_millis(400);
+/// How often the bar is moved.
+const INTERVAL: Duration = Duration::from_millis(100);
 
 /// Progress through the time range `[start, end]` of the messages being copied.
 pub struct CopyProgress {
@@ -18,6 +20,7 @@ pub struct CopyProgress {
     started: Instant,
     range: Option<(RosTime, RosTime)>,
     bar: Option<ProgressBar>,
+    last: Instant,
 }
 
 impl CopyProgress {
@@ -28,26 +31,35 @@ impl CopyProgress {
             started: Instant::now(),
             range,
             bar: None,
+            last: Instant::now(),
         }
     }
 
-    /// Moves the bar to `p`.
+    /// Moves the bar to `p` (at most every 100 ms; the first time after 400 ms).
     pub fn update(&mut self, p: Progress) {
         let Some((start, end)) = self.range else {
             return;
         };
-        if !self.enabled || (self.bar.is_none() && self.started.elapsed() < DELAY) {
+        if !self.enabled || self.last.elapsed() < INTERVAL {
+            return;
+        }
+        self.last = Instant::now();
+        if self.bar.is_none() && self.started.elapsed() < DELAY {
             return;
         }
         let total = nanos_between(start, end).max(1);
+        let started = self.started;
         let bar = self.bar.get_or_insert_with(|| {
             let bar =
-                ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(8));
+                ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(8))
+                    .with_elapsed(started.elapsed());
             let style = ProgressStyle::with_template(
                 "{wide_bar} {percent:>3}% {msg} messages, {elapsed} (eta {eta})",
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar());
             bar.set_style(style);
+            // Redraw while a slow chunk compresses, so elapsed time keeps moving.
+            bar.enable_steady_tick(Duration::from_millis(500));
             bar
         });
         bar.set_position(nanos_between(start, p.time).min(total));
