@@ -14,10 +14,10 @@ use std::sync::mpsc::Receiver;
 
 use bagscope::bag::{Bag, OpenOptions};
 use bagscope::catalog::Catalog;
+use bagscope::catalog::health;
 use bagscope::tui::action::{Action, Pane};
 use bagscope::tui::app::App;
 use bagscope::tui::event::AppEvent;
-use bagscope::tui::model::health;
 use bagscope::tui::model::inspector::Decoder;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
@@ -202,4 +202,24 @@ fn errors_are_shown_not_crashed() {
     insta::assert_snapshot!("recovered_bag_80x24", h.screen());
     h.act(&[Action::ToggleHealth]);
     insta::assert_snapshot!("recovered_bag_health_80x24", h.screen());
+}
+
+#[test]
+fn several_bags_on_one_timeline() {
+    let dir = common::fixtures_dir();
+    let paths = vec![dir.join("recorded.bag"), dir.join("v12_indexed.bag")];
+    if !paths.iter().all(|p| p.exists()) {
+        common::skip("tests/fixtures is not present");
+        return;
+    }
+    let (catalog, errors) = Catalog::open(&paths, &OpenOptions::default());
+    assert!(errors.is_empty());
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::new(catalog.clone(), w, hh);
+        h.scan();
+        insta::assert_snapshot!(
+            format!("two_bags_{w}x{hh}"),
+            h.screen().replace(&dir.display().to_string(), "<fixtures>")
+        );
+    }
 }

@@ -17,8 +17,9 @@ use super::rosbag_fmt::{duration_str, human_frequency, human_size, time_to_str};
 use super::{Outcome, open_bag};
 use crate::stats::median;
 
-/// Arguments of `bagscope info`.
+/// Arguments of `bagscope info` (independent flags, hence the bools).
 #[derive(Args, Debug)]
+#[allow(clippy::struct_excessive_bools)]
 pub struct InfoArgs {
     /// Print YAML (the `rosbag info --yaml` keys).
     #[arg(long, short = 'y', conflicts_with = "json")]
@@ -30,6 +31,10 @@ pub struct InfoArgs {
     /// never the chunks themselves).
     #[arg(long)]
     pub freq: bool,
+    /// Also report each topic's health: median rate, gaps longer than a few periods,
+    /// out-of-order receive times, type conflicts, chunk compression (from index data only).
+    #[arg(long)]
+    pub health: bool,
     /// Bag files.
     #[arg(required = true, value_name = "BAG")]
     pub bags: Vec<PathBuf>,
@@ -53,12 +58,27 @@ pub fn run(args: &InfoArgs) -> Outcome {
         }
         let shown = path.display().to_string();
         let summary = Summary::new(&bag, args.freq);
+        let health = args.health.then(|| {
+            crate::catalog::health::compute(
+                &crate::catalog::Catalog::new(vec![bag.clone()]),
+                &mut |_| {},
+            )
+        });
         if args.json {
-            jsons.push(summary.json(&bag, &shown));
+            let mut j = summary.json(&bag, &shown);
+            if let (Json::Obj(pairs), Some(h)) = (&mut j, &health) {
+                pairs.push(("health".into(), health_json(h)));
+            }
+            jsons.push(j);
         } else if args.yaml {
             texts.push(summary.yaml(&bag, &shown));
         } else {
-            texts.push(summary.text(&bag, &shown));
+            let mut t = summary.text(&bag, &shown);
+            if let Some(h) = &health {
+                t.push('\n');
+                t.push_str(&health_text(h));
+            }
+            texts.push(t);
         }
     }
     if args.json {
@@ -469,6 +489,118 @@ impl Summary {
         ));
         Json::obj(pairs)
     }
+}
+
+/// The health report as text rows after the `info` block.
+fn health_text(h: &crate::catalog::health::HealthReport) -> String {
+    let mut out = String::from("health:");
+    for t in &h.topics {
+        let _ = write!(out, "\n  {}: {} msgs", t.topic, t.count);
+        if let Some(r) = t.rate() {
+            let _ = write!(out, ", {r:.2} Hz median");
+        }
+        if let Some(g) = t.max_gap() {
+            let _ = write!(
+                out,
+                ", {} gap(s) over {} periods (longest {:.3} s after {})",
+                t.gap_count,
+                crate::catalog::health::GAP_FACTOR,
+                g.seconds(),
+                g.from
+            );
+        }
+        if t.out_of_order > 0 {
+            let _ = write!(out, ", {} received out of order", t.out_of_order);
+        }
+        for c in &t.conflicts {
+            let _ = write!(out, "\n    type conflict: {c}");
+        }
+    }
+    if !h.chunks.is_empty() {
+        let mut ratios: Vec<f64> = h
+            .chunks
+            .iter()
+            .map(crate::catalog::health::ChunkHealth::ratio)
+            .collect();
+        let med = median(&mut ratios).unwrap_or(1.0);
+        let _ = write!(
+            out,
+            "\n  chunks: {}, compressed/uncompressed per chunk: min {:.1}%, median {:.1}%, max {:.1}%",
+            h.chunks.len(),
+            ratios.first().copied().unwrap_or(1.0) * 100.0,
+            med * 100.0,
+            ratios.last().copied().unwrap_or(1.0) * 100.0
+        );
+    }
+    out
+}
+
+/// The health report in JSON.
+fn health_json(h: &crate::catalog::health::HealthReport) -> Json {
+    let time = |t: RosTime| {
+        Json::obj([
+            ("sec", Json::Int(t.sec.into())),
+            ("nsec", Json::Int(t.nsec.into())),
+        ])
+    };
+    Json::obj([
+        (
+            "topics",
+            Json::Arr(
+                h.topics
+                    .iter()
+                    .map(|t| {
+                        Json::obj([
+                            ("topic", Json::str(&t.topic)),
+                            ("messages", Json::Int(t.count.into())),
+                            (
+                                "median_period",
+                                t.median_period.map_or(Json::Null, Json::Num),
+                            ),
+                            ("gap_count", Json::Int(t.gap_count as i128)),
+                            (
+                                "gaps",
+                                Json::Arr(
+                                    t.gaps
+                                        .iter()
+                                        .map(|g| {
+                                            Json::obj([
+                                                ("from", time(g.from)),
+                                                ("to", time(g.to)),
+                                                ("seconds", Json::Num(g.seconds())),
+                                            ])
+                                        })
+                                        .collect(),
+                                ),
+                            ),
+                            ("out_of_order", Json::Int(t.out_of_order.into())),
+                            (
+                                "conflicts",
+                                Json::Arr(t.conflicts.iter().map(Json::str).collect()),
+                            ),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        (
+            "chunks",
+            Json::Arr(
+                h.chunks
+                    .iter()
+                    .map(|c| {
+                        Json::obj([
+                            ("offset", Json::Int(c.pos.into())),
+                            ("compression", Json::str(c.compression.name())),
+                            ("compressed", Json::Int(c.compressed.into())),
+                            ("uncompressed", Json::Int(c.uncompressed.into())),
+                            ("messages", Json::Int(c.messages.into())),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+    ])
 }
 
 /// Lays out `label: value` rows with the labels padded to `width`.

@@ -13,7 +13,6 @@ use super::action::{Action, Pane};
 use super::event::AppEvent;
 use super::keymap::{Context, KeyMap};
 use super::layout::{Layout, layout};
-use super::model::health::HealthReport;
 use super::model::histogram::{self, Histogram};
 use super::model::inspector::Inspector;
 use super::model::messages::{MessageList, MsgRef};
@@ -21,6 +20,7 @@ use super::model::timefmt::{TimeFormat, parse_jump};
 use super::model::timeline::Timeline;
 use super::model::topics::{TopicList, TopicRow};
 use super::worker::{Reply, Request, Worker, YamlDone};
+use crate::catalog::health::HealthReport;
 
 /// Messages fetched on each side of the cursor when a topic is selected.
 const WINDOW_SIDE: usize = 200;

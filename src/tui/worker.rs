@@ -10,9 +10,9 @@ use crate::catalog::Catalog;
 use crate::time::RosTime;
 
 use super::event::AppEvent;
-use super::model::health::{self, HealthReport};
 use super::model::inspector::{self, Inspected};
 use super::model::messages::{self, MsgRef, Window};
+use crate::catalog::health::{self, HealthReport};
 
 /// Work the UI asks for.
 #[derive(Clone, Debug)]

@@ -6,6 +6,9 @@ use crate::bag::ConnId;
 use crate::catalog::Catalog;
 use crate::time::RosTime;
 
+/// Entries looked at per histogram before falling back to spreading chunk counts.
+const EXACT_BUDGET: usize = 200_000;
+
 /// Counts per bin over a window.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Histogram {
@@ -47,6 +50,8 @@ pub fn compute(
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Some(((t.nanos_since(w0) as f64 / span * width as f64) as usize).min(width - 1))
     };
+    // Exact times cost a pass over the entries: keep the UI thread's work bounded on huge bags.
+    let mut budget = EXACT_BUDGET;
     for (bi, bag) in catalog.bags().iter().enumerate() {
         let wanted = |c: ConnId| connections.is_none_or(|cs| cs.contains(&(bi, c)));
         for chunk in bag.chunks() {
@@ -59,7 +64,11 @@ pub fn compute(
             if count == 0 || chunk.end < w0 || chunk.start > w1 {
                 continue;
             }
-            if let Some(entries) = bag.loaded_entries(chunk.index) {
+            if let Some(entries) = bag
+                .loaded_entries(chunk.index)
+                .filter(|e| e.len() <= budget)
+            {
+                budget -= entries.len();
                 for e in entries.iter().filter(|e| wanted(e.conn)) {
                     if let Some(b) = bin_of(e.time).and_then(|b| bins.get_mut(b)) {
                         *b += 1.0;

@@ -79,7 +79,7 @@ pub fn lines(app: &App, width: usize) -> Vec<(String, Option<bool>)> {
         let mut ratios: Vec<f64> = report
             .chunks
             .iter()
-            .map(super::super::model::health::ChunkHealth::ratio)
+            .map(crate::catalog::health::ChunkHealth::ratio)
             .collect();
         let med = crate::stats::median(&mut ratios).unwrap_or(1.0);
         let min = ratios.first().copied().unwrap_or(1.0);

@@ -20,6 +20,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         return;
     }
     let list = &app.topics;
+    let total_bags = app.catalog.bags().len();
     let mut title = format!(
         " Topics {}/{} · {} ",
         list.visible().len(),
@@ -88,7 +89,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         };
         let mut spans = Vec::new();
         let marker = if row.conflicting { "!" } else { "" };
-        let name_room = name_w.saturating_sub(1 + marker.len());
+        // With several bags, say which ones hold a topic when not all do.
+        let bags = if total_bags > 1 && row.bags.len() < total_bags {
+            let list: Vec<String> = row.bags.iter().map(|b| (b + 1).to_string()).collect();
+            format!(" #{}", list.join(","))
+        } else {
+            String::new()
+        };
+        let name_room = name_w.saturating_sub(1 + marker.len() + width(&bags));
         let shown = if width(&row.topic) <= name_room {
             row.topic.clone()
         } else {
@@ -116,7 +124,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         if !marker.is_empty() {
             spans.push(Span::styled(marker, base.patch(theme.warning())));
         }
-        let used = width(&shown) + marker.len();
+        if !bags.is_empty() {
+            spans.push(Span::styled(bags.clone(), base.patch(theme.dim())));
+        }
+        let used = width(&shown) + marker.len() + width(&bags);
         spans.push(Span::styled(" ".repeat(name_w.saturating_sub(used)), base));
         if type_w > 0 {
             spans.push(Span::styled(

@@ -1,0 +1,129 @@
+//! Explorer benchmark: time from opening a bag to the first full frame, and the UI thread's
+//! work per frame (handling an input, then drawing) at 160x48, on a TestBackend.
+//!
+//! ```sh
+//! cargo bench --bench tui -- bench-data/big_lz4.bag
+//! ```
+//!
+//! Worker requests are served between frames and not counted: that work is off the UI thread.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::pedantic
+)]
+
+use std::time::{Duration, Instant};
+
+use bagscope::bag::Bag;
+use bagscope::catalog::Catalog;
+use bagscope::tui::action::{Action, Pane};
+use bagscope::tui::app::App;
+use bagscope::tui::event::AppEvent;
+use bagscope::tui::model::inspector::Decoder;
+use bagscope::tui::theme::Theme;
+use bagscope::tui::ui;
+use bagscope::tui::worker::{self, Worker};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn pct(v: &mut [Duration], p: f64) -> Duration {
+    v.sort();
+    v[((v.len() - 1) as f64 * p) as usize]
+}
+
+fn main() {
+    let path = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
+        .unwrap_or_else(|| "assets/demo.bag".into());
+    let (w, h) = (160, 48);
+    // Warm the page cache.
+    drop(Bag::open(&path).unwrap());
+    let t0 = Instant::now();
+    let bag = Bag::open(&path).unwrap();
+    let (worker, requests) = Worker::manual();
+    let mut app = App::new(Catalog::new(vec![bag]), worker, w, h);
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| ui::draw(f, &app, Theme::from_env())).unwrap();
+    let first_frame = t0.elapsed();
+    // Serve the worker's first requests (window, decode): off the UI thread in the real app.
+    let mut decoder = Decoder::new();
+    let mut serve = |app: &mut App| -> Duration {
+        let mut ui_time = Duration::ZERO;
+        while let Ok(r) = requests.try_recv() {
+            let reply = worker::serve(&app.catalog, &mut decoder, r);
+            let t = Instant::now();
+            app.handle(AppEvent::Worker(reply));
+            ui_time += t.elapsed();
+        }
+        ui_time
+    };
+    serve(&mut app);
+    let script: Vec<Action> = [
+        vec![Action::Down; 6],
+        vec![Action::Focus(Pane::Histogram)],
+        vec![Action::Right; 20],
+        vec![
+            Action::ZoomIn,
+            Action::ZoomIn,
+            Action::Left,
+            Action::ZoomOut,
+        ],
+        vec![Action::Focus(Pane::Messages)],
+        vec![Action::Down; 40],
+        vec![Action::PageDown; 5],
+        vec![Action::Focus(Pane::Inspector), Action::ExpandAll],
+        vec![Action::Down; 30],
+        vec![
+            Action::Focus(Pane::Topics),
+            Action::StartFilter,
+            Action::Input('i'),
+            Action::Input('m'),
+            Action::Enter,
+        ],
+        vec![
+            Action::CycleTimeFormat,
+            Action::CycleSort,
+            Action::ToggleHealth,
+            Action::ToggleHealth,
+        ],
+    ]
+    .concat();
+    let mut frames = Vec::new();
+    let mut replies = Vec::new();
+    for _ in 0..5 {
+        for a in &script {
+            let t = Instant::now();
+            app.apply(*a);
+            term.draw(|f| ui::draw(f, &app, Theme::from_env())).unwrap();
+            frames.push(t.elapsed());
+            let ui = serve(&mut app);
+            let t = Instant::now();
+            term.draw(|f| ui::draw(f, &app, Theme::from_env())).unwrap();
+            replies.push(ui + t.elapsed());
+        }
+    }
+    println!(
+        "bag: {path} ({} chunks)",
+        app.catalog.bags()[0].chunks().len()
+    );
+    println!(
+        "open to first full frame ({w}x{h}): {:.2} ms",
+        first_frame.as_secs_f64() * 1e3
+    );
+    println!(
+        "input handling + draw per frame: median {:.3} ms, p99 {:.3} ms, max {:.3} ms ({} frames)",
+        pct(&mut frames, 0.5).as_secs_f64() * 1e3,
+        pct(&mut frames, 0.99).as_secs_f64() * 1e3,
+        pct(&mut frames, 1.0).as_secs_f64() * 1e3,
+        frames.len()
+    );
+    println!(
+        "worker reply handling + draw per frame: median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        pct(&mut replies, 0.5).as_secs_f64() * 1e3,
+        pct(&mut replies, 0.99).as_secs_f64() * 1e3,
+        pct(&mut replies, 1.0).as_secs_f64() * 1e3
+    );
+}

@@ -1,0 +1,174 @@
+//! End to end: the real binary in a real terminal (tmux): topics appear, `/` filters, the
+//! selected message is decoded in the inspector, `q` and SIGTERM give the shell back.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::pedantic
+)]
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Session(String);
+
+impl Session {
+    fn start(name: &str, command: &str) -> Session {
+        let s = Session(format!("bagscope-test-{name}-{}", std::process::id()));
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &s.0,
+                "-x",
+                "120",
+                "-y",
+                "40",
+                command,
+            ])
+            .env("TZ", "UTC")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session failed");
+        s
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.0])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.0.as_str()];
+        args.extend(keys);
+        assert!(Command::new("tmux").args(&args).status().unwrap().success());
+    }
+
+    /// Waits until the screen satisfies `pred` (up to 10 s); returns the screen.
+    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "timed out waiting for {what}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
+
+fn have_tmux() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn browse_filter_inspect_and_quit() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    let bag = common::fixtures_dir().join("recorded.bag");
+    if !bag.exists() {
+        common::skip("tests/fixtures/recorded.bag is not present");
+        return;
+    }
+    let cmd = format!(
+        "{} {}; echo EXITED:$?; sleep 30",
+        env!("CARGO_BIN_EXE_bagscope"),
+        bag.display()
+    );
+    let s = Session::start("browse", &cmd);
+    let screen = s.wait("the topic list", |t| {
+        t.contains("Topics") && t.contains("/chatter")
+    });
+    assert!(
+        screen.contains("/imu") && screen.contains("/odom"),
+        "{screen}"
+    );
+    // Fuzzy filter.
+    s.keys(&["/", "i", "m", "a", "g"]);
+    let screen = s.wait("the filter to apply", |t| t.contains("Topics 1/"));
+    assert!(screen.contains("/camera/image_raw"), "{screen}");
+    assert!(!screen.contains("/chatter "), "{screen}");
+    s.keys(&["Enter"]);
+    // The first message of the topic is decoded in the inspector.
+    let screen = s.wait("the decoded image", |t| {
+        t.contains("sensor_msgs/Image") && t.contains("encoding:")
+    });
+    assert!(
+        screen.contains("height:") && screen.contains("width:"),
+        "{screen}"
+    );
+    // Moving in the message list decodes the next one.
+    s.keys(&["3", "j"]);
+    s.wait("the second image", |t| {
+        t.contains("seq: 2") || t.contains("seq: 1")
+    });
+    s.keys(&["q"]);
+    let screen = s.wait("the shell", |t| t.contains("EXITED:0"));
+    assert!(
+        !screen.contains("Topics"),
+        "the alternate screen is gone:\n{screen}"
+    );
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = format!(
+        "sh -c 'echo $$ > {}; exec {}'; echo EXITED:$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo DONE; sleep 30",
+        pidfile.display(),
+        env!("CARGO_BIN_EXE_bagscope")
+    );
+    let s = Session::start("term", &cmd);
+    s.wait("the demo bag", |t| {
+        t.contains("Topics") && t.contains("demo")
+    });
+    let pid = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(!pid.is_empty(), "no process found");
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let screen = s.wait("the shell", |t| t.contains("DONE"));
+    assert!(!screen.contains("Topics"), "{screen}");
+    assert!(screen.contains("EXITED:0"), "{screen}");
+    assert!(
+        screen.contains("icanon echo") && !screen.contains("-icanon"),
+        "canonical mode and echo are back:\n{screen}"
+    );
+}
