@@ -1,5 +1,5 @@
 //! Opens a bag repeatedly (for profiling the open path): `open_loop BAG [N]`.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::pedantic)]
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().unwrap();

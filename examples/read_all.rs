@@ -1,5 +1,5 @@
 //! Reads every message of a bag (for profiling the read path): `read_all BAG [parallel]`.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::pedantic)]
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().unwrap();

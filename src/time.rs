@@ -216,10 +216,13 @@ pub fn parse_time_spec(text: &str) -> Result<TimeSpec, TimeParseError> {
         return parse_decimal_nanos(rest).map(TimeSpec::Offset).map_err(err);
     }
     let nanos = parse_decimal_nanos(t).map_err(err)?;
-    let nanos = u64::try_from(nanos).map_err(|_| err("a time cannot be negative"))?;
-    if nanos > RosTime::MAX.as_nanos() {
-        return Err(err("beyond the largest ROS time"));
+    if nanos < 0 {
+        return Err(err("a time cannot be negative"));
     }
+    let nanos = u64::try_from(nanos)
+        .ok()
+        .filter(|n| *n <= RosTime::MAX.as_nanos())
+        .ok_or_else(|| err("beyond the largest ROS time (4294967295.999999999)"))?;
     Ok(TimeSpec::Absolute(RosTime::from_nanos(nanos)))
 }
 

@@ -57,6 +57,7 @@ pub use iter::Messages;
 pub use parallel::{default_threads, parallel_map};
 pub use query::Query;
 pub use recovery::{Loss, Recovery};
+pub use source::Source;
 pub use summary::{CompressionStats, TopicSummary};
 
 use crate::format::{BagHeader, Version, compression::DEFAULT_MAX_CHUNK_SIZE, read_head};
@@ -66,7 +67,6 @@ use cache::ChunkCache;
 use error::path_arc;
 use load::{LoadedChunk, load_chunk, read_message};
 use opened::Opened;
-use source::Source;
 
 /// Settings for opening a bag.
 #[derive(Clone, Debug)]

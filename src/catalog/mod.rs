@@ -4,6 +4,7 @@
 //! bag and many bags behave the same.
 
 pub mod health;
+pub mod index;
 mod merge;
 mod schemas;
 mod topics;

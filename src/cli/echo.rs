@@ -62,11 +62,9 @@ pub fn run(args: &EchoArgs) -> Outcome {
     {
         return Outcome::Failed;
     }
-    let mut schemas = Schemas::new(registry);
+    let mut printer = Printer::new(args.format, registry);
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut text = String::new();
-    let mut told = std::collections::HashSet::new();
     let mut written = 0u64;
     for item in catalog.messages(&args.select.selection(&catalog)) {
         if args.limit.is_some_and(|n| written >= n) {
@@ -83,28 +81,73 @@ pub fn run(args: &EchoArgs) -> Outcome {
         let Some(bag) = catalog.bag(m.bag) else {
             continue;
         };
-        let Some(conn) = bag.connection(m.message.entry.conn) else {
-            continue;
+        let (text, ok) = printer.render(m.bag, bag, &m.message);
+        if !ok {
+            outcome = outcome.max(Outcome::Problems);
+        }
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            return broken_pipe(&e, outcome);
+        }
+        written += 1;
+    }
+    if let Err(e) = out.flush() {
+        return broken_pipe(&e, outcome);
+    }
+    outcome
+}
+
+/// Renders messages in `echo`'s formats, compiling each connection's schema once.
+pub struct Printer {
+    format: EchoFormat,
+    schemas: Schemas,
+    told: std::collections::HashSet<(usize, crate::bag::ConnId)>,
+    text: String,
+}
+
+impl Printer {
+    /// A printer for `format`, with `registry` for definitions the bags lack.
+    pub fn new(format: EchoFormat, registry: crate::msg::Registry) -> Self {
+        Printer {
+            format,
+            schemas: Schemas::new(registry),
+            told: std::collections::HashSet::new(),
+            text: String::new(),
+        }
+    }
+
+    /// The text of one message of bag `bag_index`, and whether it decoded (a failure is
+    /// reported on stderr; in JSON an `"error"` line keeps the lines aligned).
+    pub fn render(
+        &mut self,
+        bag_index: usize,
+        bag: &crate::bag::Bag,
+        message: &crate::bag::Message,
+    ) -> (&str, bool) {
+        self.text.clear();
+        let Some(conn) = bag.connection(message.entry.conn) else {
+            return (&self.text, false);
         };
-        let entry = schemas.get(m.bag, conn);
-        if told.insert((m.bag, conn.id)) {
+        let entry = self.schemas.get(bag_index, conn);
+        if self.told.insert((bag_index, conn.id)) {
             for n in &entry.notes {
                 eprintln!("bagscope: warning: {}: {n}", bag.path().display());
             }
         }
-        text.clear();
-        let time = m.message.entry.time;
+        let time = message.entry.time;
         let decoded = match &entry.schema {
-            Ok(s) => crate::msg::decode(s, &m.message.data).map_err(|e| e.to_string()),
+            Ok(s) => crate::msg::decode(s, &message.data).map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
-        match (decoded, args.format) {
+        let text = &mut self.text;
+        match (decoded, self.format) {
             (Ok(v), EchoFormat::Yaml) => {
-                let _ = yaml::write_echo(&mut text, &v);
+                let _ = yaml::write_echo(text, &v);
+                (text, true)
             }
             (Ok(v), EchoFormat::Json) => {
-                let _ = json::write_message(&mut text, &conn.topic, &conn.datatype, time, &v);
+                let _ = json::write_message(text, &conn.topic, &conn.datatype, time, &v);
                 text.push('\n');
+                (text, true)
             }
             (Err(e), format) => {
                 print_error(format!(
@@ -113,29 +156,21 @@ pub fn run(args: &EchoArgs) -> Outcome {
                     conn.topic,
                     conn.datatype
                 ));
-                outcome = outcome.max(Outcome::Problems);
                 if format == EchoFormat::Json {
                     // A line per message keeps outputs aligned with other tools' dumps.
                     text.push_str("{\"topic\":");
-                    let _ = json::write_str(&mut text, &conn.topic);
+                    let _ = json::write_str(text, &conn.topic);
                     text.push_str(",\"type\":");
-                    let _ = json::write_str(&mut text, &conn.datatype);
-                    let _ = write_time(&mut text, time);
+                    let _ = json::write_str(text, &conn.datatype);
+                    let _ = write_time(text, time);
                     text.push_str(",\"data\":null,\"error\":");
-                    let _ = json::write_str(&mut text, &e);
+                    let _ = json::write_str(text, &e);
                     text.push_str("}\n");
                 }
+                (text, false)
             }
         }
-        written += 1;
-        if let Err(e) = out.write_all(text.as_bytes()) {
-            return broken_pipe(&e, outcome);
-        }
     }
-    if let Err(e) = out.flush() {
-        return broken_pipe(&e, outcome);
-    }
-    outcome
 }
 
 fn write_time(out: &mut String, t: crate::time::RosTime) -> std::fmt::Result {

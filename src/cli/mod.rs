@@ -9,6 +9,7 @@ pub mod copy;
 pub mod echo;
 pub mod export;
 pub mod filter;
+pub mod index;
 pub mod info;
 pub mod json;
 pub mod output;
@@ -51,6 +52,10 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// One row per message of a topic: CSV (`rostopic echo -p` columns) or JSON lines.
     Export(export::ExportArgs),
+    /// Build or inspect a persistent index over many bags (`index build INDEX BAG...`).
+    Index(index::IndexArgs),
+    /// Every indexed message of an interval, in time order, printed or written to a bag.
+    Query(index::QueryArgs),
     /// Write a V2.0 copy of the messages on some topics within a time range.
     Filter(filter::FilterArgs),
     /// Write a complete, indexed V2.0 copy of an unindexed, truncated or old bag.
@@ -111,6 +116,8 @@ pub fn run(cli: &Cli) -> Outcome {
         Some(Command::Echo(args)) => echo::run(args),
         Some(Command::Verify(args)) => verify::run(args),
         Some(Command::Export(args)) => export::run(args),
+        Some(Command::Index(args)) => index::run(args),
+        Some(Command::Query(args)) => index::query(args),
         Some(Command::Filter(args)) => filter::run(args),
         Some(Command::Reindex(args)) => reindex::run(args),
         None => explore(cli),

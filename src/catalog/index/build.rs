@@ -1,0 +1,203 @@
+//! Building an index: every bag's messages as (time, file, connection, chunk, offset), grouped
+//! by (topic, type, md5sum) and sorted. Bags are read from their index data (no chunk is
+//! decompressed) wherever they have it.
+
+use std::collections::BTreeMap;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::bag::{Bag, OpenOptions};
+
+use super::error::IndexError;
+use super::layout::{
+    BLOCK_ENTRIES, ENTRY_LEN, HEADER_LEN, IndexHeader, IndexedFile, IndexedTopic, RawEntry,
+    checksum, encode_meta,
+};
+
+/// What was indexed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildReport {
+    /// Bags.
+    pub files: usize,
+    /// Topic groups (topic, type, md5sum).
+    pub topics: usize,
+    /// Messages.
+    pub entries: u64,
+    /// Size of the index file.
+    pub bytes: u64,
+}
+
+/// The size and modification time of a file, as the index records them.
+pub fn stat(path: &Path) -> std::io::Result<(u64, i64)> {
+    let meta = std::fs::metadata(path)?;
+    let mtime = meta
+        .modified()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    Ok((meta.len(), mtime))
+}
+
+/// Builds the index `index` over `bags`, keeping only `topics` when not empty; `progress` is
+/// told each bag as it is read.
+pub fn build(
+    index: &Path,
+    bags: &[PathBuf],
+    topics: &[String],
+    progress: &mut dyn FnMut(&Path),
+) -> Result<BuildReport, IndexError> {
+    let io = |path: &Path, what: &'static str| {
+        let path = path.to_path_buf();
+        move |source| IndexError::Io { path, what, source }
+    };
+    if crate::bag::writer::ensure_distinct(index, bags).is_err() {
+        return Err(IndexError::SameFile {
+            path: index.to_path_buf(),
+        });
+    }
+    let index_dir = index
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .canonicalize()
+        .map_err(io(index, "cannot resolve its directory"))?;
+    let mut files = Vec::with_capacity(bags.len());
+    let mut groups: BTreeMap<(String, String, String), Vec<RawEntry>> = BTreeMap::new();
+    for (fi, path) in bags.iter().enumerate() {
+        progress(path);
+        let abs = path.canonicalize().map_err(io(path, "cannot resolve it"))?;
+        let (size, mtime_ns) = stat(&abs).map_err(io(path, "cannot read its size and time"))?;
+        let bag = Bag::open_with(&abs, OpenOptions::default())?;
+        let file = u32::try_from(fi).unwrap_or(u32::MAX);
+        let wanted =
+            |t: &str| topics.is_empty() || topics.iter().any(|w| super::super::topic_matches(w, t));
+        for chunk in bag.chunks() {
+            if !chunk
+                .counts
+                .iter()
+                .any(|(c, _)| bag.connection(*c).is_some_and(|c| wanted(&c.topic)))
+            {
+                continue;
+            }
+            for e in bag.chunk_entries(chunk.index).iter() {
+                let Some(c) = bag.connection(e.conn) else {
+                    continue;
+                };
+                if !wanted(&c.topic) {
+                    continue;
+                }
+                groups
+                    .entry((c.topic.clone(), c.datatype.clone(), c.md5sum.clone()))
+                    .or_default()
+                    .push(RawEntry {
+                        time: e.time.as_nanos(),
+                        file,
+                        conn: c.file_id,
+                        chunk: e.chunk,
+                        offset: e.offset,
+                    });
+            }
+        }
+        let relative = abs
+            .strip_prefix(&index_dir)
+            .map_or_else(|_| abs.display().to_string(), |r| r.display().to_string());
+        files.push(IndexedFile {
+            path: abs.display().to_string(),
+            relative,
+            size,
+            mtime_ns,
+        });
+    }
+    let mut topic_table = Vec::with_capacity(groups.len());
+    let mut first = 0u64;
+    for ((topic, datatype, md5sum), entries) in &mut groups {
+        entries.sort_unstable();
+        let count = entries.len() as u64;
+        topic_table.push(IndexedTopic {
+            topic: topic.clone(),
+            datatype: datatype.clone(),
+            md5sum: md5sum.clone(),
+            first,
+            count,
+            start: entries.first().map_or(0, |e| e.time),
+            end: entries.last().map_or(0, |e| e.time),
+        });
+        first += count;
+    }
+    let meta = encode_meta(&files, &topic_table);
+    let meta_offset = HEADER_LEN as u64;
+    let entries_offset =
+        (meta_offset + meta.len() as u64).div_ceil(ENTRY_LEN as u64) * ENTRY_LEN as u64;
+    let entry_count = first;
+    let blocks_offset = entries_offset + entry_count * ENTRY_LEN as u64;
+    let blocks = entry_count.div_ceil(BLOCK_ENTRIES as u64);
+    let file_len = blocks_offset + blocks * 8;
+    // Write a temporary file beside the index; rename it over the index when complete.
+    let dir = index
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let temp = tempfile::Builder::new()
+        .prefix(".bagscope-index-")
+        .suffix(".partial")
+        .tempfile_in(dir)
+        .map_err(io(index, "cannot create a temporary file beside it"))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, temp);
+    let write = |out: &mut std::io::BufWriter<tempfile::NamedTempFile>, b: &[u8]| {
+        out.write_all(b).map_err(io(index, "cannot write"))
+    };
+    write(&mut out, &[0u8; HEADER_LEN])?;
+    write(&mut out, &meta)?;
+    write(
+        &mut out,
+        &vec![0u8; usize::try_from(entries_offset - meta_offset - meta.len() as u64).unwrap_or(0)],
+    )?;
+    let mut block = Vec::with_capacity(BLOCK_ENTRIES * ENTRY_LEN);
+    let mut block_sums = Vec::with_capacity(usize::try_from(blocks).unwrap_or(0) * 8);
+    for e in groups.values().flatten() {
+        e.encode(&mut block);
+        if block.len() == BLOCK_ENTRIES * ENTRY_LEN {
+            block_sums.extend_from_slice(&checksum(&block).to_le_bytes());
+            write(&mut out, &block)?;
+            block.clear();
+        }
+    }
+    if !block.is_empty() {
+        block_sums.extend_from_slice(&checksum(&block).to_le_bytes());
+        write(&mut out, &block)?;
+    }
+    write(&mut out, &block_sums)?;
+    let header = IndexHeader {
+        file_len,
+        file_count: u32::try_from(files.len()).unwrap_or(u32::MAX),
+        topic_count: u32::try_from(topic_table.len()).unwrap_or(u32::MAX),
+        entry_count,
+        meta_offset,
+        meta_len: meta.len() as u64,
+        entries_offset,
+        blocks_offset,
+        meta_checksum: checksum(&meta),
+        blocks_checksum: checksum(&block_sums),
+    };
+    out.seek(SeekFrom::Start(0))
+        .map_err(io(index, "cannot write"))?;
+    write(&mut out, &header.encode())?;
+    let temp = out.into_inner().map_err(|e| IndexError::Io {
+        path: index.to_path_buf(),
+        what: "cannot write",
+        source: e.into_error(),
+    })?;
+    temp.as_file()
+        .sync_all()
+        .map_err(io(index, "cannot sync"))?;
+    temp.persist(index).map_err(|e| IndexError::Io {
+        path: index.to_path_buf(),
+        what: "cannot rename the temporary file",
+        source: e.error,
+    })?;
+    Ok(BuildReport {
+        files: files.len(),
+        topics: topic_table.len(),
+        entries: entry_count,
+        bytes: file_len,
+    })
+}

@@ -1,0 +1,47 @@
+//! Errors of building and reading an index.
+
+use std::path::PathBuf;
+
+use crate::bag::BagError;
+
+/// What went wrong with an index.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// A file could not be read or written.
+    #[error("{}: {what}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        what: &'static str,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A bag could not be opened.
+    #[error("{0}")]
+    Bag(#[from] BagError),
+    /// The index file is not a valid index.
+    #[error("{}: {what}", path.display())]
+    Damaged {
+        /// The index file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// A bag changed since the index was built.
+    #[error("{}: the index is stale: {bag} {what} since the index was built; rebuild it with `bagscope index build`", index.display())]
+    Stale {
+        /// The index file.
+        index: PathBuf,
+        /// The bag.
+        bag: String,
+        /// What changed.
+        what: String,
+    },
+    /// The output would overwrite an input.
+    #[error("{}: refusing to overwrite an input", path.display())]
+    SameFile {
+        /// The output.
+        path: PathBuf,
+    },
+}

@@ -1,0 +1,340 @@
+//! `bagscope index build` and `bagscope query`: a persistent index over many bags and interval
+//! queries against it (the bagserver's index builder and query, as files and commands).
+
+use std::collections::HashMap;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use crate::bag::IndexEntry;
+use crate::bag::writer::{BagWriter, WriterOptions};
+use crate::catalog::index::{self, Index};
+use crate::format::Compression;
+use crate::time::{RosTime, TimeSpec, parse_time_spec};
+
+use super::args::MsgPathArgs;
+use super::echo::{EchoFormat, Printer, broken_pipe};
+use super::{Outcome, print_error};
+
+/// `bagscope index ...`.
+#[derive(Args, Debug)]
+pub struct IndexArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: IndexCommand,
+}
+
+/// Index subcommands.
+#[derive(Subcommand, Debug)]
+pub enum IndexCommand {
+    /// Build an index over bags (reads only their index sections where they have them).
+    Build {
+        /// The index file to write.
+        #[arg(value_name = "INDEX")]
+        index: PathBuf,
+        /// Bag files.
+        #[arg(required = true, value_name = "BAG")]
+        bags: Vec<PathBuf>,
+        /// Only these topics (comma-separated).
+        #[arg(long, value_delimiter = ',', value_name = "TOPICS")]
+        topics: Vec<String>,
+    },
+    /// Show what an index holds.
+    Info {
+        /// The index file.
+        #[arg(value_name = "INDEX")]
+        index: PathBuf,
+    },
+}
+
+/// Runs `bagscope index ...`.
+pub fn run(args: &IndexArgs) -> Outcome {
+    match &args.command {
+        IndexCommand::Build {
+            index,
+            bags,
+            topics,
+        } => {
+            let started = std::time::Instant::now();
+            let verbose = std::io::IsTerminal::is_terminal(&io::stderr());
+            let mut progress = |p: &std::path::Path| {
+                if verbose {
+                    eprintln!("bagscope: reading {}", p.display());
+                }
+            };
+            match index::build(index, bags, topics, &mut progress) {
+                Ok(r) => {
+                    eprintln!(
+                        "bagscope: indexed {} messages of {} topic(s) in {} bag(s) in {:.2} s: {} ({} bytes)",
+                        r.entries,
+                        r.topics,
+                        r.files,
+                        started.elapsed().as_secs_f64(),
+                        index.display(),
+                        r.bytes
+                    );
+                    Outcome::Ok
+                }
+                Err(e) => {
+                    print_error(e);
+                    Outcome::Failed
+                }
+            }
+        }
+        IndexCommand::Info { index } => match Index::open(index) {
+            Ok(ix) => {
+                println!("index:    {}", index.display());
+                println!("messages: {}", ix.entry_count());
+                if let (Some(s), Some(e)) = (ix.start_time(), ix.end_time()) {
+                    println!("start:    {s}\nend:      {e}");
+                }
+                for (f, p) in ix.files().iter().zip(ix.resolved_paths()) {
+                    println!("bag:      {} ({} bytes)", p.display(), f.size);
+                }
+                for t in ix.topics() {
+                    println!(
+                        "topic:    {} {} [{}] {} msgs",
+                        t.topic, t.datatype, t.md5sum, t.count
+                    );
+                }
+                Outcome::Ok
+            }
+            Err(e) => {
+                print_error(e);
+                Outcome::Failed
+            }
+        },
+    }
+}
+
+/// Arguments of `bagscope query`.
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// The index file.
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    /// Earliest receive time: seconds since the epoch, or `+SECONDS` after the index's start.
+    #[arg(long, value_parser = parse_time_spec, allow_hyphen_values = true, value_name = "T")]
+    pub start: TimeSpec,
+    /// Latest receive time (inclusive).
+    #[arg(long, value_parser = parse_time_spec, allow_hyphen_values = true, value_name = "T")]
+    pub end: TimeSpec,
+    /// Only this topic (repeatable).
+    #[arg(short = 't', long = "topic", value_name = "TOPIC")]
+    pub topics: Vec<String>,
+    /// Output format on standard output.
+    #[arg(long, value_enum, default_value_t = EchoFormat::Yaml)]
+    pub format: EchoFormat,
+    /// Write the messages to a new bag instead.
+    #[arg(long, value_name = "OUT.bag")]
+    pub out: Option<PathBuf>,
+    /// Chunk compression of `--out`.
+    #[arg(long, value_parser = ["none", "bz2", "lz4"], default_value = "lz4")]
+    pub compression: String,
+    /// Where definitions the bags lack come from.
+    #[command(flatten)]
+    pub msg: MsgPathArgs,
+}
+
+/// Runs `bagscope query`.
+pub fn query(args: &QueryArgs) -> Outcome {
+    let ix = match Index::open(&args.index) {
+        Ok(i) => i,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
+    let origin = ix.start_time().unwrap_or_default();
+    let (start, end) = (args.start.resolve(origin), args.end.resolve(origin));
+    let known = ix.topics();
+    for t in &args.topics {
+        if !known
+            .iter()
+            .any(|k| crate::catalog::topic_matches(t, &k.topic))
+        {
+            print_error(format!(
+                "{}: the index holds no topic '{t}'",
+                args.index.display()
+            ));
+            return Outcome::Failed;
+        }
+    }
+    let catalog = match ix.catalog() {
+        Ok(c) => c,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
+    let located = std::time::Instant::now();
+    let entries = ix.query(&args.topics, start, end);
+    if std::env::var_os("BAGSCOPE_TIMING").is_some() {
+        eprintln!(
+            "bagscope: located in {:.3} ms",
+            located.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    match &args.out {
+        Some(out) => write_bag(args, out, &catalog, entries),
+        None => print(args, &catalog, entries),
+    }
+}
+
+/// Turns an index entry into the bag's own entry (dense connection id).
+fn bag_entry(
+    catalog: &crate::catalog::Catalog,
+    e: &index::RawEntry,
+) -> Option<(usize, IndexEntry)> {
+    let file = usize::try_from(e.file).ok()?;
+    let bag = catalog.bag(file)?;
+    Some((
+        file,
+        IndexEntry {
+            time: RosTime::from_nanos(e.time),
+            conn: bag.conn_by_file_id(e.conn)?,
+            chunk: e.chunk,
+            offset: e.offset,
+        },
+    ))
+}
+
+fn print(
+    args: &QueryArgs,
+    catalog: &crate::catalog::Catalog,
+    entries: index::IndexMessages<'_>,
+) -> Outcome {
+    let registry = match args.msg.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let mut printer = Printer::new(args.format, registry);
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut outcome = Outcome::Ok;
+    for e in entries {
+        let read = e.map_err(|e| e.to_string()).and_then(|e| {
+            let (file, entry) =
+                bag_entry(catalog, &e).ok_or("the index names an unknown connection")?;
+            let bag = catalog.bag(file).ok_or("unknown bag")?;
+            bag.read(&entry)
+                .map(|m| (file, m))
+                .map_err(|e| e.to_string())
+        });
+        let (file, message) = match read {
+            Ok(x) => x,
+            Err(e) => {
+                print_error(format!("{}: {e}", args.index.display()));
+                outcome = Outcome::Problems;
+                continue;
+            }
+        };
+        let Some(bag) = catalog.bag(file) else {
+            continue;
+        };
+        let (text, ok) = printer.render(file, bag, &message);
+        if !ok {
+            outcome = Outcome::Problems;
+        }
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            return broken_pipe(&e, outcome);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return broken_pipe(&e, outcome);
+    }
+    outcome
+}
+
+fn write_bag(
+    args: &QueryArgs,
+    path: &std::path::Path,
+    catalog: &crate::catalog::Catalog,
+    entries: index::IndexMessages<'_>,
+) -> Outcome {
+    let mut inputs: Vec<PathBuf> = catalog
+        .bags()
+        .iter()
+        .map(|b| b.path().to_path_buf())
+        .collect();
+    inputs.push(args.index.clone());
+    if let Err(e) = crate::bag::writer::ensure_distinct(path, &inputs) {
+        print_error(e);
+        return Outcome::Failed;
+    }
+    let compression = match args.compression.as_str() {
+        "none" => Compression::None,
+        "bz2" => Compression::Bz2,
+        _ => Compression::Lz4,
+    };
+    let mut writer = match BagWriter::create(
+        path,
+        WriterOptions {
+            compression,
+            ..WriterOptions::default()
+        },
+    ) {
+        Ok(w) => w,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
+    let mut ids: HashMap<(usize, u32), u32> = HashMap::new();
+    let mut outcome = Outcome::Ok;
+    for e in entries {
+        let read = e.map_err(|e| e.to_string()).and_then(|e| {
+            let (file, entry) =
+                bag_entry(catalog, &e).ok_or("the index names an unknown connection")?;
+            let bag = catalog.bag(file).ok_or("unknown bag")?;
+            bag.read(&entry)
+                .map(|m| (file, m))
+                .map_err(|e| e.to_string())
+        });
+        let (file, message) = match read {
+            Ok(x) => x,
+            Err(e) => {
+                print_error(format!("{}: {e}", args.index.display()));
+                outcome = Outcome::Problems;
+                continue;
+            }
+        };
+        let Some(conn) = catalog
+            .bag(file)
+            .and_then(|b| b.connection(message.entry.conn))
+        else {
+            continue;
+        };
+        let id = match ids.get(&(file, conn.id)) {
+            Some(id) => *id,
+            None => match writer.add_connection(&conn.topic, &conn.header) {
+                Ok(id) => {
+                    ids.insert((file, conn.id), id);
+                    id
+                }
+                Err(e) => {
+                    print_error(e);
+                    return Outcome::Failed;
+                }
+            },
+        };
+        if let Err(e) = writer.write(id, message.entry.time, &message.data) {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    }
+    match writer.finish() {
+        Ok(s) => {
+            eprintln!(
+                "bagscope: wrote {} messages to {}",
+                s.messages,
+                path.display()
+            );
+            outcome
+        }
+        Err(e) => {
+            print_error(e);
+            Outcome::Failed
+        }
+    }
+}
