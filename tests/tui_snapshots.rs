@@ -269,3 +269,68 @@ fn a_message_that_does_not_decode_is_shown_as_an_error() {
         "the next message still decodes:\n{screen}"
     );
 }
+
+#[test]
+fn marked_interval_is_shown_exported_and_played() {
+    let mut h = Harness::demo(80, 24);
+    h.scan();
+    let dir = tempfile::tempdir().unwrap();
+    h.app.output_dir = dir.path().to_path_buf();
+    select_topic(&mut h, "/imu/data");
+    h.act(&[Action::Focus(Pane::Histogram), Action::StartJump]);
+    for c in "+5".chars() {
+        h.act(&[Action::Input(c)]);
+    }
+    h.act(&[Action::Enter, Action::MarkStart, Action::StartJump]);
+    for c in "+8".chars() {
+        h.act(&[Action::Input(c)]);
+    }
+    h.act(&[Action::Enter, Action::MarkEnd]);
+    insta::assert_snapshot!("marked_interval_80x24", h.screen());
+    let (a, b) = (h.app.marks.0.unwrap(), h.app.marks.1.unwrap());
+    assert_eq!(b.nanos_since(a), 3_000_000_000);
+    // Export: every message of every topic in [a, b], in a bag beside.
+    h.act(&[Action::ExportMarked]);
+    let written: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(written.len(), 1, "{written:?}");
+    let out = Bag::open(&written[0]).unwrap();
+    let expected = h
+        .app
+        .catalog
+        .messages(&bagscope::catalog::Selection {
+            start: Some(a),
+            end: Some(b),
+            ..Default::default()
+        })
+        .count() as u64;
+    assert_eq!(out.message_count(), expected);
+    assert!(h.screen().contains("wrote"));
+    // Play: from the cursor at 1x, then 4x; the latest /imu message follows the cursor.
+    h.act(&[Action::StartJump]);
+    for c in "+5".chars() {
+        h.act(&[Action::Input(c)]);
+    }
+    h.act(&[Action::Enter]);
+    let t0 = std::time::Instant::now();
+    h.app.toggle_play(t0);
+    assert!(
+        h.app
+            .advance_play(t0 + std::time::Duration::from_millis(500))
+    );
+    h.pump();
+    let start = h.app.timeline.bounds().0;
+    assert_eq!(h.app.timeline.cursor().nanos_since(start), 5_500_000_000);
+    let shown = h.app.inspector.data.as_ref().unwrap().time;
+    assert!(
+        shown <= h.app.timeline.cursor() && h.app.timeline.cursor().nanos_since(shown) < 20_000_000,
+        "the latest /imu message is shown"
+    );
+    // Playing stops at the end of the marked interval.
+    assert!(h.app.advance_play(t0 + std::time::Duration::from_secs(60)));
+    assert!(h.app.play.is_none());
+    assert_eq!(h.app.timeline.cursor(), b);
+}

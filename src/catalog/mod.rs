@@ -3,6 +3,7 @@
 //! Every command that takes `BAG...` and the terminal explorer go through a [`Catalog`], so one
 //! bag and many bags behave the same.
 
+pub mod export;
 pub mod health;
 pub mod index;
 mod merge;

@@ -1,14 +1,13 @@
 //! `bagscope index build` and `bagscope query`: a persistent index over many bags and interval
 //! queries against it (the bagserver's index builder and query, as files and commands).
 
-use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
 use crate::bag::IndexEntry;
-use crate::bag::writer::{BagWriter, WriterOptions};
+use crate::bag::writer::WriterOptions;
 use crate::catalog::index::{self, Index};
 use crate::format::Compression;
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
@@ -252,85 +251,45 @@ fn write_bag(
     catalog: &crate::catalog::Catalog,
     entries: index::IndexMessages<'_>,
 ) -> Outcome {
-    let mut inputs: Vec<PathBuf> = catalog
-        .bags()
-        .iter()
-        .map(|b| b.path().to_path_buf())
-        .collect();
-    inputs.push(args.index.clone());
-    if let Err(e) = crate::bag::writer::ensure_distinct(path, &inputs) {
-        print_error(e);
-        return Outcome::Failed;
-    }
     let compression = match args.compression.as_str() {
         "none" => Compression::None,
         "bz2" => Compression::Bz2,
         _ => Compression::Lz4,
     };
-    let mut writer = match BagWriter::create(
-        path,
-        WriterOptions {
-            compression,
-            ..WriterOptions::default()
-        },
-    ) {
-        Ok(w) => w,
-        Err(e) => {
-            print_error(e);
-            return Outcome::Failed;
-        }
+    let messages = entries.map(|e| {
+        let e = e.map_err(|e| e.to_string())?;
+        let (file, entry) =
+            bag_entry(catalog, &e).ok_or("the index names an unknown connection")?;
+        let bag = catalog.bag(file).ok_or("unknown bag")?;
+        bag.read(&entry)
+            .map(|m| (file, m))
+            .map_err(|e| e.to_string())
+    });
+    let options = WriterOptions {
+        compression,
+        ..WriterOptions::default()
     };
-    let mut ids: HashMap<(usize, u32), u32> = HashMap::new();
-    let mut outcome = Outcome::Ok;
-    for e in entries {
-        let read = e.map_err(|e| e.to_string()).and_then(|e| {
-            let (file, entry) =
-                bag_entry(catalog, &e).ok_or("the index names an unknown connection")?;
-            let bag = catalog.bag(file).ok_or("unknown bag")?;
-            bag.read(&entry)
-                .map(|m| (file, m))
-                .map_err(|e| e.to_string())
-        });
-        let (file, message) = match read {
-            Ok(x) => x,
-            Err(e) => {
-                print_error(format!("{}: {e}", args.index.display()));
-                outcome = Outcome::Problems;
-                continue;
+    match crate::catalog::export::write_bag(
+        catalog,
+        messages,
+        path,
+        options,
+        std::slice::from_ref(&args.index),
+    ) {
+        Ok(done) => {
+            for s in &done.skipped {
+                print_error(format!("{}: {s}", args.index.display()));
             }
-        };
-        let Some(conn) = catalog
-            .bag(file)
-            .and_then(|b| b.connection(message.entry.conn))
-        else {
-            continue;
-        };
-        let id = match ids.get(&(file, conn.id)) {
-            Some(id) => *id,
-            None => match writer.add_connection(&conn.topic, &conn.header) {
-                Ok(id) => {
-                    ids.insert((file, conn.id), id);
-                    id
-                }
-                Err(e) => {
-                    print_error(e);
-                    return Outcome::Failed;
-                }
-            },
-        };
-        if let Err(e) = writer.write(id, message.entry.time, &message.data) {
-            print_error(e);
-            return Outcome::Failed;
-        }
-    }
-    match writer.finish() {
-        Ok(s) => {
             eprintln!(
                 "bagscope: wrote {} messages to {}",
-                s.messages,
+                done.summary.messages,
                 path.display()
             );
-            outcome
+            if done.skipped.is_empty() {
+                Outcome::Ok
+            } else {
+                Outcome::Problems
+            }
         }
         Err(e) => {
             print_error(e);

@@ -93,6 +93,18 @@ pub enum Action {
     ExpandAll,
     /// Collapse every node of the inspector tree.
     CollapseAll,
+    /// Mark the start of an interval at the cursor.
+    MarkStart,
+    /// Mark the end of an interval at the cursor.
+    MarkEnd,
+    /// Write the marked interval (every topic) to a new bag.
+    ExportMarked,
+    /// Start or pause playing: the cursor moves through time.
+    TogglePlay,
+    /// Play twice as fast.
+    Faster,
+    /// Play half as fast.
+    Slower,
     /// Copy the selected message as YAML to the clipboard (OSC 52).
     CopyYaml,
     /// Save the selected message as YAML to a file.

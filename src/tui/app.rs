@@ -62,6 +62,19 @@ pub struct HealthView {
     pub scroll: usize,
 }
 
+/// Playback of the timeline: the cursor moves through time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Play {
+    /// Speed factor (1.0 = real time).
+    pub speed: f64,
+    /// When (wall clock) the current speed took effect.
+    pub since: std::time::Instant,
+    /// Bag time at `since`.
+    pub from: RosTime,
+    /// Paused.
+    pub paused: bool,
+}
+
 /// The whole application state.
 pub struct App {
     /// The bags.
@@ -102,12 +115,19 @@ pub struct App {
     pub quit: bool,
     /// Escape sequences to write after the next draw (OSC 52 clipboard).
     pub outbox: Vec<String>,
+    /// Marked interval (start, end), either end possibly unset.
+    pub marks: (Option<RosTime>, Option<RosTime>),
+    /// Playback, when started.
+    pub play: Option<Play>,
+    /// Where exported intervals and saved messages go (the current directory by default).
+    pub output_dir: PathBuf,
     worker: Worker,
     next_id: u64,
     window_id: u64,
     sizes_id: u64,
     decode_id: u64,
     yaml_id: u64,
+    export_id: u64,
 }
 
 impl App {
@@ -155,12 +175,16 @@ impl App {
             layout: layout(area, Pane::Topics),
             quit: false,
             outbox: Vec::new(),
+            marks: (None, None),
+            play: None,
+            output_dir: PathBuf::from("."),
             worker,
             next_id: 0,
             window_id: 0,
             sizes_id: 0,
             decode_id: 0,
             yaml_id: 0,
+            export_id: 0,
             catalog,
         };
         app.topic_changed();
@@ -212,7 +236,8 @@ impl App {
                 self.quit = true;
                 true
             }
-            AppEvent::Input(_) | AppEvent::Tick => false,
+            AppEvent::Tick => self.advance_play(std::time::Instant::now()),
+            AppEvent::Input(_) => false,
         }
     }
 
@@ -290,10 +315,36 @@ impl App {
                 self.inspector
                     .set_all(action == Action::ExpandAll, self.time_format, self.start());
             }
+            Action::MarkStart | Action::MarkEnd => {
+                let t = self.timeline.cursor();
+                if action == Action::MarkStart {
+                    self.marks.0 = Some(t);
+                } else {
+                    self.marks.1 = Some(t);
+                }
+                if let (Some(a), Some(b)) = self.marks {
+                    if a > b {
+                        self.marks = (Some(b), Some(a));
+                    }
+                }
+            }
+            Action::ExportMarked => self.export_marked(),
+            Action::TogglePlay => self.toggle_play(std::time::Instant::now()),
+            Action::Faster | Action::Slower => {
+                let now = std::time::Instant::now();
+                let factor = if action == Action::Faster { 2.0 } else { 0.5 };
+                let current = self.play.map_or(1.0, |p| p.speed);
+                self.set_speed((current * factor).clamp(1.0 / 64.0, 1024.0), now);
+            }
             Action::CopyYaml => self.copy_yaml(),
             Action::SaveYaml => self.save_yaml(),
             Action::Back => {
-                if !self.topics.filter().is_empty() {
+                if self.play.is_some() {
+                    self.play = None;
+                    self.flash("playback stopped", false);
+                } else if self.marks != (None, None) {
+                    self.marks = (None, None);
+                } else if !self.topics.filter().is_empty() {
                     self.topics.set_filter("");
                     self.topic_changed();
                 } else if self.focus != Pane::Topics {
@@ -709,6 +760,16 @@ impl App {
                     .scroll_into_view(self.layout.inspector_rows());
                 true
             }
+            Reply::Exported { id, result } => {
+                if id != self.export_id {
+                    return false;
+                }
+                match result {
+                    Ok(text) => self.flash(text, false),
+                    Err(e) => self.flash(e, true),
+                }
+                true
+            }
             Reply::Yaml { id, topic, result } => {
                 if id != self.yaml_id {
                     return false;
@@ -736,6 +797,137 @@ impl App {
         }
     }
 
+    /// The bag time playback has reached at `now`.
+    fn play_position(&self, now: std::time::Instant) -> Option<RosTime> {
+        let p = self.play?;
+        if p.paused {
+            return Some(p.from);
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        let elapsed = (now.saturating_duration_since(p.since).as_nanos() as f64 * p.speed) as i128;
+        Some(p.from.saturating_add_nanos(elapsed))
+    }
+
+    /// True while the cursor is moving on its own (the loop then ticks).
+    pub fn is_playing(&self) -> bool {
+        self.play.is_some_and(|p| !p.paused)
+    }
+
+    /// Starts, pauses or resumes playback at `now`.
+    pub fn toggle_play(&mut self, now: std::time::Instant) {
+        match self.play {
+            Some(p) if !p.paused => {
+                self.play = Some(Play {
+                    paused: true,
+                    from: self.play_position(now).unwrap_or(p.from),
+                    since: now,
+                    ..p
+                });
+                self.flash("paused", false);
+            }
+            Some(p) => {
+                self.play = Some(Play {
+                    paused: false,
+                    since: now,
+                    from: self.timeline.cursor(),
+                    ..p
+                });
+            }
+            None => {
+                // From the marked start when the cursor is before it, else from the cursor;
+                // from the beginning when the cursor is at the end.
+                let cursor = self.timeline.cursor();
+                let from = self.marks.0.filter(|m| *m > cursor).unwrap_or(cursor);
+                let from = if from >= self.timeline.bounds().1 {
+                    self.timeline.bounds().0
+                } else {
+                    from
+                };
+                self.play = Some(Play {
+                    speed: 1.0,
+                    since: now,
+                    from,
+                    paused: false,
+                });
+            }
+        }
+    }
+
+    fn set_speed(&mut self, speed: f64, now: std::time::Instant) {
+        let from = self.play_position(now).unwrap_or(self.timeline.cursor());
+        let paused = self.play.is_some_and(|p| p.paused);
+        self.play = Some(Play {
+            speed,
+            since: now,
+            from,
+            paused,
+        });
+        self.flash(format!("playing at {speed}×"), false);
+    }
+
+    /// Moves the cursor to where playback is at `now`; stops at the end (of the marked
+    /// interval, or of the bags). Returns true when the screen changed.
+    pub fn advance_play(&mut self, now: std::time::Instant) -> bool {
+        if !self.is_playing() {
+            return false;
+        }
+        let Some(t) = self.play_position(now) else {
+            return false;
+        };
+        let from = self.play.map(|p| p.from);
+        let stop = self
+            .marks
+            .1
+            .filter(|e| Some(*e) > from)
+            .unwrap_or(self.timeline.bounds().1);
+        let t = if t >= stop {
+            self.play = None;
+            self.flash("end of playback", false);
+            stop
+        } else {
+            t
+        };
+        self.timeline.set_cursor(t);
+        self.cursor_moved();
+        true
+    }
+
+    fn export_marked(&mut self) {
+        let (Some(a), Some(b)) = self.marks else {
+            self.flash("mark an interval first: [ at its start, ] at its end", true);
+            return;
+        };
+        let stem = self
+            .catalog
+            .bags()
+            .first()
+            .and_then(|b| b.path().file_stem())
+            .map_or_else(|| "bag".to_string(), |s| s.to_string_lossy().to_string());
+        let base = format!(
+            "{stem}-{}.{:03}-{}.{:03}",
+            a.sec,
+            a.nsec / 1_000_000,
+            b.sec,
+            b.nsec / 1_000_000
+        );
+        let mut path = self.output_dir.join(format!("{base}.bag"));
+        let mut n = 1;
+        while path.exists() {
+            n += 1;
+            path = self.output_dir.join(format!("{base}-{n}.bag"));
+        }
+        let id = self.id();
+        self.export_id = id;
+        self.flash(format!("writing {}…", path.display()), false);
+        self.worker
+            .send(Request::Export(super::worker::ExportRequest {
+                id,
+                start: a,
+                end: b,
+                path,
+            }));
+    }
+
     fn copy_yaml(&mut self) {
         self.request_yaml(None);
     }
@@ -751,7 +943,9 @@ impl App {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        let path = PathBuf::from(format!("{name}-{}.{:09}.yaml", d.time.sec, d.time.nsec));
+        let path = self
+            .output_dir
+            .join(format!("{name}-{}.{:09}.yaml", d.time.sec, d.time.nsec));
         self.request_yaml(Some(path));
     }
 

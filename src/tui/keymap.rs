@@ -139,6 +139,24 @@ impl Default for KeyMap {
             ),
             b(K::Char('Y'), A::SaveYaml, "save message as YAML to a file"),
             b(K::Char('!'), A::ToggleHealth, "health view"),
+            b(
+                K::Char('['),
+                A::MarkStart,
+                "mark interval start at the cursor",
+            ),
+            b(K::Char(']'), A::MarkEnd, "mark interval end at the cursor"),
+            b(
+                K::Char('E'),
+                A::ExportMarked,
+                "write the marked interval to a bag",
+            ),
+            b(
+                K::Char(' '),
+                A::TogglePlay,
+                "play / pause (cursor moves through time)",
+            ),
+            b(K::Char('>'), A::Faster, "play faster"),
+            b(K::Char('<'), A::Slower, "play slower"),
             Binding {
                 code: K::Esc,
                 modifiers: KeyModifiers::NONE,

@@ -82,7 +82,21 @@ pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
     app.note.clone_from(&options.note);
     let theme = Theme::from_env();
     terminal.draw(|f| ui::draw(f, &app, theme))?;
-    while let Ok(first) = rx.recv() {
+    // While playing, the loop wakes up ten times a second to move the cursor.
+    let tick = std::time::Duration::from_millis(100);
+    loop {
+        let first = if app.is_playing() {
+            match rx.recv_timeout(tick) {
+                Ok(ev) => ev,
+                Err(mpsc::RecvTimeoutError::Timeout) => AppEvent::Tick,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match rx.recv() {
+                Ok(ev) => ev,
+                Err(_) => break,
+            }
+        };
         let mut changed = app.handle(first);
         while let Ok(more) = rx.try_recv() {
             changed |= app.handle(more);

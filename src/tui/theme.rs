@@ -93,6 +93,14 @@ impl Theme {
         self.pick(Style::new().fg(Color::Cyan), Style::new())
     }
 
+    /// Histogram columns inside the marked interval.
+    pub fn marked(self) -> Style {
+        self.pick(
+            Style::new().fg(Color::Yellow),
+            Style::new().add_modifier(Modifier::UNDERLINED),
+        )
+    }
+
     /// The time cursor.
     pub fn cursor(self) -> Style {
         self.pick(

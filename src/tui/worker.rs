@@ -49,6 +49,8 @@ pub enum Request {
         /// The message.
         msg: MsgRef,
     },
+    /// Write an interval to a bag.
+    Export(ExportRequest),
     /// A message as `rostopic echo` YAML, for the clipboard or saved to a file.
     Yaml {
         /// Request id.
@@ -58,6 +60,19 @@ pub enum Request {
         /// Save here instead of returning the text.
         save_to: Option<std::path::PathBuf>,
     },
+}
+
+/// Write every message of an interval to a new bag.
+#[derive(Clone, Debug)]
+pub struct ExportRequest {
+    /// Request id.
+    pub id: u64,
+    /// The interval.
+    pub start: RosTime,
+    /// See `start`.
+    pub end: RosTime,
+    /// The bag to write.
+    pub path: std::path::PathBuf,
 }
 
 /// What a YAML request produced.
@@ -107,6 +122,13 @@ pub enum Reply {
         topic: String,
         /// The result.
         result: Result<YamlDone, String>,
+    },
+    /// An interval was written to a bag (a summary, or why not).
+    Exported {
+        /// Request id.
+        id: u64,
+        /// What happened.
+        result: Result<String, String>,
     },
     /// Progress of the health scan (0..1).
     ScanProgress(f64),
@@ -192,18 +214,20 @@ fn interactive_loop(catalog: &Catalog, rx: &Receiver<Request>, events: &Sender<A
         let mut sizes = None;
         let mut decode = None;
         let mut yaml = None;
+        let mut export = None;
         let mut file = |r: Request| match r {
             Request::Window { extend: None, .. } => window = Some(r),
             Request::Window { .. } => extension = Some(r),
             Request::Sizes { .. } => sizes = Some(r),
             Request::Decode { .. } => decode = Some(r),
             Request::Yaml { .. } => yaml = Some(r),
+            Request::Export(_) => export = Some(r),
         };
         file(first);
         while let Ok(r) = rx.try_recv() {
             file(r);
         }
-        for r in [window, extension, decode, yaml, sizes]
+        for r in [window, extension, decode, yaml, sizes, export]
             .into_iter()
             .flatten()
         {
@@ -250,6 +274,41 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
             msg,
             result: Box::new(decoder.inspect(catalog, msg)),
         },
+        Request::Export(ExportRequest {
+            id,
+            start,
+            end,
+            path,
+        }) => {
+            let selection = crate::catalog::Selection {
+                topics: Vec::new(),
+                start: Some(start),
+                end: Some(end),
+                parallel: true,
+            };
+            let messages = catalog
+                .messages(&selection)
+                .map(|m| m.map(|m| (m.bag, m.message)).map_err(|e| e.to_string()));
+            let options = crate::bag::writer::WriterOptions {
+                compression: crate::format::Compression::Lz4,
+                ..crate::bag::writer::WriterOptions::default()
+            };
+            let result = crate::catalog::export::write_bag(catalog, messages, &path, options, &[])
+                .map(|done| {
+                    let skipped = if done.skipped.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({} unreadable skipped)", done.skipped.len())
+                    };
+                    format!(
+                        "wrote {} messages to {}{skipped}",
+                        done.summary.messages,
+                        path.display()
+                    )
+                })
+                .map_err(|e| e.to_string());
+            Reply::Exported { id, result }
+        }
         Request::Yaml { id, msg, save_to } => {
             let ins = decoder.inspect(catalog, msg);
             let result = ins

@@ -19,6 +19,7 @@ use crate::tui::theme::Theme;
 const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// Draws the timeline pane.
+#[allow(clippy::many_single_char_names)]
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
@@ -40,6 +41,21 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     }
     if app.timeline.is_zoomed() {
         let _ = write!(title, " · zoom ×{zoom:.1}");
+    }
+    match app.marks {
+        (Some(a), Some(b)) => {
+            let _ = write!(title, " · marked {:.3} s", b.nanos_since(a) as f64 / 1e9);
+        }
+        (Some(_), None) => title.push_str(" · marking…"),
+        _ => {}
+    }
+    if let Some(p) = app.play {
+        let _ = write!(
+            title,
+            " · {} {}×",
+            if p.paused { "paused" } else { "▶" },
+            p.speed
+        );
     }
     title.push(' ');
     frame.render_widget(
@@ -80,14 +96,20 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
                 let eighths = if v > 0.0 { eighths.max(1) } else { 0 };
                 let level = eighths.saturating_sub(level_base).min(8);
                 let is_cursor = cursor_col == Some(col);
+                let t = app.timeline.time_of_bin(col, w);
+                let marked = match app.marks {
+                    (Some(a), Some(b)) => t >= a && t <= b,
+                    (Some(a), None) => t >= a && t <= app.timeline.cursor(),
+                    _ => false,
+                };
                 let c = match (level, is_cursor) {
                     (0, true) => '│',
                     (l, _) => LEVELS.get(l).copied().unwrap_or(' '),
                 };
-                let style = if is_cursor {
-                    theme.cursor()
-                } else {
-                    theme.bars()
+                let style = match (is_cursor, marked) {
+                    (true, _) => theme.cursor(),
+                    (false, true) => theme.marked(),
+                    (false, false) => theme.bars(),
                 };
                 Span::styled(c.to_string(), style)
             })
