@@ -119,6 +119,8 @@ pub struct App {
     pub marks: (Option<RosTime>, Option<RosTime>),
     /// Playback, when started.
     pub play: Option<Play>,
+    /// First line of the help overlay shown.
+    pub help_scroll: usize,
     /// Where exported intervals and saved messages go (the current directory by default).
     pub output_dir: PathBuf,
     worker: Worker,
@@ -178,6 +180,7 @@ impl App {
             marks: (None, None),
             play: None,
             output_dir: PathBuf::from("."),
+            help_scroll: 0,
             worker,
             next_id: 0,
             window_id: 0,
@@ -253,6 +256,19 @@ impl App {
                 return match action {
                     Action::ToggleHelp | Action::Back | Action::Enter => {
                         self.mode = Mode::Normal;
+                        self.help_scroll = 0;
+                        true
+                    }
+                    Action::Up | Action::PageUp => {
+                        self.help_scroll = self
+                            .help_scroll
+                            .saturating_sub(if action == Action::Up { 1 } else { 10 });
+                        true
+                    }
+                    Action::Down | Action::PageDown => {
+                        self.help_scroll = (self.help_scroll
+                            + if action == Action::Down { 1 } else { 10 })
+                        .min(60);
                         true
                     }
                     Action::Resize(w, h) => self.resize(w, h),

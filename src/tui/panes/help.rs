@@ -44,11 +44,18 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         .unwrap_or(10);
     let inner_h = area.height.saturating_sub(2).max(1) as usize;
     let inner_w = area.width.saturating_sub(2).max(1) as usize;
-    let columns = entries.len().div_ceil(inner_h).clamp(1, 3);
-    let col_w = (key_w + desc_w + 2).min(inner_w / columns).max(8);
+    // Two columns when they fit with readable descriptions; scroll when still too long.
+    let full = key_w + desc_w + 2;
+    let columns = if entries.len() > inner_h && inner_w >= 2 * (key_w + 26) {
+        2
+    } else {
+        1
+    };
+    let col_w = full.min(inner_w / columns).max(8);
     let rows = entries.len().div_ceil(columns);
+    let scroll = app.help_scroll.min(rows.saturating_sub(inner_h));
     let mut lines: Vec<Line> = Vec::with_capacity(rows);
-    for r in 0..rows {
+    for r in scroll..rows.min(scroll + inner_h) {
         let mut spans = Vec::new();
         for c in 0..columns {
             let Some((k, d, heading)) = entries.get(c * rows + r) else {
@@ -68,7 +75,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     }
     let cells = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
     let want_w = cells(col_w * columns + 2).min(area.width);
-    let want_h = cells(rows + 2).min(area.height);
+    let want_h = cells(rows.min(inner_h) + 2).min(area.height);
     let popup = Rect::new(
         area.x + (area.width - want_w) / 2,
         area.y + (area.height - want_h) / 2,
@@ -80,7 +87,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         Paragraph::new(lines).block(
             Block::default()
                 .borders(Borders::ALL)
-                .title(" Keys · Esc closes ")
+                .title(if rows > inner_h {
+                    " Keys · ↑↓ scroll · Esc closes "
+                } else {
+                    " Keys · Esc closes "
+                })
                 .border_style(theme.border(true)),
         ),
         popup,
