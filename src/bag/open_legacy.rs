@@ -16,7 +16,7 @@ use super::connection::{ConnId, Connection};
 use super::error::Warning;
 use super::open_v12::whole_file_chunk;
 use super::opened::Opened;
-use super::recovery::{Loss, Recovery};
+use super::recovery::{Recovery, skip_damaged};
 
 #[derive(Default)]
 struct Conns {
@@ -91,20 +91,16 @@ pub(crate) fn open(buf: &[u8], version: Version, start: usize) -> Opened {
                 });
                 pos = usize::try_from(m.end()).unwrap_or(usize::MAX);
             }
-            Err(e) => {
-                let next = resync(buf, pos + 1, layout);
-                let end = next.unwrap_or(buf.len());
-                losses.push(Loss {
-                    offset: pos as u64,
-                    bytes: (end - pos) as u64,
-                    messages: None,
-                    reason: e.to_string(),
-                });
-                match next {
-                    Some(n) => pos = n,
-                    None => break,
-                }
-            }
+            Err(e) => match skip_damaged(
+                &mut losses,
+                pos,
+                resync(buf, pos + 1, layout),
+                buf.len(),
+                e.to_string(),
+            ) {
+                Some(n) => pos = n,
+                None => break,
+            },
         }
     }
     entries.sort_unstable();

@@ -18,7 +18,7 @@ use super::connection::{ConnId, Connection};
 use super::error::Warning;
 use super::opened::Opened;
 use super::recover_v2::find_next_record;
-use super::recovery::{Loss, Recovery};
+use super::recovery::{Recovery, skip_damaged};
 
 /// Builds per-topic connections as records are met.
 #[derive(Default)]
@@ -216,20 +216,16 @@ fn scan(buf: &[u8], start: usize, reason: String) -> Opened {
         });
         match parsed {
             Ok(end) => pos = usize::try_from(end).unwrap_or(usize::MAX),
-            Err(e) => {
-                let next = find_next_record(buf, pos + 1);
-                let end = next.unwrap_or(buf.len());
-                losses.push(Loss {
-                    offset: pos as u64,
-                    bytes: (end - pos) as u64,
-                    messages: None,
-                    reason: e.to_string(),
-                });
-                match next {
-                    Some(n) => pos = n,
-                    None => break,
-                }
-            }
+            Err(e) => match skip_damaged(
+                &mut losses,
+                pos,
+                find_next_record(buf, pos + 1),
+                buf.len(),
+                e.to_string(),
+            ) {
+                Some(n) => pos = n,
+                None => break,
+            },
         }
     }
     let recovery = Recovery {

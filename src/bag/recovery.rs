@@ -49,3 +49,22 @@ impl Recovery {
         self.losses.iter().map(|l| l.bytes).sum()
     }
 }
+
+/// Records the stretch from `pos` to `next` (or to `len`, the end of the file) as lost and
+/// returns where to go on, if anywhere.
+pub(crate) fn skip_damaged(
+    losses: &mut Vec<Loss>,
+    pos: usize,
+    next: Option<usize>,
+    len: usize,
+    reason: String,
+) -> Option<usize> {
+    let end = next.unwrap_or(len);
+    losses.push(Loss {
+        offset: pos as u64,
+        bytes: end.saturating_sub(pos) as u64,
+        messages: None,
+        reason,
+    });
+    next
+}

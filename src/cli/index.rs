@@ -181,6 +181,19 @@ pub fn query(args: &QueryArgs) -> Outcome {
     }
 }
 
+/// Reads the message an index entry points to: (bag index, message).
+fn read_entry(
+    catalog: &crate::catalog::Catalog,
+    e: Result<index::RawEntry, index::IndexError>,
+) -> Result<(usize, crate::bag::Message), String> {
+    let e = e.map_err(|e| e.to_string())?;
+    let (file, entry) = bag_entry(catalog, &e).ok_or("the index names an unknown connection")?;
+    let bag = catalog.bag(file).ok_or("unknown bag")?;
+    bag.read(&entry)
+        .map(|m| (file, m))
+        .map_err(|e| e.to_string())
+}
+
 /// Turns an index entry into the bag's own entry (dense connection id).
 fn bag_entry(
     catalog: &crate::catalog::Catalog,
@@ -212,14 +225,7 @@ fn print(
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut outcome = Outcome::Ok;
     for e in entries {
-        let read = e.map_err(|e| e.to_string()).and_then(|e| {
-            let (file, entry) =
-                bag_entry(catalog, &e).ok_or("the index names an unknown connection")?;
-            let bag = catalog.bag(file).ok_or("unknown bag")?;
-            bag.read(&entry)
-                .map(|m| (file, m))
-                .map_err(|e| e.to_string())
-        });
+        let read = read_entry(catalog, e);
         let (file, message) = match read {
             Ok(x) => x,
             Err(e) => {
@@ -256,15 +262,7 @@ fn write_bag(
         "bz2" => Compression::Bz2,
         _ => Compression::Lz4,
     };
-    let messages = entries.map(|e| {
-        let e = e.map_err(|e| e.to_string())?;
-        let (file, entry) =
-            bag_entry(catalog, &e).ok_or("the index names an unknown connection")?;
-        let bag = catalog.bag(file).ok_or("unknown bag")?;
-        bag.read(&entry)
-            .map(|m| (file, m))
-            .map_err(|e| e.to_string())
-    });
+    let messages = entries.map(|e| read_entry(catalog, e));
     let options = WriterOptions {
         compression,
         ..WriterOptions::default()

@@ -260,13 +260,8 @@ impl Inspector {
 
     /// Keeps the selection visible in `height` rows.
     pub fn scroll_into_view(&mut self, height: usize) {
-        let height = height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + height {
-            self.offset = self.selected + 1 - height;
-        }
-        self.offset = self.offset.min(self.rows.len().saturating_sub(height));
+        self.offset =
+            super::scroll::offset_for(self.selected, self.offset, self.rows.len(), height);
     }
 }
 

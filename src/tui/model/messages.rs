@@ -240,15 +240,12 @@ impl MessageList {
 
     /// Keeps the selection in a viewport of `height` rows, centred when it jumps.
     pub fn scroll_into_view(&mut self, height: usize) {
-        let height = height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + height {
-            self.offset = self.selected + 1 - height;
-        }
-        self.offset = self
-            .offset
-            .min(self.window.entries.len().saturating_sub(height));
+        self.offset = super::scroll::offset_for(
+            self.selected,
+            self.offset,
+            self.window.entries.len(),
+            height,
+        );
     }
 
     /// Which side needs more entries: the selection is within `margin` of an edge that is not

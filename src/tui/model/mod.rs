@@ -3,6 +3,7 @@
 pub mod histogram;
 pub mod inspector;
 pub mod messages;
+pub mod scroll;
 pub mod timefmt;
 pub mod timeline;
 pub mod topics;

@@ -205,14 +205,8 @@ impl TopicList {
 
     /// Adjusts the scroll offset so the selection is visible in `height` rows.
     pub fn scroll_into_view(&mut self, height: usize) {
-        let height = height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + height {
-            self.offset = self.selected + 1 - height;
-        }
-        let max_offset = self.visible.len().saturating_sub(height);
-        self.offset = self.offset.min(max_offset);
+        self.offset =
+            super::scroll::offset_for(self.selected, self.offset, self.visible.len(), height);
     }
 
     fn refresh(&mut self) {
