@@ -25,7 +25,10 @@ fn uses(dir: &Path) -> Vec<(String, usize, String)> {
                 let mut rest = line;
                 while let Some(at) = rest.find("crate::") {
                     let after = &rest[at + 7..];
-                    let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    let name: String = after
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
                     out.push((p.display().to_string(), i + 1, name));
                     rest = after;
                 }
@@ -36,7 +39,9 @@ fn uses(dir: &Path) -> Vec<(String, usize, String)> {
 }
 
 fn check(layer: &str, allowed: &[&str]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(layer);
     for (file, line, name) in uses(&dir) {
         assert!(
             name.is_empty() || name == layer || allowed.contains(&name.as_str()),
@@ -51,8 +56,16 @@ fn layers_import_only_from_above() {
     check("msg", &["time"]);
     check("bag", &["time", "format", "msg"]);
     check("catalog", &["time", "format", "msg", "bag", "stats"]);
-    check("cli", &["time", "format", "msg", "bag", "catalog", "stats", "tui", "ros", "rockin"]);
-    check("tui", &["time", "format", "msg", "bag", "catalog", "stats", "ros"]);
+    check(
+        "cli",
+        &[
+            "time", "format", "msg", "bag", "catalog", "stats", "tui", "ros", "rockin",
+        ],
+    );
+    check(
+        "tui",
+        &["time", "format", "msg", "bag", "catalog", "stats", "ros"],
+    );
 }
 
 #[test]
@@ -62,7 +75,10 @@ fn the_ui_never_parses_bytes() {
         if name == "format" {
             let text = std::fs::read_to_string(&file).unwrap();
             let l = text.lines().nth(line - 1).unwrap();
-            assert!(l.contains("format::Compression"), "{file}:{line}: the UI may name compression methods, not read records: {l}");
+            assert!(
+                l.contains("format::Compression"),
+                "{file}:{line}: the UI may name compression methods, not read records: {l}"
+            );
         }
     }
 }
