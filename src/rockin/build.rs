@@ -50,6 +50,39 @@ fn unsupported_tag(s: &Scalar) -> Option<InputError> {
     }
 }
 
+/// A field missing from the mapping that starts at `start` and ends at `end`. A mapping
+/// closed by the end of a file cut in the middle of a line is reported as truncated, at the
+/// end; otherwise at the mapping, with a hint when the file ends there.
+fn missing_field(
+    start: crate::rockin::Mark,
+    end: crate::rockin::Mark,
+    eof: bool,
+    field: String,
+    field_type: String,
+    datatype: String,
+) -> InputError {
+    if eof && end.column > 1 {
+        InputError::new(
+            end,
+            InputErrorKind::TruncatedMessage {
+                field,
+                field_type,
+                datatype,
+            },
+        )
+    } else {
+        InputError::new(
+            start,
+            InputErrorKind::MissingField {
+                truncated: eof,
+                field,
+                field_type,
+                datatype,
+            },
+        )
+    }
+}
+
 /// A message of type `ty` whose first event is `first`.
 pub(crate) fn message<E: Events>(
     ev: &mut E,
@@ -85,25 +118,7 @@ pub(crate) fn message<E: Events>(
                         f.type_text().to_string(),
                         ty.name().to_string(),
                     );
-                    return Err(if eof {
-                        InputError::new(
-                            mark,
-                            InputErrorKind::TruncatedMessage {
-                                field,
-                                field_type,
-                                datatype,
-                            },
-                        )
-                    } else {
-                        InputError::new(
-                            start,
-                            InputErrorKind::MissingField {
-                                field,
-                                field_type,
-                                datatype,
-                            },
-                        )
-                    });
+                    return Err(missing_field(start, mark, eof, field, field_type, datatype));
                 }
                 break;
             }
@@ -292,25 +307,7 @@ fn time<E: Events>(ev: &mut E, p: Primitive, first: Event) -> Result<Value<'stat
                         part.name().to_string(),
                         p.name().to_string(),
                     );
-                    return Err(if eof {
-                        InputError::new(
-                            mark,
-                            InputErrorKind::TruncatedMessage {
-                                field,
-                                field_type,
-                                datatype,
-                            },
-                        )
-                    } else {
-                        InputError::new(
-                            start,
-                            InputErrorKind::MissingField {
-                                field,
-                                field_type,
-                                datatype,
-                            },
-                        )
-                    });
+                    return Err(missing_field(start, mark, eof, field, field_type, datatype));
                 }
                 break;
             }

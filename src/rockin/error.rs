@@ -75,8 +75,10 @@ pub enum InputErrorKind {
         reason: String,
     },
     /// A field of a message is absent.
-    #[error("missing field '{field}' ({field_type}) of {datatype}")]
+    #[error("missing field '{field}' ({field_type}) of {datatype}{}", if *truncated { " (the file ends inside this message: truncated?)" } else { "" })]
     MissingField {
+        /// The mapping was closed by the end of the file.
+        truncated: bool,
         /// The field's name.
         field: String,
         /// Its type as written in the definition.
@@ -84,7 +86,7 @@ pub enum InputErrorKind {
         /// The message type.
         datatype: String,
     },
-    /// The file ends where a field of a message is expected.
+    /// The file ends, in the middle of a line, where a field of a message is expected.
     #[error("the file ends before field '{field}' ({field_type}) of {datatype} (truncated?)")]
     TruncatedMessage {
         /// The field's name.
@@ -139,9 +141,14 @@ pub enum InputErrorKind {
         ty: String,
     },
     /// A message item lacks one of `topic`, `secs`, `nsecs`, `message`.
-    #[error("this message item has no '{0}' (an item needs topic, secs, nsecs and message)")]
-    MissingKey(&'static str),
-    /// The file ends inside a message item.
+    #[error("this message item has no '{key}' (an item needs topic, secs, nsecs and message){}", if *truncated { "; the file ends inside it (truncated?)" } else { "" })]
+    MissingKey {
+        /// The key.
+        key: &'static str,
+        /// The item was closed by the end of the file.
+        truncated: bool,
+    },
+    /// The file ends, in the middle of a line, inside a message item.
     #[error("the file ends before the '{0}' of this message item (truncated?)")]
     TruncatedItem(&'static str),
     /// A key that is not one of `topic`, `type`, `secs`, `nsecs`, `message`.

@@ -276,10 +276,16 @@ impl<'r, R: BufRead> MessageReader<'r, R> {
             }
         };
         let missing = |name: &'static str| {
-            if eof {
+            if eof && end.column > 1 {
                 InputError::new(end, InputErrorKind::TruncatedItem(name))
             } else {
-                InputError::new(start, InputErrorKind::MissingKey(name))
+                InputError::new(
+                    start,
+                    InputErrorKind::MissingKey {
+                        key: name,
+                        truncated: eof,
+                    },
+                )
             }
         };
         let topic = topic.ok_or_else(|| missing("topic"))?;
