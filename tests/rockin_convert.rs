@@ -350,7 +350,7 @@ fn every_error_names_its_line_and_column() {
         "message.header.seq: 4294967296 is out of range for uint32",
     );
     assert_error(
-        &"- topic: command\n  secs: 1\n  nsecs: 1000000000\n  message:\n    data: x\n".to_string(),
+        "- topic: command\n  secs: 1\n  nsecs: 1000000000\n  message:\n    data: x\n",
         3,
         10,
         "nsecs: 1000000000 is out of range for nsecs (0 to 999999999)",
