@@ -18,19 +18,32 @@ pub(crate) struct Base64Error {
     pub(crate) what: String,
 }
 
-/// The value of a base64 character.
-fn sextet(b: u8) -> Option<u8> {
-    match b {
-        b'A'..=b'Z' => Some(b - b'A'),
-        b'a'..=b'z' => Some(b - b'a' + 26),
-        b'0'..=b'9' => Some(b - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
+/// Table entry of bytes that are not base64 digits.
+const SPECIAL: u8 = 0x80;
+
+/// The value of each base64 digit; [`SPECIAL`] for every other byte.
+static TABLE: [u8; 256] = table();
+
+#[allow(clippy::indexing_slicing, clippy::cast_possible_truncation)] // evaluated at compile time
+const fn table() -> [u8; 256] {
+    let mut t = [SPECIAL; 256];
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut i = 0;
+    while i < 64 {
+        t[alphabet[i] as usize] = i as u8;
+        i += 1;
     }
+    t
+}
+
+fn value(b: u8) -> u8 {
+    TABLE.get(usize::from(b)).copied().unwrap_or(SPECIAL)
 }
 
 /// Decodes `text`.
+///
+/// Whole groups of four digits are decoded four at a time; whitespace, padding and errors
+/// go through a byte-at-a-time path that knows where each byte is.
 pub(crate) fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3 + 3);
@@ -38,14 +51,34 @@ pub(crate) fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     let mut n = 0u8;
     let mut padding: Option<(usize, usize)> = None;
     let mut last_char = 0usize;
-    for (i, &byte) in bytes.iter().enumerate() {
+    let mut i = 0usize;
+    loop {
+        if n == 0 && padding.is_none() {
+            while let Some(&[g0, g1, g2, g3]) = bytes.get(i..i + 4) {
+                let (a, b, c, d) = (value(g0), value(g1), value(g2), value(g3));
+                if (a | b | c | d) & SPECIAL != 0 {
+                    break;
+                }
+                let v = (u32::from(a) << 18)
+                    | (u32::from(b) << 12)
+                    | (u32::from(c) << 6)
+                    | u32::from(d);
+                let [_, b0, b1, b2] = v.to_be_bytes();
+                out.extend_from_slice(&[b0, b1, b2]);
+                last_char = i + 3;
+                i += 4;
+            }
+        }
+        let Some(&byte) = bytes.get(i) else {
+            break;
+        };
         if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
             continue;
         }
         if byte == b'=' {
-            let (at, count) = padding.get_or_insert((i, 0));
-            *count += 1;
-            let _ = at;
+            padding.get_or_insert((i, 0)).1 += 1;
+            i += 1;
             continue;
         }
         if let Some((at, _)) = padding {
@@ -54,13 +87,14 @@ pub(crate) fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {
                 what: format!("data after the '=' padding at byte {at}"),
             });
         }
-        let Some(v) = sextet(byte) else {
+        let v = value(byte);
+        if v & SPECIAL != 0 {
             let ch = text.get(i..).and_then(|s| s.chars().next()).unwrap_or('?');
             return Err(Base64Error {
                 offset: i,
                 what: format!("'{}' is not a base64 character", ch.escape_debug()),
             });
-        };
+        }
         last_char = i;
         acc = (acc << 6) | u32::from(v);
         n += 1;
@@ -70,6 +104,7 @@ pub(crate) fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {
             acc = 0;
             n = 0;
         }
+        i += 1;
     }
     match n {
         0 => {}
@@ -131,5 +166,8 @@ mod tests {
         assert_eq!(decode("aGVsbG8=A").unwrap_err().offset, 8);
         assert_eq!(decode("aGVsbG8==").unwrap_err().offset, 7);
         assert_eq!(decode("aGVs=").unwrap_err().offset, 4);
+        assert_eq!(decode("aGVsbG8gd29y\nbGQ=").unwrap(), b"hello world");
+        assert_eq!(decode("aGVsbG8gd2*y").unwrap_err().offset, 10);
+        assert_eq!(decode("aGVsbG8gd29ybGQ").unwrap(), b"hello world");
     }
 }

@@ -143,7 +143,7 @@ impl<R: BufRead> LineReader<R> {
                 self.done = true;
                 break;
             }
-            let (take, found) = match avail.iter().position(|&b| b == b'\n') {
+            let (take, found) = match memchr::memchr(b'\n', avail) {
                 Some(i) => (i, true),
                 None => (avail.len(), false),
             };

@@ -19,6 +19,14 @@ pub(super) fn scan_plain_block(line: &Line, at: usize) -> (usize, PlainEnd) {
     let bytes = line.text.as_bytes();
     let mut i = at;
     let how = loop {
+        // Only `:` and `#` can end the scalar before the line does: jump to the next one.
+        match bytes
+            .get(i..)
+            .and_then(|rest| memchr::memchr2(b':', b'#', rest))
+        {
+            Some(skip) => i += skip,
+            None => i = bytes.len(),
+        }
         match bytes.get(i) {
             None => break PlainEnd::Line,
             Some(b':') if is_blank_or_end(bytes.get(i + 1).copied()) => break PlainEnd::Key(i),
