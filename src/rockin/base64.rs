@@ -55,14 +55,14 @@ pub(crate) fn decode(text: &str) -> Result<Vec<u8>, Base64Error> {
     loop {
         if n == 0 && padding.is_none() {
             while let Some(&[g0, g1, g2, g3]) = bytes.get(i..i + 4) {
-                let (a, b, c, d) = (value(g0), value(g1), value(g2), value(g3));
-                if (a | b | c | d) & SPECIAL != 0 {
+                let (s0, s1, s2, s3) = (value(g0), value(g1), value(g2), value(g3));
+                if (s0 | s1 | s2 | s3) & SPECIAL != 0 {
                     break;
                 }
-                let v = (u32::from(a) << 18)
-                    | (u32::from(b) << 12)
-                    | (u32::from(c) << 6)
-                    | u32::from(d);
+                let v = (u32::from(s0) << 18)
+                    | (u32::from(s1) << 12)
+                    | (u32::from(s2) << 6)
+                    | u32::from(s3);
                 let [_, b0, b1, b2] = v.to_be_bytes();
                 out.extend_from_slice(&[b0, b1, b2]);
                 last_char = i + 3;
