@@ -564,3 +564,77 @@ fn the_spec_example_reads_as_written() {
     assert_eq!(img.at_path("header.seq").unwrap().as_f64(), Some(306.0));
     assert_eq!(img.get("encoding").unwrap().as_str_lossy().unwrap(), "bgr8");
 }
+
+/// A deterministic pseudo-random sequence.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+#[test]
+fn mutated_inputs_never_panic() {
+    let registry = Registry::bundled();
+    let mut rng = Lcg(42);
+    let specials = b"-:#[]{},'\"|>!&*?\\ \t\n=%@`~0129aZ\x00\xc3\xa9";
+    let mut errors = 0;
+    for yaml in fixtures() {
+        let original = std::fs::read(&yaml).unwrap();
+        for round in 0..250 {
+            let mut data = original.clone();
+            match round % 4 {
+                0 => data.truncate(rng.below(data.len() + 1)),
+                1 => {
+                    for _ in 0..1 + rng.below(4) {
+                        let at = rng.below(data.len());
+                        data[at] = specials[rng.below(specials.len())];
+                    }
+                }
+                2 => {
+                    let at = rng.below(data.len());
+                    let n = rng.below(64).min(data.len() - at);
+                    data.drain(at..at + n);
+                }
+                _ => {
+                    let at = rng.below(data.len());
+                    let piece: Vec<u8> = data[rng.below(data.len())..]
+                        .iter()
+                        .take(rng.below(80))
+                        .copied()
+                        .collect();
+                    data.splice(at..at, piece);
+                }
+            }
+            let lines = data.split(|&b| b == b'\n').count() as u64;
+            let limits = Limits {
+                max_line: 4096,
+                max_scalar: 4096,
+                max_depth: 16,
+            };
+            for item in MessageReader::new(&data[..], &registry, limits) {
+                match item {
+                    Ok(it) => {
+                        // What reads must also serialize.
+                        bagscope::msg::encode(&it.schema, &it.value).unwrap();
+                    }
+                    Err(e) => {
+                        errors += 1;
+                        assert!(
+                            e.mark.line >= 1 && e.mark.line <= lines + 1 && e.mark.column >= 1,
+                            "{}: {e}",
+                            yaml.display()
+                        );
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    assert!(errors > 1000, "mutations are mostly errors: {errors}");
+}
