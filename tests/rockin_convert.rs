@@ -638,3 +638,64 @@ fn mutated_inputs_never_panic() {
     }
     assert!(errors > 1000, "mutations are mostly errors: {errors}");
 }
+
+#[test]
+fn every_field_kind_round_trips() {
+    let ext = fixtures_dir().join("rockin/extension");
+    let msgs = ext.join("msgs");
+    let mut registry = Registry::bundled();
+    registry.add_msg_path(&msgs).unwrap();
+    let read = |yaml: &Path| -> Vec<Item> {
+        let file = std::io::BufReader::new(std::fs::File::open(yaml).unwrap());
+        MessageReader::new(file, &registry, Limits::default())
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = ext.join("all-field-kinds.yaml");
+    let steps = [
+        (yaml.clone(), dir.path().join("a.bag")),
+        (dir.path().join("a.bag"), dir.path().join("a.yaml")),
+        (dir.path().join("a.yaml"), dir.path().join("b.bag")),
+        (dir.path().join("b.bag"), dir.path().join("b.yaml")),
+    ];
+    for (input, output) in &steps {
+        let o = bagscope()
+            .arg("convert")
+            .arg(input)
+            .arg(output)
+            .arg("--msg-path")
+            .arg(&msgs)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let original = read(&yaml);
+    let back = read(&dir.path().join("a.yaml"));
+    assert_eq!(original.len(), 2);
+    assert_same_items(&original, &back, "all-field-kinds");
+    let text = std::fs::read_to_string(dir.path().join("a.yaml")).unwrap();
+    assert_eq!(
+        text,
+        std::fs::read_to_string(dir.path().join("b.yaml")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("a.bag")).unwrap(),
+        std::fs::read(dir.path().join("b.bag")).unwrap()
+    );
+    // Values that only survive when written with care.
+    for line in [
+        "    f32s: [0.10000000149011612, -0.0, nan, inf, -inf, 3.4028234663852886e+38, 1.401298464324817e-45]",
+        "    f64s: [0.1, -0.0, nan, inf, -inf, 1.7976931348623157e+308, 5e-324, 1e+16]",
+        "      - \"é\\n\\x01\\t\\\"\\\\\"",
+        "    raw: !!binary /wA=",
+        "    big: 18446744073709551615",
+        "    neg: -9223372036854775808",
+        "    nothings:\n      - {}\n      - {}",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    let v = &original[0].value;
+    let raw = v.get("raw").unwrap();
+    assert!(matches!(raw, bagscope::msg::Value::String(b) if b.as_ref() == b"\xff\x00"));
+}

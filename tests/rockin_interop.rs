@@ -180,6 +180,28 @@ fn fixtures_convert_and_read_like_the_yaml_with_the_official_tools() {
 }
 
 #[test]
+fn every_field_kind_reads_like_the_yaml() {
+    if have_rosbag_cli().is_err() {
+        skip("rosbag is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ext = fixtures_dir().join("rockin/extension");
+    let yaml = ext.join("all-field-kinds.yaml");
+    let bag = dir.path().join("all.bag");
+    let msgs = ext.join("msgs");
+    let msg_path = ["--msg-path", msgs.to_str().unwrap()];
+    convert(&yaml, &bag, &msg_path);
+    let r = check(&yaml, &bag);
+    assert!(r["ok"] == true, "{r}");
+    assert_eq!(r["messages"].as_u64(), Some(2));
+    let back = dir.path().join("all.yaml");
+    convert(&bag, &back, &[]);
+    let r = check(&back, &bag);
+    assert!(r["ok"] == true, "written back: {r}");
+}
+
+#[test]
 fn the_checker_notices_a_wrong_value() {
     if have_rosbag_cli().is_err() {
         skip("rosbag is not installed");

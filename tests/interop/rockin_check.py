@@ -12,7 +12,7 @@ item's `type`), its md5sum (= genpy's for the definition stored), callerid `/roc
 every field of the message: the YAML mapping has exactly the message's fields; numbers equal
 (float32 compared after rounding to float32); uint8[] from `!!binary`, untagged base64 (padded
 or not) or a list of integers equal the bytes; times by secs and nsecs; strings equal
-(`!!binary` strings as raw bytes).
+(`!!binary` strings as raw bytes, which genpy decodes as UTF-8 with replacement).
 """
 import base64
 import json
@@ -100,7 +100,10 @@ def compare(path, y, v, slot_type, errors):
         return
     if base == "string":
         want = y if isinstance(y, (str, bytes)) else ("" if y is None else str(y))
-        got = v.encode("utf-8", "surrogateescape") if isinstance(want, bytes) and isinstance(v, str) else v
+        got = v
+        if isinstance(want, bytes) and isinstance(v, str):
+            # genpy decodes strings as UTF-8, replacing what is not (with a warning).
+            want = want.decode("utf-8", "replace")
         if want != got:
             errors.append("%s: %r != %r" % (path, want, got))
         return
