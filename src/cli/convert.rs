@@ -35,9 +35,11 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "KIB", default_value_t = DEFAULT_CHUNK_SIZE / 1024,
           value_parser = clap::value_parser!(u32).range(0..=4_194_303))]
     pub chunk_size: u32,
-    /// Definitions of message types.
-    #[command(flatten)]
-    pub definitions: DefinitionArgs,
+    /// Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled
+    /// ones (repeatable): for items whose `type:` is not bundled (YAML → bag), and for bags
+    /// older than 1.2, which store none (bag → YAML).
+    #[arg(long = "msg-path", value_name = "DIR")]
+    pub msg_path: Vec<PathBuf>,
 }
 
 /// Which way to convert.
@@ -97,7 +99,10 @@ pub fn run(args: &ConvertArgs) -> Outcome {
         print_error("--compression applies to YAML → bag conversions only");
         return Outcome::Failed;
     }
-    let registry = match args.definitions.registry() {
+    let definitions = DefinitionArgs {
+        msg_path: args.msg_path.clone(),
+    };
+    let registry = match definitions.registry() {
         Ok(r) => r,
         Err(o) => return o,
     };
