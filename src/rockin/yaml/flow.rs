@@ -264,16 +264,86 @@ impl Flow {
                         "a mapping inside a flow sequence (`[a: b]`) is not supported: write `[{a: b}]`",
                     ));
                 }
-                let text = self.line.slice(self.pos, end).to_string();
-                self.pos = end;
-                queue.push_back(Event::Scalar(Scalar {
-                    text,
+                let mut scalar = Scalar {
+                    text: self.line.slice(self.pos, end).to_string(),
                     style: Style::Plain,
                     tag: self.tag.take(),
                     mark,
                     segments: vec![(0, mark)],
-                }));
+                };
+                let at_line_end =
+                    matches!(how, FlowPlainEnd::Other(i) if self.line.byte(i).is_none());
+                self.pos = end;
+                if at_line_end {
+                    self.plain_continuation(lines, &mut scalar, limits)?;
+                }
+                queue.push_back(Event::Scalar(scalar));
                 Ok(())
+            }
+        }
+    }
+
+    /// The following lines of a plain scalar that reached the end of its line inside a flow
+    /// collection: a line that does not start with an indicator continues it (folded with a
+    /// space, or a line break per blank line), as emitters such as PyYAML write long scalars.
+    fn plain_continuation<R: BufRead>(
+        &mut self,
+        lines: &mut LineReader<R>,
+        scalar: &mut Scalar,
+        limits: &Limits,
+    ) -> Result<(), InputError> {
+        loop {
+            let mut blanks = 0usize;
+            let next = loop {
+                match lines.next_line()? {
+                    Some(l) if l.is_blank() => blanks += 1,
+                    other => break other,
+                }
+            };
+            let Some(l) = next else {
+                // The end of the input inside the collection: `skip` reports it.
+                self.line = Line::new(String::new(), self.line.no);
+                self.pos = 0;
+                return Ok(());
+            };
+            let first = skip_blanks(&l, 0);
+            let ends = match l.byte(first) {
+                None | Some(b',' | b'[' | b']' | b'{' | b'}' | b'#') => true,
+                Some(b':') => matches!(
+                    l.byte(first + 1),
+                    None | Some(b' ' | b'\t' | b',' | b'[' | b']' | b'{' | b'}')
+                ),
+                Some(_) => false,
+            };
+            self.line = l;
+            self.pos = first;
+            if ends {
+                return Ok(());
+            }
+            let (end, how) = scan_plain_flow(&self.line, first);
+            if blanks == 0 {
+                scalar.text.push(' ');
+            } else {
+                for _ in 0..blanks {
+                    scalar.text.push('\n');
+                }
+            }
+            scalar
+                .segments
+                .push((scalar.text.len(), self.line.mark(first)));
+            scalar.text.push_str(self.line.slice(first, end));
+            self.pos = end;
+            if scalar.text.len() > limits.max_scalar {
+                return Err(InputError::new(
+                    scalar.mark,
+                    InputErrorKind::TooLong {
+                        what: "a scalar",
+                        limit: limits.max_scalar,
+                    },
+                ));
+            }
+            if !matches!(how, FlowPlainEnd::Other(i) if self.line.byte(i).is_none()) {
+                return Ok(());
             }
         }
     }

@@ -55,7 +55,7 @@ pub(crate) struct Tag {
 pub(crate) enum TagKind {
     /// `!!binary`: base64 data.
     Binary,
-    /// `!!str`, `!`: a string.
+    /// `!!str`, `!` (and PyYAML 2's `!!python/str`, `!!python/unicode`): a string.
     Str,
     /// `!!int`, `!!float`, `!!bool`, `!!null`: numbers and the like (the field decides).
     Scalar,
@@ -79,7 +79,7 @@ impl Tag {
             .unwrap_or(if t == "!" { "str" } else { "" });
         match core {
             "binary" => TagKind::Binary,
-            "str" => TagKind::Str,
+            "str" | "python/str" | "python/unicode" => TagKind::Str,
             "int" | "float" | "bool" | "null" => TagKind::Scalar,
             "seq" => TagKind::Seq,
             "map" => TagKind::Map,

@@ -163,6 +163,25 @@ fn flow_collections_over_lines() {
 }
 
 #[test]
+fn plain_scalars_continue_inside_flow_collections() {
+    assert_eq!(
+        events("[{data: it's\n    here, b: x}, two\n\n  words\n  , 3]\n"),
+        [
+            "+SEQ @1:1",
+            "+MAP @1:2",
+            "=1003 :data",
+            "=1009 :it's here",
+            "=2011 :b",
+            "=2014 :x",
+            "-MAP",
+            "=2018 :two\nwords",
+            "=5005 :3",
+            "-SEQ",
+        ]
+    );
+}
+
+#[test]
 fn quoted_scalars_escape_and_fold() {
     let text = "a: \"x\\ty\\u00e9\\x41\\\"\\\\ \\U0001F600\"\nb: 'it''s'\nc: \"one\n  two\n\n  three \\\n  four\"\nd: ''\ne: \"# not a comment\" # comment\n";
     assert_eq!(
