@@ -4,7 +4,8 @@
 //! the bag, and the official Python reader decodes every message to the values PyYAML reads
 //! from the YAML (`tests/interop/rockin_check.py`). The YAML that `bagscope convert` writes
 //! back from the bag is checked the same way against the bag, so our YAML output is read by
-//! PyYAML as well.
+//! PyYAML as well; and every fixture rewritten by PyYAML's emitter in four styles converts to the
+//! same values.
 //!
 //! Skipped (with the reason printed) when `rosbag` or Python's `rosbag`/`yaml` are absent.
 
