@@ -144,16 +144,18 @@ fn to_bag(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
     let s = &report.summary;
     for t in &report.topics {
         println!(
-            "topic:     {} ({}): {} messages",
-            t.topic, t.datatype, t.messages
+            "topic:     {} ({}): {}",
+            t.topic,
+            t.datatype,
+            count(t.messages, "message")
         );
     }
     println!(
-        "wrote:     {}: {} messages, {} topics, {} chunks, {}",
+        "wrote:     {}: {}, {}, {}, {}",
         s.path.display(),
-        s.messages,
-        report.topics.len(),
-        s.chunks,
+        count(s.messages, "message"),
+        count(report.topics.len() as u64, "topic"),
+        count(u64::from(s.chunks), "chunk"),
         human_size(s.bytes as f64)
     );
     Outcome::Ok
@@ -198,17 +200,28 @@ fn to_yaml(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
     }
     for t in &report.topics {
         println!(
-            "topic:     {} ({}): {} messages",
-            t.topic, t.datatype, t.messages
+            "topic:     {} ({}): {}",
+            t.topic,
+            t.datatype,
+            count(t.messages, "message")
         );
     }
     println!(
-        "wrote:     {}: {} messages, {}",
+        "wrote:     {}: {}, {}",
         args.output.display(),
-        report.messages,
+        count(report.messages, "message"),
         human_size(report.bytes as f64)
     );
     outcome
+}
+
+/// `1 message`, `2 messages`.
+fn count(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
 }
 
 /// A progress bar over the bytes of the input, on a terminal, after a moment.
