@@ -7,6 +7,7 @@
 //! * [`msg`] — message definitions → decoded values (pure, independent of bags).
 //! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
 //! * [`catalog`] — many bags as one merged timeline.
+//! * [`rockin`] — RoCKIn YAML ↔ bag conversion.
 //! * [`cli`] — the command-line subcommands.
 
 pub mod bag;
@@ -14,6 +15,7 @@ pub mod catalog;
 pub mod cli;
 pub mod format;
 pub mod msg;
+pub mod rockin;
 pub mod stats;
 pub mod time;
 pub mod tui;

@@ -56,6 +56,7 @@ fn layers_import_only_from_above() {
     check("msg", &["time"]);
     check("bag", &["time", "format", "msg"]);
     check("catalog", &["time", "format", "msg", "bag", "stats"]);
+    check("rockin", &["time", "format", "msg", "bag"]);
     check(
         "cli",
         &[

@@ -5,6 +5,7 @@
 //! Errors are printed as `bagscope: error: FILE: WHAT (at byte N)`.
 
 pub mod args;
+pub mod convert;
 pub mod copy;
 pub mod echo;
 pub mod export;
@@ -60,6 +61,8 @@ pub enum Command {
     Filter(filter::FilterArgs),
     /// Write a complete, indexed V2.0 copy of an unindexed, truncated or old bag.
     Reindex(reindex::ReindexArgs),
+    /// Convert RoCKIn YAML to a bag (IN.yaml OUT.bag) or a bag to RoCKIn YAML (IN.bag OUT.yaml).
+    Convert(convert::ConvertArgs),
 }
 
 /// How a command ended; ordered by severity.
@@ -120,6 +123,7 @@ pub fn run(cli: &Cli) -> Outcome {
         Some(Command::Query(args)) => index::query(args),
         Some(Command::Filter(args)) => filter::run(args),
         Some(Command::Reindex(args)) => reindex::run(args),
+        Some(Command::Convert(args)) => convert::run(args),
         None => explore(cli),
     }
 }

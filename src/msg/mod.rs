@@ -17,7 +17,7 @@ mod md5;
 mod parse;
 mod prim_array;
 mod primitive;
-mod pyrepr;
+pub(crate) mod pyrepr;
 mod pyyaml;
 mod registry;
 mod schema;

@@ -1,0 +1,280 @@
+//! `bagscope convert IN.yaml OUT.bag` and `bagscope convert IN.bag OUT.yaml`: RoCKIn YAML ↔
+//! bag, the direction chosen by the file extensions.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::bag::writer::{DEFAULT_CHUNK_SIZE, WriterOptions};
+use crate::bag::{Bag, OpenOptions};
+use crate::format::Compression;
+use crate::rockin::{ConvertError, ToBagOptions, bag_to_yaml, yaml_to_bag};
+
+use super::copy::{CompressionArg, DefinitionArgs};
+use super::output::Output;
+use super::rosbag_fmt::human_size;
+use super::{Outcome, print_error};
+
+/// Arguments of `bagscope convert`.
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// The file to read: a RoCKIn YAML file (`.yaml`, `.yml`) or a bag (`.bag`).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// The file to write: a bag when IN is YAML, a YAML file when IN is a bag. Written
+    /// beside it under a temporary name and renamed when complete; must not be IN.
+    #[arg(value_name = "OUT")]
+    pub output: PathBuf,
+    /// Chunk compression of the bag written (YAML → bag only).
+    #[arg(long, value_enum, value_name = "METHOD")]
+    pub compression: Option<CompressionArg>,
+    /// Uncompressed chunk size in KiB (YAML → bag only).
+    #[arg(long, value_name = "KIB", default_value_t = DEFAULT_CHUNK_SIZE / 1024,
+          value_parser = clap::value_parser!(u32).range(0..=4_194_303))]
+    pub chunk_size: u32,
+    /// Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled
+    /// ones (repeatable): for items whose `type:` is not bundled (YAML → bag), and for bags
+    /// older than 1.2, which store none (bag → YAML).
+    #[arg(long = "msg-path", value_name = "DIR")]
+    pub msg_path: Vec<PathBuf>,
+}
+
+/// Which way to convert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// RoCKIn YAML → bag.
+    ToBag,
+    /// Bag → RoCKIn YAML.
+    ToYaml,
+}
+
+fn extension(p: &Path) -> String {
+    p.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+fn is_yaml(p: &Path) -> bool {
+    matches!(extension(p).as_str(), "yaml" | "yml")
+}
+
+fn is_bag(p: &Path) -> bool {
+    match extension(p).as_str() {
+        "bag" => true,
+        "active" => p
+            .file_stem()
+            .is_some_and(|s| extension(Path::new(s)) == "bag"),
+        _ => false,
+    }
+}
+
+/// The direction from the file names: `IN.yaml OUT.bag` or `IN.bag OUT.yaml`.
+pub fn direction(input: &Path, output: &Path) -> Result<Direction, String> {
+    if is_yaml(input) && extension(output) == "bag" {
+        Ok(Direction::ToBag)
+    } else if is_bag(input) && is_yaml(output) {
+        Ok(Direction::ToYaml)
+    } else {
+        Err(format!(
+            "cannot tell which way to convert '{}' to '{}': give IN.yaml OUT.bag (RoCKIn YAML to bag) or IN.bag OUT.yaml (bag to RoCKIn YAML)",
+            input.display(),
+            output.display()
+        ))
+    }
+}
+
+/// Runs `bagscope convert`.
+pub fn run(args: &ConvertArgs) -> Outcome {
+    let dir = match direction(&args.input, &args.output) {
+        Ok(d) => d,
+        Err(why) => {
+            print_error(why);
+            return Outcome::Failed;
+        }
+    };
+    if dir == Direction::ToYaml && args.compression.is_some() {
+        print_error("--compression applies to YAML → bag conversions only");
+        return Outcome::Failed;
+    }
+    let definitions = DefinitionArgs {
+        msg_path: args.msg_path.clone(),
+    };
+    let registry = match definitions.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    match dir {
+        Direction::ToBag => to_bag(args, &registry),
+        Direction::ToYaml => to_yaml(args, &registry),
+    }
+}
+
+fn failed(e: &ConvertError) -> Outcome {
+    print_error(e);
+    if e.is_input_error() {
+        Outcome::Problems
+    } else {
+        Outcome::Failed
+    }
+}
+
+fn to_bag(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
+    let options = ToBagOptions {
+        writer: WriterOptions {
+            compression: args
+                .compression
+                .map_or(Compression::None, Compression::from),
+            chunk_size: args.chunk_size.saturating_mul(1024),
+        },
+        ..ToBagOptions::default()
+    };
+    let total = std::fs::metadata(&args.input).map(|m| m.len()).ok();
+    let mut bar = ByteProgress::new(total);
+    let result = yaml_to_bag(&args.input, &args.output, registry, &options, &mut |n| {
+        bar.update(n);
+    });
+    bar.finish();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => return failed(&e),
+    };
+    let s = &report.summary;
+    for t in &report.topics {
+        println!(
+            "topic:     {} ({}): {}",
+            t.topic,
+            t.datatype,
+            count(t.messages, "message")
+        );
+    }
+    println!(
+        "wrote:     {}: {}, {}, {}, {}",
+        s.path.display(),
+        count(s.messages, "message"),
+        count(report.topics.len() as u64, "topic"),
+        count(u64::from(s.chunks), "chunk"),
+        human_size(s.bytes as f64)
+    );
+    Outcome::Ok
+}
+
+fn to_yaml(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
+    // A small chunk cache: the conversion reads each chunk once, in file order.
+    let options = OpenOptions {
+        cache_bytes: 4 << 20,
+        ..OpenOptions::default()
+    };
+    let bag = match Bag::open_with(&args.input, options) {
+        Ok(b) => b,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
+    let mut out = match Output::create(&args.output, std::slice::from_ref(&args.input)) {
+        Ok(o) => o,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
+    let report = match bag_to_yaml(&bag, registry, &mut out, &args.output) {
+        Ok(r) => r,
+        Err(e) => return failed(&e),
+    };
+    if let Err(e) = out.flush() {
+        print_error(format!("{}: {e}", args.output.display()));
+        return Outcome::Failed;
+    }
+    let mut outcome = Outcome::Ok;
+    if let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) {
+        eprintln!(
+            "bagscope: warning: {}: damaged, read in part ({} bytes could not be read)",
+            bag.path().display(),
+            r.lost_bytes()
+        );
+        outcome = Outcome::Problems;
+    }
+    for t in &report.topics {
+        println!(
+            "topic:     {} ({}): {}",
+            t.topic,
+            t.datatype,
+            count(t.messages, "message")
+        );
+    }
+    println!(
+        "wrote:     {}: {}, {}",
+        args.output.display(),
+        count(report.messages, "message"),
+        human_size(report.bytes as f64)
+    );
+    outcome
+}
+
+/// `1 message`, `2 messages`.
+fn count(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// A progress bar over the bytes of the input, on a terminal, after a moment.
+struct ByteProgress {
+    total: Option<u64>,
+    enabled: bool,
+    started: Instant,
+    last: Instant,
+    bar: Option<ProgressBar>,
+}
+
+impl ByteProgress {
+    fn new(total: Option<u64>) -> Self {
+        ByteProgress {
+            total,
+            enabled: std::io::stderr().is_terminal(),
+            started: Instant::now(),
+            last: Instant::now(),
+            bar: None,
+        }
+    }
+
+    fn update(&mut self, bytes: u64) {
+        let Some(total) = self.total.filter(|_| self.enabled) else {
+            return;
+        };
+        if self.last.elapsed() < Duration::from_millis(100)
+            || self.started.elapsed() < Duration::from_millis(400)
+        {
+            return;
+        }
+        self.last = Instant::now();
+        let started = self.started;
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = ProgressBar::with_draw_target(
+                Some(total.max(1)),
+                ProgressDrawTarget::stderr_with_hz(8),
+            )
+            .with_elapsed(started.elapsed());
+            if let Ok(style) = ProgressStyle::with_template(
+                "{wide_bar} {percent:>3}% {bytes}/{total_bytes}, {elapsed} (eta {eta})",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        bar.set_position(bytes.min(total));
+    }
+
+    fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+        let _ = std::io::stderr().flush();
+    }
+}

@@ -1,0 +1,118 @@
+//! Bag → RoCKIn YAML: every message, in the order the bag stores them, decoded with its
+//! connection's definition and written as a list item.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::bag::Bag;
+use crate::msg::{Registry, Schema};
+
+use super::emit::write_item;
+use super::error::ConvertError;
+use super::to_bag::TopicCount;
+use super::topics::topic_type;
+
+/// What a conversion to YAML wrote.
+#[derive(Clone, Debug, Default)]
+pub struct ToYamlReport {
+    /// Messages written.
+    pub messages: u64,
+    /// Bytes of YAML written.
+    pub bytes: u64,
+    /// Messages per topic and type, in order of first appearance.
+    pub topics: Vec<TopicCount>,
+}
+
+/// Writes every message of `bag` to `out` as a RoCKIn YAML list. Messages come in the order
+/// they are stored (chunk by chunk, record by record: for a bag made from YAML, the YAML's
+/// order). An item gets a `type` key when its topic is not in the RoCKIn table with that
+/// type. `out_name` names the output in errors. Old bags without definitions take them
+/// from `registry`.
+pub fn bag_to_yaml<W: Write>(
+    bag: &Bag,
+    registry: &Registry,
+    out: &mut W,
+    out_name: &Path,
+) -> Result<ToYamlReport, ConvertError> {
+    let write = |out: &mut W, text: &str| {
+        out.write_all(text.as_bytes())
+            .map_err(|source| ConvertError::Io {
+                path: out_name.to_path_buf(),
+                what: "cannot write",
+                source,
+            })
+    };
+    let mut report = ToYamlReport::default();
+    let mut schemas: Vec<Option<Arc<Schema>>> = vec![None; bag.connections().len()];
+    let mut chunks: Vec<_> = bag.chunks().iter().collect();
+    chunks.sort_by_key(|c| (c.pos, c.index));
+    let mut text = String::new();
+    for chunk in chunks {
+        if chunk.message_count() == 0 {
+            continue;
+        }
+        let mut entries = bag.chunk_entries(chunk.index).to_vec();
+        entries.sort_by_key(|e| e.offset);
+        let bytes = bag.chunk_bytes(chunk.index)?;
+        for entry in &entries {
+            let msg = bag.read_with(entry, &bytes)?;
+            let Some(conn) = bag.connection(entry.conn) else {
+                continue;
+            };
+            let slot = schemas.get_mut(entry.conn as usize);
+            let schema = match slot {
+                Some(Some(s)) => Arc::clone(s),
+                Some(slot) => {
+                    let s = Schema::for_connection(
+                        &conn.datatype,
+                        &conn.message_definition,
+                        &conn.md5sum,
+                        registry,
+                    )
+                    .map_err(|source| ConvertError::Definition {
+                        path: bag.path().to_path_buf(),
+                        topic: conn.topic.clone(),
+                        datatype: conn.datatype.clone(),
+                        source: Box::new(source),
+                    })?;
+                    *slot = Some(Arc::clone(&s));
+                    s
+                }
+                None => continue,
+            };
+            let value =
+                crate::msg::decode(&schema, &msg.data).map_err(|source| ConvertError::Decode {
+                    path: bag.path().to_path_buf(),
+                    topic: conn.topic.clone(),
+                    datatype: conn.datatype.clone(),
+                    time: entry.time,
+                    source: Box::new(source),
+                })?;
+            let datatype = schema.datatype();
+            let typed = (topic_type(&conn.topic) != Some(datatype)).then_some(datatype);
+            text.clear();
+            write_item(&mut text, &conn.topic, typed, entry.time, &value);
+            write(out, &text)?;
+            report.bytes += text.len() as u64;
+            report.messages += 1;
+            match report
+                .topics
+                .iter_mut()
+                .find(|t| t.topic == conn.topic && t.datatype == datatype)
+            {
+                Some(t) => t.messages += 1,
+                None => report.topics.push(TopicCount {
+                    topic: conn.topic.clone(),
+                    datatype: datatype.to_string(),
+                    messages: 1,
+                }),
+            }
+        }
+    }
+    if report.messages == 0 {
+        write(out, "[]\n")?;
+        report.bytes += 3;
+    }
+    Ok(report)
+}
