@@ -7,6 +7,7 @@
 //! * [`msg`] — message definitions → decoded values (pure, independent of bags).
 //! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
 //! * [`catalog`] — many bags as one merged timeline.
+//! * [`ros`] — a native ROS1 node (XML-RPC, master/slave APIs, TCPROS), independent of bags.
 //! * [`cli`] — the command-line subcommands.
 
 pub mod bag;
@@ -14,6 +15,7 @@ pub mod catalog;
 pub mod cli;
 pub mod format;
 pub mod msg;
+pub mod ros;
 pub mod stats;
 pub mod time;
 pub mod tui;

@@ -231,12 +231,32 @@ fn a_message_that_does_not_decode_is_shown_as_an_error() {
     use bagscope::time::RosTime;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.bag");
-    let mut w = BagWriter::create(&path, WriterOptions { compression: Compression::None, chunk_size: 4096 }).unwrap();
-    let header = ConnectionHeader::build("/status", "std_msgs/String", "992ce8a1687cec8c8bd883ec73ca41d1", "string data\n", Some("/node"), Some("0"));
+    let mut w = BagWriter::create(
+        &path,
+        WriterOptions {
+            compression: Compression::None,
+            chunk_size: 4096,
+        },
+    )
+    .unwrap();
+    let header = ConnectionHeader::build(
+        "/status",
+        "std_msgs/String",
+        "992ce8a1687cec8c8bd883ec73ca41d1",
+        "string data\n",
+        Some("/node"),
+        Some("0"),
+    );
     let c = w.add_connection("/status", &header).unwrap();
     // A string claiming 1000 bytes in a 9-byte payload, then a good one.
-    w.write(c, RosTime::new(100, 0), &[0xe8, 0x03, 0, 0, b'o', b'o', b'p', b's', b'!']).unwrap();
-    w.write(c, RosTime::new(101, 0), &[2, 0, 0, 0, b'o', b'k']).unwrap();
+    w.write(
+        c,
+        RosTime::new(100, 0),
+        &[0xe8, 0x03, 0, 0, b'o', b'o', b'p', b's', b'!'],
+    )
+    .unwrap();
+    w.write(c, RosTime::new(101, 0), &[2, 0, 0, 0, b'o', b'k'])
+        .unwrap();
     w.finish().unwrap();
     let bag = Bag::open(&path).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag]), 80, 24);
@@ -244,5 +264,8 @@ fn a_message_that_does_not_decode_is_shown_as_an_error() {
     insta::assert_snapshot!("decode_error_80x24", h.screen());
     h.act(&[Action::Focus(Pane::Messages), Action::Down]);
     let screen = h.screen();
-    assert!(screen.contains("data: \"ok\""), "the next message still decodes:\n{screen}");
+    assert!(
+        screen.contains("data: \"ok\""),
+        "the next message still decodes:\n{screen}"
+    );
 }
