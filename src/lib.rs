@@ -8,6 +8,7 @@
 //! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
 //! * [`catalog`] — many bags as one merged timeline.
 //! * [`ros`] — a native ROS1 node (XML-RPC, master/slave APIs, TCPROS), independent of bags.
+//! * [`play`] — playing a catalog's messages into a ROS graph on their original schedule.
 //! * [`cli`] — the command-line subcommands.
 
 pub mod bag;
@@ -15,6 +16,7 @@ pub mod catalog;
 pub mod cli;
 pub mod format;
 pub mod msg;
+pub mod play;
 pub mod ros;
 pub mod stats;
 pub mod time;

@@ -12,6 +12,7 @@ pub mod filter;
 pub mod info;
 pub mod json;
 pub mod output;
+pub mod play;
 pub mod progress;
 pub mod reindex;
 pub mod rosbag_fmt;
@@ -55,6 +56,8 @@ pub enum Command {
     Filter(filter::FilterArgs),
     /// Write a complete, indexed V2.0 copy of an unindexed, truncated or old bag.
     Reindex(reindex::ReindexArgs),
+    /// Publish the messages into a live ROS1 graph on their original schedule.
+    Play(play::PlayArgs),
 }
 
 /// How a command ended; ordered by severity.
@@ -113,6 +116,7 @@ pub fn run(cli: &Cli) -> Outcome {
         Some(Command::Export(args)) => export::run(args),
         Some(Command::Filter(args)) => filter::run(args),
         Some(Command::Reindex(args)) => reindex::run(args),
+        Some(Command::Play(args)) => play::run(args),
         None => explore(cli),
     }
 }

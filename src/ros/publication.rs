@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::header::{self, Header};
@@ -60,6 +60,7 @@ struct Inner {
     limits: QueueLimits,
     ids: Arc<AtomicU32>,
     state: Mutex<State>,
+    joined: Condvar,
     messages: AtomicU64,
     bytes: AtomicU64,
 }
@@ -100,6 +101,7 @@ impl Publication {
                     latched: None,
                     closed: false,
                 }),
+                joined: Condvar::new(),
                 messages: AtomicU64::new(0),
                 bytes: AtomicU64::new(0),
             }),
@@ -153,6 +155,28 @@ impl Publication {
         self.lock().links.iter().filter(|l| !l.is_closed()).count()
     }
 
+    /// Waits until at least `count` subscribers are connected, at most `timeout`. True when
+    /// they are.
+    pub fn wait_for_subscribers(&self, count: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut st = self.lock();
+        loop {
+            if st.links.iter().filter(|l| !l.is_closed()).count() >= count {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline || st.closed {
+                return false;
+            }
+            st = self
+                .inner
+                .joined
+                .wait_timeout(st, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
     /// Waits until every subscriber's queue has been written out, at most `timeout`. True
     /// when everything was written.
     pub fn flush(&self, timeout: Duration) -> bool {
@@ -180,6 +204,7 @@ impl Publication {
             st.latched = None;
             std::mem::take(&mut st.links)
         };
+        self.inner.joined.notify_all();
         for l in links {
             l.close();
         }
@@ -220,6 +245,8 @@ impl Publication {
             link.push(Arc::clone(latched));
         }
         st.links.push(link);
+        drop(st);
+        self.inner.joined.notify_all();
         Ok(())
     }
 }
