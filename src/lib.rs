@@ -8,6 +8,8 @@
 //! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
 //! * [`catalog`] — many bags as one merged timeline.
 //! * [`rockin`] — RoCKIn YAML ↔ bag conversion.
+//! * [`ros`] — a native ROS1 node (XML-RPC, master/slave APIs, TCPROS), independent of bags.
+//! * [`play`] — playing a catalog's messages into a ROS graph on their original schedule.
 //! * [`cli`] — the command-line subcommands.
 
 pub mod bag;
@@ -15,7 +17,9 @@ pub mod catalog;
 pub mod cli;
 pub mod format;
 pub mod msg;
+pub mod play;
 pub mod rockin;
+pub mod ros;
 pub mod stats;
 pub mod time;
 pub mod tui;

@@ -57,15 +57,24 @@ fn layers_import_only_from_above() {
     check("bag", &["time", "format", "msg"]);
     check("catalog", &["time", "format", "msg", "bag", "stats"]);
     check("rockin", &["time", "format", "msg", "bag"]);
+    check("ros", &[]);
+    check(
+        "play",
+        &[
+            "time", "format", "msg", "bag", "catalog", "stats", "ros", "play",
+        ],
+    );
     check(
         "cli",
         &[
-            "time", "format", "msg", "bag", "catalog", "stats", "tui", "ros", "rockin",
+            "time", "format", "msg", "bag", "catalog", "stats", "tui", "ros", "rockin", "play",
         ],
     );
     check(
         "tui",
-        &["time", "format", "msg", "bag", "catalog", "stats", "ros"],
+        &[
+            "time", "format", "msg", "bag", "catalog", "stats", "ros", "play",
+        ],
     );
 }
 

@@ -14,6 +14,7 @@ pub mod index;
 pub mod info;
 pub mod json;
 pub mod output;
+pub mod play;
 pub mod progress;
 pub mod reindex;
 pub mod rosbag_fmt;
@@ -63,6 +64,8 @@ pub enum Command {
     Reindex(reindex::ReindexArgs),
     /// Convert RoCKIn YAML to a bag (IN.yaml OUT.bag) or a bag to RoCKIn YAML (IN.bag OUT.yaml).
     Convert(convert::ConvertArgs),
+    /// Publish the messages into a live ROS1 graph on their original schedule.
+    Play(play::PlayArgs),
 }
 
 /// How a command ended; ordered by severity.
@@ -124,6 +127,7 @@ pub fn run(cli: &Cli) -> Outcome {
         Some(Command::Filter(args)) => filter::run(args),
         Some(Command::Reindex(args)) => reindex::run(args),
         Some(Command::Convert(args)) => convert::run(args),
+        Some(Command::Play(args)) => play::run(args),
         None => explore(cli),
     }
 }

@@ -1,0 +1,19 @@
+//! Playing bags into a live ROS1 graph through the native node ([`crate::ros`]).
+//!
+//! * [`Outlet`] — bag connections → publications, relocated under a namespace; the
+//!   publishing API shared by `bagscope play`, the explorer and the bagserver.
+//! * [`Player`] — the schedule: original timing scaled by a rate, pause/step/stop through a
+//!   [`Control`] channel, `--loop`, `/clock` ([`ClockPublisher`]).
+//! * [`Status`] — shared with whoever draws the `rosbag play`-style status line.
+
+mod clock;
+mod outlet;
+mod player;
+mod schedule;
+mod status;
+
+pub use clock::{CLOCK_TOPIC, ClockPublisher};
+pub use outlet::Outlet;
+pub use player::{Control, PlayOptions, Played, Player, Report};
+pub use schedule::{Schedule, Wake, wait_until};
+pub use status::{PlayState, Status, StatusSnapshot};

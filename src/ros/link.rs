@@ -1,0 +1,269 @@
+//! One subscriber's connection to a publication: a bounded queue (oldest frames dropped when
+//! full, drops counted) emptied by a writer thread, so a slow subscriber never blocks the
+//! publisher or the other subscribers; and a watcher thread that notices when the subscriber
+//! goes away.
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// A message framed for the wire (length prefix included), shared by every subscriber.
+pub type Frame = Arc<[u8]>;
+
+/// How long one write to a subscriber may block before the subscriber is dropped.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Bounds of each subscriber's queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueLimits {
+    /// Messages waiting at most (at least 1).
+    pub messages: usize,
+    /// Bytes waiting at most (a single larger message is still queued alone).
+    pub bytes: usize,
+}
+
+impl Default for QueueLimits {
+    fn default() -> Self {
+        QueueLimits {
+            messages: 100,
+            bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// Counters of one subscriber connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Connection id, unique within the node.
+    pub id: u32,
+    /// The subscriber's `callerid`.
+    pub callerid: String,
+    /// The subscriber's address.
+    pub remote: SocketAddr,
+    /// Our port of the connection.
+    pub local_port: u16,
+    /// Messages written.
+    pub messages: u64,
+    /// Bytes written (frames, length prefixes included).
+    pub bytes: u64,
+    /// Messages dropped because the queue was full.
+    pub dropped: u64,
+    /// False once the connection has closed.
+    pub connected: bool,
+    /// The socket's descriptor, for `rosnode info`'s connection line.
+    pub socket: i64,
+}
+
+#[derive(Default)]
+struct Queue {
+    frames: VecDeque<Frame>,
+    bytes: usize,
+    writing: bool,
+    closed: bool,
+}
+
+/// A subscriber connection after a successful handshake.
+pub(crate) struct Link {
+    id: u32,
+    callerid: String,
+    remote: SocketAddr,
+    local_port: u16,
+    socket: i64,
+    limits: QueueLimits,
+    stream: TcpStream,
+    queue: Mutex<Queue>,
+    changed: Condvar,
+    messages: AtomicU64,
+    bytes: AtomicU64,
+    dropped: AtomicU64,
+}
+
+impl Link {
+    /// Starts the writer and watcher threads on `stream` (whose handshake is done).
+    pub(crate) fn start(
+        stream: TcpStream,
+        id: u32,
+        callerid: &str,
+        limits: QueueLimits,
+    ) -> std::io::Result<Arc<Link>> {
+        stream.set_read_timeout(None)?;
+        stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
+        let remote = stream.peer_addr()?;
+        let local_port = stream.local_addr()?.port();
+        let link = Arc::new(Link {
+            id,
+            callerid: callerid.to_string(),
+            remote,
+            local_port,
+            socket: socket_number(&stream),
+            limits: QueueLimits {
+                messages: limits.messages.max(1),
+                bytes: limits.bytes,
+            },
+            stream: stream.try_clone()?,
+            queue: Mutex::new(Queue::default()),
+            changed: Condvar::new(),
+            messages: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+        });
+        let writer = stream.try_clone()?;
+        {
+            let link = Arc::clone(&link);
+            std::thread::Builder::new()
+                .name("tcpros-write".into())
+                .spawn(move || link.write_loop(writer))?;
+        }
+        {
+            let link = Arc::clone(&link);
+            std::thread::Builder::new()
+                .name("tcpros-watch".into())
+                .spawn(move || link.watch(stream))?;
+        }
+        Ok(link)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a frame, dropping the oldest ones beyond the limits.
+    pub(crate) fn push(&self, frame: Frame) {
+        let mut q = self.lock();
+        if q.closed {
+            return;
+        }
+        while !q.frames.is_empty()
+            && (q.frames.len() >= self.limits.messages
+                || q.bytes.saturating_add(frame.len()) > self.limits.bytes)
+        {
+            if let Some(old) = q.frames.pop_front() {
+                q.bytes -= old.len();
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        q.bytes += frame.len();
+        q.frames.push_back(frame);
+        drop(q);
+        self.changed.notify_all();
+    }
+
+    /// Closes the connection; queued frames are discarded.
+    pub(crate) fn close(&self) {
+        let mut q = self.lock();
+        if !q.closed {
+            q.closed = true;
+            q.bytes = 0;
+            q.frames.clear();
+        }
+        drop(q);
+        self.changed.notify_all();
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+
+    /// True once the connection has closed.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.lock().closed
+    }
+
+    /// Waits until every queued frame has been written (or the link closed), at most until
+    /// `deadline`. True when the queue is empty.
+    pub(crate) fn flush(&self, deadline: Instant) -> bool {
+        let mut q = self.lock();
+        loop {
+            if q.closed || (q.frames.is_empty() && !q.writing) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            q = self
+                .changed
+                .wait_timeout(q, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// The connection's counters.
+    pub(crate) fn stats(&self) -> LinkStats {
+        LinkStats {
+            id: self.id,
+            callerid: self.callerid.clone(),
+            remote: self.remote,
+            local_port: self.local_port,
+            messages: self.messages.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            dropped: self.dropped.load(Ordering::Relaxed),
+            connected: !self.is_closed(),
+            socket: self.socket,
+        }
+    }
+
+    fn write_loop(&self, mut out: TcpStream) {
+        loop {
+            let frame = {
+                let mut q = self.lock();
+                q.writing = false;
+                loop {
+                    if q.closed {
+                        drop(q);
+                        self.changed.notify_all();
+                        return;
+                    }
+                    if let Some(f) = q.frames.pop_front() {
+                        q.bytes -= f.len();
+                        q.writing = true;
+                        break f;
+                    }
+                    self.changed.notify_all();
+                    q = self.changed.wait(q).unwrap_or_else(PoisonError::into_inner);
+                }
+            };
+            if out.write_all(&frame).is_err() {
+                self.close();
+                return;
+            }
+            self.messages.fetch_add(1, Ordering::Relaxed);
+            self.bytes.fetch_add(frame.len() as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Reads (and ignores) whatever the subscriber sends until it closes the connection.
+    fn watch(&self, mut input: TcpStream) {
+        let mut buf = [0u8; 512];
+        loop {
+            match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::Interrupted
+                            | std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => break,
+            }
+            if self.is_closed() {
+                return;
+            }
+        }
+        self.close();
+    }
+}
+
+#[cfg(unix)]
+fn socket_number(s: &TcpStream) -> i64 {
+    use std::os::fd::AsRawFd;
+    i64::from(s.as_raw_fd())
+}
+
+#[cfg(not(unix))]
+fn socket_number(_: &TcpStream) -> i64 {
+    0
+}

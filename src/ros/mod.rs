@@ -1,0 +1,44 @@
+//! A minimal native ROS1 node: no ROS library needed on the machine.
+//!
+//! * [`xmlrpc`] — XML-RPC over HTTP/1.1, client and server, written for untrusted peers.
+//! * [`MasterClient`] — the master API (register/unregister publishers and services,
+//!   lookups, `getSystemState`).
+//! * [`Node`] — a node: the slave API server (`requestTopic`, `getPid`, `shutdown`,
+//!   `getBusStats`, `getBusInfo`, ...), one TCPROS server socket for topics and services,
+//!   [`Publication`]s and service servers, all unregistered on shutdown or drop.
+//! * [`Publication`] — a topic: handshake checks (md5sum, type), one bounded queue and
+//!   writer thread per subscriber (oldest dropped and counted when full), latching.
+//! * [`Header`] — TCPROS connection headers and message framing.
+//!
+//! This layer knows nothing of bags: it publishes bytes with a [`TopicInfo`].
+//! See `docs/ros.md`.
+
+mod accept;
+mod config;
+mod error;
+mod header;
+mod link;
+mod master;
+pub mod names;
+mod node;
+mod publication;
+mod service;
+mod slave;
+mod tcpros;
+pub mod uri;
+pub mod xmlrpc;
+
+pub use config::{DEFAULT_MASTER_URI, NodeConfig, bind_address};
+pub use error::RosError;
+pub use header::{Header, HeaderError, MAX_HEADER, frame, read_frame};
+pub use link::{Frame, LinkStats, QueueLimits, WRITE_TIMEOUT};
+pub use master::{MasterClient, SystemState, call_api};
+pub use node::{Advertised, Node};
+pub use publication::{Publication, PublicationStats, PublishError, TopicInfo, check_subscriber};
+pub use service::{
+    MAX_SERVICE_MESSAGE, REQUEST_TIMEOUT, ServiceHandler, ServiceInfo, call_service, check_client,
+};
+pub use tcpros::HANDSHAKE_TIMEOUT;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,426 @@
+//! A ROS1 node: its slave XML-RPC server, its TCPROS server socket, the topics it publishes
+//! and the services it provides, registered with the master and unregistered on shutdown.
+
+use std::collections::BTreeMap;
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::accept::AcceptLoop;
+use super::config::NodeConfig;
+use super::error::RosError;
+use super::link::QueueLimits;
+use super::master::MasterClient;
+use super::names;
+use super::publication::{Publication, TopicInfo};
+use super::service::{ServiceHandler, ServiceInfo, ServiceServer};
+use super::slave::SlaveApi;
+use super::tcpros::{self, Router};
+use super::uri;
+use super::xmlrpc::{self, XmlRpcError};
+
+/// Connections handled at once by the TCPROS socket (handshakes and service clients).
+const MAX_TCPROS_CONNECTIONS: usize = 256;
+
+type ShutdownHook = Box<dyn Fn(&str) + Send + Sync>;
+
+#[derive(Default)]
+struct Servers {
+    xmlrpc: Option<xmlrpc::Server>,
+    tcpros: Option<AcceptLoop>,
+}
+
+/// The shared state of a node (the servers' threads hold it weakly).
+pub(crate) struct NodeInner {
+    pub(crate) config: NodeConfig,
+    master: MasterClient,
+    uri: String,
+    pub(crate) tcpros_port: u16,
+    ids: Arc<AtomicU32>,
+    pubs: Mutex<BTreeMap<String, Publication>>,
+    services: Mutex<BTreeMap<String, Arc<ServiceServer>>>,
+    servers: Mutex<Servers>,
+    shut_down: AtomicBool,
+    shutdown_requested: AtomicBool,
+    hooks: Mutex<Vec<ShutdownHook>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl NodeInner {
+    pub(crate) fn publications(&self) -> Vec<Publication> {
+        lock(&self.pubs).values().cloned().collect()
+    }
+
+    pub(crate) fn publication(&self, topic: &str) -> Option<Publication> {
+        lock(&self.pubs).get(topic).cloned()
+    }
+
+    /// Someone (`rosnode kill`, a node registering under our name) asked us to shut down:
+    /// tell the owner.
+    pub(crate) fn request_shutdown(&self, why: &str) {
+        self.shutdown_requested.store(true, Ordering::SeqCst);
+        for hook in lock(&self.hooks).iter() {
+            hook(why);
+        }
+    }
+}
+
+impl Router for NodeInner {
+    fn callerid(&self) -> &str {
+        &self.config.name
+    }
+
+    fn publication(&self, topic: &str) -> Option<Publication> {
+        NodeInner::publication(self, topic)
+    }
+
+    fn service(&self, name: &str) -> Option<Arc<ServiceServer>> {
+        lock(&self.services).get(name).cloned()
+    }
+
+    fn shutting_down(&self) -> bool {
+        self.shut_down.load(Ordering::SeqCst)
+    }
+}
+
+/// A topic just advertised and the subscribers the master knew of at that moment (they are
+/// about to connect).
+#[derive(Debug)]
+pub struct Advertised {
+    /// The publication.
+    pub publication: Publication,
+    /// XML-RPC URIs of the topic's subscribers, from `registerPublisher`.
+    pub subscribers: Vec<String>,
+}
+
+/// A running node. Dropping it shuts it down (unregistering everything).
+pub struct Node {
+    inner: Arc<NodeInner>,
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Node")
+            .field("name", &self.inner.config.name)
+            .field("uri", &self.inner.uri)
+            .finish_non_exhaustive()
+    }
+}
+
+fn io_error(context: &str) -> impl FnOnce(std::io::Error) -> RosError {
+    let context = context.to_string();
+    move |source| RosError::Io { context, source }
+}
+
+impl Node {
+    /// Starts the node's servers after checking that the master answers. Nothing is
+    /// registered yet.
+    pub fn start(config: NodeConfig) -> Result<Node, RosError> {
+        let master = MasterClient::new(&config.master_uri, &config.name, config.call_timeout);
+        master.get_uri()?;
+        let tcpros_listener = TcpListener::bind(SocketAddr::new(config.bind, 0))
+            .map_err(io_error("binding the TCPROS socket"))?;
+        let tcpros_port = tcpros_listener
+            .local_addr()
+            .map_err(io_error("binding the TCPROS socket"))?
+            .port();
+        let xml_listener = TcpListener::bind(SocketAddr::new(config.bind, 0))
+            .map_err(io_error("binding the XML-RPC socket"))?;
+        let xml_port = xml_listener
+            .local_addr()
+            .map_err(io_error("binding the XML-RPC socket"))?
+            .port();
+        let inner = Arc::new(NodeInner {
+            uri: uri::format("http", &config.host, xml_port, true),
+            config,
+            master,
+            tcpros_port,
+            ids: Arc::new(AtomicU32::new(1)),
+            pubs: Mutex::new(BTreeMap::new()),
+            services: Mutex::new(BTreeMap::new()),
+            servers: Mutex::new(Servers::default()),
+            shut_down: AtomicBool::new(false),
+            shutdown_requested: AtomicBool::new(false),
+            hooks: Mutex::new(Vec::new()),
+        });
+        let server = xmlrpc::Server::on_listener(
+            xml_listener,
+            Arc::new(SlaveApi {
+                node: Arc::downgrade(&inner),
+            }),
+        )
+        .map_err(io_error("starting the XML-RPC server"))?;
+        let weak = Arc::downgrade(&inner);
+        let accept = AcceptLoop::spawn(
+            tcpros_listener,
+            "tcpros",
+            MAX_TCPROS_CONNECTIONS,
+            Arc::new(move |stream, _peer| {
+                if let Some(node) = weak.upgrade() {
+                    tcpros::serve_connection(stream, node.as_ref());
+                }
+            }),
+        )
+        .map_err(io_error("starting the TCPROS server"))?;
+        {
+            let mut s = lock(&inner.servers);
+            s.xmlrpc = Some(server);
+            s.tcpros = Some(accept);
+        }
+        Ok(Node { inner })
+    }
+
+    /// The node's name (its `callerid`).
+    pub fn name(&self) -> &str {
+        &self.inner.config.name
+    }
+
+    /// The node's slave API URI (`http://HOST:PORT/`).
+    pub fn uri(&self) -> &str {
+        &self.inner.uri
+    }
+
+    /// The configuration the node runs with.
+    pub fn config(&self) -> &NodeConfig {
+        &self.inner.config
+    }
+
+    /// The master client (calling as this node).
+    pub fn master(&self) -> &MasterClient {
+        &self.inner.master
+    }
+
+    /// The port of the TCPROS server socket.
+    pub fn tcpros_port(&self) -> u16 {
+        self.inner.tcpros_port
+    }
+
+    /// `name` resolved in the node's namespace and checked.
+    pub fn resolve(&self, name: &str) -> Result<String, RosError> {
+        let resolved = names::resolve(&self.inner.config.namespace, name);
+        names::validate_global(&resolved)?;
+        Ok(resolved)
+    }
+
+    fn check_running(&self) -> Result<(), RosError> {
+        if self.inner.shut_down.load(Ordering::SeqCst) {
+            Err(RosError::ShutDown)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Advertises `topic` (resolved in the node's namespace) and registers it with the
+    /// master. Advertising a topic again with the same type returns the same publication.
+    pub fn advertise(
+        &self,
+        topic: &str,
+        info: TopicInfo,
+        limits: QueueLimits,
+    ) -> Result<Advertised, RosError> {
+        self.check_running()?;
+        let topic = self.resolve(topic)?;
+        let mut pubs = lock(&self.inner.pubs);
+        if let Some(p) = pubs.get(&topic) {
+            if p.info().datatype != info.datatype || p.info().md5sum != info.md5sum {
+                return Err(RosError::TypeConflict {
+                    topic,
+                    existing: p.info().datatype.clone(),
+                    requested: info.datatype,
+                });
+            }
+            return Ok(Advertised {
+                publication: p.clone(),
+                subscribers: Vec::new(),
+            });
+        }
+        let datatype = info.datatype.clone();
+        let publication = Publication::new(
+            &topic,
+            info,
+            &self.inner.config.name,
+            limits,
+            Arc::clone(&self.inner.ids),
+        );
+        pubs.insert(topic.clone(), publication.clone());
+        drop(pubs);
+        match self
+            .inner
+            .master
+            .register_publisher(&topic, &datatype, &self.inner.uri)
+        {
+            Ok(subscribers) => Ok(Advertised {
+                publication,
+                subscribers,
+            }),
+            Err(e) => {
+                lock(&self.inner.pubs).remove(&topic);
+                publication.close();
+                Err(e)
+            }
+        }
+    }
+
+    /// Stops publishing `topic`: unregisters it and closes its connections.
+    pub fn unadvertise(&self, topic: &str) -> Result<(), RosError> {
+        let topic = self.resolve(topic)?;
+        let Some(p) = lock(&self.inner.pubs).remove(&topic) else {
+            return Ok(());
+        };
+        p.close();
+        self.inner
+            .master
+            .unregister_publisher(&topic, &self.inner.uri)
+            .map(|_| ())
+    }
+
+    /// The topics published, by name.
+    pub fn publications(&self) -> Vec<Publication> {
+        self.inner.publications()
+    }
+
+    /// Provides service `name` (resolved in the node's namespace): registers it with the
+    /// master; `handler` answers each request on the connection's thread.
+    pub fn advertise_service(
+        &self,
+        name: &str,
+        info: ServiceInfo,
+        handler: ServiceHandler,
+    ) -> Result<(), RosError> {
+        self.check_running()?;
+        let name = self.resolve(name)?;
+        let server = Arc::new(ServiceServer::new(
+            &name,
+            info,
+            &self.inner.config.name,
+            handler,
+        ));
+        lock(&self.inner.services).insert(name.clone(), server);
+        if let Err(e) =
+            self.inner
+                .master
+                .register_service(&name, &self.service_uri(), &self.inner.uri)
+        {
+            lock(&self.inner.services).remove(&name);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Stops providing service `name`.
+    pub fn unadvertise_service(&self, name: &str) -> Result<(), RosError> {
+        let name = self.resolve(name)?;
+        if lock(&self.inner.services).remove(&name).is_none() {
+            return Ok(());
+        }
+        self.inner
+            .master
+            .unregister_service(&name, &self.service_uri())
+            .map(|_| ())
+    }
+
+    /// Requests answered by service `name` so far (`None` if not provided).
+    pub fn service_calls(&self, name: &str) -> Option<u64> {
+        let name = self.resolve(name).ok()?;
+        lock(&self.inner.services).get(&name).map(|s| s.calls())
+    }
+
+    /// The type of service `name`, if provided.
+    pub fn service_info(&self, name: &str) -> Option<ServiceInfo> {
+        let name = self.resolve(name).ok()?;
+        lock(&self.inner.services)
+            .get(&name)
+            .map(|s| s.info().clone())
+    }
+
+    /// The `rosrpc://HOST:PORT` URI of our services.
+    pub fn service_uri(&self) -> String {
+        uri::format(
+            "rosrpc",
+            &self.inner.config.host,
+            self.inner.tcpros_port,
+            false,
+        )
+    }
+
+    /// Calls `hook` (on a server thread) when someone asks the node to shut down through
+    /// the slave API. The node keeps running: the owner decides.
+    pub fn on_shutdown_request(&self, hook: impl Fn(&str) + Send + Sync + 'static) {
+        lock(&self.inner.hooks).push(Box::new(hook));
+    }
+
+    /// True once a shutdown was requested through the slave API.
+    pub fn shutdown_requested(&self) -> bool {
+        self.inner.shutdown_requested.load(Ordering::SeqCst)
+    }
+
+    /// Waits until every subscriber of every topic has been sent everything queued, at most
+    /// `timeout`. True when everything was sent.
+    pub fn flush(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        self.publications()
+            .iter()
+            .all(|p| p.flush(deadline.saturating_duration_since(Instant::now())))
+    }
+
+    /// Unregisters every topic and service from the master, closes every connection and
+    /// stops the servers. Idempotent; also done on drop. When the master cannot be reached,
+    /// the remaining unregistrations are skipped and the first error is returned.
+    pub fn shutdown(&self) -> Result<(), RosError> {
+        if self.inner.shut_down.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let mut first_error: Option<RosError> = None;
+        // After a connection failure the master is taken as gone: no more waiting on it.
+        let mut note = |r: Result<i32, RosError>| {
+            if let Err(e) = r {
+                first_error.get_or_insert(e);
+            }
+            matches!(
+                first_error,
+                Some(RosError::Call {
+                    source: XmlRpcError::Io { .. },
+                    ..
+                })
+            )
+        };
+        let mut master_gone = false;
+        let pubs = std::mem::take(&mut *lock(&self.inner.pubs));
+        for (topic, p) in &pubs {
+            if !master_gone {
+                master_gone = note(
+                    self.inner
+                        .master
+                        .unregister_publisher(topic, &self.inner.uri),
+                );
+            }
+            p.close();
+        }
+        let services = std::mem::take(&mut *lock(&self.inner.services));
+        let service_uri = self.service_uri();
+        for name in services.keys() {
+            if !master_gone {
+                master_gone = note(self.inner.master.unregister_service(name, &service_uri));
+            }
+        }
+        let mut servers = lock(&self.inner.servers);
+        if let Some(mut s) = servers.xmlrpc.take() {
+            s.stop();
+        }
+        if let Some(mut a) = servers.tcpros.take() {
+            a.stop();
+        }
+        drop(servers);
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}

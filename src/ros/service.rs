@@ -1,0 +1,197 @@
+//! TCPROS services: the server side (handshake, `probe`, persistent connections, one `ok`
+//! byte and a framed response per request) and a one-shot client.
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use super::error::RosError;
+use super::header::{self, Header, MAX_HEADER};
+use super::uri;
+
+/// Largest request (or response, for the client) accepted.
+pub const MAX_SERVICE_MESSAGE: usize = 64 * 1024 * 1024;
+/// How long a client may take to send a request (and a persistent one may stay idle).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a service takes and returns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServiceInfo {
+    /// The service type, e.g. `bagscope/Replay`.
+    pub datatype: String,
+    /// md5sum of the service type.
+    pub md5sum: String,
+    /// The request message type.
+    pub request_type: String,
+    /// The response message type.
+    pub response_type: String,
+}
+
+/// Answers a serialized request with a serialized response, or an error message that the
+/// client receives (with a false `ok` byte).
+pub type ServiceHandler = Arc<dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync>;
+
+/// A service this node provides.
+pub(crate) struct ServiceServer {
+    name: String,
+    info: ServiceInfo,
+    callerid: String,
+    handler: ServiceHandler,
+    calls: AtomicU64,
+}
+
+impl ServiceServer {
+    pub(crate) fn new(
+        name: &str,
+        info: ServiceInfo,
+        callerid: &str,
+        handler: ServiceHandler,
+    ) -> Self {
+        ServiceServer {
+            name: name.to_string(),
+            info,
+            callerid: callerid.to_string(),
+            handler,
+            calls: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn info(&self) -> &ServiceInfo {
+        &self.info
+    }
+
+    /// Requests answered so far.
+    pub(crate) fn calls(&self) -> u64 {
+        self.calls.load(Ordering::Relaxed)
+    }
+
+    /// The header we answer clients with.
+    pub(crate) fn reply_header(&self) -> Header {
+        Header::new()
+            .with("callerid", &self.callerid)
+            .with("md5sum", &self.info.md5sum)
+            .with("request_type", &self.info.request_type)
+            .with("response_type", &self.info.response_type)
+            .with("service", &self.name)
+            .with("type", &self.info.datatype)
+    }
+
+    /// Serves a client whose header was read: `Err` is the reason to send back in an
+    /// `error` header; otherwise requests are answered until the client is done.
+    pub(crate) fn serve(&self, mut stream: TcpStream, header: &Header) -> Result<(), String> {
+        check_client(&self.name, &self.info, header)?;
+        stream
+            .write_all(&self.reply_header().encode())
+            .map_err(|e| format!("writing the connection header: {e}"))?;
+        if header.get("probe") == Some("1") {
+            return Ok(());
+        }
+        let persistent = matches!(header.get("persistent"), Some("1" | "true" | "True"));
+        let _ = stream.set_read_timeout(Some(REQUEST_TIMEOUT));
+        loop {
+            let Ok(request) = header::read_frame(&mut stream, MAX_SERVICE_MESSAGE) else {
+                return Ok(());
+            };
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            let (ok, body) = match (self.handler)(&request) {
+                Ok(resp) => (1u8, resp),
+                Err(msg) => (0u8, msg.into_bytes()),
+            };
+            let Some(framed) = header::frame(&body) else {
+                return Ok(());
+            };
+            let mut out = Vec::with_capacity(framed.len() + 1);
+            out.push(ok);
+            out.extend_from_slice(&framed);
+            if stream.write_all(&out).is_err() || !persistent {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Checks a service client's connection header: `service`, `md5sum` and `callerid` are
+/// required; the md5sum must be ours or `*`.
+pub fn check_client(name: &str, info: &ServiceInfo, header: &Header) -> Result<(), String> {
+    for required in ["service", "md5sum", "callerid"] {
+        if header.get(required).is_none() {
+            return Err(format!("Missing required '{required}' field"));
+        }
+    }
+    let wanted = header.get("service").unwrap_or_default();
+    if wanted != name {
+        return Err(format!("not a provider of [{wanted}]"));
+    }
+    let md5 = header.get("md5sum").unwrap_or_default();
+    if md5 != "*" && md5 != info.md5sum {
+        let callerid = header.get("callerid").unwrap_or_default();
+        return Err(format!(
+            "request from [{callerid}]: md5sums do not match: [{md5}] vs. [{}]",
+            info.md5sum
+        ));
+    }
+    Ok(())
+}
+
+/// Calls the service `name` at `service_uri` (`rosrpc://HOST:PORT`) once: `Ok(Ok(response))`,
+/// or `Ok(Err(message))` when the server answered with a false `ok` byte.
+pub fn call_service(
+    service_uri: &str,
+    name: &str,
+    md5sum: &str,
+    callerid: &str,
+    request: &[u8],
+    timeout: Duration,
+) -> Result<Result<Vec<u8>, String>, RosError> {
+    let io_err = |context: &str, source: io::Error| RosError::Io {
+        context: format!("{context} {name} at {service_uri}"),
+        source,
+    };
+    let (host, port) =
+        uri::host_port(service_uri, "rosrpc").ok_or_else(|| RosError::BadAnswer {
+            method: "lookupService".into(),
+            uri: service_uri.to_string(),
+            what: "not a rosrpc:// URI".into(),
+        })?;
+    let mut s = uri::connect(host, port, timeout).map_err(|e| io_err("connecting to", e))?;
+    s.set_read_timeout(Some(timeout))
+        .and_then(|()| s.set_write_timeout(Some(timeout)))
+        .map_err(|e| io_err("connecting to", e))?;
+    let hello = Header::new()
+        .with("callerid", callerid)
+        .with("md5sum", md5sum)
+        .with("service", name);
+    s.write_all(&hello.encode())
+        .map_err(|e| io_err("calling", e))?;
+    let reply = Header::read_from(&mut s, MAX_HEADER).map_err(|e| RosError::Io {
+        context: format!("calling {name} at {service_uri}"),
+        source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
+    })?;
+    if let Some(e) = reply.get("error") {
+        return Err(RosError::Refused {
+            method: "service handshake".into(),
+            uri: service_uri.to_string(),
+            code: 0,
+            message: e.to_string(),
+        });
+    }
+    let framed = header::frame(request).ok_or_else(|| {
+        io_err(
+            "calling",
+            io::Error::new(io::ErrorKind::InvalidInput, "request too large"),
+        )
+    })?;
+    s.write_all(&framed).map_err(|e| io_err("calling", e))?;
+    let mut ok = [0u8; 1];
+    s.read_exact(&mut ok)
+        .map_err(|e| io_err("reading the answer of", e))?;
+    let body = header::read_frame(&mut s, MAX_SERVICE_MESSAGE)
+        .map_err(|e| io_err("reading the answer of", e))?;
+    Ok(if ok[0] == 1 {
+        Ok(body)
+    } else {
+        Err(String::from_utf8_lossy(&body).into_owned())
+    })
+}

@@ -1,0 +1,70 @@
+//! Calling a method on an XML-RPC server.
+
+use std::io::{BufReader, Write};
+use std::time::Duration;
+
+use super::error::XmlRpcError;
+use super::http::{read_body, read_head, write_message};
+use super::parse::parse_response;
+use super::value::Value;
+use super::write::call_document;
+use crate::ros::uri;
+
+/// Largest response body accepted (a big graph's `getSystemState` is well below this).
+pub const MAX_RESPONSE: usize = 64 * 1024 * 1024;
+
+/// Calls `method` on the server at `uri` (`http://HOST:PORT/PATH`); the connection, each
+/// read and each write time out after `timeout`. A fault is returned as
+/// [`XmlRpcError::Fault`].
+pub fn call(
+    uri: &str,
+    method: &str,
+    params: &[Value],
+    timeout: Duration,
+) -> Result<Value, XmlRpcError> {
+    let (host, port) =
+        uri::host_port(uri, "http").ok_or_else(|| XmlRpcError::BadUri(uri.to_string()))?;
+    let path = uri
+        .strip_prefix("http://")
+        .and_then(|r| r.find('/').and_then(|i| r.get(i..)))
+        .unwrap_or("/");
+    let connecting = || format!("connecting to {uri}");
+    let mut stream =
+        uri::connect(host, port, timeout).map_err(|e| XmlRpcError::io(connecting(), e))?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .and_then(|()| stream.set_write_timeout(Some(timeout)))
+        .map_err(|e| XmlRpcError::io(connecting(), e))?;
+    let _ = stream.set_nodelay(true);
+    let body = call_document(method, params);
+    let host_header = if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    };
+    write_message(
+        &mut stream,
+        &format!("POST {path} HTTP/1.1"),
+        &[
+            ("Host", &host_header),
+            ("User-Agent", "bagscope"),
+            ("Content-Type", "text/xml"),
+            ("Connection", "close"),
+        ],
+        body.as_bytes(),
+    )
+    .map_err(|e| XmlRpcError::io(format!("sending {method} to {uri}"), e))?;
+    stream.flush().ok();
+    let mut reader = BufReader::new(stream);
+    let head = read_head(&mut reader)?;
+    let mut parts = head.start.split_whitespace();
+    let status = parts.nth(1).unwrap_or_default();
+    if status != "200" {
+        return Err(XmlRpcError::Http(format!(
+            "{uri} answered '{}' to {method}",
+            head.start
+        )));
+    }
+    let body = read_body(&mut reader, &head, MAX_RESPONSE, true)?;
+    parse_response(&body)?.map_err(XmlRpcError::Fault)
+}
