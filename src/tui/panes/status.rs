@@ -88,10 +88,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         Some(p) if p.is_warning() => theme.warning(),
         _ => theme.status(),
     };
-    let left_room = w.saturating_sub(width(&ros) + width(&right) + 1);
+    // A space between the file and cursor part and the ROS state.
+    let gap = usize::from(!ros.is_empty());
+    let left_room = w.saturating_sub(width(&ros) + gap + width(&right) + 1);
     let mut left = fit(&format!(" {files}  {cursor}"), left_room);
-    if width(&left) < left_room {
-        left.push_str(&" ".repeat(left_room - width(&left)));
+    if width(&left) < left_room + gap {
+        left.push_str(&" ".repeat(left_room + gap - width(&left)));
     }
     let line = Line::from(vec![
         Span::styled(left, theme.status()),
