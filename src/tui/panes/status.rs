@@ -68,14 +68,15 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         _ => theme.status(),
     };
     // While publishing into ROS (or after), its state comes first on the right and may take
-    // most of the bar: the file name and cursor time give way.
+    // most of the bar: the file name and cursor time give way, and the `? help` hint goes.
     let (ros, right) = match &app.publishing {
         None => (String::new(), fit(&right, w / 2)),
         Some(p) => {
             let room = w.saturating_sub(MIN_LEFT);
             let ros = fit(&p.status_text(), room);
             let rest = room.saturating_sub(width(&ros) + 3);
-            let right = if rest >= width(&right).min(MIN_RIGHT) {
+            let hint_only = app.flash.is_none() && warnings == 0;
+            let right = if !hint_only && rest >= width(&right).min(MIN_RIGHT) {
                 format!(" · {}", fit(&right, rest))
             } else {
                 String::new()
