@@ -66,3 +66,25 @@ fn errors_exit_2() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot reach the ROS master"), "{err}");
 }
+
+#[test]
+fn explorer_ros_options_are_checked() {
+    let bag = common::fixtures_dir().join("recorded.bag");
+    for bad in [
+        "--ros-namespace=bad-ns",
+        "--ros-rate=0",
+        "--ros-rate=-2",
+        "--ros-rate=nan",
+    ] {
+        let out = common::bagscope()
+            .arg(bad)
+            .arg(&bag)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {err}");
+        let option = bad.split('=').next().unwrap();
+        assert!(err.contains(option), "{bad:?}: {err}");
+    }
+}

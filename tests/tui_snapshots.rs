@@ -10,87 +10,10 @@
 
 mod common;
 
-use std::sync::mpsc::Receiver;
-
 use bagscope::bag::{Bag, OpenOptions};
 use bagscope::catalog::Catalog;
-use bagscope::catalog::health;
 use bagscope::tui::action::{Action, Pane};
-use bagscope::tui::app::App;
-use bagscope::tui::event::AppEvent;
-use bagscope::tui::model::inspector::Decoder;
-use bagscope::tui::theme::Theme;
-use bagscope::tui::ui;
-use bagscope::tui::worker::{self, Reply, Request, Worker};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-
-/// An app over a catalog with a synchronous worker.
-struct Harness {
-    app: App,
-    requests: Receiver<Request>,
-    decoder: Decoder,
-}
-
-impl Harness {
-    fn new(catalog: Catalog, w: u16, h: u16) -> Harness {
-        let (worker, requests) = Worker::manual();
-        let mut h = Harness {
-            app: App::new(catalog, worker, w, h),
-            requests,
-            decoder: Decoder::new(),
-        };
-        h.pump();
-        h
-    }
-
-    fn demo(w: u16, h: u16) -> Harness {
-        let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.bag")).unwrap();
-        let bag = Bag::from_bytes("demo.bag", bytes, OpenOptions::default()).unwrap();
-        Harness::new(Catalog::new(vec![bag]), w, h)
-    }
-
-    /// Serves every queued request and feeds the replies back, until nothing is left.
-    fn pump(&mut self) {
-        for _ in 0..100 {
-            let Ok(r) = self.requests.try_recv() else {
-                return;
-            };
-            let reply = worker::serve(&self.app.catalog, &mut self.decoder, r);
-            self.app.handle(AppEvent::Worker(reply));
-        }
-    }
-
-    /// Finishes the background health scan.
-    fn scan(&mut self) {
-        let report = health::compute(&self.app.catalog, &mut |_| {});
-        self.app
-            .handle(AppEvent::Worker(Reply::Scanned(Box::new(report))));
-        self.pump();
-    }
-
-    fn act(&mut self, actions: &[Action]) {
-        for a in actions {
-            self.app.apply(*a);
-            self.pump();
-        }
-    }
-
-    fn screen(&self) -> String {
-        let mut t =
-            Terminal::new(TestBackend::new(self.app.area.width, self.app.area.height)).unwrap();
-        t.draw(|f| ui::draw(f, &self.app, Theme::mono())).unwrap();
-        format!("{}", t.backend())
-    }
-}
-
-fn select_topic(h: &mut Harness, topic: &str) {
-    h.act(&[Action::StartFilter, Action::ClearInput]);
-    for c in topic.chars() {
-        h.act(&[Action::Input(c)]);
-    }
-    h.act(&[Action::Enter]);
-}
+use common::tui::{Harness, select_topic};
 
 #[test]
 fn start_screen() {
@@ -333,4 +256,145 @@ fn marked_interval_is_shown_exported_and_played() {
     assert!(h.app.advance_play(t0 + std::time::Duration::from_secs(60)));
     assert!(h.app.play.is_none());
     assert_eq!(h.app.timeline.cursor(), b);
+}
+
+/// A node configuration whose master is on a closed port (none if something listens there).
+fn unreachable_master() -> Option<bagscope::ros::NodeConfig> {
+    if std::net::TcpStream::connect("127.0.0.1:1").is_ok() {
+        return None;
+    }
+    Some(common::ros::node_config(
+        "http://127.0.0.1:1/",
+        "bagscope_snapshot",
+    ))
+}
+
+#[test]
+fn publishing_needs_a_mark_and_reports_an_unreachable_master() {
+    use std::time::Duration;
+    let mut h = Harness::demo(80, 24);
+    h.scan();
+    h.act(&[Action::TogglePublish]);
+    assert!(h.app.publishing.is_none());
+    let bar = h.status_bar();
+    assert!(bar.contains("mark an interval first"), "{bar}");
+    let Some(config) = unreachable_master() else {
+        common::skip("something listens on 127.0.0.1:1");
+        return;
+    };
+    h.mark("+5", "+8");
+    h.app.publish_settings.config = Some(config);
+    h.act(&[Action::TogglePublish]);
+    // The action returns before the network is touched: the run is only starting (its
+    // reports are still in the channel).
+    assert!(h.app.is_publishing());
+    assert!(h.status_bar().contains("ROS … starting · all topics"));
+    h.wait_until("the failure", Duration::from_secs(10), |a| {
+        !a.is_publishing()
+    });
+    insta::assert_snapshot!("ros_unreachable_80x24", h.screen());
+    let bar = h.status_bar();
+    assert!(
+        bar.contains("ROS ✗ cannot reach the ROS master at http://127.0.0.1:1/"),
+        "{bar}"
+    );
+    // Wide enough for the cause too.
+    h.act(&[Action::Resize(160, 48)]);
+    insta::assert_snapshot!("ros_unreachable_160x48", h.screen());
+    let bar = h.status_bar();
+    assert!(
+        bar.contains("http://127.0.0.1:1/: Connection refused"),
+        "{bar}"
+    );
+    // Esc clears the report; the marks stay.
+    h.act(&[Action::Back]);
+    assert!(h.app.publishing.is_none());
+    assert!(h.app.marks.0.is_some() && h.app.marks.1.is_some());
+}
+
+#[test]
+fn publishing_in_progress_stopped_and_done() {
+    use bagscope::tui::publish::{Phase, Progress, RosEvent, Update};
+    use std::time::Duration;
+    let master = common::ros::FakeMaster::start();
+    let mut h = Harness::demo(80, 24);
+    h.scan();
+    h.mark("+5", "+8");
+    h.app.publish_settings.config = Some(common::ros::node_config(&master.uri, "bagscope_snap"));
+    // Every topic, so slowly that it stays at the start.
+    h.app.publish_settings.rate = 0.01;
+    h.act(&[Action::TogglePublish]);
+    h.wait_until("publishing", Duration::from_secs(10), |a| {
+        matches!(
+            a.publishing.as_ref().map(|p| &p.phase),
+            Some(Phase::Publishing(_))
+        )
+    });
+    let bar = h.status_bar();
+    assert!(
+        bar.contains("ROS ▶ 0.0/3.0 s 0% · all topics at 0.01×"),
+        "{bar}"
+    );
+    let topics = h.app.topics.rows().len();
+    assert_eq!(master.topics("registerPublisher").len(), topics);
+    // Progress as the publisher thread reports it (a fixed point, for the snapshot).
+    let run = h.app.publishing.as_ref().unwrap().run;
+    h.app.handle(bagscope::tui::event::AppEvent::Ros(RosEvent {
+        run,
+        update: Update::Progress(Progress {
+            at: 12,
+            total: 30,
+            percent: 40,
+        }),
+    }));
+    insta::assert_snapshot!("ros_publishing_80x24", h.screen());
+    // A report of another run changes nothing.
+    assert!(!h.app.handle(bagscope::tui::event::AppEvent::Ros(RosEvent {
+        run: run + 1000,
+        update: Update::Failed("stale".into()),
+    })));
+    // p again stops: every topic is unregistered.
+    h.act(&[Action::TogglePublish]);
+    assert!(h.status_bar().contains("ROS ■ stopping…"));
+    h.wait_until("the stop", Duration::from_secs(10), |a| !a.is_publishing());
+    let bar = h.status_bar();
+    assert!(bar.contains("ROS ■ stopped: "), "{bar}");
+    assert_eq!(
+        master.topics("unregisterPublisher"),
+        master.topics("registerPublisher")
+    );
+
+    // The topics the filter shows, under a namespace, fast: to the end.
+    let master = common::ros::FakeMaster::start();
+    h.app.publish_settings = bagscope::tui::publish::Settings {
+        namespace: "/replay".into(),
+        rate: 20.0,
+        config: Some(common::ros::node_config(&master.uri, "bagscope_snap")),
+    };
+    select_topic(&mut h, "/imu/data");
+    h.act(&[Action::TogglePublish]);
+    h.wait_until("the end", Duration::from_secs(20), |a| !a.is_publishing());
+    insta::assert_snapshot!("ros_done_80x24", h.screen());
+    let (a, b) = (h.app.marks.0.unwrap(), h.app.marks.1.unwrap());
+    let expected = h
+        .app
+        .catalog
+        .messages(&bagscope::catalog::Selection {
+            topics: vec!["/imu/data".into()],
+            start: Some(a),
+            end: Some(b),
+            ..Default::default()
+        })
+        .count();
+    assert_eq!(
+        expected, 301,
+        "3 s of /imu/data at 100 Hz, both ends included"
+    );
+    let bar = h.status_bar();
+    assert!(
+        bar.contains(&format!("ROS ✓ done: {expected} messages published")),
+        "{bar}"
+    );
+    assert_eq!(master.topics("registerPublisher"), ["/replay/imu/data"]);
+    assert_eq!(master.topics("unregisterPublisher"), ["/replay/imu/data"]);
 }

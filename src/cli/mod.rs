@@ -41,6 +41,18 @@ pub struct Cli {
     /// Do not capture the mouse (keeps the terminal's own selection working).
     #[arg(long)]
     pub no_mouse: bool,
+    /// `p` in the explorer publishes every topic under this namespace
+    /// (`/chatter` → `NS/chatter`).
+    #[arg(long, value_name = "NS", value_parser = parse_namespace)]
+    pub ros_namespace: Option<String>,
+    /// Speed factor of `p` in the explorer: 2 publishes twice as fast, 0.5 half as fast.
+    #[arg(long, default_value_t = 1.0, value_name = "R", value_parser = play::parse_rate)]
+    pub ros_rate: f64,
+}
+
+/// A namespace ROS accepts, as a global name.
+fn parse_namespace(s: &str) -> Result<String, String> {
+    crate::play::namespace(Some(s)).map_err(|e| e.to_string())
 }
 
 /// The subcommands.
@@ -169,6 +181,11 @@ fn explore(cli: &Cli) -> Outcome {
     let options = crate::tui::Options {
         note,
         mouse: !cli.no_mouse,
+        publish: crate::tui::publish::Settings {
+            namespace: cli.ros_namespace.clone().unwrap_or_else(|| "/".to_string()),
+            rate: cli.ros_rate,
+            config: None,
+        },
     };
     match crate::tui::run(catalog, &options) {
         Ok(()) => Outcome::Ok,

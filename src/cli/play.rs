@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::play::{ClockPublisher, Control, Outlet, PlayOptions, Player, Report, Status};
-use crate::ros::{Node, NodeConfig, QueueLimits, names};
+use crate::play::{ClockPublisher, Control, Outlet, PlayOptions, Player, Report, Session, Status};
+use crate::ros::{NodeConfig, QueueLimits, names};
 
 use super::args::{SelectArgs, open_catalog};
 use super::{Outcome, print_error};
@@ -67,7 +67,8 @@ pub struct PlayArgs {
     pub bags: Vec<PathBuf>,
 }
 
-fn parse_rate(s: &str) -> Result<f64, String> {
+/// A positive, finite speed factor (`--rate`, the explorer's `--ros-rate`).
+pub(crate) fn parse_rate(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
         _ => Err(format!("'{s}' is not a positive number")),
@@ -217,11 +218,13 @@ pub fn run(args: &PlayArgs) -> Outcome {
     {
         return Outcome::Failed;
     }
-    let namespace = names::resolve("/", args.namespace.as_deref().unwrap_or("/"));
-    if let Err(e) = names::validate_global(&namespace) {
-        print_error(format!("--namespace: {e}"));
-        return Outcome::Failed;
-    }
+    let namespace = match crate::play::namespace(args.namespace.as_deref()) {
+        Ok(ns) => ns,
+        Err(e) => {
+            print_error(format!("--namespace: {e}"));
+            return Outcome::Failed;
+        }
+    };
     let config = match NodeConfig::from_env(&names::anonymous("bagscope_play")) {
         Ok(c) => c,
         Err(e) => {
@@ -230,23 +233,19 @@ pub fn run(args: &PlayArgs) -> Outcome {
         }
     };
     let master_uri = config.master_uri.clone();
-    let node = match Node::start(config) {
-        Ok(n) => Arc::new(n),
-        Err(e) => {
-            print_error(format!("cannot reach the ROS master at {master_uri}: {e}"));
-            return Outcome::Failed;
-        }
-    };
     let selection = args.select.selection(&catalog);
     let limits = QueueLimits {
         messages: args.queue.max(1),
         ..QueueLimits::default()
     };
-    let mut outlet = Outlet::new(Arc::clone(&node), &namespace, limits);
-    if let Err(e) = outlet.advertise_selection(&catalog, &selection) {
-        print_error(e);
-        return Outcome::Failed;
-    }
+    let Session { node, mut outlet } =
+        match Session::start(config, &namespace, limits, &catalog, &selection) {
+            Ok(s) => s,
+            Err(e) => {
+                print_error(e);
+                return Outcome::Failed;
+            }
+        };
     let clock = if args.clock {
         match ClockPublisher::advertise(&node) {
             Ok(c) => Some(c),

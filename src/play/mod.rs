@@ -5,15 +5,19 @@
 //! * [`Player`] — the schedule: original timing scaled by a rate, pause/step/stop through a
 //!   [`Control`] channel, `--loop`, `/clock` ([`ClockPublisher`]).
 //! * [`Status`] — shared with whoever draws the `rosbag play`-style status line.
+//! * [`Session`] — a node started and a selection advertised (and, at the end, everything
+//!   unregistered): the setup `bagscope play` and the explorer's `p` share.
 
 mod clock;
 mod outlet;
 mod player;
 mod schedule;
+mod session;
 mod status;
 
 pub use clock::{CLOCK_TOPIC, ClockPublisher};
 pub use outlet::Outlet;
 pub use player::{Control, PlayOptions, Played, Player, Report};
 pub use schedule::{Schedule, Wake, wait_until};
+pub use session::{Session, StartError, namespace};
 pub use status::{PlayState, Status, StatusSnapshot};

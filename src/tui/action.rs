@@ -99,6 +99,8 @@ pub enum Action {
     MarkEnd,
     /// Write the marked interval (every topic) to a new bag.
     ExportMarked,
+    /// Publish the marked interval (the topics shown) into the ROS graph, or stop doing so.
+    TogglePublish,
     /// Start or pause playing: the cursor moves through time.
     TogglePlay,
     /// Play twice as fast.

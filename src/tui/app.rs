@@ -19,6 +19,7 @@ use super::model::messages::{MessageList, MsgRef};
 use super::model::timefmt::{TimeFormat, parse_jump};
 use super::model::timeline::Timeline;
 use super::model::topics::{TopicList, TopicRow};
+use super::publish::{self, Job, Phase, Publisher, Publishing, RosEvent, Scope};
 use super::worker::{Reply, Request, Worker, YamlDone};
 use crate::catalog::health::HealthReport;
 
@@ -123,6 +124,12 @@ pub struct App {
     pub help_scroll: usize,
     /// Where exported intervals and saved messages go (the current directory by default).
     pub output_dir: PathBuf,
+    /// How `p` publishes into the ROS graph (namespace, rate, node configuration).
+    pub publish_settings: publish::Settings,
+    /// The latest ROS publishing run, as shown in the status bar.
+    pub publishing: Option<Publishing>,
+    publisher: Option<Publisher>,
+    events: Option<std::sync::mpsc::Sender<AppEvent>>,
     worker: Worker,
     next_id: u64,
     window_id: u64,
@@ -180,6 +187,10 @@ impl App {
             marks: (None, None),
             play: None,
             output_dir: PathBuf::from("."),
+            publish_settings: publish::Settings::default(),
+            publishing: None,
+            publisher: None,
+            events: None,
             help_scroll: 0,
             worker,
             next_id: 0,
@@ -197,6 +208,12 @@ impl App {
     fn id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
+    }
+
+    /// Where background threads other than the worker (the ROS publisher) send their
+    /// reports: the event channel of the loop. Without it, `p` cannot publish.
+    pub fn set_events(&mut self, events: std::sync::mpsc::Sender<AppEvent>) {
+        self.events = Some(events);
     }
 
     /// Start of the catalog (for offsets).
@@ -235,6 +252,7 @@ impl App {
                 true
             }
             AppEvent::Worker(reply) => self.reply(reply),
+            AppEvent::Ros(event) => self.ros_event(event),
             AppEvent::Signal(_) => {
                 self.quit = true;
                 true
@@ -345,6 +363,7 @@ impl App {
                 }
             }
             Action::ExportMarked => self.export_marked(),
+            Action::TogglePublish => self.toggle_publish(),
             Action::TogglePlay => self.toggle_play(std::time::Instant::now()),
             Action::Faster | Action::Slower => {
                 let now = std::time::Instant::now();
@@ -358,6 +377,8 @@ impl App {
                 if self.play.is_some() {
                     self.play = None;
                     self.flash("playback stopped", false);
+                } else if self.publishing.as_ref().is_some_and(|p| !p.is_active()) {
+                    self.publishing = None;
                 } else if self.marks != (None, None) {
                     self.marks = (None, None);
                 } else if !self.topics.filter().is_empty() {
@@ -942,6 +963,103 @@ impl App {
                 end: b,
                 path,
             }));
+    }
+
+    /// `p`: stops the running publication, or publishes the marked interval (the topics
+    /// the topic list shows) from a new thread.
+    fn toggle_publish(&mut self) {
+        if let Some(p) = &self.publishing {
+            if p.phase == Phase::Stopping {
+                self.flash("still stopping the ROS publisher…", false);
+                return;
+            }
+            if p.is_active() {
+                self.stop_publishing();
+                return;
+            }
+        }
+        let (Some(a), Some(b)) = self.marks else {
+            self.flash(
+                "mark an interval first: [ at its start, ] at its end; then p publishes it",
+                true,
+            );
+            return;
+        };
+        let Some(events) = self.events.clone() else {
+            self.flash("publishing to ROS is not available here", true);
+            return;
+        };
+        let (topics, scope) = if self.topics.filter().is_empty() {
+            (Vec::new(), Scope::All)
+        } else {
+            let rows = self.topics.rows();
+            let topics: Vec<String> = self
+                .topics
+                .visible()
+                .iter()
+                .filter_map(|v| rows.get(v.row))
+                .map(|r| r.topic.clone())
+                .collect();
+            let scope = Scope::Filtered {
+                shown: topics.len(),
+                of: rows.len(),
+            };
+            (topics, scope)
+        };
+        if topics.is_empty() && scope != Scope::All {
+            self.flash("no topic matches the filter: nothing to publish", true);
+            return;
+        }
+        let run = self.id();
+        let job = Job {
+            run,
+            selection: crate::catalog::Selection {
+                topics,
+                start: Some(a),
+                end: Some(b),
+                parallel: true,
+            },
+        };
+        let mut state = Publishing::new(run, scope, &self.publish_settings);
+        match Publisher::start(
+            self.catalog.clone(),
+            job,
+            self.publish_settings.clone(),
+            events,
+        ) {
+            Ok(p) => self.publisher = Some(p),
+            Err(e) => state.phase = Phase::Failed(format!("cannot start a thread: {e}")),
+        }
+        self.publishing = Some(state);
+    }
+
+    /// Asks the running publication to stop (it unregisters on its thread and reports
+    /// when done). False when none runs.
+    pub fn stop_publishing(&mut self) -> bool {
+        let Some(p) = self.publishing.as_mut().filter(|p| p.is_active()) else {
+            return false;
+        };
+        if let Some(publisher) = &self.publisher {
+            publisher.stop();
+        }
+        p.phase = Phase::Stopping;
+        true
+    }
+
+    /// True while a publisher thread runs (until its last report arrived).
+    pub fn is_publishing(&self) -> bool {
+        self.publishing.as_ref().is_some_and(Publishing::is_active)
+    }
+
+    fn ros_event(&mut self, event: RosEvent) -> bool {
+        let Some(p) = self.publishing.as_mut().filter(|p| p.run == event.run) else {
+            return false;
+        };
+        let changed = p.apply(event.update);
+        if !p.is_active() {
+            self.publisher = None;
+        }
+        changed
     }
 
     fn copy_yaml(&mut self) {

@@ -1,5 +1,7 @@
-//! The one stream of events the loop blocks on: terminal input, worker replies, signals, ticks.
+//! The one stream of events the loop blocks on: terminal input, worker replies, ROS
+//! publishing reports, signals, ticks.
 
+use super::publish::RosEvent;
 use super::worker::Reply;
 
 /// An event for the app.
@@ -9,6 +11,8 @@ pub enum AppEvent {
     Input(crossterm::event::Event),
     /// A background result.
     Worker(Reply),
+    /// A report of the ROS publisher thread (`p`).
+    Ros(RosEvent),
     /// SIGINT, SIGTERM or SIGHUP: leave cleanly.
     Signal(i32),
     /// Time passes (only while something animates).

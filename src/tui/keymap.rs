@@ -150,6 +150,7 @@ impl Default for KeyMap {
                 A::ExportMarked,
                 "write the marked interval to a bag",
             ),
+            b(K::Char('p'), A::TogglePublish, "publish to ROS / stop"),
             b(
                 K::Char(' '),
                 A::TogglePlay,

@@ -3,8 +3,9 @@
 //!
 //! One event loop (see [`run`]) blocks on the next event — input, a worker reply, a signal —,
 //! drains what else is pending, updates the state and draws only when something changed.
-//! Reading, decompressing and decoding happen on worker threads ([`worker`]); drawing reads the
-//! state and never changes it ([`ui`]).
+//! Reading, decompressing and decoding happen on worker threads ([`worker`]); publishing into
+//! a ROS graph on its own thread ([`publish`]); drawing reads the state and never changes it
+//! ([`ui`]).
 
 pub mod action;
 pub mod app;
@@ -13,6 +14,7 @@ pub mod keymap;
 pub mod layout;
 pub mod model;
 pub mod panes;
+pub mod publish;
 pub mod terminal;
 pub mod text;
 pub mod theme;
@@ -41,7 +43,12 @@ pub struct Options {
     pub note: Option<String>,
     /// Capture the mouse (click to focus/select, wheel to scroll).
     pub mouse: bool,
+    /// How `p` publishes into the ROS graph.
+    pub publish: publish::Settings,
 }
+
+/// How long leaving waits for a running ROS publication to stop and unregister.
+const UNREGISTER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Runs the explorer until the user quits or a signal arrives.
 pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
@@ -76,10 +83,12 @@ pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
             });
         }
     }
-    let worker = Worker::start(catalog.clone(), tx);
+    let worker = Worker::start(catalog.clone(), tx.clone());
     let (w, h) = crossterm::terminal::size()?;
     let mut app = App::new(catalog, worker, w, h);
     app.note.clone_from(&options.note);
+    app.publish_settings.clone_from(&options.publish);
+    app.set_events(tx);
     let theme = Theme::from_env();
     terminal.draw(|f| ui::draw(f, &app, theme))?;
     // While playing, the loop wakes up ten times a second to move the cursor.
@@ -109,8 +118,45 @@ pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
             flush_outbox(&mut app)?;
         }
     }
+    if app.stop_publishing() {
+        terminal.draw(|f| ui::draw(f, &app, theme))?;
+        wait_for_unregistration(&mut app, &rx, |app| {
+            terminal.draw(|f| ui::draw(f, app, theme)).map(|_| ())
+        })?;
+    }
     drop(terminal);
     drop(guard);
+    Ok(())
+}
+
+/// After quitting (or a signal) while publishing: waits, at most [`UNREGISTER_WAIT`], for
+/// the publisher to stop and unregister, showing its status. Another signal, `q` or
+/// Ctrl-C leaves at once (the thread is then abandoned; the process exit ends it).
+fn wait_for_unregistration(
+    app: &mut App,
+    rx: &mpsc::Receiver<AppEvent>,
+    mut draw: impl FnMut(&App) -> io::Result<()>,
+) -> io::Result<()> {
+    let deadline = std::time::Instant::now() + UNREGISTER_WAIT;
+    while app.is_publishing() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(AppEvent::Ros(ev)) => {
+                if app.handle(AppEvent::Ros(ev)) {
+                    draw(app)?;
+                }
+            }
+            Ok(AppEvent::Signal(_)) | Err(_) => break,
+            Ok(AppEvent::Input(Event::Key(k)))
+                if k.kind != crossterm::event::KeyEventKind::Release
+                    && app.keymap.action(k, keymap::Context::Global)
+                        == Some(action::Action::Quit) =>
+            {
+                break;
+            }
+            Ok(_) => {}
+        }
+    }
     Ok(())
 }
 

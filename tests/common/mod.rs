@@ -92,7 +92,9 @@ pub fn ros_python() -> &'static str {
 }
 
 pub mod official;
+pub mod ros;
 pub mod synth;
+pub mod tui;
 
 /// The `bagscope` binary built for these tests.
 pub fn bagscope() -> std::process::Command {

@@ -1,4 +1,5 @@
-//! The status bar: file(s), version, size, time at the cursor, warnings and messages.
+//! The status bar: file(s), version, size, time at the cursor, the ROS publishing state,
+//! warnings and messages.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -8,6 +9,12 @@ use ratatui::widgets::Paragraph;
 use crate::tui::app::App;
 use crate::tui::text::{bytes, fit, width};
 use crate::tui::theme::Theme;
+
+/// Cells of the file name and cursor time kept beside the ROS state.
+const MIN_LEFT: usize = 12;
+/// The message or help beside the ROS state is shown when this many cells are left for it
+/// (or it fits).
+const MIN_RIGHT: usize = 10;
 
 /// Draws the status bar.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
@@ -60,14 +67,38 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         None if warnings > 0 => theme.warning(),
         _ => theme.status(),
     };
-    let right = fit(&right, w / 2);
-    let left_room = w.saturating_sub(width(&right) + 1);
+    // While publishing into ROS (or after), its state comes first on the right and may take
+    // most of the bar: the file name and cursor time give way, and the `? help` hint goes.
+    let (ros, right) = match &app.publishing {
+        None => (String::new(), fit(&right, w / 2)),
+        Some(p) => {
+            let room = w.saturating_sub(MIN_LEFT);
+            let ros = fit(&p.status_text(), room);
+            let rest = room.saturating_sub(width(&ros) + 3);
+            let hint_only = app.flash.is_none() && warnings == 0;
+            let right = if !hint_only && rest >= width(&right).min(MIN_RIGHT) {
+                format!(" · {}", fit(&right, rest))
+            } else {
+                String::new()
+            };
+            (ros, right)
+        }
+    };
+    let ros_style = match &app.publishing {
+        Some(p) if p.is_error() => theme.error(),
+        Some(p) if p.is_warning() => theme.warning(),
+        _ => theme.status(),
+    };
+    // A space between the file and cursor part and the ROS state.
+    let gap = usize::from(!ros.is_empty());
+    let left_room = w.saturating_sub(width(&ros) + gap + width(&right) + 1);
     let mut left = fit(&format!(" {files}  {cursor}"), left_room);
-    if width(&left) < left_room {
-        left.push_str(&" ".repeat(left_room - width(&left)));
+    if width(&left) < left_room + gap {
+        left.push_str(&" ".repeat(left_room + gap - width(&left)));
     }
     let line = Line::from(vec![
         Span::styled(left, theme.status()),
+        Span::styled(ros, ros_style.patch(theme.status())),
         Span::styled(format!("{right} "), right_style.patch(theme.status())),
     ]);
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
