@@ -22,345 +22,17 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use bagscope::bag::{Bag, Query};
 use bagscope::catalog::{Catalog, Selection};
-use bagscope::ros::MasterClient;
 use bagscope::time::RosTime;
-use common::{Reference, nanos, skip};
-
-fn have_tools() -> Result<(), String> {
-    for tool in ["roscore", "rosbag", "rostopic", "rosnode"] {
-        let ok = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            return Err(format!(
-                "`{tool}` is not installed (apt-get install ros-core python3-rosbag)"
-            ));
-        }
-    }
-    let py = Command::new(common::ros_python())
-        .args(["-c", "import rosbag"])
-        .output();
-    if !py.is_ok_and(|o| o.status.success()) {
-        return Err("python3 cannot import rosbag".into());
-    }
-    Ok(())
-}
-
-fn interrupt(child: &Child) {
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-}
-
-fn wait_exit(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
-    let start = Instant::now();
-    loop {
-        if let Ok(Some(s)) = child.try_wait() {
-            return Some(s);
-        }
-        if start.elapsed() > timeout {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A child stopped with SIGINT (then SIGKILL) when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            interrupt(&self.0);
-            if wait_exit(&mut self.0, Duration::from_secs(5)).is_none() {
-                let _ = self.0.kill();
-                let _ = self.0.wait();
-            }
-        }
-    }
-}
-
-/// The private graph: roscore on a free port and the environment to reach it.
-struct Graph {
-    // Dropped first: roscore stops before its directory goes.
-    _core: Proc,
-    uri: String,
-    dir: tempfile::TempDir,
-}
-
-impl Graph {
-    fn start() -> Graph {
-        let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let uri = format!("http://127.0.0.1:{port}/");
-        let log = std::fs::File::create(dir.path().join("roscore.log")).unwrap();
-        let mut cmd = Command::new("roscore");
-        cmd.args(["-p", &port.to_string()])
-            .stdout(log.try_clone().unwrap())
-            .stderr(log);
-        let g = Graph {
-            _core: Proc(Self::env_in(dir.path(), &uri, &mut cmd).spawn().unwrap()),
-            dir,
-            uri,
-        };
-        let master = g.master();
-        let start = Instant::now();
-        while master.get_uri().is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "roscore did not come up: {}",
-                std::fs::read_to_string(g.dir.path().join("roscore.log")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        // rosout subscribes to /rosout; wait for it so it is a known subscriber.
-        g.wait_until("rosout", |s| {
-            s.subscribers_of("/rosout").iter().any(|n| n == "/rosout")
-        });
-        g
-    }
-
-    fn env_in<'a>(dir: &Path, uri: &str, cmd: &'a mut Command) -> &'a mut Command {
-        cmd.env("ROS_MASTER_URI", uri)
-            .env("ROS_HOSTNAME", "127.0.0.1")
-            .env_remove("ROS_IP")
-            .env_remove("ROS_NAMESPACE")
-            .env("ROS_HOME", dir.join("home"))
-            .env("ROS_LOG_DIR", dir.join("log"))
-            .env("PYTHONUNBUFFERED", "1")
-    }
-
-    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
-        let mut c = Command::new(program);
-        Self::env_in(self.dir.path(), &self.uri, &mut c);
-        c
-    }
-
-    fn master(&self) -> MasterClient {
-        MasterClient::new(&self.uri, "/bagscope_test", Duration::from_secs(5))
-    }
-
-    fn wait_until(
-        &self,
-        what: &str,
-        pred: impl Fn(&bagscope::ros::SystemState) -> bool,
-    ) -> bagscope::ros::SystemState {
-        let start = Instant::now();
-        loop {
-            if let Ok(s) = self.master().system_state() {
-                if pred(&s) {
-                    return s;
-                }
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {what}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Starts `rosbag record -O OUT TOPICS...` and waits until it subscribes to all.
-    fn record(&self, out: &Path, topics: &[&str]) -> Proc {
-        let log = std::fs::File::create(out.with_extension("log")).unwrap();
-        let child = self
-            .command("rosbag")
-            .arg("record")
-            .arg("-O")
-            .arg(out)
-            .args(topics)
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        self.wait_until("the recorder's subscriptions", |s| {
-            topics.iter().all(|t| {
-                s.subscribers_of(t)
-                    .iter()
-                    .any(|n| n.starts_with("/record_"))
-            })
-        });
-        Proc(child)
-    }
-
-    /// Stops a recorder and waits for its bag to be closed.
-    fn stop_recorder(&self, mut rec: Proc, out: &Path) {
-        interrupt(&rec.0);
-        let status = wait_exit(&mut rec.0, Duration::from_secs(15));
-        assert!(status.is_some(), "rosbag record did not stop");
-        // The `rosbag` wrapper passes SIGINT on to the recorder and exits at once; the
-        // recorder closes the bag (renaming OUT.active to OUT) a moment later.
-        let active = PathBuf::from(format!("{}.active", out.display()));
-        let start = Instant::now();
-        while (!out.exists() || active.exists()) && start.elapsed() < Duration::from_secs(15) {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        assert!(
-            out.exists(),
-            "no {} (recorder log: {})",
-            out.display(),
-            std::fs::read_to_string(out.with_extension("log")).unwrap_or_default()
-        );
-    }
-
-    fn tool(&self, args: &[&str]) -> String {
-        let out = self.command(args[0]).args(&args[1..]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?} failed: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-}
-
-/// `bagscope play` with stderr read line by line on a thread.
-struct Play {
-    proc: Proc,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Play {
-    fn start(graph: &Graph, args: &[&str]) -> Play {
-        let mut cmd = graph.command(env!("CARGO_BIN_EXE_bagscope"));
-        let mut child = cmd
-            .arg("play")
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let err = child.stderr.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines() {
-                let Ok(line) = line else { break };
-                eprintln!("  play: {line}");
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Play {
-            proc: Proc(child),
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a stderr line containing `what`; returns it.
-    fn wait_line(&mut self, what: &str, timeout: Duration) -> String {
-        if let Some(l) = self.seen.iter().find(|l| l.contains(what)) {
-            return l.clone();
-        }
-        let start = Instant::now();
-        loop {
-            let left = timeout.saturating_sub(start.elapsed());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen.push(l.clone());
-                    if l.contains(what) {
-                        return l;
-                    }
-                }
-                Err(_) => panic!("no '{what}' from bagscope play; got {:?}", self.seen),
-            }
-        }
-    }
-
-    /// The node name from the first line (`... as NODE (master ...)`).
-    fn node_name(&mut self) -> String {
-        let l = self.wait_line(" as /", Duration::from_secs(20));
-        let after = l.split(" as ").nth(1).unwrap();
-        after.split_whitespace().next().unwrap().to_string()
-    }
-
-    fn finish(mut self) -> ExitStatus {
-        interrupt(&self.proc.0);
-        let s = wait_exit(&mut self.proc.0, Duration::from_secs(15));
-        let s = s.expect("bagscope play did not stop on SIGINT");
-        while let Ok(l) = self.lines.recv_timeout(Duration::from_secs(2)) {
-            self.seen.push(l);
-        }
-        s
-    }
-}
-
-/// One recorded message: topic, payload md5, size, receive time (ns).
-#[derive(Clone, Debug)]
-struct Rec {
-    topic: String,
-    md5: String,
-    size: u64,
-    time: i128,
-}
-
-/// The official reader's view of a recording: messages published by `node`, and the
-/// connections (topic → (latching, callerid)).
-fn official_recording(bag: &Path, node: &str) -> (Vec<Rec>, BTreeMap<String, Option<String>>) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/dump_raw.py");
-    let out = Command::new(common::ros_python())
-        .arg(script)
-        .arg(bag)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let tmp = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(tmp.path(), &out.stdout).unwrap();
-    let r = Reference::load(tmp.path());
-    let mut ours = BTreeMap::new();
-    let mut latching = BTreeMap::new();
-    for c in r.header["connections"].as_array().unwrap() {
-        if c["callerid"].as_str() == Some(node) {
-            ours.insert(c["id"].as_u64().unwrap(), ());
-            latching.insert(
-                c["topic"].as_str().unwrap().to_string(),
-                c["latching"].as_str().map(str::to_string),
-            );
-        }
-    }
-    let recs = r
-        .messages
-        .iter()
-        .filter(|m| ours.contains_key(&m["conn"].as_u64().unwrap()))
-        .map(|m| Rec {
-            topic: m["topic"].as_str().unwrap().to_string(),
-            md5: m["md5"].as_str().unwrap().to_string(),
-            size: m["size"].as_u64().unwrap(),
-            time: nanos(&m["time"]).unwrap(),
-        })
-        .collect();
-    (recs, latching)
-}
-
-fn md5_hex(data: &[u8]) -> String {
-    use md5::{Digest, Md5};
-    Md5::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+use common::ros_graph::{
+    Graph, Rec, Running, check_recording, have_tools, md5_hex, official_recording, wait_exit,
+};
+use common::skip;
 
 /// What bagscope plays: (output topic, payload md5, size, bag time ns), in playback order.
 fn played(catalog: &Catalog, selection: &Selection, namespace: &str) -> Vec<Rec> {
@@ -383,71 +55,9 @@ fn played(catalog: &Catalog, selection: &Selection, namespace: &str) -> Vec<Rec>
         .collect()
 }
 
-/// The recording holds exactly the played messages: per topic the same payloads in the same
-/// order, and receive times following the bag times at `rate` (within `tolerance`).
-fn check_recording(name: &str, played: &[Rec], recorded: &[Rec], rate: f64, tolerance: Duration) {
-    assert_eq!(
-        recorded.len(),
-        played.len(),
-        "{name}: {} recorded, {} played",
-        recorded.len(),
-        played.len()
-    );
-    let by_topic = |v: &[Rec]| {
-        let mut m: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
-        for r in v {
-            m.entry(r.topic.clone())
-                .or_default()
-                .push((r.md5.clone(), r.size));
-        }
-        m
-    };
-    assert_eq!(
-        by_topic(recorded),
-        by_topic(played),
-        "{name}: per-topic payloads"
-    );
-    // Match each recorded message with its played one (n-th on its topic) and compare the
-    // receive-time offsets with the scaled bag-time offsets.
-    let mut next: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut per_topic: BTreeMap<&str, Vec<&Rec>> = BTreeMap::new();
-    for p in played {
-        per_topic.entry(&p.topic).or_default().push(p);
-    }
-    let (p0, r0) = (
-        played[0].time,
-        recorded.iter().map(|r| r.time).min().unwrap(),
-    );
-    let mut offsets = Vec::new();
-    for r in recorded {
-        let i = next.entry(&r.topic).or_insert(0);
-        let p = per_topic[r.topic.as_str()][*i];
-        *i += 1;
-        let want = (p.time - p0) as f64 / rate;
-        offsets.push((r.time - r0) as f64 - want);
-    }
-    // The first recorded message may itself be late: compare against the median offset.
-    offsets.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let median = offsets[offsets.len() / 2];
-    let worst = offsets
-        .iter()
-        .map(|o| (o - median).abs())
-        .fold(0.0f64, f64::max);
-    eprintln!(
-        "{name}: {} messages; receive times within {:.1} ms of the schedule",
-        recorded.len(),
-        worst / 1e6
-    );
-    assert!(
-        worst < tolerance.as_nanos() as f64,
-        "{name}: a message was received {:.1} ms off its scaled bag time",
-        worst / 1e6
-    );
-}
-
 #[test]
 fn play_into_a_live_graph() {
-    if let Err(why) = have_tools() {
+    if let Err(why) = have_tools(&["roscore", "rosbag", "rostopic", "rosnode"]) {
         skip(&why);
         return;
     }
@@ -476,8 +86,9 @@ fn fixture_with_clock_and_latching(graph: &Graph, work: &Path) {
     let out = work.join("fixture.bag");
     let rec = graph.record(&out, &topics);
     let bag = bag_path.to_str().unwrap();
-    let mut play = Play::start(
+    let mut play = Running::start(
         graph,
+        "play",
         &[bag, "--rate", "2", "--clock", "--delay", "0.3", "-k"],
     );
     let node = play.node_name();
@@ -615,7 +226,7 @@ fn corpus_under_namespace(graph: &Graph, work: &Path) {
         "2",
     ];
     args.extend(topics.iter().flat_map(|t| ["-t", *t]));
-    let mut play = Play::start(graph, &args);
+    let mut play = Running::start(graph, "play", &args);
     let node = play.node_name();
     play.wait_line("done:", Duration::from_secs(30));
     let status =

@@ -5,7 +5,10 @@
 //! * [`Player`] — the schedule: original timing scaled by a rate, pause/step/stop through a
 //!   [`Control`] channel, `--loop`, `/clock` ([`ClockPublisher`]).
 //! * [`Status`] — shared with whoever draws the `rosbag play`-style status line.
+//! * [`bagserver`] — interval requests over a ROS service, answered from a persistent index
+//!   (`bagscope serve`, `bagscope call`).
 
+pub mod bagserver;
 mod clock;
 mod outlet;
 mod player;

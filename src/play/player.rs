@@ -153,11 +153,57 @@ impl Player<'_> {
         control: &Receiver<Control>,
         on_played: &mut dyn FnMut(&Played),
     ) -> Report {
-        let mut report = Report::default();
         let last = match (catalog.end_time(), selection.end) {
             (Some(c), Some(e)) => Some(c.min(e)),
             (c, _) => c,
         };
+        let looping = self.options.looping;
+        self.play(
+            catalog,
+            last,
+            || read_ahead(catalog, selection),
+            looping,
+            control,
+            on_played,
+        )
+    }
+
+    /// Plays `messages` of `catalog` once, in the order given (receive-time order, e.g. an
+    /// index query read ahead on another thread); `last` is the end of the interval, for the
+    /// status line. `looping` is ignored: a stream cannot start again.
+    pub fn run_stream(
+        &mut self,
+        catalog: &Catalog,
+        last: Option<RosTime>,
+        messages: impl Iterator<Item = Result<CatalogMessage, BagError>>,
+        control: &Receiver<Control>,
+        on_played: &mut dyn FnMut(&Played),
+    ) -> Report {
+        let mut once = Some(messages);
+        self.play(
+            catalog,
+            last,
+            || once.take().into_iter().flatten(),
+            false,
+            control,
+            on_played,
+        )
+    }
+
+    /// The playback loop: one pass over what `source` gives, again while `looping`.
+    fn play<I>(
+        &mut self,
+        catalog: &Catalog,
+        last: Option<RosTime>,
+        mut source: impl FnMut() -> I,
+        looping: bool,
+        control: &Receiver<Control>,
+        on_played: &mut dyn FnMut(&Played),
+    ) -> Report
+    where
+        I: IntoIterator<Item = Result<CatalogMessage, BagError>>,
+    {
+        let mut report = Report::default();
         self.status.update(|s| {
             s.state = PlayState::Waiting;
             s.last = last;
@@ -175,7 +221,7 @@ impl Player<'_> {
         loop {
             let mut schedule: Option<Schedule> = None;
             let mut any = false;
-            for item in read_ahead(catalog, selection) {
+            for item in source() {
                 let cm = match item {
                     Ok(m) => m,
                     Err(e) => {
@@ -233,7 +279,7 @@ impl Player<'_> {
             }
             report.loops += 1;
             self.status.update(|s| s.loops = report.loops);
-            if !self.options.looping || !any {
+            if !looping || !any {
                 break;
             }
         }

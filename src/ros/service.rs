@@ -136,7 +136,8 @@ pub fn check_client(name: &str, info: &ServiceInfo, header: &Header) -> Result<(
 }
 
 /// Calls the service `name` at `service_uri` (`rosrpc://HOST:PORT`) once: `Ok(Ok(response))`,
-/// or `Ok(Err(message))` when the server answered with a false `ok` byte.
+/// or `Ok(Err(message))` when the server answered with a false `ok` byte. `timeout` bounds
+/// every step, waiting for the answer included.
 pub fn call_service(
     service_uri: &str,
     name: &str,
@@ -144,6 +145,29 @@ pub fn call_service(
     callerid: &str,
     request: &[u8],
     timeout: Duration,
+) -> Result<Result<Vec<u8>, String>, RosError> {
+    call_service_waiting(
+        service_uri,
+        name,
+        md5sum,
+        callerid,
+        request,
+        timeout,
+        Some(timeout),
+    )
+}
+
+/// [`call_service`] for services that take long to answer: `timeout` bounds connecting, the
+/// handshake and sending the request; the answer is awaited for `answer_timeout` (`None`:
+/// as long as the server keeps the connection open).
+pub fn call_service_waiting(
+    service_uri: &str,
+    name: &str,
+    md5sum: &str,
+    callerid: &str,
+    request: &[u8],
+    timeout: Duration,
+    answer_timeout: Option<Duration>,
 ) -> Result<Result<Vec<u8>, String>, RosError> {
     let io_err = |context: &str, source: io::Error| RosError::Io {
         context: format!("{context} {name} at {service_uri}"),
@@ -184,6 +208,8 @@ pub fn call_service(
         )
     })?;
     s.write_all(&framed).map_err(|e| io_err("calling", e))?;
+    s.set_read_timeout(answer_timeout.filter(|t| !t.is_zero()))
+        .map_err(|e| io_err("calling", e))?;
     let mut ok = [0u8; 1];
     s.read_exact(&mut ok)
         .map_err(|e| io_err("reading the answer of", e))?;

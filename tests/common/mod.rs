@@ -92,6 +92,7 @@ pub fn ros_python() -> &'static str {
 }
 
 pub mod official;
+pub mod ros_graph;
 pub mod synth;
 
 /// The `bagscope` binary built for these tests.
