@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use clap::Args;
 
@@ -26,13 +27,24 @@ pub struct ServeArgs {
     /// `NS/play_interval`.
     #[arg(long, value_name = "NS")]
     pub namespace: String,
-    /// Speed of requests that do not choose one: `max` (as fast as the subscribers take the
-    /// messages) or a factor of the recorded timing (1: as recorded).
-    #[arg(short = 'r', long, default_value = "max", value_name = "R", value_parser = parse_rate)]
+    /// Speed of requests that do not choose one: a factor of the recorded timing (1: as
+    /// recorded), or `max` (as fast as the connections take them; slow subscribers may drop).
+    #[arg(short = 'r', long, default_value = "1", value_name = "R", value_parser = parse_rate)]
     pub rate: f64,
+    /// Skip stretches longer than S seconds without messages (e.g. between bags recorded
+    /// hours apart) instead of waiting through them; 0 never skips.
+    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = parse_seconds)]
+    pub skip_empty: f64,
     /// Messages queued per subscriber (publishing waits when a queue is full).
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub queue: usize,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && (0.0..=1e9).contains(&t) => Ok(t),
+        _ => Err(format!("'{s}' is not a number of seconds")),
+    }
 }
 
 /// A rate: `max` (or `inf`) or a positive factor.
@@ -78,6 +90,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
     let options = ServeOptions {
         namespace,
         rate: args.rate,
+        skip_empty: (args.skip_empty > 0.0).then(|| Duration::from_secs_f64(args.skip_empty)),
         limits: QueueLimits {
             messages: args.queue.max(1),
             ..QueueLimits::default()

@@ -35,6 +35,9 @@ pub struct PlayOptions {
     pub start_paused: bool,
     /// The last stretch before each message spent yielding instead of sleeping.
     pub spin: Duration,
+    /// Skip stretches of bag time longer than this without messages: the message after one
+    /// is due right after the one before (`rosbag play --skip-empty`).
+    pub skip_empty: Option<Duration>,
 }
 
 impl Default for PlayOptions {
@@ -47,6 +50,7 @@ impl Default for PlayOptions {
             subscriber_wait: Duration::from_secs(3),
             start_paused: false,
             spin: Duration::from_millis(1),
+            skip_empty: None,
         }
     }
 }
@@ -220,6 +224,7 @@ impl Player<'_> {
         let mut index = 0u64;
         loop {
             let mut schedule: Option<Schedule> = None;
+            let mut previous: Option<RosTime> = None;
             let mut any = false;
             for item in source() {
                 let cm = match item {
@@ -244,6 +249,13 @@ impl Player<'_> {
                     Instant::now()
                 };
                 let sched = schedule.get_or_insert_with(|| Schedule::new(origin, t, rate));
+                if let (Some(p), Some(skip)) = (previous, self.options.skip_empty) {
+                    if t.nanos_since(p) > i128::try_from(skip.as_nanos()).unwrap_or(i128::MAX) {
+                        let due = sched.due(p);
+                        sched.rebase(t, due);
+                    }
+                }
+                previous = Some(t);
                 self.status.update(|s| {
                     s.first.get_or_insert(t);
                     s.next = Some(t);

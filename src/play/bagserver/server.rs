@@ -27,8 +27,13 @@ pub struct ServeOptions {
     /// Every topic (and the service) goes under this namespace.
     pub namespace: String,
     /// The speed of requests that ask for 0: a factor of the recorded timing, or
-    /// `f64::INFINITY` for as fast as the subscribers take the messages.
+    /// `f64::INFINITY` for as fast as the subscribers' connections take the messages (a
+    /// subscriber's own queue may then overflow: `rosbag record` keeps up with the recorded
+    /// timing, not always with a burst).
     pub rate: f64,
+    /// Stretches of bag time longer than this without messages (between bags recorded hours
+    /// apart) are skipped instead of waited through.
+    pub skip_empty: Option<Duration>,
     /// Each subscriber's queue. Publishing waits for room rather than dropping messages.
     pub limits: QueueLimits,
     /// How long a request first waits for the subscribers the master knows of to connect.
@@ -41,7 +46,8 @@ impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             namespace: "/".into(),
-            rate: f64::INFINITY,
+            rate: 1.0,
+            skip_empty: Some(Duration::from_secs(10)),
             limits: QueueLimits::default(),
             subscriber_wait: Duration::from_secs(3),
             flush_timeout: Duration::from_secs(10),
@@ -290,6 +296,7 @@ impl Bagserver {
                     rate,
                     delay: Duration::ZERO,
                     subscriber_wait: self.options.subscriber_wait,
+                    skip_empty: self.options.skip_empty,
                     ..PlayOptions::default()
                 },
                 status: Arc::new(Status::default()),
