@@ -15,7 +15,8 @@
 //! 4. Two calls at once: both served, one after the other, nothing lost.
 //! 5. The official client: `rosservice type`, and `rosservice call` with Python classes that
 //!    genpy generates from `assets/srv/` (it checks our md5sum and serialization).
-//! 6. SIGINT: a clean exit, the service and every topic unregistered.
+//! 6. SIGINT while a call is being served: the call is refused as stopped, the server exits 0
+//!    at once, the service and every topic unregistered.
 //!
 //! Skipped with a printed reason when `roscore`, `rosbag`, `rostopic`, `rosservice` or Python's
 //! `rosbag` are missing; `.ci/run` installs them.
@@ -213,9 +214,28 @@ fn serve_and_call_in_a_live_graph() {
     two_calls_at_once(&graph, &index, work, &node);
     official_client(&graph, &index, work);
 
-    // SIGINT: a clean exit, nothing of ours left registered.
+    // SIGINT during a call: the call is stopped and refused, the server exits at once.
+    let slow = graph
+        .command(env!("CARGO_BIN_EXE_bagscope"))
+        .args(["call", NS, START, END, "--rate", "0.05"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    serve.wait_line("at rate 0.05", Duration::from_secs(20));
+    std::thread::sleep(Duration::from_millis(500));
+    let stopping = Instant::now();
     let status = serve.finish();
     assert!(status.success(), "exit status {status:?}");
+    assert!(stopping.elapsed() < Duration::from_secs(10));
+    let slow = slow.wait_with_output().unwrap();
+    assert_eq!(slow.status.code(), Some(2));
+    assert!(
+        text(&slow.stderr).contains("stopped (the bagserver is shutting down) after"),
+        "{}",
+        text(&slow.stderr)
+    );
+    // Nothing of ours is left registered.
     let state = graph.master().system_state().unwrap();
     assert!(
         state.providers_of(SERVICE).is_empty(),

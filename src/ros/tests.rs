@@ -510,6 +510,16 @@ fn slow_services_are_awaited() {
     assert_eq!(r, Ok(b"y".to_vec()));
     let r = call_service_waiting(&uri, "/slow", "*", "/c", b"z", short, Some(short));
     assert!(r.is_err());
+    // Shutting down lets a request being answered finish.
+    let caller = {
+        let uri = uri.clone();
+        std::thread::spawn(move || {
+            call_service_waiting(&uri, "/slow", "*", "/c", b"w", short, None)
+        })
+    };
+    wait_for("the request", || f.node.service_calls("/slow") == Some(4));
+    f.node.shutdown().unwrap();
+    assert_eq!(caller.join().unwrap().unwrap(), Ok(b"w".to_vec()));
 }
 
 #[test]

@@ -266,6 +266,20 @@ impl Bagserver {
             *lock(&self.current) = None;
             return Err(refused("the bagserver is shutting down".into()));
         }
+        let what = format!(
+            "[{start}, {end}] {} at {}",
+            if req.topics.is_empty() {
+                "every topic".to_string()
+            } else {
+                req.topics.join(" ")
+            },
+            if rate.is_finite() {
+                format!("rate {rate}")
+            } else {
+                "full speed".into()
+            }
+        );
+        (self.log)(&format!("publishing {what}"));
         if let Err(e) = outlet.expect_registered_subscribers() {
             (self.log)(&format!("warning: asking the master for subscribers: {e}"));
         }
@@ -322,20 +336,7 @@ impl Bagserver {
         drop(outlet);
         let report = report?;
         let response = Self::response(&report, first, last, flushed, started.elapsed());
-        (self.log)(&format!(
-            "[{start}, {end}] {} at {}: {}",
-            if req.topics.is_empty() {
-                "every topic".to_string()
-            } else {
-                req.topics.join(" ")
-            },
-            if rate.is_finite() {
-                format!("rate {rate}")
-            } else {
-                "full speed".into()
-            },
-            response.message
-        ));
+        (self.log)(&format!("{what}: {}", response.message));
         if report.stopped {
             return Err(format!(
                 "stopped (the bagserver is shutting down) after {} message(s)",
