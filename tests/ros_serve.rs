@@ -15,8 +15,9 @@
 //! 4. Two calls at once: both served, one after the other, nothing lost.
 //! 5. The official client: `rosservice type`, and `rosservice call` with Python classes that
 //!    genpy generates from `assets/srv/` (it checks our md5sum and serialization).
-//! 6. SIGINT while a call is being served: the call is refused as stopped, the server exits 0
-//!    at once, the service and every topic unregistered.
+//! 6. A slow call, and a second one that waits behind it and gives up (`--timeout`); then
+//!    SIGINT: the slow call is refused as stopped, the server exits 0 at once, the service and
+//!    every topic unregistered.
 //!
 //! Skipped with a printed reason when `roscore`, `rosbag`, `rostopic`, `rosservice` or Python's
 //! `rosbag` are missing; `.ci/run` installs them.
@@ -223,7 +224,16 @@ fn serve_and_call_in_a_live_graph() {
         .spawn()
         .unwrap();
     serve.wait_line("at rate 0.05", Duration::from_secs(20));
-    std::thread::sleep(Duration::from_millis(500));
+    // A second call waits for the first to finish: it gives up after its --timeout.
+    let waited = Instant::now();
+    let queued = call(&graph, &[NS, START, END, "-t", "/odom", "--timeout", "1"]);
+    assert_eq!(queued.status.code(), Some(2));
+    assert!(
+        text(&queued.stderr).contains("/hist/play_interval: no answer within 1 s (--timeout)"),
+        "{}",
+        text(&queued.stderr)
+    );
+    assert!(waited.elapsed() >= Duration::from_secs(1));
     let stopping = Instant::now();
     let status = serve.finish();
     assert!(status.success(), "exit status {status:?}");

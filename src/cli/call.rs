@@ -123,6 +123,17 @@ pub fn run(args: &CallArgs) -> Outcome {
     let body = match answer {
         Ok(Ok(body)) => body,
         Ok(Err(refusal)) => return fail(format!("{service}: {refusal}")),
+        Err(RosError::Io { source, .. })
+            if matches!(
+                source.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) && args.timeout.is_some() =>
+        {
+            return fail(format!(
+                "{service}: no answer within {} s (--timeout); the server goes on with the request",
+                args.timeout.unwrap_or_default()
+            ));
+        }
         Err(e) => return fail(format!("calling {service}: {e}")),
     };
     let response = match PlayIntervalResponse::decode(&body) {
