@@ -22,97 +22,21 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use bagscope::bag::{Bag, Query};
 use bagscope::catalog::{Catalog, Selection};
 use bagscope::time::RosTime;
-use common::ros::{
-    Graph, Proc, Rec, check_recording, have_tools, interrupt, official_recording, played, wait_exit,
+use common::ros_graph::{
+    Graph, Rec, Running, check_recording, have_tools, official_recording, played, wait_exit,
 };
 use common::skip;
 
-/// `bagscope play` with stderr read line by line on a thread.
-struct Play {
-    proc: Proc,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Play {
-    fn start(graph: &Graph, args: &[&str]) -> Play {
-        let mut cmd = graph.command(env!("CARGO_BIN_EXE_bagscope"));
-        let mut child = cmd
-            .arg("play")
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let err = child.stderr.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines() {
-                let Ok(line) = line else { break };
-                eprintln!("  play: {line}");
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Play {
-            proc: Proc(child),
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a stderr line containing `what`; returns it.
-    fn wait_line(&mut self, what: &str, timeout: Duration) -> String {
-        if let Some(l) = self.seen.iter().find(|l| l.contains(what)) {
-            return l.clone();
-        }
-        let start = Instant::now();
-        loop {
-            let left = timeout.saturating_sub(start.elapsed());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen.push(l.clone());
-                    if l.contains(what) {
-                        return l;
-                    }
-                }
-                Err(_) => panic!("no '{what}' from bagscope play; got {:?}", self.seen),
-            }
-        }
-    }
-
-    /// The node name from the first line (`... as NODE (master ...)`).
-    fn node_name(&mut self) -> String {
-        let l = self.wait_line(" as /", Duration::from_secs(20));
-        let after = l.split(" as ").nth(1).unwrap();
-        after.split_whitespace().next().unwrap().to_string()
-    }
-
-    fn finish(mut self) -> ExitStatus {
-        interrupt(&self.proc.0);
-        let s = wait_exit(&mut self.proc.0, Duration::from_secs(15));
-        let s = s.expect("bagscope play did not stop on SIGINT");
-        while let Ok(l) = self.lines.recv_timeout(Duration::from_secs(2)) {
-            self.seen.push(l);
-        }
-        s
-    }
-}
-
 #[test]
 fn play_into_a_live_graph() {
-    if let Err(why) = have_tools() {
+    if let Err(why) = have_tools(&["roscore", "rosbag", "rostopic", "rosnode"]) {
         skip(&why);
         return;
     }
@@ -141,8 +65,9 @@ fn fixture_with_clock_and_latching(graph: &Graph, work: &Path) {
     let out = work.join("fixture.bag");
     let rec = graph.record(&out, &topics);
     let bag = bag_path.to_str().unwrap();
-    let mut play = Play::start(
+    let mut play = Running::start(
         graph,
+        "play",
         &[bag, "--rate", "2", "--clock", "--delay", "0.3", "-k"],
     );
     let node = play.node_name();
@@ -280,7 +205,7 @@ fn corpus_under_namespace(graph: &Graph, work: &Path) {
         "2",
     ];
     args.extend(topics.iter().flat_map(|t| ["-t", *t]));
-    let mut play = Play::start(graph, &args);
+    let mut play = Running::start(graph, "play", &args);
     let node = play.node_name();
     play.wait_line("done:", Duration::from_secs(30));
     let status =

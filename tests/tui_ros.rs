@@ -29,7 +29,9 @@ use bagscope::bag::OpenOptions;
 use bagscope::catalog::{Catalog, Selection};
 use bagscope::tui::action::Action;
 use bagscope::tui::publish::Settings;
-use common::ros::{Graph, check_recording, have_tools, node_config, official_recording, played};
+use common::ros_graph::{
+    Graph, check_recording, have_tools, node_config, official_recording, played,
+};
 use common::skip;
 use common::tui::{Harness, select_topic};
 
@@ -41,7 +43,7 @@ fn fixture() -> std::path::PathBuf {
 
 #[test]
 fn publish_the_marked_interval_into_a_live_graph() {
-    if let Err(why) = have_tools() {
+    if let Err(why) = have_tools(&["roscore", "rosbag"]) {
         skip(&why);
         return;
     }

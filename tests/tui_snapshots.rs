@@ -263,7 +263,7 @@ fn unreachable_master() -> Option<bagscope::ros::NodeConfig> {
     if std::net::TcpStream::connect("127.0.0.1:1").is_ok() {
         return None;
     }
-    Some(common::ros::node_config(
+    Some(common::ros_graph::node_config(
         "http://127.0.0.1:1/",
         "bagscope_snapshot",
     ))
@@ -316,11 +316,12 @@ fn publishing_needs_a_mark_and_reports_an_unreachable_master() {
 fn publishing_in_progress_stopped_and_done() {
     use bagscope::tui::publish::{Phase, Progress, RosEvent, Update};
     use std::time::Duration;
-    let master = common::ros::FakeMaster::start();
+    let master = common::ros_graph::FakeMaster::start();
     let mut h = Harness::demo(80, 24);
     h.scan();
     h.mark("+5", "+8");
-    h.app.publish_settings.config = Some(common::ros::node_config(&master.uri, "bagscope_snap"));
+    h.app.publish_settings.config =
+        Some(common::ros_graph::node_config(&master.uri, "bagscope_snap"));
     // Every topic, so slowly that it stays at the start.
     h.app.publish_settings.rate = 0.01;
     h.act(&[Action::TogglePublish]);
@@ -365,11 +366,11 @@ fn publishing_in_progress_stopped_and_done() {
     );
 
     // The topics the filter shows, under a namespace, fast: to the end.
-    let master = common::ros::FakeMaster::start();
+    let master = common::ros_graph::FakeMaster::start();
     h.app.publish_settings = bagscope::tui::publish::Settings {
         namespace: "/replay".into(),
         rate: 20.0,
-        config: Some(common::ros::node_config(&master.uri, "bagscope_snap")),
+        config: Some(common::ros_graph::node_config(&master.uri, "bagscope_snap")),
     };
     select_topic(&mut h, "/imu/data");
     h.act(&[Action::TogglePublish]);

@@ -6,11 +6,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::bag::IndexEntry;
 use crate::bag::writer::WriterOptions;
 use crate::catalog::index::{self, Index};
 use crate::format::Compression;
-use crate::time::{RosTime, TimeSpec, parse_time_spec};
+use crate::time::{TimeSpec, parse_time_spec};
 
 use super::args::MsgPathArgs;
 use super::echo::{EchoFormat, Printer, broken_pipe};
@@ -176,44 +175,25 @@ pub fn query(args: &QueryArgs) -> Outcome {
         );
     }
     match &args.out {
-        Some(out) => write_bag(args, out, &catalog, entries),
-        None => print(args, &catalog, entries),
+        Some(out) => write_bag(args, out, &ix, &catalog, entries),
+        None => print(args, &ix, &catalog, entries),
     }
 }
 
 /// Reads the message an index entry points to: (bag index, message).
 fn read_entry(
+    ix: &Index,
     catalog: &crate::catalog::Catalog,
     e: Result<index::RawEntry, index::IndexError>,
 ) -> Result<(usize, crate::bag::Message), String> {
-    let e = e.map_err(|e| e.to_string())?;
-    let (file, entry) = bag_entry(catalog, &e).ok_or("the index names an unknown connection")?;
-    let bag = catalog.bag(file).ok_or("unknown bag")?;
-    bag.read(&entry)
-        .map(|m| (file, m))
+    e.and_then(|e| ix.read(catalog, &e))
+        .map(|m| (m.bag, m.message))
         .map_err(|e| e.to_string())
-}
-
-/// Turns an index entry into the bag's own entry (dense connection id).
-fn bag_entry(
-    catalog: &crate::catalog::Catalog,
-    e: &index::RawEntry,
-) -> Option<(usize, IndexEntry)> {
-    let file = usize::try_from(e.file).ok()?;
-    let bag = catalog.bag(file)?;
-    Some((
-        file,
-        IndexEntry {
-            time: RosTime::from_nanos(e.time),
-            conn: bag.conn_by_file_id(e.conn)?,
-            chunk: e.chunk,
-            offset: e.offset,
-        },
-    ))
 }
 
 fn print(
     args: &QueryArgs,
+    ix: &Index,
     catalog: &crate::catalog::Catalog,
     entries: index::IndexMessages<'_>,
 ) -> Outcome {
@@ -225,7 +205,7 @@ fn print(
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut outcome = Outcome::Ok;
     for e in entries {
-        let read = read_entry(catalog, e);
+        let read = read_entry(ix, catalog, e);
         let (file, message) = match read {
             Ok(x) => x,
             Err(e) => {
@@ -254,6 +234,7 @@ fn print(
 fn write_bag(
     args: &QueryArgs,
     path: &std::path::Path,
+    ix: &Index,
     catalog: &crate::catalog::Catalog,
     entries: index::IndexMessages<'_>,
 ) -> Outcome {
@@ -262,7 +243,7 @@ fn write_bag(
         "bz2" => Compression::Bz2,
         _ => Compression::Lz4,
     };
-    let messages = entries.map(|e| read_entry(catalog, e));
+    let messages = entries.map(|e| read_entry(ix, catalog, e));
     let options = WriterOptions {
         compression,
         ..WriterOptions::default()

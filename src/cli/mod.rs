@@ -5,6 +5,7 @@
 //! Errors are printed as `bagscope: error: FILE: WHAT (at byte N)`.
 
 pub mod args;
+pub mod call;
 pub mod convert;
 pub mod copy;
 pub mod echo;
@@ -18,6 +19,7 @@ pub mod play;
 pub mod progress;
 pub mod reindex;
 pub mod rosbag_fmt;
+pub mod serve;
 pub mod verify;
 
 use std::path::Path;
@@ -78,6 +80,10 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Publish the messages into a live ROS1 graph on their original schedule.
     Play(play::PlayArgs),
+    /// The bagserver: publish indexed intervals under a namespace on request (NS/play_interval).
+    Serve(serve::ServeArgs),
+    /// Ask a bagserver (`serve`) to publish an interval: `call NS START END [-t TOPIC]...`.
+    Call(call::CallArgs),
 }
 
 /// How a command ended; ordered by severity.
@@ -140,6 +146,8 @@ pub fn run(cli: &Cli) -> Outcome {
         Some(Command::Reindex(args)) => reindex::run(args),
         Some(Command::Convert(args)) => convert::run(args),
         Some(Command::Play(args)) => play::run(args),
+        Some(Command::Serve(args)) => serve::run(args),
+        Some(Command::Call(args)) => call::run(args),
         None => explore(cli),
     }
 }

@@ -137,7 +137,7 @@ impl Console {
 }
 
 /// Forwards SIGINT/SIGTERM/SIGHUP as [`Control::Stop`].
-fn forward_signals(tx: Sender<Control>) {
+pub(super) fn forward_signals(tx: Sender<Control>) {
     #[cfg(unix)]
     {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};

@@ -5,6 +5,7 @@
 //! render them as JSON ([`json`]), `rostopic echo` YAML ([`yaml`]), `rostopic echo -p` CSV
 //! ([`csv`]) or a summarised tree for the UI ([`summary`]). Definitions that bags do not carry
 //! (before V1.2) come from the [`Registry`]: the bundled common packages plus `--msg-path`.
+//! Service types (`.srv`) compile into a [`ServiceSchema`] with the service md5sum.
 
 mod bundled;
 mod constant;
@@ -21,6 +22,7 @@ pub(crate) mod pyrepr;
 mod pyyaml;
 mod registry;
 mod schema;
+mod service;
 pub mod summary;
 mod value;
 pub mod yaml;
@@ -37,6 +39,7 @@ pub use prim_array::PrimArray;
 pub use primitive::Primitive;
 pub use registry::Registry;
 pub use schema::{ArrayKind, Elem, Field, FieldType, MAX_DEPTH, MsgType, Schema};
+pub use service::ServiceSchema;
 pub use value::{Message, Value};
 
 #[cfg(test)]

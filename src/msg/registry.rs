@@ -134,7 +134,7 @@ impl Registry {
         names
     }
 
-    fn first_text(&self, datatype: &str) -> Option<&str> {
+    pub(crate) fn first_text(&self, datatype: &str) -> Option<&str> {
         self.texts(datatype).first().copied()
     }
 }

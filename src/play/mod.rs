@@ -7,7 +7,10 @@
 //! * [`Status`] — shared with whoever draws the `rosbag play`-style status line.
 //! * [`Session`] — a node started and a selection advertised (and, at the end, everything
 //!   unregistered): the setup `bagscope play` and the explorer's `p` share.
+//! * [`bagserver`] — interval requests over a ROS service, answered from a persistent index
+//!   (`bagscope serve`, `bagscope call`).
 
+pub mod bagserver;
 mod clock;
 mod outlet;
 mod player;

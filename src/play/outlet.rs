@@ -11,7 +11,13 @@ use std::time::{Duration, Instant};
 use crate::bag::Connection;
 use crate::catalog::{Catalog, Selection, topic_matches};
 use crate::msg::{Registry, Schema};
-use crate::ros::{Node, Publication, PublishError, QueueLimits, RosError, TopicInfo, names};
+use crate::ros::{
+    Node, Publication, PublishError, QueueLimits, RosError, TopicInfo, WRITE_TIMEOUT, names,
+};
+
+/// How long a lossless publish waits for a subscriber's queue to have room before it drops
+/// the oldest message after all (a stuck subscriber is disconnected after [`WRITE_TIMEOUT`]).
+const ROOM_TIMEOUT: Duration = WRITE_TIMEOUT.saturating_mul(2);
 
 /// What happened to a bag topic.
 enum Entry {
@@ -33,6 +39,7 @@ pub struct Outlet {
     entries: HashMap<String, Entry>,
     registry: Option<Registry>,
     warnings: Vec<String>,
+    lossless: bool,
 }
 
 impl Outlet {
@@ -45,7 +52,15 @@ impl Outlet {
             entries: HashMap::new(),
             registry: None,
             warnings: Vec::new(),
+            lossless: false,
         }
+    }
+
+    /// Lossless publishing: each publish first waits until every subscriber's queue has room,
+    /// so a slow subscriber slows publishing down instead of losing messages. Off by default
+    /// (a live player must keep its schedule).
+    pub fn set_lossless(&mut self, lossless: bool) {
+        self.lossless = lossless;
     }
 
     /// The node published through.
@@ -163,10 +178,30 @@ impl Outlet {
                     }
                     return Ok(false);
                 }
+                if self.lossless {
+                    publication.wait_for_room(payload.len(), ROOM_TIMEOUT);
+                }
                 publication.publish(payload).map(|()| true)
             }
             _ => Ok(false),
         }
+    }
+
+    /// Asks the master who subscribes to each output topic now: those are the subscribers
+    /// [`Outlet::wait_for_known_subscribers`] waits for (instead of the ones known when the
+    /// topic was advertised). For an outlet that lives long, between bursts of messages.
+    pub fn expect_registered_subscribers(&mut self) -> Result<(), RosError> {
+        let state = self.node.master().system_state()?;
+        for e in self.entries.values_mut() {
+            if let Entry::Open {
+                publication,
+                expected,
+            } = e
+            {
+                *expected = state.subscribers_of(publication.topic()).len();
+            }
+        }
+        Ok(())
     }
 
     /// Waits until the subscribers the master reported when each topic was advertised have

@@ -35,6 +35,9 @@ pub struct PlayOptions {
     pub start_paused: bool,
     /// The last stretch before each message spent yielding instead of sleeping.
     pub spin: Duration,
+    /// Skip stretches of bag time longer than this without messages: the message after one
+    /// is due right after the one before (`rosbag play --skip-empty`).
+    pub skip_empty: Option<Duration>,
 }
 
 impl Default for PlayOptions {
@@ -47,6 +50,7 @@ impl Default for PlayOptions {
             subscriber_wait: Duration::from_secs(3),
             start_paused: false,
             spin: Duration::from_millis(1),
+            skip_empty: None,
         }
     }
 }
@@ -153,11 +157,57 @@ impl Player<'_> {
         control: &Receiver<Control>,
         on_played: &mut dyn FnMut(&Played),
     ) -> Report {
-        let mut report = Report::default();
         let last = match (catalog.end_time(), selection.end) {
             (Some(c), Some(e)) => Some(c.min(e)),
             (c, _) => c,
         };
+        let looping = self.options.looping;
+        self.play(
+            catalog,
+            last,
+            || read_ahead(catalog, selection),
+            looping,
+            control,
+            on_played,
+        )
+    }
+
+    /// Plays `messages` of `catalog` once, in the order given (receive-time order, e.g. an
+    /// index query read ahead on another thread); `last` is the end of the interval, for the
+    /// status line. `looping` is ignored: a stream cannot start again.
+    pub fn run_stream(
+        &mut self,
+        catalog: &Catalog,
+        last: Option<RosTime>,
+        messages: impl Iterator<Item = Result<CatalogMessage, BagError>>,
+        control: &Receiver<Control>,
+        on_played: &mut dyn FnMut(&Played),
+    ) -> Report {
+        let mut once = Some(messages);
+        self.play(
+            catalog,
+            last,
+            || once.take().into_iter().flatten(),
+            false,
+            control,
+            on_played,
+        )
+    }
+
+    /// The playback loop: one pass over what `source` gives, again while `looping`.
+    fn play<I>(
+        &mut self,
+        catalog: &Catalog,
+        last: Option<RosTime>,
+        mut source: impl FnMut() -> I,
+        looping: bool,
+        control: &Receiver<Control>,
+        on_played: &mut dyn FnMut(&Played),
+    ) -> Report
+    where
+        I: IntoIterator<Item = Result<CatalogMessage, BagError>>,
+    {
+        let mut report = Report::default();
         self.status.update(|s| {
             s.state = PlayState::Waiting;
             s.last = last;
@@ -174,8 +224,9 @@ impl Player<'_> {
         let mut index = 0u64;
         loop {
             let mut schedule: Option<Schedule> = None;
+            let mut previous: Option<RosTime> = None;
             let mut any = false;
-            for item in read_ahead(catalog, selection) {
+            for item in source() {
                 let cm = match item {
                     Ok(m) => m,
                     Err(e) => {
@@ -198,6 +249,13 @@ impl Player<'_> {
                     Instant::now()
                 };
                 let sched = schedule.get_or_insert_with(|| Schedule::new(origin, t, rate));
+                if let (Some(p), Some(skip)) = (previous, self.options.skip_empty) {
+                    if t.nanos_since(p) > i128::try_from(skip.as_nanos()).unwrap_or(i128::MAX) {
+                        let due = sched.due(p);
+                        sched.rebase(t, due);
+                    }
+                }
+                previous = Some(t);
                 self.status.update(|s| {
                     s.first.get_or_insert(t);
                     s.next = Some(t);
@@ -233,7 +291,7 @@ impl Player<'_> {
             }
             report.loops += 1;
             self.status.update(|s| s.loops = report.loops);
-            if !self.options.looping || !any {
+            if !looping || !any {
                 break;
             }
         }

@@ -63,6 +63,13 @@ pub fn wait_until<C>(deadline: Instant, control: &Receiver<C>, spin: Duration) -
     loop {
         let now = Instant::now();
         if now >= deadline {
+            // Even when nothing waits (a message already late, or played as fast as
+            // possible), a pending control message is seen.
+            if connected {
+                if let Ok(c) = control.try_recv() {
+                    return Wake::Control(c);
+                }
+            }
             return Wake::Due;
         }
         let left = deadline - now;
@@ -122,6 +129,12 @@ mod tests {
         assert_eq!(
             wait_until(far, &rx, Duration::from_millis(1)),
             Wake::Control(7)
+        );
+        // A control message already waiting is seen even when the deadline has passed.
+        tx.send(8).unwrap();
+        assert_eq!(
+            wait_until(Instant::now(), &rx, Duration::ZERO),
+            Wake::Control(8)
         );
         drop(tx);
         let d = Instant::now() + Duration::from_millis(5);

@@ -63,6 +63,8 @@ struct Queue {
     bytes: usize,
     writing: bool,
     closed: bool,
+    /// Publishers waiting in [`Link::wait_for_room`] (the writer wakes them as it goes).
+    room_waiters: usize,
 }
 
 /// A subscriber connection after a successful handshake.
@@ -164,6 +166,36 @@ impl Link {
         let _ = self.stream.shutdown(Shutdown::Both);
     }
 
+    /// True when a frame of `len` bytes can be queued without dropping another.
+    fn has_room(&self, q: &Queue, len: usize) -> bool {
+        q.frames.is_empty()
+            || (q.frames.len() < self.limits.messages
+                && q.bytes.saturating_add(len) <= self.limits.bytes)
+    }
+
+    /// Waits until a frame of `len` bytes can be queued without dropping an older one (or
+    /// the link closed), at most until `deadline`. True when there is room.
+    pub(crate) fn wait_for_room(&self, len: usize, deadline: Instant) -> bool {
+        let mut q = self.lock();
+        q.room_waiters += 1;
+        let room = loop {
+            if q.closed || self.has_room(&q, len) {
+                break true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break false;
+            }
+            q = self
+                .changed
+                .wait_timeout(q, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        };
+        q.room_waiters -= 1;
+        room
+    }
+
     /// True once the connection has closed.
     pub(crate) fn is_closed(&self) -> bool {
         self.lock().closed
@@ -218,6 +250,9 @@ impl Link {
                     if let Some(f) = q.frames.pop_front() {
                         q.bytes -= f.len();
                         q.writing = true;
+                        if q.room_waiters > 0 {
+                            self.changed.notify_all();
+                        }
                         break f;
                     }
                     self.changed.notify_all();

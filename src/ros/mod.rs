@@ -36,7 +36,8 @@ pub use master::{MasterClient, SystemState, call_api};
 pub use node::{Advertised, Node};
 pub use publication::{Publication, PublicationStats, PublishError, TopicInfo, check_subscriber};
 pub use service::{
-    MAX_SERVICE_MESSAGE, REQUEST_TIMEOUT, ServiceHandler, ServiceInfo, call_service, check_client,
+    MAX_SERVICE_MESSAGE, REQUEST_TIMEOUT, ServiceHandler, ServiceInfo, call_service,
+    call_service_waiting, check_client,
 };
 pub use tcpros::HANDSHAKE_TIMEOUT;
 

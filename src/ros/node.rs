@@ -22,6 +22,8 @@ use super::xmlrpc::{self, XmlRpcError};
 
 /// Connections handled at once by the TCPROS socket (handshakes and service clients).
 const MAX_TCPROS_CONNECTIONS: usize = 256;
+/// How long shutting down waits for service requests being answered.
+const SERVICE_DRAIN: Duration = Duration::from_secs(2);
 
 type ShutdownHook = Box<dyn Fn(&str) + Send + Sync>;
 
@@ -367,8 +369,9 @@ impl Node {
             .all(|p| p.flush(deadline.saturating_duration_since(Instant::now())))
     }
 
-    /// Unregisters every topic and service from the master, closes every connection and
-    /// stops the servers. Idempotent; also done on drop. When the master cannot be reached,
+    /// Unregisters every topic and service from the master, lets service requests being
+    /// answered finish (2 s at most), closes every connection and stops the servers.
+    /// Idempotent; also done on drop. When the master cannot be reached,
     /// the remaining unregistrations are skipped and the first error is returned.
     pub fn shutdown(&self) -> Result<(), RosError> {
         if self.inner.shut_down.swap(true, Ordering::SeqCst) {
@@ -406,6 +409,11 @@ impl Node {
             if !master_gone {
                 master_gone = note(self.inner.master.unregister_service(name, &service_uri));
             }
+        }
+        // Requests being answered get their answer before the servers stop.
+        let deadline = Instant::now() + SERVICE_DRAIN;
+        for s in services.values() {
+            s.drain(deadline);
         }
         let mut servers = lock(&self.inner.servers);
         if let Some(mut s) = servers.xmlrpc.take() {

@@ -150,6 +150,16 @@ impl Publication {
         Ok(())
     }
 
+    /// Waits until every subscriber's queue can take a message of `len` payload bytes without
+    /// dropping an older one, at most `timeout`: publishing after it loses nothing, a slow
+    /// subscriber slows the publisher down instead. True when every queue has room.
+    pub fn wait_for_room(&self, len: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let links: Vec<Arc<Link>> = self.lock().links.clone();
+        let framed = len.saturating_add(4);
+        links.iter().all(|l| l.wait_for_room(framed, deadline))
+    }
+
     /// Subscribers currently connected.
     pub fn subscriber_count(&self) -> usize {
         self.lock().links.iter().filter(|l| !l.is_closed()).count()

@@ -4,8 +4,8 @@
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use super::error::RosError;
 use super::header::{self, Header, MAX_HEADER};
@@ -40,6 +40,17 @@ pub(crate) struct ServiceServer {
     callerid: String,
     handler: ServiceHandler,
     calls: AtomicU64,
+    /// Requests being handled or answered right now.
+    in_flight: AtomicUsize,
+}
+
+/// Counts a request in flight until dropped (the answer written or given up).
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl ServiceServer {
@@ -55,7 +66,20 @@ impl ServiceServer {
             callerid: callerid.to_string(),
             handler,
             calls: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
         }
+    }
+
+    /// Waits until no request is being handled or answered, at most until `deadline`. True
+    /// when none is.
+    pub(crate) fn drain(&self, deadline: Instant) -> bool {
+        while self.in_flight.load(Ordering::SeqCst) > 0 {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
     }
 
     pub(crate) fn info(&self) -> &ServiceInfo {
@@ -95,6 +119,8 @@ impl ServiceServer {
                 return Ok(());
             };
             self.calls.fetch_add(1, Ordering::Relaxed);
+            self.in_flight.fetch_add(1, Ordering::SeqCst);
+            let _answering = InFlight(&self.in_flight);
             let (ok, body) = match (self.handler)(&request) {
                 Ok(resp) => (1u8, resp),
                 Err(msg) => (0u8, msg.into_bytes()),
@@ -136,7 +162,8 @@ pub fn check_client(name: &str, info: &ServiceInfo, header: &Header) -> Result<(
 }
 
 /// Calls the service `name` at `service_uri` (`rosrpc://HOST:PORT`) once: `Ok(Ok(response))`,
-/// or `Ok(Err(message))` when the server answered with a false `ok` byte.
+/// or `Ok(Err(message))` when the server answered with a false `ok` byte. `timeout` bounds
+/// every step, waiting for the answer included.
 pub fn call_service(
     service_uri: &str,
     name: &str,
@@ -144,6 +171,29 @@ pub fn call_service(
     callerid: &str,
     request: &[u8],
     timeout: Duration,
+) -> Result<Result<Vec<u8>, String>, RosError> {
+    call_service_waiting(
+        service_uri,
+        name,
+        md5sum,
+        callerid,
+        request,
+        timeout,
+        Some(timeout),
+    )
+}
+
+/// [`call_service`] for services that take long to answer: `timeout` bounds connecting, the
+/// handshake and sending the request; the answer is awaited for `answer_timeout` (`None`:
+/// as long as the server keeps the connection open).
+pub fn call_service_waiting(
+    service_uri: &str,
+    name: &str,
+    md5sum: &str,
+    callerid: &str,
+    request: &[u8],
+    timeout: Duration,
+    answer_timeout: Option<Duration>,
 ) -> Result<Result<Vec<u8>, String>, RosError> {
     let io_err = |context: &str, source: io::Error| RosError::Io {
         context: format!("{context} {name} at {service_uri}"),
@@ -184,6 +234,8 @@ pub fn call_service(
         )
     })?;
     s.write_all(&framed).map_err(|e| io_err("calling", e))?;
+    s.set_read_timeout(answer_timeout.filter(|t| !t.is_zero()))
+        .map_err(|e| io_err("calling", e))?;
     let mut ok = [0u8; 1];
     s.read_exact(&mut ok)
         .map_err(|e| io_err("reading the answer of", e))?;

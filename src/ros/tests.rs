@@ -439,6 +439,90 @@ fn slow_subscriber_does_not_block_the_others() {
 }
 
 #[test]
+fn waiting_for_room_loses_nothing() {
+    let f = Fixture::new();
+    let limits = QueueLimits {
+        messages: 4,
+        bytes: 64 << 20,
+    };
+    let p = f
+        .node
+        .advertise("/lossless", string_info(false), limits)
+        .unwrap()
+        .publication;
+    // No subscriber: there is always room.
+    assert!(p.wait_for_room(10, Duration::ZERO));
+    let (mut slow, _) = subscribe(f.addr(), "/lossless", "*", None);
+    wait_for("a subscriber", || p.subscriber_count() == 1);
+    // Big messages fill the socket buffers and the 4-message queue; without reading, the
+    // queue stays full and waiting times out.
+    let payload = vec![1u8; 4 << 20];
+    let mut published = 0u32;
+    let start = Instant::now();
+    while p.wait_for_room(payload.len(), Duration::from_millis(200)) {
+        p.publish(&payload).unwrap();
+        published += 1;
+        assert!(start.elapsed() < Duration::from_secs(10), "never full");
+    }
+    // A reader empties the queue: every message arrives, none was dropped.
+    let n = published + 20;
+    let reader = std::thread::spawn(move || {
+        (0..n)
+            .map(|_| read_frame(&mut slow, 8 << 20).unwrap().len())
+            .collect::<Vec<_>>()
+    });
+    for _ in published..n {
+        assert!(p.wait_for_room(payload.len(), Duration::from_secs(10)));
+        p.publish(&payload).unwrap();
+    }
+    let got = reader.join().unwrap();
+    assert_eq!(got.len(), n as usize);
+    assert!(got.iter().all(|l| *l == payload.len()));
+    let stats = p.stats();
+    assert_eq!(stats.subscribers[0].dropped, 0);
+    assert_eq!(stats.subscribers[0].messages, u64::from(n));
+}
+
+#[test]
+fn slow_services_are_awaited() {
+    let f = Fixture::new();
+    let info = ServiceInfo {
+        datatype: "bagscope/Slow".into(),
+        md5sum: "*".into(),
+        request_type: "bagscope/SlowRequest".into(),
+        response_type: "bagscope/SlowResponse".into(),
+    };
+    f.node
+        .advertise_service(
+            "/slow",
+            info,
+            Arc::new(|r: &[u8]| {
+                std::thread::sleep(Duration::from_millis(600));
+                Ok(r.to_vec())
+            }),
+        )
+        .unwrap();
+    let uri = f.node.service_uri();
+    let short = Duration::from_millis(200);
+    // The one-timeout call gives up; the waiting one gets the answer.
+    assert!(call_service(&uri, "/slow", "*", "/c", b"x", short).is_err());
+    let r = call_service_waiting(&uri, "/slow", "*", "/c", b"y", short, None).unwrap();
+    assert_eq!(r, Ok(b"y".to_vec()));
+    let r = call_service_waiting(&uri, "/slow", "*", "/c", b"z", short, Some(short));
+    assert!(r.is_err());
+    // Shutting down lets a request being answered finish.
+    let caller = {
+        let uri = uri.clone();
+        std::thread::spawn(move || {
+            call_service_waiting(&uri, "/slow", "*", "/c", b"w", short, None)
+        })
+    };
+    wait_for("the request", || f.node.service_calls("/slow") == Some(4));
+    f.node.shutdown().unwrap();
+    assert_eq!(caller.join().unwrap().unwrap(), Ok(b"w".to_vec()));
+}
+
+#[test]
 fn services() {
     let f = Fixture::new();
     let info = ServiceInfo {

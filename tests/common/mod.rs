@@ -92,7 +92,7 @@ pub fn ros_python() -> &'static str {
 }
 
 pub mod official;
-pub mod ros;
+pub mod ros_graph;
 pub mod synth;
 pub mod tui;
 

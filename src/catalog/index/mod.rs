@@ -19,7 +19,7 @@ pub use query::IndexMessages;
 use crate::bag::{Bag, OpenOptions, Source};
 use crate::time::RosTime;
 
-use super::Catalog;
+use super::{Catalog, CatalogMessage};
 use layout::{BLOCK_ENTRIES, ENTRY_LEN, IndexHeader, checksum, decode_meta};
 
 /// An open index.
@@ -252,6 +252,40 @@ impl Index {
             bags.push(Bag::open_with(&p, OpenOptions::default())?);
         }
         Ok(Catalog::new(bags))
+    }
+
+    /// Reads the message entry `e` points to from `catalog` (opened by [`Index::catalog`]:
+    /// bag `i` is file `i`).
+    pub fn read(&self, catalog: &Catalog, e: &RawEntry) -> Result<CatalogMessage, IndexError> {
+        let damaged = |what: String| IndexError::Damaged {
+            path: self.path.clone(),
+            what,
+        };
+        let file = usize::try_from(e.file).unwrap_or(usize::MAX);
+        let bag = catalog.bag(file).ok_or_else(|| {
+            damaged(format!(
+                "an entry names bag {} of {}",
+                e.file,
+                self.files.len()
+            ))
+        })?;
+        let conn = bag.conn_by_file_id(e.conn).ok_or_else(|| {
+            damaged(format!(
+                "an entry names connection {} that {} does not have",
+                e.conn,
+                bag.path().display()
+            ))
+        })?;
+        let entry = crate::bag::IndexEntry {
+            time: RosTime::from_nanos(e.time),
+            conn,
+            chunk: e.chunk,
+            offset: e.offset,
+        };
+        Ok(CatalogMessage {
+            bag: file,
+            message: bag.read(&entry)?,
+        })
     }
 
     /// The entries of the selected topics (all when `topics` is empty) within `[start, end]`,

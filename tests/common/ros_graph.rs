@@ -1,12 +1,16 @@
-//! A private ROS graph for interop tests: `roscore` on a free port, `rosbag record`, the
-//! official reader's view of a recording, and a fake master for tests that need no ROS
-//! installation.
+//! A private ROS graph for interop tests: `roscore` on a free port, the official tools run
+//! against it (`rosbag record`, `rostopic`, ...), `bagscope` subcommands with their stderr
+//! followed, recordings read back with the official Python reader, and a fake master for
+//! tests that need no ROS installation.
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus};
-use std::sync::{Arc, Mutex};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+use std::sync::{Arc, Mutex};
 
 use bagscope::catalog::{Catalog, Selection};
 use bagscope::ros::MasterClient;
@@ -14,9 +18,9 @@ use bagscope::ros::xmlrpc::{self, Fault, Handler, Value};
 
 use super::{Reference, nanos};
 
-/// `Ok` when `roscore`, `rosbag`, `rostopic`, `rosnode` and Python's `rosbag` are installed.
-pub fn have_tools() -> Result<(), String> {
-    for tool in ["roscore", "rosbag", "rostopic", "rosnode"] {
+/// `Ok` when every tool is on PATH and Python can import `rosbag`; otherwise why not.
+pub fn have_tools(tools: &[&str]) -> Result<(), String> {
+    for tool in tools {
         let ok = Command::new("sh")
             .args(["-c", &format!("command -v {tool}")])
             .output()
@@ -43,7 +47,7 @@ pub fn interrupt(child: &Child) {
         .status();
 }
 
-/// Waits at most `timeout` for the child to exit.
+/// Waits for the child to exit, at most `timeout`.
 pub fn wait_exit(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
     let start = Instant::now();
     loop {
@@ -78,11 +82,11 @@ pub struct Graph {
     _core: Proc,
     /// The master's URI.
     pub uri: String,
-    /// ROS_HOME, logs.
-    pub dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Graph {
+    /// Starts roscore and waits until it answers (and rosout subscribes).
     pub fn start() -> Graph {
         let dir = tempfile::tempdir().unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -118,6 +122,7 @@ impl Graph {
         g
     }
 
+    /// The environment of a process in this graph.
     pub fn env_in<'a>(dir: &Path, uri: &str, cmd: &'a mut Command) -> &'a mut Command {
         cmd.env("ROS_MASTER_URI", uri)
             .env("ROS_HOSTNAME", "127.0.0.1")
@@ -128,16 +133,19 @@ impl Graph {
             .env("PYTHONUNBUFFERED", "1")
     }
 
+    /// A command run in this graph.
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut c = Command::new(program);
         Self::env_in(self.dir.path(), &self.uri, &mut c);
         c
     }
 
+    /// A master client.
     pub fn master(&self) -> MasterClient {
         MasterClient::new(&self.uri, "/bagscope_test", Duration::from_secs(5))
     }
 
+    /// Waits until the master's system state satisfies `pred` (20 s at most).
     pub fn wait_until(
         &self,
         what: &str,
@@ -201,6 +209,7 @@ impl Graph {
         );
     }
 
+    /// Runs an official tool to completion; its stdout (panics when it fails).
     pub fn tool(&self, args: &[&str]) -> String {
         let out = self.command(args[0]).args(&args[1..]).output().unwrap();
         assert!(
@@ -213,18 +222,112 @@ impl Graph {
     }
 }
 
+/// A `bagscope` subcommand in the graph, its stderr read line by line on a thread.
+pub struct Running {
+    /// The process.
+    pub proc: Proc,
+    lines: mpsc::Receiver<String>,
+    /// The stderr lines seen so far.
+    pub seen: Vec<String>,
+    what: String,
+}
+
+impl Running {
+    /// Starts `bagscope SUBCOMMAND ARGS...`.
+    pub fn start(graph: &Graph, subcommand: &str, args: &[&str]) -> Running {
+        let mut cmd = graph.command(env!("CARGO_BIN_EXE_bagscope"));
+        let mut child = cmd
+            .arg(subcommand)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let err = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        let tag = subcommand.to_string();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines() {
+                let Ok(line) = line else { break };
+                eprintln!("  {tag}: {line}");
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running {
+            proc: Proc(child),
+            lines,
+            seen: Vec::new(),
+            what: format!("bagscope {subcommand}"),
+        }
+    }
+
+    /// Waits for a stderr line containing `what`; returns it.
+    pub fn wait_line(&mut self, what: &str, timeout: Duration) -> String {
+        if let Some(l) = self.seen.iter().find(|l| l.contains(what)) {
+            return l.clone();
+        }
+        let start = Instant::now();
+        loop {
+            let left = timeout.saturating_sub(start.elapsed());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    self.seen.push(l.clone());
+                    if l.contains(what) {
+                        return l;
+                    }
+                }
+                Err(_) => panic!("no '{what}' from {}; got {:?}", self.what, self.seen),
+            }
+        }
+    }
+
+    /// The node name from the first line (`... as NODE (master ...)`).
+    pub fn node_name(&mut self) -> String {
+        let l = self.wait_line(" as /", Duration::from_secs(20));
+        let after = l.split(" as ").nth(1).unwrap();
+        after.split_whitespace().next().unwrap().to_string()
+    }
+
+    /// Stops it with SIGINT; its exit status.
+    pub fn finish(mut self) -> ExitStatus {
+        interrupt(&self.proc.0);
+        let s = wait_exit(&mut self.proc.0, Duration::from_secs(15));
+        let s = s.unwrap_or_else(|| panic!("{} did not stop on SIGINT", self.what));
+        while let Ok(l) = self.lines.recv_timeout(Duration::from_secs(2)) {
+            self.seen.push(l);
+        }
+        s
+    }
+}
+
 /// One recorded message: topic, payload md5, size, receive time (ns).
 #[derive(Clone, Debug)]
 pub struct Rec {
+    /// Topic.
     pub topic: String,
+    /// md5 of the payload.
     pub md5: String,
+    /// Payload size.
     pub size: u64,
+    /// Receive (or bag) time, nanoseconds.
     pub time: i128,
 }
 
 /// The official reader's view of a recording: messages published by `node`, and the
 /// connections (topic → (latching, callerid)).
 pub fn official_recording(bag: &Path, node: &str) -> (Vec<Rec>, BTreeMap<String, Option<String>>) {
+    official_messages(bag, Some(node))
+}
+
+/// The official reader's view of a bag: its messages (those of connections whose callerid
+/// is `node`, when given) in (time, connection) order, and each topic's `latching` field.
+pub fn official_messages(
+    bag: &Path,
+    node: Option<&str>,
+) -> (Vec<Rec>, BTreeMap<String, Option<String>>) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/dump_raw.py");
     let out = Command::new(super::ros_python())
         .arg(script)
@@ -242,7 +345,7 @@ pub fn official_recording(bag: &Path, node: &str) -> (Vec<Rec>, BTreeMap<String,
     let mut ours = BTreeMap::new();
     let mut latching = BTreeMap::new();
     for c in r.header["connections"].as_array().unwrap() {
-        if c["callerid"].as_str() == Some(node) {
+        if node.is_none_or(|n| c["callerid"].as_str() == Some(n)) {
             ours.insert(c["id"].as_u64().unwrap(), ());
             latching.insert(
                 c["topic"].as_str().unwrap().to_string(),
@@ -264,45 +367,9 @@ pub fn official_recording(bag: &Path, node: &str) -> (Vec<Rec>, BTreeMap<String,
     (recs, latching)
 }
 
-/// Lowercase hex md5 of `data`.
-pub fn md5_hex(data: &[u8]) -> String {
-    use md5::{Digest, Md5};
-    Md5::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// What bagscope plays: (output topic, payload md5, size, bag time ns), in playback order.
-pub fn played(catalog: &Catalog, selection: &Selection, namespace: &str) -> Vec<Rec> {
-    catalog
-        .messages(selection)
-        .map(|m| {
-            let m = m.unwrap();
-            let c = catalog
-                .bag(m.bag)
-                .unwrap()
-                .connection(m.message.entry.conn)
-                .unwrap();
-            Rec {
-                topic: bagscope::ros::names::relocate(namespace, &c.topic),
-                md5: md5_hex(&m.message.data),
-                size: m.message.data.len() as u64,
-                time: i128::from(m.message.entry.time.as_nanos()),
-            }
-        })
-        .collect()
-}
-
-/// The recording holds exactly the played messages: per topic the same payloads in the same
-/// order, and receive times following the bag times at `rate` (within `tolerance`).
-pub fn check_recording(
-    name: &str,
-    played: &[Rec],
-    recorded: &[Rec],
-    rate: f64,
-    tolerance: Duration,
-) {
+/// The recording holds exactly the played messages: as many, and per topic the same
+/// payloads in the same order.
+pub fn check_same_messages(name: &str, played: &[Rec], recorded: &[Rec]) {
     assert_eq!(
         recorded.len(),
         played.len(),
@@ -324,6 +391,27 @@ pub fn check_recording(
         by_topic(played),
         "{name}: per-topic payloads"
     );
+}
+
+/// Lower-case hex md5.
+pub fn md5_hex(data: &[u8]) -> String {
+    use md5::{Digest, Md5};
+    Md5::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The recording holds exactly the played messages: per topic the same payloads in the same
+/// order, and receive times following the bag times at `rate` (within `tolerance`).
+pub fn check_recording(
+    name: &str,
+    played: &[Rec],
+    recorded: &[Rec],
+    rate: f64,
+    tolerance: Duration,
+) {
+    check_same_messages(name, played, recorded);
     // Match each recorded message with its played one (n-th on its topic) and compare the
     // receive-time offsets with the scaled bag-time offsets.
     let mut next: BTreeMap<&str, usize> = BTreeMap::new();
@@ -360,6 +448,27 @@ pub fn check_recording(
         "{name}: a message was received {:.1} ms off its scaled bag time",
         worst / 1e6
     );
+}
+
+/// What bagscope plays: (output topic, payload md5, size, bag time ns), in playback order.
+pub fn played(catalog: &Catalog, selection: &Selection, namespace: &str) -> Vec<Rec> {
+    catalog
+        .messages(selection)
+        .map(|m| {
+            let m = m.unwrap();
+            let c = catalog
+                .bag(m.bag)
+                .unwrap()
+                .connection(m.message.entry.conn)
+                .unwrap();
+            Rec {
+                topic: bagscope::ros::names::relocate(namespace, &c.topic),
+                md5: md5_hex(&m.message.data),
+                size: m.message.data.len() as u64,
+                time: i128::from(m.message.entry.time.as_nanos()),
+            }
+        })
+        .collect()
 }
 
 /// Calls received: method and string arguments.

@@ -1,0 +1,152 @@
+//! `bagscope serve INDEX --namespace NS`: the bagserver. Provides `NS/play_interval`
+//! (`bagscope_msgs/PlayInterval`) and publishes the indexed messages of each requested
+//! interval under NS, until Ctrl-C, SIGTERM or a shutdown request (`rosnode kill`).
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::catalog::index::Index;
+use crate::play::Control;
+use crate::play::bagserver::{Bagserver, ServeOptions};
+use crate::ros::{Node, NodeConfig, QueueLimits, names};
+
+use super::play::forward_signals;
+use super::{Outcome, print_error};
+
+/// Arguments of `bagscope serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The index file (`bagscope index build`).
+    #[arg(value_name = "INDEX")]
+    pub index: PathBuf,
+    /// Publish every topic under this namespace (`/odom` → `NS/odom`); the service is
+    /// `NS/play_interval`.
+    #[arg(long, value_name = "NS")]
+    pub namespace: String,
+    /// Speed of requests that do not choose one: a factor of the recorded timing (1: as
+    /// recorded), or `max` (as fast as the connections take them; slow subscribers may drop).
+    #[arg(short = 'r', long, default_value = "1", value_name = "R", value_parser = parse_rate)]
+    pub rate: f64,
+    /// Skip stretches longer than S seconds without messages (e.g. between bags recorded
+    /// hours apart) instead of waiting through them; 0 never skips.
+    #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = parse_seconds)]
+    pub skip_empty: f64,
+    /// Messages queued per subscriber (publishing waits when a queue is full).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub queue: usize,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && (0.0..=1e9).contains(&t) => Ok(t),
+        _ => Err(format!("'{s}' is not a number of seconds")),
+    }
+}
+
+/// A rate: `max` (or `inf`) or a positive factor.
+pub(super) fn parse_rate(s: &str) -> Result<f64, String> {
+    if matches!(s, "max" | "inf" | "+inf") {
+        return Ok(f64::INFINITY);
+    }
+    match s.parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("'{s}' is not a positive number or 'max'")),
+    }
+}
+
+/// Runs `bagscope serve`.
+pub fn run(args: &ServeArgs) -> Outcome {
+    let namespace = names::resolve("/", &args.namespace);
+    if let Err(e) = names::validate_global(&namespace) {
+        print_error(format!("--namespace: {e}"));
+        return Outcome::Failed;
+    }
+    let index = match Index::open(&args.index) {
+        Ok(i) => i,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
+    let config = match NodeConfig::from_env(&names::anonymous("bagscope_serve")) {
+        Ok(c) => c,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
+    let master_uri = config.master_uri.clone();
+    let node = match Node::start(config) {
+        Ok(n) => Arc::new(n),
+        Err(e) => {
+            print_error(format!("cannot reach the ROS master at {master_uri}: {e}"));
+            return Outcome::Failed;
+        }
+    };
+    let options = ServeOptions {
+        namespace,
+        rate: args.rate,
+        skip_empty: (args.skip_empty > 0.0).then(|| Duration::from_secs_f64(args.skip_empty)),
+        limits: QueueLimits {
+            messages: args.queue.max(1),
+            ..QueueLimits::default()
+        },
+        ..ServeOptions::default()
+    };
+    let server = match Bagserver::start(&node, index, &options, |line| {
+        eprintln!("bagscope: {line}");
+    }) {
+        Ok(s) => s,
+        Err(e) => {
+            print_error(e);
+            let _ = node.shutdown();
+            return Outcome::Failed;
+        }
+    };
+    let ix = server.index();
+    let span = match (ix.start_time(), ix.end_time()) {
+        (Some(a), Some(b)) => format!(", {a} to {b}"),
+        _ => String::new(),
+    };
+    eprintln!(
+        "bagscope: serving {} ({} messages of {} topic(s) in {} bag(s){span}) as {} (master {master_uri})",
+        args.index.display(),
+        ix.entry_count(),
+        server.output_topics().len(),
+        ix.files().len(),
+        node.name(),
+    );
+    eprintln!(
+        "bagscope: service {} (bagscope_msgs/PlayInterval); topics under {}; Ctrl-C stops",
+        server.service_name(),
+        server.namespace()
+    );
+
+    let (tx, rx) = mpsc::channel::<Control>();
+    forward_signals(tx.clone());
+    {
+        let tx = Mutex::new(tx);
+        node.on_shutdown_request(move |_| {
+            let _ = tx
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .send(Control::Stop);
+        });
+    }
+    loop {
+        match rx.recv() {
+            Ok(Control::Stop) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+    eprintln!("bagscope: stopping");
+    server.stop();
+    if let Err(e) = node.shutdown() {
+        eprintln!("bagscope: warning: unregistering from the master: {e}");
+    }
+    Outcome::Ok
+}

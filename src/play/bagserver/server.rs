@@ -1,0 +1,390 @@
+//! The bagserver proper: the index, the publications under the namespace, the service, and
+//! one request played at a time.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender, sync_channel};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use crate::bag::{BagError, BagErrorKind};
+use crate::catalog::index::{Index, IndexError};
+use crate::catalog::{Catalog, Selection, topic_matches};
+use crate::ros::{Node, QueueLimits, names};
+use crate::time::RosTime;
+
+use super::super::{Control, Outlet, PlayOptions, Player, Report, Status};
+use super::error::BagserverError;
+use super::srv::{PlayIntervalRequest, PlayIntervalResponse, SERVICE_NAME, play_interval_info};
+
+/// Messages read ahead of the publisher.
+const READ_AHEAD: usize = 1024;
+
+/// How the bagserver runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServeOptions {
+    /// Every topic (and the service) goes under this namespace.
+    pub namespace: String,
+    /// The speed of requests that ask for 0: a factor of the recorded timing, or
+    /// `f64::INFINITY` for as fast as the subscribers' connections take the messages (a
+    /// subscriber's own queue may then overflow: `rosbag record` keeps up with the recorded
+    /// timing, not always with a burst).
+    pub rate: f64,
+    /// Stretches of bag time longer than this without messages (between bags recorded hours
+    /// apart) are skipped instead of waited through.
+    pub skip_empty: Option<Duration>,
+    /// Each subscriber's queue. Publishing waits for room rather than dropping messages.
+    pub limits: QueueLimits,
+    /// How long a request first waits for the subscribers the master knows of to connect.
+    pub subscriber_wait: Duration,
+    /// How long the published messages may take to be written out before the answer.
+    pub flush_timeout: Duration,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            namespace: "/".into(),
+            rate: 1.0,
+            skip_empty: Some(Duration::from_secs(10)),
+            limits: QueueLimits::default(),
+            subscriber_wait: Duration::from_secs(3),
+            flush_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+type Log = Box<dyn Fn(&str) + Send + Sync>;
+
+/// A running bagserver. Requests are served on the node's connection threads, one at a time
+/// (later ones wait for the current one to finish).
+pub struct Bagserver {
+    index: Index,
+    catalog: Catalog,
+    node: Arc<Node>,
+    options: ServeOptions,
+    service: String,
+    topics: Vec<String>,
+    /// Held for the whole of a request: requests are played one after the other.
+    outlet: Mutex<Outlet>,
+    /// Stops the request being played.
+    current: Mutex<Option<Sender<Control>>>,
+    stopping: AtomicBool,
+    log: Log,
+}
+
+impl std::fmt::Debug for Bagserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bagserver")
+            .field("index", &self.index)
+            .field("service", &self.service)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// An index error as the player reports read errors.
+fn as_bag_error(index: &Path, e: IndexError) -> BagError {
+    match e {
+        IndexError::Bag(b) => b,
+        IndexError::Damaged { what, .. } => {
+            BagError::new(&Arc::from(index), BagErrorKind::Unreadable(what))
+        }
+        other => BagError::new(
+            &Arc::from(index),
+            BagErrorKind::Unreadable(other.to_string()),
+        ),
+    }
+}
+
+fn count(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Bagserver {
+    /// Opens the indexed bags, advertises every indexed topic under the namespace (latched
+    /// where the bags recorded them latched) and provides `NS/play_interval` through `node`.
+    /// `log` receives a line for every request served and for topics that cannot be
+    /// published.
+    pub fn start(
+        node: &Arc<Node>,
+        index: Index,
+        options: &ServeOptions,
+        log: impl Fn(&str) + Send + Sync + 'static,
+    ) -> Result<Arc<Bagserver>, BagserverError> {
+        let catalog = index.catalog()?;
+        let namespace = names::resolve("/", &options.namespace);
+        let service = names::relocate(&namespace, SERVICE_NAME);
+        let mut outlet = Outlet::new(Arc::clone(node), &namespace, options.limits);
+        outlet.set_lossless(true);
+        let mut topics: Vec<String> = index.topics().iter().map(|t| t.topic.clone()).collect();
+        topics.dedup();
+        if !topics.is_empty() {
+            let selection = Selection {
+                topics: topics.clone(),
+                ..Selection::default()
+            };
+            outlet.advertise_selection(&catalog, &selection)?;
+        }
+        for w in outlet.take_warnings() {
+            log(&format!("warning: {w}"));
+        }
+        let server = Arc::new(Bagserver {
+            index,
+            catalog,
+            node: Arc::clone(node),
+            options: ServeOptions {
+                namespace,
+                ..options.clone()
+            },
+            service,
+            topics,
+            outlet: Mutex::new(outlet),
+            current: Mutex::new(None),
+            stopping: AtomicBool::new(false),
+            log: Box::new(log),
+        });
+        let weak: Weak<Bagserver> = Arc::downgrade(&server);
+        node.advertise_service(
+            &server.service,
+            play_interval_info(),
+            Arc::new(move |bytes: &[u8]| {
+                let server = weak
+                    .upgrade()
+                    .ok_or_else(|| "the bagserver is shutting down".to_string())?;
+                let request = PlayIntervalRequest::decode(bytes).map_err(|e| e.to_string())?;
+                server.serve(&request).map(|r| r.encode())
+            }),
+        )?;
+        Ok(server)
+    }
+
+    /// The service's global name, `NS/play_interval`.
+    pub fn service_name(&self) -> &str {
+        &self.service
+    }
+
+    /// The namespace everything is published under.
+    pub fn namespace(&self) -> &str {
+        &self.options.namespace
+    }
+
+    /// The index served.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The output topics advertised, sorted.
+    pub fn output_topics(&self) -> Vec<String> {
+        lock(&self.outlet)
+            .publications()
+            .iter()
+            .map(|p| p.topic().to_string())
+            .collect()
+    }
+
+    /// Refuses further requests and stops the one being played; returns once it has ended.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        if let Some(tx) = lock(&self.current).as_ref() {
+            let _ = tx.send(Control::Stop);
+        }
+        drop(lock(&self.outlet));
+    }
+
+    /// The interval a request names, resolved and checked.
+    fn interval(&self, req: &PlayIntervalRequest) -> Result<(RosTime, RosTime), String> {
+        let (start, end) = if req.relative {
+            let origin = self.index.start_time().unwrap_or_default();
+            (
+                origin.saturating_add_nanos(i128::from(req.start.as_nanos())),
+                origin.saturating_add_nanos(i128::from(req.end.as_nanos())),
+            )
+        } else {
+            (req.start, req.end)
+        };
+        if start > end {
+            return Err(format!(
+                "the interval is empty: start {start} is after end {end}"
+            ));
+        }
+        Ok((start, end))
+    }
+
+    /// The speed a request asks for, checked.
+    fn rate(&self, rate: f64) -> Result<f64, String> {
+        if rate == 0.0 {
+            Ok(self.options.rate)
+        } else if rate > 0.0 {
+            Ok(rate)
+        } else {
+            Err(format!(
+                "rate {rate}: expected a positive factor, +inf (as fast as possible) or 0 \
+                 (the server's default)"
+            ))
+        }
+    }
+
+    fn check_topics(&self, topics: &[String]) -> Result<(), String> {
+        for t in topics {
+            if !self.topics.iter().any(|k| topic_matches(t, k)) {
+                return Err(format!(
+                    "the index holds no topic '{t}' (it has {})",
+                    self.topics.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Serves one request: publishes every indexed message of the interval on the topics
+    /// asked for (all when none are), in receive-time order, and answers once they are
+    /// written out to the subscribers (or [`ServeOptions::flush_timeout`] has passed). `Err`
+    /// is the reason a bad request (or a stopped server) is refused with.
+    pub fn serve(&self, req: &PlayIntervalRequest) -> Result<PlayIntervalResponse, String> {
+        let refused = |why: String| {
+            (self.log)(&format!("refused a request: {why}"));
+            why
+        };
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(refused("the bagserver is shutting down".into()));
+        }
+        let (start, end) = self.interval(req).map_err(refused)?;
+        let rate = self.rate(req.rate).map_err(refused)?;
+        self.check_topics(&req.topics).map_err(refused)?;
+
+        let mut outlet = lock(&self.outlet);
+        let (tx, control) = mpsc::channel();
+        // Published before `stopping` is read again: `stop` either sees this sender or
+        // has already set `stopping`.
+        *lock(&self.current) = Some(tx);
+        if self.stopping.load(Ordering::SeqCst) {
+            *lock(&self.current) = None;
+            return Err(refused("the bagserver is shutting down".into()));
+        }
+        let what = format!(
+            "[{start}, {end}] {} at {}",
+            if req.topics.is_empty() {
+                "every topic".to_string()
+            } else {
+                req.topics.join(" ")
+            },
+            if rate.is_finite() {
+                format!("rate {rate}")
+            } else {
+                "full speed".into()
+            }
+        );
+        (self.log)(&format!("publishing {what}"));
+        if let Err(e) = outlet.expect_registered_subscribers() {
+            (self.log)(&format!("warning: asking the master for subscribers: {e}"));
+        }
+        let started = Instant::now();
+        let (mut first, mut last) = (None, None);
+        let report = std::thread::scope(|scope| {
+            let (items, received) = sync_channel(READ_AHEAD);
+            let (index, catalog, topics) = (&self.index, &self.catalog, &req.topics);
+            let reader = std::thread::Builder::new()
+                .name("serve-read".into())
+                .spawn_scoped(scope, move || {
+                    for e in index.query(topics, start, end) {
+                        let item = e
+                            .and_then(|e| index.read(catalog, &e))
+                            .map_err(|e| as_bag_error(index.path(), e));
+                        if items.send(item).is_err() {
+                            break;
+                        }
+                    }
+                });
+            if let Err(e) = reader {
+                return Err(format!("cannot start reading the bags: {e}"));
+            }
+            let mut player = Player {
+                outlet: &mut outlet,
+                clock: None,
+                options: PlayOptions {
+                    rate,
+                    delay: Duration::ZERO,
+                    subscriber_wait: self.options.subscriber_wait,
+                    skip_empty: self.options.skip_empty,
+                    ..PlayOptions::default()
+                },
+                status: Arc::new(Status::default()),
+            };
+            Ok(player.run_stream(
+                &self.catalog,
+                Some(end),
+                received.into_iter(),
+                &control,
+                &mut |p| {
+                    first.get_or_insert(p.time);
+                    last = Some(p.time);
+                },
+            ))
+        });
+        let report = report.map_err(refused);
+        // Stopped: no waiting for the subscribers, the node is about to close.
+        let flushed = match &report {
+            Ok(r) if !r.stopped => self.node.flush(self.options.flush_timeout),
+            _ => false,
+        };
+        *lock(&self.current) = None;
+        drop(outlet);
+        let report = report?;
+        let response = Self::response(&report, first, last, flushed, started.elapsed());
+        (self.log)(&format!("{what}: {}", response.message));
+        if report.stopped {
+            return Err(format!(
+                "stopped (the bagserver is shutting down) after {} message(s)",
+                report.published
+            ));
+        }
+        Ok(response)
+    }
+
+    fn response(
+        report: &Report,
+        first: Option<RosTime>,
+        last: Option<RosTime>,
+        flushed: bool,
+        took: Duration,
+    ) -> PlayIntervalResponse {
+        let failed =
+            report.skipped + (report.read_errors.len() + report.publish_errors.len()) as u64;
+        let mut message = format!(
+            "published {} message(s) in {:.3} s",
+            report.published,
+            took.as_secs_f64()
+        );
+        if let (Some(a), Some(b)) = (first, last) {
+            let _ = write!(message, " ({a} to {b})");
+        }
+        if failed > 0 {
+            let _ = write!(message, "; {failed} failed");
+            let first_problem = report
+                .read_errors
+                .first()
+                .map(ToString::to_string)
+                .or_else(|| report.publish_errors.first().cloned());
+            if let Some(p) = first_problem {
+                let _ = write!(message, ": {p}");
+            } else if report.skipped > 0 {
+                message.push_str(": their topic is published with another type");
+            }
+        }
+        if !flushed {
+            message.push_str("; some subscribers had not received everything yet");
+        }
+        PlayIntervalResponse {
+            published: count(report.published),
+            failed: count(failed),
+            first: first.unwrap_or_default(),
+            last: last.unwrap_or_default(),
+            message,
+        }
+    }
+}
