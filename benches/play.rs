@@ -130,6 +130,7 @@ fn main() {
             bag.connection(m.message.entry.conn).unwrap().topic.clone()
         })
         .collect();
+    assert!(!topics.is_empty(), "{}: no messages to play", bag.display());
     println!(
         "{}: {} messages on {} topics, rate {rate}",
         bag.display(),
