@@ -23,7 +23,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use bagscope::bag::{Bag, Query};
@@ -33,6 +32,7 @@ use common::ros_graph::{
     Graph, Rec, Running, check_recording, have_tools, official_recording, played, wait_exit,
 };
 use common::skip;
+use common::tmux::{Session, have_tmux};
 
 #[test]
 fn play_into_a_live_graph() {
@@ -234,11 +234,7 @@ fn corpus_under_namespace(graph: &Graph, work: &Path) {
 }
 
 fn interactive(graph: &Graph) {
-    let have_tmux = Command::new("sh")
-        .args(["-c", "command -v tmux"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_tmux {
+    if !have_tmux() {
         skip("tmux is not installed: the terminal scenario");
         return;
     }
@@ -248,70 +244,31 @@ fn interactive(graph: &Graph) {
         .messages(&Query::all())
         .map(|m| m.unwrap().entry.time)
         .collect();
-    let session = format!("bagscope-play-{}", std::process::id());
     let command = format!(
         "env ROS_MASTER_URI={} ROS_HOSTNAME=127.0.0.1 {} play {} --pause --delay 0; sleep 30",
         graph.uri,
         env!("CARGO_BIN_EXE_bagscope"),
         bag_path.display()
     );
-    let tmux = |args: &[&str]| Command::new("tmux").args(args).output().unwrap();
-    assert!(
-        tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            &session,
-            "-x",
-            "120",
-            "-y",
-            "10",
-            &command
-        ])
-        .status
-        .success()
-    );
-    struct Kill(String);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = Command::new("tmux")
-                .args(["kill-session", "-t", &self.0])
-                .status();
-        }
-    }
-    let _kill = Kill(session.clone());
-    let screen = || {
-        String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &session]).stdout).into_owned()
-    };
-    let wait = |what: &str, pred: &dyn Fn(&str) -> bool| {
-        let start = Instant::now();
-        loop {
-            let s = screen();
-            if pred(&s) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "waiting for {what}:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
+    let s = Session::start("play", 120, 10, &command);
     let bag_time = |t: RosTime| format!("Bag Time: {:13.6}", t.as_secs_f64());
-    wait("paused", &|s| {
-        s.contains("[PAUSED]") && s.contains("Duration: 0.000000 /")
+    s.wait("paused", |t| {
+        t.contains("[PAUSED]") && t.contains("Duration: 0.000000 /")
     });
     for (i, t) in times.iter().take(3).enumerate() {
-        tmux(&["send-keys", "-t", &session, "s"]);
+        s.keys(&["s"]);
         let want = bag_time(*t);
-        wait(&format!("step {i}"), &|s| {
-            s.contains("[PAUSED]") && s.contains(&want)
+        s.wait(&format!("step {i}"), |t| {
+            t.contains("[PAUSED]") && t.contains(&want)
         });
     }
-    tmux(&["send-keys", "-t", &session, " "]);
-    wait("running", &|s| {
-        s.contains("[RUNNING]") || s.contains("[DONE]")
+    s.keys(&[" "]);
+    s.wait("running", |t| {
+        t.contains("[RUNNING]") || t.contains("[DONE]")
     });
-    let s = wait("the end", &|s| s.contains("done: 159 message(s) published"));
-    assert!(s.contains(&bag_time(*times.last().unwrap())), "{s}");
+    let screen = s.wait("the end", |t| t.contains("done: 159 message(s) published"));
+    assert!(
+        screen.contains(&bag_time(*times.last().unwrap())),
+        "{screen}"
+    );
 }

@@ -33,6 +33,7 @@ use common::ros_graph::{
     Graph, check_recording, have_tools, node_config, official_recording, played,
 };
 use common::skip;
+use common::tmux::{Session, have_tmux};
 use common::tui::{Harness, select_topic};
 
 const NODE: &str = "/bagscope_tui_test";
@@ -192,69 +193,6 @@ fn filtered_topics_under_a_namespace(graph: &Graph, work: &Path) {
     );
 }
 
-/// A tmux session running a command; killed when dropped.
-struct Session(String);
-
-impl Session {
-    fn start(name: &str, command: &str) -> Session {
-        let s = Session(format!("bagscope-tuiros-{name}-{}", std::process::id()));
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &s.0,
-                "-x",
-                "100",
-                "-y",
-                "30",
-                command,
-            ])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux new-session failed");
-        s
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["capture-pane", "-p", "-t", &self.0])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.0.as_str()];
-        args.extend(keys);
-        assert!(Command::new("tmux").args(&args).status().unwrap().success());
-    }
-
-    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {what}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .status();
-    }
-}
-
 /// Publishers whose node name starts with `/bagscope_explore_`.
 fn explorer_publications(graph: &Graph) -> Vec<(String, String)> {
     let state = graph.master().system_state().unwrap();
@@ -271,11 +209,7 @@ fn explorer_publications(graph: &Graph) -> Vec<(String, String)> {
 }
 
 fn the_binary_unregisters_on_quit_and_sigterm(graph: &Graph) {
-    let have_tmux = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_tmux {
+    if !have_tmux() {
         skip("tmux is not installed: the terminal scenario");
         return;
     }
@@ -292,7 +226,7 @@ fn the_binary_unregisters_on_quit_and_sigterm(graph: &Graph) {
             bin = env!("CARGO_BIN_EXE_bagscope"),
             bag = fixture().display(),
         );
-        let s = Session::start(how, &command);
+        let s = Session::start(how, 100, 30, &command);
         s.wait("the explorer", |t| {
             t.contains("Topics") && t.contains("/chatter")
         });

@@ -11,78 +11,8 @@
 mod common;
 
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-struct Session(String);
-
-impl Session {
-    fn start(name: &str, command: &str) -> Session {
-        let s = Session(format!("bagscope-test-{name}-{}", std::process::id()));
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &s.0,
-                "-x",
-                "120",
-                "-y",
-                "40",
-                command,
-            ])
-            .env("TZ", "UTC")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux new-session failed");
-        s
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["capture-pane", "-p", "-t", &self.0])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.0.as_str()];
-        args.extend(keys);
-        assert!(Command::new("tmux").args(&args).status().unwrap().success());
-    }
-
-    /// Waits until the screen satisfies `pred` (up to 10 s); returns the screen.
-    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "timed out waiting for {what}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .status();
-    }
-}
-
-fn have_tmux() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+use common::tmux::{Session, have_tmux};
 
 #[test]
 fn browse_filter_inspect_and_quit() {
@@ -100,7 +30,7 @@ fn browse_filter_inspect_and_quit() {
         env!("CARGO_BIN_EXE_bagscope"),
         bag.display()
     );
-    let s = Session::start("browse", &cmd);
+    let s = Session::start("browse", 120, 40, &cmd);
     let screen = s.wait("the topic list", |t| {
         t.contains("Topics") && t.contains("/chatter")
     });
@@ -148,7 +78,7 @@ fn sigterm_restores_the_terminal() {
         pidfile.display(),
         env!("CARGO_BIN_EXE_bagscope")
     );
-    let s = Session::start("term", &cmd);
+    let s = Session::start("term", 120, 40, &cmd);
     s.wait("the demo bag", |t| {
         t.contains("Topics") && t.contains("demo")
     });

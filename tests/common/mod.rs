@@ -94,6 +94,7 @@ pub fn ros_python() -> &'static str {
 pub mod official;
 pub mod ros_graph;
 pub mod synth;
+pub mod tmux;
 pub mod tui;
 
 /// The `bagscope` binary built for these tests.

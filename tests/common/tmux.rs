@@ -1,0 +1,82 @@
+//! A real terminal for end-to-end tests: a detached tmux session running one command, read
+//! with `capture-pane` and driven with `send-keys`.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// True when tmux can be run.
+pub fn have_tmux() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A tmux session running a command (with `TZ=UTC`); killed when dropped.
+pub struct Session(String);
+
+impl Session {
+    /// Starts `command` in a `cols`×`rows` terminal; `name` makes the session name unique
+    /// within this test process.
+    pub fn start(name: &str, cols: u16, rows: u16, command: &str) -> Session {
+        let s = Session(format!("bagscope-test-{name}-{}", std::process::id()));
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &s.0,
+                "-x",
+                &cols.to_string(),
+                "-y",
+                &rows.to_string(),
+                command,
+            ])
+            .env("TZ", "UTC")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux new-session failed");
+        s
+    }
+
+    /// What the terminal shows now.
+    pub fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.0])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Types `keys` (tmux key names: `"q"`, `"Enter"`, `" "`, ...).
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.0.as_str()];
+        args.extend(keys);
+        assert!(Command::new("tmux").args(&args).status().unwrap().success());
+    }
+
+    /// Waits until the screen satisfies `pred` (up to 20 s); returns the screen.
+    pub fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {what}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .status();
+    }
+}
