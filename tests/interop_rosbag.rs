@@ -22,22 +22,12 @@ use common::{Reference, nanos, skip};
 use md5::{Digest, Md5};
 
 fn have_ros_tools() -> Result<(), String> {
-    for tool in ["roscore", "rosbag", "rostopic"] {
-        let ok = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            return Err(format!(
-                "`{tool}` is not installed (apt-get install ros-core python3-rosbag)"
-            ));
-        }
-    }
+    common::ros_graph::have_tools(&["roscore", "rosbag", "rostopic"])?;
     let py = Command::new(common::ros_python())
-        .args(["-c", "import rosbag, sensor_msgs, tf2_msgs"])
+        .args(["-c", "import sensor_msgs, tf2_msgs"])
         .output();
     if !py.is_ok_and(|o| o.status.success()) {
-        return Err("python3 cannot import rosbag/sensor_msgs/tf2_msgs".into());
+        return Err("python3 cannot import sensor_msgs/tf2_msgs".into());
     }
     Ok(())
 }
