@@ -114,7 +114,11 @@ impl Iterator for Messages {
             }
             let Reverse((entry, slot)) = self.heap.pop()?;
             let cursor = self.cursors.get_mut(slot)?;
-            if let Some(next) = advance(cursor, &self.query) {
+            // A cursor has at most one entry in the heap, so with no next entry this is its
+            // last message.
+            let next = advance(cursor, &self.query);
+            let last = next.is_none();
+            if let Some(next) = next {
                 self.heap.push(Reverse((next, slot)));
             }
             if cursor.data.is_none() {
@@ -151,7 +155,6 @@ impl Iterator for Messages {
                     None => Ok(loaded.bytes),
                 });
             }
-            let last = !self.heap.iter().any(|Reverse((_, s))| *s == slot);
             let result = match &cursor.data {
                 Some(Ok(bytes)) => Some(self.bag.read_in(&entry, bytes)),
                 _ => None,

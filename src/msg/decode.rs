@@ -40,7 +40,10 @@ pub fn decode_prefix<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<(Value<'
         data: bytes,
         pos: 0,
     };
-    let fields = decode_fields(schema.root(), &mut reader)?;
+    let fields = match decode_fixed_at(schema.root(), &mut reader) {
+        Some(fields) => fields,
+        None => decode_fields(schema.root(), &mut reader)?,
+    };
     // The root shares the schema's type; nested messages borrow theirs.
     let root = Message::new(Arc::clone(schema.root()), fields);
     Ok((Value::Message(root), reader.pos))
@@ -198,7 +201,112 @@ fn decode_fields<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Vec<Value<'a
 
 #[inline]
 fn decode_message<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Message<'a>> {
-    decode_fields(ty, r).map(|fields| Message::with_borrowed_type(ty, fields))
+    let fields = match decode_fixed_at(ty, r) {
+        Some(fields) => fields,
+        None => decode_fields(ty, r)?,
+    };
+    Ok(Message::with_borrowed_type(ty, fields))
+}
+
+/// The fast path for a fixed-size message type (`Vector3`, `Quaternion`, `Transform`…) whose
+/// bytes are all there: one bounds check for the whole message, then the fields are read
+/// without per-field error bookkeeping. `None` (nothing consumed) when the type is not
+/// fixed-size, its bytes are not all there or a field cannot be read: the general walk then
+/// reports the error exactly as before.
+#[inline]
+fn decode_fixed_at<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Option<Vec<Value<'a>>> {
+    let size = ty.fixed_size?;
+    let mut bytes = r.data.get(r.pos..)?.get(..size)?;
+    let fields = decode_fixed(ty, &mut bytes)?;
+    r.pos += size;
+    Some(fields)
+}
+
+/// Splits `n` bytes off the front of `data`.
+#[inline]
+fn split_front<'a>(data: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    let (head, rest) = data.split_at_checked(n)?;
+    *data = rest;
+    Some(head)
+}
+
+/// Splits `N` bytes off the front of `data`, as an array.
+#[inline]
+fn split_array<const N: usize>(data: &mut &[u8]) -> Option<[u8; N]> {
+    let (head, rest) = data.split_first_chunk::<N>()?;
+    *data = rest;
+    Some(*head)
+}
+
+/// The fields of a fixed-size message from the front of `data` (which the caller has checked
+/// holds the whole message; every read is still checked).
+fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Vec<Value<'a>>> {
+    let mut fields = Vec::with_capacity(ty.ops.len());
+    for op in &ty.ops {
+        fields.push(match op {
+            Op::Prim(p) => fixed_prim(*p, data)?,
+            Op::Msg(sub) => {
+                Value::Message(Message::with_borrowed_type(sub, decode_fixed(sub, data)?))
+            }
+            Op::Bytes(Some(n)) => Value::Bytes(Cow::Borrowed(split_front(data, *n)?)),
+            Op::Prims(p, Some(n)) => {
+                let bytes = split_front(data, n.checked_mul(p.min_size())?)?;
+                PrimArray::from_wire(*p, Cow::Borrowed(bytes))
+                    .map_or(Value::Array(Vec::new()), Value::PrimArray)
+            }
+            Op::Msgs(sub, Some(n)) => {
+                if sub.min_size == 0 && *n > MAX_ZERO_SIZE_ELEMENTS {
+                    // `check_count` refuses it.
+                    return None;
+                }
+                let mut items = Vec::with_capacity(*n);
+                for _ in 0..*n {
+                    items.push(Value::Message(Message::with_borrowed_type(
+                        sub,
+                        decode_fixed(sub, data)?,
+                    )));
+                }
+                Value::Array(items)
+            }
+            Op::Bytes(None) | Op::Prims(_, None) | Op::Strings(_) | Op::Msgs(_, None) => {
+                return None;
+            }
+        });
+    }
+    Some(fields)
+}
+
+/// A fixed-size builtin from the front of `data` (`None` for `string`).
+#[inline]
+fn fixed_prim<'a>(p: Primitive, data: &mut &'a [u8]) -> Option<Value<'a>> {
+    Some(match p {
+        Primitive::Bool => Value::Bool(split_array::<1>(data)?[0] != 0),
+        Primitive::Int8 | Primitive::Byte => Value::I8(i8::from_le_bytes(split_array(data)?)),
+        Primitive::UInt8 | Primitive::Char => Value::U8(u8::from_le_bytes(split_array(data)?)),
+        Primitive::Int16 => Value::I16(i16::from_le_bytes(split_array(data)?)),
+        Primitive::UInt16 => Value::U16(u16::from_le_bytes(split_array(data)?)),
+        Primitive::Int32 => Value::I32(i32::from_le_bytes(split_array(data)?)),
+        Primitive::UInt32 => Value::U32(u32::from_le_bytes(split_array(data)?)),
+        Primitive::Int64 => Value::I64(i64::from_le_bytes(split_array(data)?)),
+        Primitive::UInt64 => Value::U64(u64::from_le_bytes(split_array(data)?)),
+        Primitive::Float32 => Value::F32(f32::from_le_bytes(split_array(data)?)),
+        Primitive::Float64 => Value::F64(f64::from_le_bytes(split_array(data)?)),
+        Primitive::String => return None,
+        Primitive::Time => {
+            let (sec, nsec) = split8(split_array(data)?);
+            Value::Time(RosTime::new(
+                u32::from_le_bytes(sec),
+                u32::from_le_bytes(nsec),
+            ))
+        }
+        Primitive::Duration => {
+            let (sec, nsec) = split8(split_array(data)?);
+            Value::Duration(RosDuration {
+                sec: i32::from_le_bytes(sec),
+                nsec: i32::from_le_bytes(nsec),
+            })
+        }
+    })
 }
 
 /// Reads one field per its op and pushes the value (pushing in place keeps the values off
@@ -421,6 +529,57 @@ mod tests {
         let e = decode(&s, &[0, 0, 0, 0, 9]).unwrap_err();
         assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes { count: 1 });
         assert!(e.path().is_root());
+    }
+
+    #[test]
+    fn fixed_size_messages_decode_and_fail_like_the_general_walk() {
+        let sep = "=".repeat(80);
+        let s = schema(
+            "t/T",
+            &format!(
+                "V a\nV[2] b\nuint8 c\n{sep}\nMSG: t/V\nfloat64 x\nint16 y\ntime t\nchar[2] s\nint32[2] i\n"
+            ),
+        );
+        assert_eq!(s.root().fixed_size(), Some(3 * 28 + 1));
+        let mut p = Vec::new();
+        for k in 0..3u8 {
+            p.extend(f64::from(k).to_le_bytes());
+            p.extend((-i16::from(k)).to_le_bytes());
+            p.extend([k, 0, 0, 0, 1, 0, 0, 0, b'a', b'b']);
+            p.extend(7i32.to_le_bytes());
+            p.extend((-7i32).to_le_bytes());
+        }
+        p.push(9);
+        let v = decode(&s, &p).unwrap();
+        let b = match v.get("b") {
+            Some(Value::Array(items)) => items,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[1].get("x"), Some(&Value::F64(2.0)));
+        assert_eq!(b[1].get("y"), Some(&Value::I16(-2)));
+        assert_eq!(b[1].get("t"), Some(&Value::Time(RosTime::new(2, 1))));
+        assert!(matches!(b[1].get("s"), Some(Value::Bytes(c)) if c.as_ref() == b"ab"));
+        assert!(matches!(b[1].get("i"), Some(Value::PrimArray(a)) if a.len() == 2));
+        assert_eq!(v.get("c"), Some(&Value::U8(9)));
+        // Cut anywhere: the error names the field and offset as the field walk does.
+        for cut in 0..p.len() {
+            let e = decode(&s, &p[..cut]).unwrap_err();
+            assert_eq!(Err(e), validate(&s, &p[..cut]), "{cut}");
+        }
+        let e = decode(&s, &p[..p.len() - 6]).unwrap_err();
+        assert_eq!(e.path().to_string(), "b");
+        assert_eq!(e.offset(), 28);
+        assert!(matches!(
+            e.kind(),
+            DecodeErrorKind::ArrayTooLong { count: 2, .. }
+        ));
+        let e = decode(&s, &p[..19]).unwrap_err();
+        assert_eq!(e.path().to_string(), "a.s");
+        assert_eq!(e.offset(), 18);
+        let e = decode(&s, &p[..5]).unwrap_err();
+        assert_eq!(e.path().to_string(), "a.x");
+        assert_eq!(e.offset(), 0);
     }
 
     #[test]
