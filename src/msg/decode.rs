@@ -551,16 +551,16 @@ mod tests {
         }
         p.push(9);
         let v = decode(&s, &p).unwrap();
-        let b = match v.get("b") {
-            Some(Value::Array(items)) => items,
+        let items = match v.get("b") {
+            Some(Value::Array(array)) => array,
             other => panic!("{other:?}"),
         };
-        assert_eq!(b.len(), 2);
-        assert_eq!(b[1].get("x"), Some(&Value::F64(2.0)));
-        assert_eq!(b[1].get("y"), Some(&Value::I16(-2)));
-        assert_eq!(b[1].get("t"), Some(&Value::Time(RosTime::new(2, 1))));
-        assert!(matches!(b[1].get("s"), Some(Value::Bytes(c)) if c.as_ref() == b"ab"));
-        assert!(matches!(b[1].get("i"), Some(Value::PrimArray(a)) if a.len() == 2));
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1].get("x"), Some(&Value::F64(2.0)));
+        assert_eq!(items[1].get("y"), Some(&Value::I16(-2)));
+        assert_eq!(items[1].get("t"), Some(&Value::Time(RosTime::new(2, 1))));
+        assert!(matches!(items[1].get("s"), Some(Value::Bytes(c)) if c.as_ref() == b"ab"));
+        assert!(matches!(items[1].get("i"), Some(Value::PrimArray(a)) if a.len() == 2));
         assert_eq!(v.get("c"), Some(&Value::U8(9)));
         // Cut anywhere: the error names the field and offset as the field walk does.
         for cut in 0..p.len() {
