@@ -241,6 +241,15 @@ fn split_array<const N: usize>(data: &mut &[u8]) -> Option<[u8; N]> {
 /// The fields of a fixed-size message from the front of `data` (which the caller has checked
 /// holds the whole message; every read is still checked).
 fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Vec<Value<'a>>> {
+    if ty.all_f64 {
+        let bytes = split_front(data, ty.ops.len().checked_mul(8)?)?;
+        return Some(
+            bytes
+                .chunks_exact(8)
+                .map(|b| Value::F64(b.first_chunk().map_or(0.0, |b| f64::from_le_bytes(*b))))
+                .collect(),
+        );
+    }
     let mut fields = Vec::with_capacity(ty.ops.len());
     for op in &ty.ops {
         fields.push(match op {
