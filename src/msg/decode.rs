@@ -252,16 +252,18 @@ fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Vec<Value<'a
     }
     let mut fields = Vec::with_capacity(ty.ops.len());
     for op in &ty.ops {
-        fields.push(match op {
-            Op::Prim(p) => fixed_prim(*p, data)?,
+        // Each arm pushes its own value: building one `Value` from several arms and copying
+        // it costs more than the reads (partial stores, then one wide load).
+        match op {
+            Op::Prim(p) => fixed_prim(*p, data, &mut fields)?,
             Op::Msg(sub) => {
-                Value::Message(Message::with_borrowed_type(sub, decode_fixed(sub, data)?))
+                let inner = decode_fixed(sub, data)?;
+                fields.push(Value::Message(Message::with_borrowed_type(sub, inner)));
             }
-            Op::Bytes(Some(n)) => Value::Bytes(Cow::Borrowed(split_front(data, *n)?)),
+            Op::Bytes(Some(n)) => fields.push(Value::Bytes(Cow::Borrowed(split_front(data, *n)?))),
             Op::Prims(p, Some(n)) => {
                 let bytes = split_front(data, n.checked_mul(p.min_size())?)?;
-                PrimArray::from_wire(*p, Cow::Borrowed(bytes))
-                    .map_or(Value::Array(Vec::new()), Value::PrimArray)
+                fields.push(prim_array(*p, bytes));
             }
             Op::Msgs(sub, Some(n)) => {
                 if sub.min_size == 0 && *n > MAX_ZERO_SIZE_ELEMENTS {
@@ -270,52 +272,65 @@ fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Vec<Value<'a
                 }
                 let mut items = Vec::with_capacity(*n);
                 for _ in 0..*n {
-                    items.push(Value::Message(Message::with_borrowed_type(
-                        sub,
-                        decode_fixed(sub, data)?,
-                    )));
+                    let inner = decode_fixed(sub, data)?;
+                    items.push(Value::Message(Message::with_borrowed_type(sub, inner)));
                 }
-                Value::Array(items)
+                fields.push(Value::Array(items));
             }
             Op::Bytes(None) | Op::Prims(_, None) | Op::Strings(_) | Op::Msgs(_, None) => {
                 return None;
             }
-        });
+        }
     }
     Some(fields)
 }
 
-/// A fixed-size builtin from the front of `data` (`None` for `string`).
+/// An array of a fixed-size builtin over its wire bytes (`from_wire` accepts every
+/// fixed-size builtin, which is all `Prims` holds).
 #[inline]
-fn fixed_prim<'a>(p: Primitive, data: &mut &'a [u8]) -> Option<Value<'a>> {
-    Some(match p {
-        Primitive::Bool => Value::Bool(split_array::<1>(data)?[0] != 0),
-        Primitive::Int8 | Primitive::Byte => Value::I8(i8::from_le_bytes(split_array(data)?)),
-        Primitive::UInt8 | Primitive::Char => Value::U8(u8::from_le_bytes(split_array(data)?)),
-        Primitive::Int16 => Value::I16(i16::from_le_bytes(split_array(data)?)),
-        Primitive::UInt16 => Value::U16(u16::from_le_bytes(split_array(data)?)),
-        Primitive::Int32 => Value::I32(i32::from_le_bytes(split_array(data)?)),
-        Primitive::UInt32 => Value::U32(u32::from_le_bytes(split_array(data)?)),
-        Primitive::Int64 => Value::I64(i64::from_le_bytes(split_array(data)?)),
-        Primitive::UInt64 => Value::U64(u64::from_le_bytes(split_array(data)?)),
-        Primitive::Float32 => Value::F32(f32::from_le_bytes(split_array(data)?)),
-        Primitive::Float64 => Value::F64(f64::from_le_bytes(split_array(data)?)),
+fn prim_array(p: Primitive, bytes: &[u8]) -> Value<'_> {
+    match PrimArray::from_wire(p, Cow::Borrowed(bytes)) {
+        Some(a) => Value::PrimArray(a),
+        None => Value::Array(Vec::new()),
+    }
+}
+
+/// Reads a fixed-size builtin from the front of `data` and pushes it (`None` for `string`).
+#[inline]
+fn fixed_prim<'a>(p: Primitive, data: &mut &'a [u8], out: &mut Vec<Value<'a>>) -> Option<()> {
+    match p {
+        Primitive::Bool => out.push(Value::Bool(split_array::<1>(data)?[0] != 0)),
+        Primitive::Int8 | Primitive::Byte => {
+            out.push(Value::I8(i8::from_le_bytes(split_array(data)?)));
+        }
+        Primitive::UInt8 | Primitive::Char => {
+            out.push(Value::U8(u8::from_le_bytes(split_array(data)?)));
+        }
+        Primitive::Int16 => out.push(Value::I16(i16::from_le_bytes(split_array(data)?))),
+        Primitive::UInt16 => out.push(Value::U16(u16::from_le_bytes(split_array(data)?))),
+        Primitive::Int32 => out.push(Value::I32(i32::from_le_bytes(split_array(data)?))),
+        Primitive::UInt32 => out.push(Value::U32(u32::from_le_bytes(split_array(data)?))),
+        Primitive::Int64 => out.push(Value::I64(i64::from_le_bytes(split_array(data)?))),
+        Primitive::UInt64 => out.push(Value::U64(u64::from_le_bytes(split_array(data)?))),
+        Primitive::Float32 => out.push(Value::F32(f32::from_le_bytes(split_array(data)?))),
+        Primitive::Float64 => out.push(Value::F64(f64::from_le_bytes(split_array(data)?))),
         Primitive::String => return None,
         Primitive::Time => {
             let (sec, nsec) = split8(split_array(data)?);
-            Value::Time(RosTime::new(
+            out.push(Value::Time(RosTime::new(
                 u32::from_le_bytes(sec),
                 u32::from_le_bytes(nsec),
-            ))
+            )));
         }
         Primitive::Duration => {
             let (sec, nsec) = split8(split_array(data)?);
-            Value::Duration(RosDuration {
+            out.push(Value::Duration(RosDuration {
                 sec: i32::from_le_bytes(sec),
                 nsec: i32::from_le_bytes(nsec),
-            })
+            }));
         }
-    })
+    }
+    Some(())
 }
 
 /// Reads one field per its op and pushes the value (pushing in place keeps the values off
@@ -323,8 +338,11 @@ fn fixed_prim<'a>(p: Primitive, data: &mut &'a [u8]) -> Option<Value<'a>> {
 #[inline]
 fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Result<()> {
     match op {
-        Op::Prim(p) => out.push(decode_prim(*p, r)?),
-        Op::Msg(ty) => out.push(Value::Message(decode_message(ty, r)?)),
+        Op::Prim(p) => decode_prim(*p, r, out)?,
+        Op::Msg(ty) => {
+            let m = decode_message(ty, r)?;
+            out.push(Value::Message(m));
+        }
         Op::Bytes(len) => {
             let count = r.count(*len, 1)?;
             out.push(Value::Bytes(Cow::Borrowed(r.take(count)?)));
@@ -332,11 +350,8 @@ fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Re
         Op::Prims(p, len) => {
             let size = p.min_size();
             let count = r.count(*len, size)?;
-            let bytes = Cow::Borrowed(r.take(count * size)?);
-            // `from_wire` accepts every fixed-size builtin, which is all `Prims` holds.
-            out.push(
-                PrimArray::from_wire(*p, bytes).map_or(Value::Array(Vec::new()), Value::PrimArray),
-            );
+            let bytes = r.take(count * size)?;
+            out.push(prim_array(*p, bytes));
         }
         Op::Strings(len) => {
             let count = r.count(*len, 4)?;
@@ -364,36 +379,38 @@ fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Re
     Ok(())
 }
 
+/// Reads one builtin and pushes it.
 #[inline]
-fn decode_prim<'a>(p: Primitive, r: &mut Reader<'a>) -> Result<Value<'a>> {
-    Ok(match p {
-        Primitive::Bool => Value::Bool(r.fixed::<1>()?[0] != 0),
-        Primitive::Int8 | Primitive::Byte => Value::I8(i8::from_le_bytes(r.fixed()?)),
-        Primitive::UInt8 | Primitive::Char => Value::U8(u8::from_le_bytes(r.fixed()?)),
-        Primitive::Int16 => Value::I16(i16::from_le_bytes(r.fixed()?)),
-        Primitive::UInt16 => Value::U16(u16::from_le_bytes(r.fixed()?)),
-        Primitive::Int32 => Value::I32(i32::from_le_bytes(r.fixed()?)),
-        Primitive::UInt32 => Value::U32(u32::from_le_bytes(r.fixed()?)),
-        Primitive::Int64 => Value::I64(i64::from_le_bytes(r.fixed()?)),
-        Primitive::UInt64 => Value::U64(u64::from_le_bytes(r.fixed()?)),
-        Primitive::Float32 => Value::F32(f32::from_le_bytes(r.fixed()?)),
-        Primitive::Float64 => Value::F64(f64::from_le_bytes(r.fixed()?)),
-        Primitive::String => Value::String(Cow::Borrowed(r.string()?)),
+fn decode_prim<'a>(p: Primitive, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Result<()> {
+    match p {
+        Primitive::Bool => out.push(Value::Bool(r.fixed::<1>()?[0] != 0)),
+        Primitive::Int8 | Primitive::Byte => out.push(Value::I8(i8::from_le_bytes(r.fixed()?))),
+        Primitive::UInt8 | Primitive::Char => out.push(Value::U8(u8::from_le_bytes(r.fixed()?))),
+        Primitive::Int16 => out.push(Value::I16(i16::from_le_bytes(r.fixed()?))),
+        Primitive::UInt16 => out.push(Value::U16(u16::from_le_bytes(r.fixed()?))),
+        Primitive::Int32 => out.push(Value::I32(i32::from_le_bytes(r.fixed()?))),
+        Primitive::UInt32 => out.push(Value::U32(u32::from_le_bytes(r.fixed()?))),
+        Primitive::Int64 => out.push(Value::I64(i64::from_le_bytes(r.fixed()?))),
+        Primitive::UInt64 => out.push(Value::U64(u64::from_le_bytes(r.fixed()?))),
+        Primitive::Float32 => out.push(Value::F32(f32::from_le_bytes(r.fixed()?))),
+        Primitive::Float64 => out.push(Value::F64(f64::from_le_bytes(r.fixed()?))),
+        Primitive::String => out.push(Value::String(Cow::Borrowed(r.string()?))),
         Primitive::Time => {
             let (sec, nsec) = split8(r.fixed()?);
-            Value::Time(RosTime::new(
+            out.push(Value::Time(RosTime::new(
                 u32::from_le_bytes(sec),
                 u32::from_le_bytes(nsec),
-            ))
+            )));
         }
         Primitive::Duration => {
             let (sec, nsec) = split8(r.fixed()?);
-            Value::Duration(RosDuration {
+            out.push(Value::Duration(RosDuration {
                 sec: i32::from_le_bytes(sec),
                 nsec: i32::from_le_bytes(nsec),
-            })
+            }));
         }
-    })
+    }
+    Ok(())
 }
 
 #[inline]
