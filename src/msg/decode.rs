@@ -13,7 +13,7 @@ use super::error::{DecodeError, DecodeErrorKind, PathSegment};
 use super::prim_array::PrimArray;
 use super::primitive::Primitive;
 use super::schema::{MsgType, Op, Schema};
-use super::value::{Message, Value};
+use super::value::{Message, TypeRef, Value};
 use crate::time::{RosDuration, RosTime};
 
 /// Elements allowed in an array whose elements occupy no bytes (`std_msgs/Empty[]`), where
@@ -45,7 +45,10 @@ pub fn decode_prefix<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<(Value<'
         None => decode_fields(schema.root(), &mut reader)?,
     };
     // The root shares the schema's type; nested messages borrow theirs.
-    let root = Message::new(Arc::clone(schema.root()), fields);
+    let root = Message {
+        ty: TypeRef::Shared(Arc::clone(schema.root())),
+        fields,
+    };
     Ok((Value::Message(root), reader.pos))
 }
 
@@ -189,14 +192,16 @@ fn field_error(ty: &MsgType, index: usize, e: DecodeError) -> DecodeError {
     e.within(PathSegment::Field(name))
 }
 
-fn decode_fields<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Vec<Value<'a>>> {
+/// A message's field values. (Field lists travel as boxed slices, two words, which return
+/// in registers.)
+fn decode_fields<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Box<[Value<'a>]>> {
     let mut fields = Vec::with_capacity(ty.ops.len());
     for (i, op) in ty.ops.iter().enumerate() {
         if let Err(e) = decode_op(op, r, &mut fields) {
             return Err(field_error(ty, i, e));
         }
     }
-    Ok(fields)
+    Ok(fields.into_boxed_slice())
 }
 
 #[inline]
@@ -205,7 +210,10 @@ fn decode_message<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Message<'a>
         Some(fields) => fields,
         None => decode_fields(ty, r)?,
     };
-    Ok(Message::with_borrowed_type(ty, fields))
+    Ok(Message {
+        ty: TypeRef::Borrowed(ty),
+        fields,
+    })
 }
 
 /// The fast path for a fixed-size message type (`Vector3`, `Quaternion`, `Transform`…) whose
@@ -214,7 +222,7 @@ fn decode_message<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Message<'a>
 /// fixed-size, its bytes are not all there or a field cannot be read: the general walk then
 /// reports the error exactly as before.
 #[inline]
-fn decode_fixed_at<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Option<Vec<Value<'a>>> {
+fn decode_fixed_at<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Option<Box<[Value<'a>]>> {
     let size = ty.fixed_size?;
     let mut bytes = r.data.get(r.pos..)?.get(..size)?;
     let fields = decode_fixed(ty, &mut bytes)?;
@@ -240,7 +248,7 @@ fn split_array<const N: usize>(data: &mut &[u8]) -> Option<[u8; N]> {
 
 /// The fields of a fixed-size message from the front of `data` (which the caller has checked
 /// holds the whole message; every read is still checked).
-fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Vec<Value<'a>>> {
+fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Box<[Value<'a>]>> {
     if ty.all_f64 {
         let bytes = split_front(data, ty.ops.len().checked_mul(8)?)?;
         return Some(
@@ -258,7 +266,10 @@ fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Vec<Value<'a
             Op::Prim(p) => fixed_prim(*p, data, &mut fields)?,
             Op::Msg(sub) => {
                 let inner = decode_fixed(sub, data)?;
-                fields.push(Value::Message(Message::with_borrowed_type(sub, inner)));
+                fields.push(Value::Message(Message {
+                    ty: TypeRef::Borrowed(sub),
+                    fields: inner,
+                }));
             }
             Op::Bytes(Some(n)) => fields.push(Value::Bytes(Cow::Borrowed(split_front(data, *n)?))),
             Op::Prims(p, Some(n)) => {
@@ -273,7 +284,10 @@ fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Vec<Value<'a
                 let mut items = Vec::with_capacity(*n);
                 for _ in 0..*n {
                     let inner = decode_fixed(sub, data)?;
-                    items.push(Value::Message(Message::with_borrowed_type(sub, inner)));
+                    items.push(Value::Message(Message {
+                        ty: TypeRef::Borrowed(sub),
+                        fields: inner,
+                    }));
                 }
                 fields.push(Value::Array(items));
             }
@@ -282,7 +296,7 @@ fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Vec<Value<'a
             }
         }
     }
-    Some(fields)
+    Some(fields.into_boxed_slice())
 }
 
 /// An array of a fixed-size builtin over its wire bytes (`from_wire` accepts every
