@@ -5,7 +5,8 @@
 //! `cargo bench --bench decode` (release build). Payloads are made in process with the
 //! bundled definitions and the encoder: no bag file is needed. Environment: `BENCH_MS` (time
 //! per measurement, default 1000), `BENCH_ONLY=Imu` (cases whose name starts so),
-//! `BENCH_NO_PYTHON=1`, `BENCH_NO_JSON=1`, `BENCH_ITERS=N` (decode N times, no timing), `BENCH_NO_BAG=1` (skip the end-to-end
+//! `BENCH_NO_PYTHON=1`, `BENCH_NO_JSON=1`, `BENCH_ITERS=N` (decode N times, no timing; with
+//! `BENCH_BAG_TOPIC=/imu` also N read+decode passes of that topic of the bag), `BENCH_NO_BAG=1` (skip the end-to-end
 //! comparison on the shared corpus' `gen-mixed_none.bag`).
 
 // Test-data generation cuts random bits to every width on purpose.
@@ -183,18 +184,42 @@ for topic in sys.argv[2:]:
     print(n / (time.perf_counter() - t0))
 ";
 
+type Schemas = std::collections::HashMap<bagscope::bag::ConnId, Arc<Schema>>;
+
+/// The bag at `path`, a query for `topic` and the schemas of its connections.
+fn topic_reader(
+    path: &std::path::Path,
+    topic: &str,
+) -> (bagscope::bag::Bag, bagscope::bag::Query, Schemas) {
+    let bag = bagscope::bag::Bag::open(path).unwrap();
+    let conns: Vec<_> = bag
+        .connections()
+        .iter()
+        .filter(|c| c.topic == topic)
+        .collect();
+    let schemas = conns
+        .iter()
+        .map(|c| {
+            let s = Schema::from_definition(&c.datatype, &c.message_definition).unwrap();
+            (c.id, s)
+        })
+        .collect();
+    let query = bagscope::bag::Query::all().connections(conns.iter().map(|c| c.id));
+    (bag, query, schemas)
+}
+
 /// Reading and decoding one topic of a real bag end to end, beside the official reader
 /// (`rosbag.Bag.read_messages`, which deserializes with genpy) on the same bag.
 fn bag_pipeline(budget: Duration) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/gen-mixed_none.bag");
-    let Ok(bag) = bagscope::bag::Bag::open(&path) else {
+    if bagscope::bag::Bag::open(&path).is_err() {
         println!(
             "\n(skipping the bag pipeline: {} is absent)",
             path.display()
         );
         return;
-    };
+    }
     let topics = ["/imu", "/tf"];
     let python: Option<Vec<f64>> = Command::new("/usr/bin/python3")
         .arg("-c")
@@ -216,19 +241,7 @@ fn bag_pipeline(budget: Duration) {
     println!("| topic | bagscope read+decode msg/s | rosbag read_messages msg/s | speed-up |");
     println!("|---|---|---|---|");
     for (i, topic) in topics.iter().enumerate() {
-        let conns: Vec<_> = bag
-            .connections()
-            .iter()
-            .filter(|c| c.topic == *topic)
-            .collect();
-        let schemas: std::collections::HashMap<_, _> = conns
-            .iter()
-            .map(|c| {
-                let s = Schema::from_definition(&c.datatype, &c.message_definition).unwrap();
-                (c.id, s)
-            })
-            .collect();
-        let query = bagscope::bag::Query::all().connections(conns.iter().map(|c| c.id));
+        let (bag, query, schemas) = topic_reader(&path, topic);
         let mut per_pass = 0u64;
         let passes = rate(budget, || {
             per_pass = 0;
@@ -292,6 +305,18 @@ fn main() {
         for c in &cases {
             for _ in 0..n {
                 black_box(decode(&c.schema, black_box(&c.payload)).unwrap());
+            }
+        }
+        // BENCH_ITERS=N with BENCH_BAG_TOPIC=/imu: N whole-bag read+decode passes of the topic.
+        if let Ok(topic) = std::env::var("BENCH_BAG_TOPIC") {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/corpus/gen-mixed_none.bag");
+            let (bag, query, schemas) = topic_reader(&path, &topic);
+            for _ in 0..n {
+                for m in bag.messages(&query) {
+                    let m = m.unwrap();
+                    black_box(decode(&schemas[&m.entry.conn], &m.data).unwrap());
+                }
             }
         }
         return;

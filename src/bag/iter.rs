@@ -28,7 +28,7 @@ struct Cursor {
 /// decompressed), then goes on with the rest.
 pub struct Messages {
     bag: Bag,
-    query: Query,
+    query: Selection,
     /// Chunks not opened yet, in opening order (by start time).
     pending: VecDeque<u32>,
     heap: BinaryHeap<Reverse<(IndexEntry, usize)>>,
@@ -47,6 +47,7 @@ impl Messages {
             .collect();
         pending.sort_by_key(|&i| (bag.chunks().get(i as usize).map(|c| c.start), i));
         let loader = Loader::new(&bag, &pending, query.parallel);
+        let query = Selection::new(&bag, query);
         Messages {
             bag,
             query,
@@ -85,14 +86,52 @@ impl Messages {
     }
 }
 
+/// The query, with its connection set also as a table indexed by connection id (one lookup
+/// per index entry instead of a search).
+struct Selection {
+    query: Query,
+    /// `Some`: whether each connection id below its length is selected.
+    table: Option<Vec<bool>>,
+}
+
+impl Selection {
+    fn new(bag: &Bag, query: Query) -> Self {
+        let table = query.connections.as_ref().map(|conns| {
+            let mut table = vec![false; bag.connections().len()];
+            for &c in conns {
+                if let Some(slot) = table.get_mut(c as usize) {
+                    *slot = true;
+                }
+            }
+            table
+        });
+        Selection { query, table }
+    }
+
+    /// Same as [`Query::wants`].
+    #[inline]
+    fn wants(&self, entry: &IndexEntry) -> bool {
+        let conn_ok = match &self.table {
+            None => true,
+            Some(table) => match table.get(entry.conn as usize) {
+                Some(&yes) => yes,
+                None => self.query.wants_conn(entry.conn),
+            },
+        };
+        conn_ok
+            && self.query.start.is_none_or(|s| entry.time >= s)
+            && self.query.end.is_none_or(|e| entry.time <= e)
+    }
+}
+
 /// Moves the cursor to its next selected entry.
-fn advance(cursor: &mut Cursor, query: &Query) -> Option<IndexEntry> {
+fn advance(cursor: &mut Cursor, query: &Selection) -> Option<IndexEntry> {
     while let Some(e) = cursor.entries.get(cursor.pos) {
         cursor.pos += 1;
         if query.wants(e) {
             return Some(*e);
         }
-        if query.end.is_some_and(|end| e.time > end) {
+        if query.query.end.is_some_and(|end| e.time > end) {
             cursor.pos = cursor.entries.len();
             return None;
         }
@@ -114,7 +153,11 @@ impl Iterator for Messages {
             }
             let Reverse((entry, slot)) = self.heap.pop()?;
             let cursor = self.cursors.get_mut(slot)?;
-            if let Some(next) = advance(cursor, &self.query) {
+            // A cursor has at most one entry in the heap, so with no next entry this is its
+            // last message.
+            let next = advance(cursor, &self.query);
+            let last = next.is_none();
+            if let Some(next) = next {
                 self.heap.push(Reverse((next, slot)));
             }
             if cursor.data.is_none() {
@@ -128,11 +171,11 @@ impl Iterator for Messages {
                     // Cut short or never closed: the loss was reported when the bag was opened.
                     loaded.error = None;
                 }
-                let remaining = 1 + cursor.entries.get(cursor.pos..).map_or(0, |rest| {
-                    rest.iter().filter(|e| self.query.wants(e)).count()
-                });
                 cursor.data = Some(match loaded.error {
                     Some(e) if loaded.bytes.is_empty() => {
+                        let remaining = 1 + cursor.entries.get(cursor.pos..).map_or(0, |rest| {
+                            rest.iter().filter(|e| self.query.wants(e)).count()
+                        });
                         self.errors
                             .push_back(self.bag.error(BagErrorKind::ChunkDamaged {
                                 lost: remaining as u64,
@@ -151,7 +194,6 @@ impl Iterator for Messages {
                     None => Ok(loaded.bytes),
                 });
             }
-            let last = !self.heap.iter().any(|Reverse((_, s))| *s == slot);
             let result = match &cursor.data {
                 Some(Ok(bytes)) => Some(self.bag.read_in(&entry, bytes)),
                 _ => None,

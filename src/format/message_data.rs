@@ -19,6 +19,9 @@ pub struct MessageDataHeader {
 impl MessageDataHeader {
     /// Parses a message data header in one pass over its fields (the hot path of a full read).
     pub fn parse(header: &[u8], base: u64) -> Result<Self> {
+        if let Some(h) = Self::parse_usual(header) {
+            return Ok(h);
+        }
         let kind = RecordKind::MessageData;
         let mut op = None;
         let mut conn = None;
@@ -69,7 +72,50 @@ impl MessageDataHeader {
     }
 }
 
+/// Splits a field of exactly `name=value` with a `len`-byte value off the front of `header`.
+#[inline]
+fn exact_field<'h>(header: &mut &'h [u8], name: &[u8], len: usize) -> Option<&'h [u8]> {
+    let (field_len, rest) = header.split_first_chunk::<4>()?;
+    let body_len = name.len() + 1 + len;
+    if usize::try_from(u32::from_le_bytes(*field_len)).ok()? != body_len {
+        return None;
+    }
+    let (body, rest) = rest.split_at_checked(body_len)?;
+    let (field_name, rest_of_body) = body.split_at_checked(name.len())?;
+    let (eq, value) = rest_of_body.split_first()?;
+    if field_name != name || *eq != b'=' {
+        return None;
+    }
+    *header = rest;
+    Some(value)
+}
+
 impl MessageDataHeader {
+    /// Recognises the two layouts writers use — exactly `conn`, `op`, `time` (the C++
+    /// recorder) or `op`, `conn`, `time` (the Python writer), each of the right size and `op`
+    /// 0x02 — without the general field scan. `None` for anything else, which
+    /// [`MessageDataHeader::parse`] then reads field by field (with the same result when the
+    /// header is one of these, since each name then occurs once).
+    #[inline]
+    fn parse_usual(header: &[u8]) -> Option<Self> {
+        let mut rest = header;
+        let (op, conn) = if header.get(4..7) == Some(b"op=") {
+            let op = exact_field(&mut rest, b"op", 1)?;
+            (op, exact_field(&mut rest, b"conn", 4)?)
+        } else {
+            let conn = exact_field(&mut rest, b"conn", 4)?;
+            (exact_field(&mut rest, b"op", 1)?, conn)
+        };
+        let time = exact_field(&mut rest, b"time", 8)?;
+        if !rest.is_empty() || op != [Op::MessageData.byte()] {
+            return None;
+        }
+        Some(MessageDataHeader {
+            conn: le_u32(conn)?,
+            time: le_time(time)?,
+        })
+    }
+
     /// Appends a message data record with this header and `payload` to `out` (fields in the
     /// C++ recorder's order: `conn`, `op`, `time`). The payload must be shorter than 4 GiB.
     pub fn encode(&self, out: &mut Vec<u8>, payload: &[u8]) {
@@ -107,6 +153,40 @@ mod tests {
         write_field(&mut bad, "op", &[2]);
         write_field(&mut bad, "conn", &[1, 2]);
         assert!(MessageDataHeader::parse(&bad, 0).is_err());
+    }
+
+    #[test]
+    fn usual_layouts_read_like_the_general_parser() {
+        let mut cpp = Vec::new();
+        write_field(&mut cpp, "conn", &7u32.to_le_bytes());
+        write_field(&mut cpp, "op", &[2]);
+        write_field(&mut cpp, "time", &[3, 0, 0, 0, 4, 0, 0, 0]);
+        let mut py = Vec::new();
+        write_field(&mut py, "op", &[2]);
+        write_field(&mut py, "conn", &7u32.to_le_bytes());
+        write_field(&mut py, "time", &[3, 0, 0, 0, 4, 0, 0, 0]);
+        let want = MessageDataHeader {
+            conn: 7,
+            time: RosTime::new(3, 4),
+        };
+        for h in [&cpp, &py] {
+            assert_eq!(MessageDataHeader::parse_usual(h), Some(want));
+            assert_eq!(MessageDataHeader::parse(h, 0).unwrap(), want);
+        }
+        // Anything else goes to the general parser, which reports it.
+        let mut wrong_op = cpp.clone();
+        wrong_op[20] = 3;
+        assert_eq!(MessageDataHeader::parse_usual(&wrong_op), None);
+        assert!(matches!(
+            MessageDataHeader::parse(&wrong_op, 0).unwrap_err().kind,
+            ErrorKind::UnexpectedOp { found: 3, .. }
+        ));
+        let mut extra = cpp.clone();
+        write_field(&mut extra, "conn", &9u32.to_le_bytes());
+        assert_eq!(MessageDataHeader::parse_usual(&extra), None);
+        assert_eq!(MessageDataHeader::parse(&extra, 0).unwrap().conn, 9);
+        assert_eq!(MessageDataHeader::parse_usual(&cpp[..cpp.len() - 1]), None);
+        assert!(MessageDataHeader::parse(&cpp[..cpp.len() - 1], 0).is_err());
     }
 
     #[test]

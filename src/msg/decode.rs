@@ -13,7 +13,7 @@ use super::error::{DecodeError, DecodeErrorKind, PathSegment};
 use super::prim_array::PrimArray;
 use super::primitive::Primitive;
 use super::schema::{MsgType, Op, Schema};
-use super::value::{Message, Value};
+use super::value::{Message, TypeRef, Value};
 use crate::time::{RosDuration, RosTime};
 
 /// Elements allowed in an array whose elements occupy no bytes (`std_msgs/Empty[]`), where
@@ -40,9 +40,15 @@ pub fn decode_prefix<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<(Value<'
         data: bytes,
         pos: 0,
     };
-    let fields = decode_fields(schema.root(), &mut reader)?;
+    let fields = match decode_fixed_at(schema.root(), &mut reader) {
+        Some(fields) => fields,
+        None => decode_fields(schema.root(), &mut reader)?,
+    };
     // The root shares the schema's type; nested messages borrow theirs.
-    let root = Message::new(Arc::clone(schema.root()), fields);
+    let root = Message {
+        ty: TypeRef::Shared(Arc::clone(schema.root())),
+        fields,
+    };
     Ok((Value::Message(root), reader.pos))
 }
 
@@ -186,19 +192,159 @@ fn field_error(ty: &MsgType, index: usize, e: DecodeError) -> DecodeError {
     e.within(PathSegment::Field(name))
 }
 
-fn decode_fields<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Vec<Value<'a>>> {
+/// A message's field values. (Field lists travel as boxed slices, two words, which return
+/// in registers.)
+fn decode_fields<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Box<[Value<'a>]>> {
     let mut fields = Vec::with_capacity(ty.ops.len());
     for (i, op) in ty.ops.iter().enumerate() {
         if let Err(e) = decode_op(op, r, &mut fields) {
             return Err(field_error(ty, i, e));
         }
     }
-    Ok(fields)
+    Ok(fields.into_boxed_slice())
 }
 
 #[inline]
 fn decode_message<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Message<'a>> {
-    decode_fields(ty, r).map(|fields| Message::with_borrowed_type(ty, fields))
+    let fields = match decode_fixed_at(ty, r) {
+        Some(fields) => fields,
+        None => decode_fields(ty, r)?,
+    };
+    Ok(Message {
+        ty: TypeRef::Borrowed(ty),
+        fields,
+    })
+}
+
+/// The fast path for a fixed-size message type (`Vector3`, `Quaternion`, `Transform`…) whose
+/// bytes are all there: one bounds check for the whole message, then the fields are read
+/// without per-field error bookkeeping. `None` (nothing consumed) when the type is not
+/// fixed-size, its bytes are not all there or a field cannot be read: the general walk then
+/// reports the error exactly as before.
+#[inline]
+fn decode_fixed_at<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Option<Box<[Value<'a>]>> {
+    let size = ty.fixed_size?;
+    let mut bytes = r.data.get(r.pos..)?.get(..size)?;
+    let fields = decode_fixed(ty, &mut bytes)?;
+    r.pos += size;
+    Some(fields)
+}
+
+/// Splits `n` bytes off the front of `data`.
+#[inline]
+fn split_front<'a>(data: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    let (head, rest) = data.split_at_checked(n)?;
+    *data = rest;
+    Some(head)
+}
+
+/// Splits `N` bytes off the front of `data`, as an array.
+#[inline]
+fn split_array<const N: usize>(data: &mut &[u8]) -> Option<[u8; N]> {
+    let (head, rest) = data.split_first_chunk::<N>()?;
+    *data = rest;
+    Some(*head)
+}
+
+/// The fields of a fixed-size message from the front of `data` (which the caller has checked
+/// holds the whole message; every read is still checked).
+fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Box<[Value<'a>]>> {
+    if ty.all_f64 {
+        let bytes = split_front(data, ty.ops.len().checked_mul(8)?)?;
+        return Some(
+            bytes
+                .chunks_exact(8)
+                .map(|b| Value::F64(b.first_chunk().map_or(0.0, |b| f64::from_le_bytes(*b))))
+                .collect(),
+        );
+    }
+    let mut fields = Vec::with_capacity(ty.ops.len());
+    for op in &ty.ops {
+        // Each arm pushes its own value: building one `Value` from several arms and copying
+        // it costs more than the reads (partial stores, then one wide load).
+        match op {
+            Op::Prim(p) => fixed_prim(*p, data, &mut fields)?,
+            Op::Msg(sub) => {
+                let inner = decode_fixed(sub, data)?;
+                fields.push(Value::Message(Message {
+                    ty: TypeRef::Borrowed(sub),
+                    fields: inner,
+                }));
+            }
+            Op::Bytes(Some(n)) => fields.push(Value::Bytes(Cow::Borrowed(split_front(data, *n)?))),
+            Op::Prims(p, Some(n)) => {
+                let bytes = split_front(data, n.checked_mul(p.min_size())?)?;
+                fields.push(prim_array(*p, bytes));
+            }
+            Op::Msgs(sub, Some(n)) => {
+                if sub.min_size == 0 && *n > MAX_ZERO_SIZE_ELEMENTS {
+                    // `check_count` refuses it.
+                    return None;
+                }
+                let mut items = Vec::with_capacity(*n);
+                for _ in 0..*n {
+                    let inner = decode_fixed(sub, data)?;
+                    items.push(Value::Message(Message {
+                        ty: TypeRef::Borrowed(sub),
+                        fields: inner,
+                    }));
+                }
+                fields.push(Value::Array(items));
+            }
+            Op::Bytes(None) | Op::Prims(_, None) | Op::Strings(_) | Op::Msgs(_, None) => {
+                return None;
+            }
+        }
+    }
+    Some(fields.into_boxed_slice())
+}
+
+/// An array of a fixed-size builtin over its wire bytes (`from_wire` accepts every
+/// fixed-size builtin, which is all `Prims` holds).
+#[inline]
+fn prim_array(p: Primitive, bytes: &[u8]) -> Value<'_> {
+    match PrimArray::from_wire(p, Cow::Borrowed(bytes)) {
+        Some(a) => Value::PrimArray(a),
+        None => Value::Array(Vec::new()),
+    }
+}
+
+/// Reads a fixed-size builtin from the front of `data` and pushes it (`None` for `string`).
+#[inline]
+fn fixed_prim<'a>(p: Primitive, data: &mut &'a [u8], out: &mut Vec<Value<'a>>) -> Option<()> {
+    match p {
+        Primitive::Bool => out.push(Value::Bool(split_array::<1>(data)?[0] != 0)),
+        Primitive::Int8 | Primitive::Byte => {
+            out.push(Value::I8(i8::from_le_bytes(split_array(data)?)));
+        }
+        Primitive::UInt8 | Primitive::Char => {
+            out.push(Value::U8(u8::from_le_bytes(split_array(data)?)));
+        }
+        Primitive::Int16 => out.push(Value::I16(i16::from_le_bytes(split_array(data)?))),
+        Primitive::UInt16 => out.push(Value::U16(u16::from_le_bytes(split_array(data)?))),
+        Primitive::Int32 => out.push(Value::I32(i32::from_le_bytes(split_array(data)?))),
+        Primitive::UInt32 => out.push(Value::U32(u32::from_le_bytes(split_array(data)?))),
+        Primitive::Int64 => out.push(Value::I64(i64::from_le_bytes(split_array(data)?))),
+        Primitive::UInt64 => out.push(Value::U64(u64::from_le_bytes(split_array(data)?))),
+        Primitive::Float32 => out.push(Value::F32(f32::from_le_bytes(split_array(data)?))),
+        Primitive::Float64 => out.push(Value::F64(f64::from_le_bytes(split_array(data)?))),
+        Primitive::String => return None,
+        Primitive::Time => {
+            let (sec, nsec) = split8(split_array(data)?);
+            out.push(Value::Time(RosTime::new(
+                u32::from_le_bytes(sec),
+                u32::from_le_bytes(nsec),
+            )));
+        }
+        Primitive::Duration => {
+            let (sec, nsec) = split8(split_array(data)?);
+            out.push(Value::Duration(RosDuration {
+                sec: i32::from_le_bytes(sec),
+                nsec: i32::from_le_bytes(nsec),
+            }));
+        }
+    }
+    Some(())
 }
 
 /// Reads one field per its op and pushes the value (pushing in place keeps the values off
@@ -206,8 +352,11 @@ fn decode_message<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Message<'a>
 #[inline]
 fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Result<()> {
     match op {
-        Op::Prim(p) => out.push(decode_prim(*p, r)?),
-        Op::Msg(ty) => out.push(Value::Message(decode_message(ty, r)?)),
+        Op::Prim(p) => decode_prim(*p, r, out)?,
+        Op::Msg(ty) => {
+            let m = decode_message(ty, r)?;
+            out.push(Value::Message(m));
+        }
         Op::Bytes(len) => {
             let count = r.count(*len, 1)?;
             out.push(Value::Bytes(Cow::Borrowed(r.take(count)?)));
@@ -215,11 +364,8 @@ fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Re
         Op::Prims(p, len) => {
             let size = p.min_size();
             let count = r.count(*len, size)?;
-            let bytes = Cow::Borrowed(r.take(count * size)?);
-            // `from_wire` accepts every fixed-size builtin, which is all `Prims` holds.
-            out.push(
-                PrimArray::from_wire(*p, bytes).map_or(Value::Array(Vec::new()), Value::PrimArray),
-            );
+            let bytes = r.take(count * size)?;
+            out.push(prim_array(*p, bytes));
         }
         Op::Strings(len) => {
             let count = r.count(*len, 4)?;
@@ -247,36 +393,38 @@ fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Re
     Ok(())
 }
 
+/// Reads one builtin and pushes it.
 #[inline]
-fn decode_prim<'a>(p: Primitive, r: &mut Reader<'a>) -> Result<Value<'a>> {
-    Ok(match p {
-        Primitive::Bool => Value::Bool(r.fixed::<1>()?[0] != 0),
-        Primitive::Int8 | Primitive::Byte => Value::I8(i8::from_le_bytes(r.fixed()?)),
-        Primitive::UInt8 | Primitive::Char => Value::U8(u8::from_le_bytes(r.fixed()?)),
-        Primitive::Int16 => Value::I16(i16::from_le_bytes(r.fixed()?)),
-        Primitive::UInt16 => Value::U16(u16::from_le_bytes(r.fixed()?)),
-        Primitive::Int32 => Value::I32(i32::from_le_bytes(r.fixed()?)),
-        Primitive::UInt32 => Value::U32(u32::from_le_bytes(r.fixed()?)),
-        Primitive::Int64 => Value::I64(i64::from_le_bytes(r.fixed()?)),
-        Primitive::UInt64 => Value::U64(u64::from_le_bytes(r.fixed()?)),
-        Primitive::Float32 => Value::F32(f32::from_le_bytes(r.fixed()?)),
-        Primitive::Float64 => Value::F64(f64::from_le_bytes(r.fixed()?)),
-        Primitive::String => Value::String(Cow::Borrowed(r.string()?)),
+fn decode_prim<'a>(p: Primitive, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Result<()> {
+    match p {
+        Primitive::Bool => out.push(Value::Bool(r.fixed::<1>()?[0] != 0)),
+        Primitive::Int8 | Primitive::Byte => out.push(Value::I8(i8::from_le_bytes(r.fixed()?))),
+        Primitive::UInt8 | Primitive::Char => out.push(Value::U8(u8::from_le_bytes(r.fixed()?))),
+        Primitive::Int16 => out.push(Value::I16(i16::from_le_bytes(r.fixed()?))),
+        Primitive::UInt16 => out.push(Value::U16(u16::from_le_bytes(r.fixed()?))),
+        Primitive::Int32 => out.push(Value::I32(i32::from_le_bytes(r.fixed()?))),
+        Primitive::UInt32 => out.push(Value::U32(u32::from_le_bytes(r.fixed()?))),
+        Primitive::Int64 => out.push(Value::I64(i64::from_le_bytes(r.fixed()?))),
+        Primitive::UInt64 => out.push(Value::U64(u64::from_le_bytes(r.fixed()?))),
+        Primitive::Float32 => out.push(Value::F32(f32::from_le_bytes(r.fixed()?))),
+        Primitive::Float64 => out.push(Value::F64(f64::from_le_bytes(r.fixed()?))),
+        Primitive::String => out.push(Value::String(Cow::Borrowed(r.string()?))),
         Primitive::Time => {
             let (sec, nsec) = split8(r.fixed()?);
-            Value::Time(RosTime::new(
+            out.push(Value::Time(RosTime::new(
                 u32::from_le_bytes(sec),
                 u32::from_le_bytes(nsec),
-            ))
+            )));
         }
         Primitive::Duration => {
             let (sec, nsec) = split8(r.fixed()?);
-            Value::Duration(RosDuration {
+            out.push(Value::Duration(RosDuration {
                 sec: i32::from_le_bytes(sec),
                 nsec: i32::from_le_bytes(nsec),
-            })
+            }));
         }
-    })
+    }
+    Ok(())
 }
 
 #[inline]
@@ -421,6 +569,57 @@ mod tests {
         let e = decode(&s, &[0, 0, 0, 0, 9]).unwrap_err();
         assert_eq!(e.kind(), &DecodeErrorKind::TrailingBytes { count: 1 });
         assert!(e.path().is_root());
+    }
+
+    #[test]
+    fn fixed_size_messages_decode_and_fail_like_the_general_walk() {
+        let sep = "=".repeat(80);
+        let s = schema(
+            "t/T",
+            &format!(
+                "V a\nV[2] b\nuint8 c\n{sep}\nMSG: t/V\nfloat64 x\nint16 y\ntime t\nchar[2] s\nint32[2] i\n"
+            ),
+        );
+        assert_eq!(s.root().fixed_size(), Some(3 * 28 + 1));
+        let mut p = Vec::new();
+        for k in 0..3u8 {
+            p.extend(f64::from(k).to_le_bytes());
+            p.extend((-i16::from(k)).to_le_bytes());
+            p.extend([k, 0, 0, 0, 1, 0, 0, 0, b'a', b'b']);
+            p.extend(7i32.to_le_bytes());
+            p.extend((-7i32).to_le_bytes());
+        }
+        p.push(9);
+        let v = decode(&s, &p).unwrap();
+        let items = match v.get("b") {
+            Some(Value::Array(array)) => array,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1].get("x"), Some(&Value::F64(2.0)));
+        assert_eq!(items[1].get("y"), Some(&Value::I16(-2)));
+        assert_eq!(items[1].get("t"), Some(&Value::Time(RosTime::new(2, 1))));
+        assert!(matches!(items[1].get("s"), Some(Value::Bytes(c)) if c.as_ref() == b"ab"));
+        assert!(matches!(items[1].get("i"), Some(Value::PrimArray(a)) if a.len() == 2));
+        assert_eq!(v.get("c"), Some(&Value::U8(9)));
+        // Cut anywhere: the error names the field and offset as the field walk does.
+        for cut in 0..p.len() {
+            let e = decode(&s, &p[..cut]).unwrap_err();
+            assert_eq!(Err(e), validate(&s, &p[..cut]), "{cut}");
+        }
+        let e = decode(&s, &p[..p.len() - 6]).unwrap_err();
+        assert_eq!(e.path().to_string(), "b");
+        assert_eq!(e.offset(), 28);
+        assert!(matches!(
+            e.kind(),
+            DecodeErrorKind::ArrayTooLong { count: 2, .. }
+        ));
+        let e = decode(&s, &p[..19]).unwrap_err();
+        assert_eq!(e.path().to_string(), "a.s");
+        assert_eq!(e.offset(), 18);
+        let e = decode(&s, &p[..5]).unwrap_err();
+        assert_eq!(e.path().to_string(), "a.x");
+        assert_eq!(e.offset(), 0);
     }
 
     #[test]

@@ -136,6 +136,9 @@ pub struct MsgType {
     pub(crate) md5sum: String,
     pub(crate) min_size: usize,
     pub(crate) fixed_size: Option<usize>,
+    /// Every field a single `float64` (`Vector3`, `Quaternion`, `Point`…), at least one: the
+    /// decoder reads these in one loop.
+    pub(crate) all_f64: bool,
 }
 
 impl MsgType {
@@ -405,7 +408,11 @@ impl<'s> Compiler<'_, 's> {
         let fixed_size = fields.iter().try_fold(0usize, |acc, f| {
             f.ty.fixed_size().and_then(|n| acc.checked_add(n))
         });
-        let ops = fields.iter().map(|f| Op::for_field(&f.ty)).collect();
+        let ops: Vec<Op> = fields.iter().map(|f| Op::for_field(&f.ty)).collect();
+        let all_f64 = !ops.is_empty()
+            && ops
+                .iter()
+                .all(|op| matches!(op, Op::Prim(Primitive::Float64)));
         let mut ty = MsgType {
             name: name.to_string(),
             text: text.to_string(),
@@ -415,6 +422,7 @@ impl<'s> Compiler<'_, 's> {
             md5sum: String::new(),
             min_size,
             fixed_size,
+            all_f64,
         };
         ty.md5sum = hex_md5(md5_text(&ty).as_bytes());
         let ty = Arc::new(ty);
