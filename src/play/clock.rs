@@ -10,6 +10,8 @@ pub const CLOCK_TOPIC: &str = "/clock";
 /// Publishes bag times on `/clock`.
 pub struct ClockPublisher {
     publication: Publication,
+    /// Subscribers the master listed when `/clock` was advertised.
+    expected: usize,
 }
 
 impl ClockPublisher {
@@ -30,10 +32,11 @@ impl ClockPublisher {
             message_definition: schema.full_text(),
             latching: false,
         };
-        let publication = node
-            .advertise(CLOCK_TOPIC, info, QueueLimits::default())?
-            .publication;
-        Ok(ClockPublisher { publication })
+        let advertised = node.advertise(CLOCK_TOPIC, info, QueueLimits::default())?;
+        Ok(ClockPublisher {
+            publication: advertised.publication,
+            expected: advertised.subscribers.len(),
+        })
     }
 
     /// Publishes `t`.
@@ -43,6 +46,13 @@ impl ClockPublisher {
         payload[..4].copy_from_slice(&t.sec.to_le_bytes());
         payload[4..].copy_from_slice(&t.nsec.to_le_bytes());
         let _ = self.publication.publish(&payload);
+    }
+
+    /// Waits until the subscribers the master listed when `/clock` was advertised have
+    /// connected, at most `timeout`. True when all have.
+    pub fn wait_for_known_subscribers(&self, timeout: std::time::Duration) -> bool {
+        self.publication
+            .wait_for_subscribers(self.expected, timeout)
     }
 
     /// The publication.

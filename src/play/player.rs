@@ -328,8 +328,13 @@ impl Player<'_> {
                 Err(RecvTimeoutError::Disconnected) => std::thread::sleep(left),
             }
         }
+        // The clock's subscribers too: a recorder of /clock gets the first tick.
+        let deadline = Instant::now() + self.options.subscriber_wait;
         self.outlet
             .wait_for_known_subscribers(self.options.subscriber_wait);
+        if let Some(clock) = &self.clock {
+            clock.wait_for_known_subscribers(deadline.saturating_duration_since(Instant::now()));
+        }
         !matches!(control.try_recv(), Ok(Control::Stop))
     }
 
