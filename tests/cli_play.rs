@@ -51,6 +51,8 @@ fn errors_exit_2() {
         vec![bag, "--rate", "-1"],
         vec![bag, "--rate", "nan"],
         vec![bag, "--delay", "-1"],
+        vec![bag, "--skip-empty", "-1"],
+        vec![bag, "--skip-empty", "inf"],
         vec![bag, "--hz", "0"],
         vec![bag, "--namespace", "bad-ns"],
         vec![bag, "-t", "/no_such_topic"],

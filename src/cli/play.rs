@@ -50,6 +50,10 @@ pub struct PlayArgs {
     /// Seconds to wait after advertising before the first message (subscribers connect).
     #[arg(short = 'd', long, default_value_t = 0.2, value_name = "S", value_parser = parse_seconds)]
     pub delay: f64,
+    /// Skip stretches longer than S seconds without messages instead of waiting through them
+    /// (`rosbag play --skip-empty`).
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub skip_empty: Option<f64>,
     /// Start paused (space resumes, `s` steps).
     #[arg(long)]
     pub pause: bool,
@@ -321,6 +325,10 @@ pub fn run(args: &PlayArgs) -> Outcome {
                 clock_hz: args.clock.then_some(args.hz),
                 delay: Duration::from_secs_f64(args.delay),
                 start_paused: args.pause,
+                skip_empty: args
+                    .skip_empty
+                    .filter(|s| *s > 0.0)
+                    .map(Duration::from_secs_f64),
                 ..PlayOptions::default()
             },
             status: Arc::clone(&status),
