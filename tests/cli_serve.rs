@@ -12,17 +12,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-fn closed_port_uri() -> String {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let uri = format!("http://127.0.0.1:{}/", l.local_addr().unwrap().port());
-    drop(l);
-    uri
-}
-
 fn run(args: &[&str]) -> (i32, String) {
     let out = common::bagscope()
         .args(args)
-        .env("ROS_MASTER_URI", closed_port_uri())
+        .env("ROS_MASTER_URI", common::ros_graph::closed_port_uri())
         .env("ROS_HOSTNAME", "127.0.0.1")
         .stdin(std::process::Stdio::null())
         .output()

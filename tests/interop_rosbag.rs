@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::Command;
 
 use bagscope::bag::{Bag, Query};
-use common::{Reference, nanos, skip};
+use common::{nanos, skip};
 use md5::{Digest, Md5};
 
 fn have_ros_tools() -> Result<(), String> {
@@ -32,26 +32,9 @@ fn have_ros_tools() -> Result<(), String> {
     Ok(())
 }
 
-fn official_dump(bag: &Path) -> Reference {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/dump_raw.py");
-    let out = Command::new(common::ros_python())
-        .arg(script)
-        .arg(bag)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let tmp = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(tmp.path(), &out.stdout).unwrap();
-    Reference::load(tmp.path())
-}
-
 fn compare(path: &Path) {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
-    let r = official_dump(path);
+    let r = common::official::dump_raw(path);
     let bag = Bag::open(path).unwrap_or_else(|e| panic!("{name}: {e}"));
     let reindexed = r.header["reindexed"] == true;
     for rc in r.header["connections"].as_array().unwrap() {

@@ -63,6 +63,24 @@ pub fn dump_full(bags: &[PathBuf], flags: &[&str]) -> Vec<Value> {
     dumps
 }
 
+/// Dumps one bag with the official reader (`dump_raw.py`: connections, and every message's
+/// time, connection, size and payload md5).
+pub fn dump_raw(bag: &Path) -> super::Reference {
+    let out = Command::new(ros_python())
+        .arg(script("dump_raw.py"))
+        .arg(bag)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dump_raw.py failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tmp = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(tmp.path(), &out.stdout).unwrap();
+    super::Reference::load(tmp.path())
+}
+
 /// Writes `out` with the official Python writer from `spec` (see `write_official.py`).
 pub fn write_official(spec: &Value, out: &Path) {
     let spec_path = out.with_extension("spec.json");

@@ -16,7 +16,7 @@ use bagscope::catalog::{Catalog, Selection};
 use bagscope::ros::MasterClient;
 use bagscope::ros::xmlrpc::{self, Fault, Handler, Value};
 
-use super::{Reference, nanos};
+use super::nanos;
 
 /// `Ok` when every tool is on PATH and Python can import `rosbag`; otherwise why not.
 pub fn have_tools(tools: &[&str]) -> Result<(), String> {
@@ -328,20 +328,7 @@ pub fn official_messages(
     bag: &Path,
     node: Option<&str>,
 ) -> (Vec<Rec>, BTreeMap<String, Option<String>>) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/dump_raw.py");
-    let out = Command::new(super::ros_python())
-        .arg(script)
-        .arg(bag)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let tmp = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(tmp.path(), &out.stdout).unwrap();
-    let r = Reference::load(tmp.path());
+    let r = super::official::dump_raw(bag);
     let mut ours = BTreeMap::new();
     let mut latching = BTreeMap::new();
     for c in r.header["connections"].as_array().unwrap() {
@@ -551,4 +538,12 @@ pub fn node_config(master_uri: &str, name: &str) -> bagscope::ros::NodeConfig {
             .map(|(_, v)| (*v).to_string())
     })
     .unwrap()
+}
+
+/// A master URI on a loopback port nobody listens on (bound, then released).
+pub fn closed_port_uri() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let uri = format!("http://127.0.0.1:{}/", l.local_addr().unwrap().port());
+    drop(l);
+    uri
 }
