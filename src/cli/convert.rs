@@ -142,14 +142,7 @@ fn to_bag(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
         Err(e) => return failed(&e),
     };
     let s = &report.summary;
-    for t in &report.topics {
-        println!(
-            "topic:     {} ({}): {}",
-            t.topic,
-            t.datatype,
-            count(t.messages, "message")
-        );
-    }
+    print_topics(&report.topics);
     println!(
         "wrote:     {}: {}, {}, {}, {}",
         s.path.display(),
@@ -159,6 +152,18 @@ fn to_bag(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
         human_size(s.bytes as f64)
     );
     Outcome::Ok
+}
+
+/// One `topic:` line per converted topic.
+fn print_topics(topics: &[crate::rockin::TopicCount]) {
+    for t in topics {
+        println!(
+            "topic:     {} ({}): {}",
+            t.topic,
+            t.datatype,
+            count(t.messages, "message")
+        );
+    }
 }
 
 fn to_yaml(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
@@ -198,14 +203,7 @@ fn to_yaml(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
         );
         outcome = Outcome::Problems;
     }
-    for t in &report.topics {
-        println!(
-            "topic:     {} ({}): {}",
-            t.topic,
-            t.datatype,
-            count(t.messages, "message")
-        );
-    }
+    print_topics(&report.topics);
     println!(
         "wrote:     {}: {}, {}",
         args.output.display(),
