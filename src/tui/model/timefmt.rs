@@ -74,11 +74,10 @@ pub fn offset(t: RosTime, start: RosTime, decimals: usize) -> String {
     format!("{d:+.decimals$}")
 }
 
-fn date(t: RosTime, local: bool) -> String {
-    let t = t.normalized();
-    let secs = i64::from(t.sec);
-    let fmt = "%Y-%m-%d %H:%M:%S";
-    let base = if local {
+/// Whole seconds `secs` formatted with `fmt` in local time or UTC (the number itself when out
+/// of the calendar's range).
+fn clock(secs: i64, local: bool, fmt: &str) -> String {
+    let formatted = if local {
         Local
             .timestamp_opt(secs, 0)
             .single()
@@ -88,28 +87,19 @@ fn date(t: RosTime, local: bool) -> String {
             .single()
             .map(|d| d.format(fmt).to_string())
     };
-    format!("{}.{:09}", base.unwrap_or_else(|| secs.to_string()), t.nsec)
+    formatted.unwrap_or_else(|| secs.to_string())
+}
+
+fn date(t: RosTime, local: bool) -> String {
+    let t = t.normalized();
+    let base = clock(i64::from(t.sec), local, "%Y-%m-%d %H:%M:%S");
+    format!("{base}.{:09}", t.nsec)
 }
 
 fn short_date(t: RosTime, local: bool) -> String {
     let t = t.normalized();
-    let secs = i64::from(t.sec);
-    let fmt = "%H:%M:%S";
-    let base = if local {
-        Local
-            .timestamp_opt(secs, 0)
-            .single()
-            .map(|d| d.format(fmt).to_string())
-    } else {
-        Utc.timestamp_opt(secs, 0)
-            .single()
-            .map(|d| d.format(fmt).to_string())
-    };
-    format!(
-        "{}.{:03}",
-        base.unwrap_or_else(|| secs.to_string()),
-        t.nsec / 1_000_000
-    )
+    let base = clock(i64::from(t.sec), local, "%H:%M:%S");
+    format!("{base}.{:03}", t.nsec / 1_000_000)
 }
 
 /// Human duration for spans: `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 03 min`.
