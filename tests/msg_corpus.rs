@@ -85,10 +85,11 @@ fn check(name: &str, ours: &Ours, reference: &serde_json::Value) {
         assert!(validate(schema, &ours.payload).is_err(), "{label}");
         return;
     }
-    let value = decode(schema, &ours.payload).unwrap_or_else(|e| panic!("{label}: {e}"));
+    let decoded = decode(schema, &ours.payload).unwrap_or_else(|e| panic!("{label}: {e}"));
+    let value = decoded.to_value();
     assert_eq!(validate(schema, &ours.payload), Ok(()), "{label}");
     msg_support::compare_with_ref(&value, data, "data").unwrap_or_else(|e| panic!("{label}: {e}"));
-    let text = json::value_to_string(&value);
+    let text = json::value_to_string(&decoded.value());
     let parsed: serde_json::Value =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{label}: {e}: {text}"));
     msg_support::check_json_output(&value, &parsed, "data");

@@ -17,8 +17,8 @@
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
+use super::decoded::{Decoded, ValueRef};
 use super::pyrepr;
-use super::value::Value;
 use crate::time::RosTime;
 
 /// The columns of a topic's CSV export, fixed by its first message.
@@ -57,43 +57,43 @@ impl RowFit {
     }
 }
 
-fn is_leaf(v: &Value<'_>) -> bool {
+fn is_leaf(v: &ValueRef<'_>) -> bool {
     !matches!(
         v,
-        Value::Bytes(_) | Value::PrimArray(_) | Value::Array(_) | Value::Message(_)
+        ValueRef::Bytes(_) | ValueRef::PrimArray(_) | ValueRef::Array(_) | ValueRef::Message(_)
     )
 }
 
-fn build(v: &Value<'_>, name: &str, columns: &mut Vec<String>) -> Option<Node> {
+fn build(v: &ValueRef<'_>, name: &str, columns: &mut Vec<String>) -> Option<Node> {
     match v {
-        Value::Bytes(_) => None,
-        Value::Message(m) => {
+        ValueRef::Bytes(_) => None,
+        ValueRef::Message(m) => {
             let subs: Vec<(usize, Node)> = m
                 .iter()
                 .enumerate()
                 .filter_map(|(i, (field, value))| {
-                    build(value, &format!("{name}.{field}"), columns).map(|n| (i, n))
+                    build(&value, &format!("{name}.{field}"), columns).map(|n| (i, n))
                 })
                 .collect();
             (!subs.is_empty()).then_some(Node::Message(subs))
         }
-        Value::PrimArray(items) if items.is_empty() => Some(Node::EmptyArray),
-        Value::PrimArray(items) => {
+        ValueRef::PrimArray(items) if items.is_empty() => Some(Node::EmptyArray),
+        ValueRef::PrimArray(items) => {
             columns.extend((0..items.len()).map(|i| format!("{name}{i}")));
             Some(Node::Array(vec![Some(Node::Leaf); items.len()]))
         }
-        Value::Array(items) => {
-            let Some(first) = items.first() else {
+        ValueRef::Array(items) => {
+            let Some(first) = items.iter().next() else {
                 return Some(Node::EmptyArray);
             };
-            if is_leaf(first) {
+            if is_leaf(&first) {
                 columns.extend((0..items.len()).map(|i| format!("{name}{i}")));
                 return Some(Node::Array(vec![Some(Node::Leaf); items.len()]));
             }
             let elems: Vec<Option<Node>> = items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| build(item, &format!("{name}{i}"), columns))
+                .map(|(i, item)| build(&item, &format!("{name}{i}"), columns))
                 .collect();
             elems
                 .iter()
@@ -118,9 +118,9 @@ fn leaf_count(node: &Node) -> usize {
 
 impl CsvLayout {
     /// The layout `rostopic echo -p` would use, from the first message of the topic.
-    pub fn new(first: &Value<'_>) -> Self {
+    pub fn new(first: &Decoded<'_>) -> Self {
         let mut columns = Vec::new();
-        let root = build(first, "field", &mut columns);
+        let root = build(&first.value(), "field", &mut columns);
         CsvLayout { columns, root }
     }
 
@@ -135,11 +135,11 @@ impl CsvLayout {
     }
 
     /// The cells of one message in column order, unquoted, with how it fitted.
-    pub fn cells<'v>(&self, value: &'v Value<'_>) -> (Vec<Cow<'v, str>>, RowFit) {
+    pub fn cells<'v>(&self, message: &'v Decoded<'_>) -> (Vec<Cow<'v, str>>, RowFit) {
         let mut cells = Vec::with_capacity(self.columns.len());
         let mut fit = RowFit::default();
         if let Some(root) = &self.root {
-            fill(root, Some(value), &mut cells, &mut fit);
+            fill(root, Some(message.value()), &mut cells, &mut fit);
         }
         (cells, fit)
     }
@@ -150,9 +150,9 @@ impl CsvLayout {
         &self,
         out: &mut W,
         time: RosTime,
-        value: &Value<'_>,
+        message: &Decoded<'_>,
     ) -> Result<RowFit, fmt::Error> {
-        let (cells, fit) = self.cells(value);
+        let (cells, fit) = self.cells(message);
         write!(out, "{},", time.as_nanos())?;
         for (i, cell) in cells.iter().enumerate() {
             if i > 0 {
@@ -164,16 +164,16 @@ impl CsvLayout {
     }
 
     /// [`CsvLayout::write_row`] into a new `String`.
-    pub fn row(&self, time: RosTime, value: &Value<'_>) -> (String, RowFit) {
+    pub fn row(&self, time: RosTime, message: &Decoded<'_>) -> (String, RowFit) {
         let mut out = String::new();
         // Writing to a String cannot fail.
-        let fit = self.write_row(&mut out, time, value).unwrap_or_default();
+        let fit = self.write_row(&mut out, time, message).unwrap_or_default();
         (out, fit)
     }
 }
 
 /// The column names `rostopic echo -p` prints for this first message (without `%time`).
-pub fn columns(first: &Value<'_>) -> Vec<String> {
+pub fn columns(first: &Decoded<'_>) -> Vec<String> {
     CsvLayout::new(first).columns
 }
 
@@ -185,59 +185,69 @@ fn empty_cells(node: &Node, cells: &mut Vec<Cow<'_, str>>, fit: &mut RowFit) {
 
 fn fill<'v>(
     node: &Node,
-    value: Option<&'v Value<'_>>,
+    value: Option<ValueRef<'v>>,
     cells: &mut Vec<Cow<'v, str>>,
     fit: &mut RowFit,
 ) {
     match (node, value) {
-        (Node::Leaf, Some(v)) if is_leaf(v) => cells.push(leaf_text(v)),
-        (Node::Message(subs), Some(Value::Message(m))) => {
+        (Node::Leaf, Some(v)) if is_leaf(&v) => cells.push(leaf_text(&v)),
+        (Node::Message(subs), Some(ValueRef::Message(m))) => {
+            // `subs` holds field indices in increasing order.
+            let mut values = m.values().enumerate();
             for (index, sub) in subs {
-                fill(sub, m.values().get(*index), cells, fit);
+                let value = values.find(|(i, _)| i == index).map(|(_, v)| v);
+                fill(sub, value, cells, fit);
             }
         }
-        (Node::Array(elems), Some(Value::Array(items))) => {
-            for (i, elem) in elems.iter().enumerate() {
+        (Node::Array(elems), Some(ValueRef::Array(items))) => {
+            let mut values = items.iter();
+            for elem in elems {
+                let value = values.next();
                 if let Some(elem) = elem {
-                    fill(elem, items.get(i), cells, fit);
+                    fill(elem, value, cells, fit);
                 }
             }
             fit.dropped_elements += items.len().saturating_sub(elems.len());
         }
-        (Node::Array(elems), Some(Value::PrimArray(items))) => {
-            for i in 0..elems.len() {
-                match items.get(i) {
+        (Node::Array(elems), Some(ValueRef::PrimArray(items))) => {
+            let mut values = items.refs();
+            for _ in elems {
+                match values.next() {
                     Some(v) => cells.push(Cow::Owned(leaf_text(&v).into_owned())),
                     None => empty_cells(&Node::Leaf, cells, fit),
                 }
             }
             fit.dropped_elements += items.len().saturating_sub(elems.len());
         }
-        (Node::EmptyArray, Some(Value::Array(items))) => fit.dropped_elements += items.len(),
-        (Node::EmptyArray, Some(Value::PrimArray(items))) => fit.dropped_elements += items.len(),
+        (Node::EmptyArray, Some(ValueRef::Array(items))) => fit.dropped_elements += items.len(),
+        (Node::EmptyArray, Some(ValueRef::PrimArray(items))) => {
+            fit.dropped_elements += items.len();
+        }
         (node, _) => empty_cells(node, cells, fit),
     }
 }
 
-fn leaf_text<'v>(v: &'v Value<'_>) -> Cow<'v, str> {
+fn leaf_text<'v>(v: &ValueRef<'v>) -> Cow<'v, str> {
     let mut s = String::new();
     // Writing to a String cannot fail.
-    let _ = match v {
-        Value::Bool(b) => return Cow::Borrowed(if *b { "1" } else { "0" }),
-        Value::String(bytes) => return String::from_utf8_lossy(bytes),
-        Value::I8(x) => write!(s, "{x}"),
-        Value::U8(x) => write!(s, "{x}"),
-        Value::I16(x) => write!(s, "{x}"),
-        Value::U16(x) => write!(s, "{x}"),
-        Value::I32(x) => write!(s, "{x}"),
-        Value::U32(x) => write!(s, "{x}"),
-        Value::I64(x) => write!(s, "{x}"),
-        Value::U64(x) => write!(s, "{x}"),
-        Value::F32(x) => pyrepr::write_float(&mut s, f64::from(*x)),
-        Value::F64(x) => pyrepr::write_float(&mut s, *x),
-        Value::Time(t) => write!(s, "{}", t.as_nanos()),
-        Value::Duration(d) => write!(s, "{}", d.as_nanos()),
-        Value::Bytes(_) | Value::PrimArray(_) | Value::Array(_) | Value::Message(_) => Ok(()),
+    let _ = match *v {
+        ValueRef::Bool(b) => return Cow::Borrowed(if b { "1" } else { "0" }),
+        ValueRef::String(bytes) => return String::from_utf8_lossy(bytes),
+        ValueRef::I8(x) => write!(s, "{x}"),
+        ValueRef::U8(x) => write!(s, "{x}"),
+        ValueRef::I16(x) => write!(s, "{x}"),
+        ValueRef::U16(x) => write!(s, "{x}"),
+        ValueRef::I32(x) => write!(s, "{x}"),
+        ValueRef::U32(x) => write!(s, "{x}"),
+        ValueRef::I64(x) => write!(s, "{x}"),
+        ValueRef::U64(x) => write!(s, "{x}"),
+        ValueRef::F32(x) => pyrepr::write_float(&mut s, f64::from(x)),
+        ValueRef::F64(x) => pyrepr::write_float(&mut s, x),
+        ValueRef::Time(t) => write!(s, "{}", t.as_nanos()),
+        ValueRef::Duration(d) => write!(s, "{}", d.as_nanos()),
+        ValueRef::Bytes(_) | ValueRef::PrimArray(_) | ValueRef::Array(_) | ValueRef::Message(_) => {
+            Ok(())
+        }
     };
     Cow::Owned(s)
 }

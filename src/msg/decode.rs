@@ -6,14 +6,10 @@
 //! field path and payload offset (the path is assembled while unwinding, so the success path
 //! pays nothing for it). [`validate`] runs the same checks without building values.
 
-use std::borrow::Cow;
-use std::sync::Arc;
-
+use super::decoded::{Decoded, Node, Span};
 use super::error::{DecodeError, DecodeErrorKind, PathSegment};
-use super::prim_array::PrimArray;
 use super::primitive::Primitive;
 use super::schema::{MsgType, Op, Schema};
-use super::value::{Message, TypeRef, Value};
 use crate::time::{RosDuration, RosTime};
 
 /// Elements allowed in an array whose elements occupy no bytes (`std_msgs/Empty[]`), where
@@ -22,34 +18,36 @@ pub const MAX_ZERO_SIZE_ELEMENTS: usize = 1 << 16;
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
-/// Decodes one message payload. The whole payload must be consumed: trailing bytes are an
-/// error, as is a payload that ends early or holds an impossible array length.
+/// Decodes one message payload into a [`Decoded`] message. The whole payload must be
+/// consumed: trailing bytes are an error, as is a payload that ends early or holds an
+/// impossible array length.
 ///
-/// The value borrows strings and arrays from `bytes` and nested message types from `schema`;
-/// [`Value::into_owned`] detaches it from both.
-pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Value<'a>> {
-    let (value, used) = decode_prefix(schema, bytes)?;
-    check_trailing(bytes, used)?;
-    Ok(value)
-}
-
-/// Decodes a message from the start of `bytes`, returning it and the number of bytes used
-/// (trailing bytes are left to the caller).
-pub fn decode_prefix<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<(Value<'a>, usize)> {
-    let mut reader = Reader {
+/// The message borrows `bytes` and the schema's types; [`Decoded::into_owned`] detaches it.
+pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
+    let mut nodes = Vec::with_capacity(schema.node_guess());
+    let mut r = Cursor {
         data: bytes,
         pos: 0,
     };
-    let fields = match decode_fixed_at(schema.root(), &mut reader) {
-        Some(fields) => fields,
-        None => decode_fields(schema.root(), &mut reader)?,
-    };
-    // The root shares the schema's type; nested messages borrow theirs.
-    let root = Message {
-        ty: TypeRef::Shared(Arc::clone(schema.root())),
-        fields,
-    };
-    Ok((Value::Message(root), reader.pos))
+    match fields(schema.root(), &mut r, &mut nodes) {
+        Some(()) if r.pos == bytes.len() => {
+            if nodes.len() > nodes.capacity() / 2 {
+                schema.saw_nodes(nodes.len());
+            }
+            Ok(Decoded::new(schema.root(), bytes, nodes))
+        }
+        // The fast walk only says that something is wrong; the checking walk says what and
+        // where (both apply the same checks).
+        _ => Err(match validate(schema, bytes) {
+            Err(e) => e,
+            Ok(()) => DecodeError::new(
+                r.pos,
+                DecodeErrorKind::TrailingBytes {
+                    count: bytes.len().saturating_sub(r.pos) as u64,
+                },
+            ),
+        }),
+    }
 }
 
 /// Checks that `bytes` is exactly one message of `schema` without building values: the same
@@ -192,245 +190,167 @@ fn field_error(ty: &MsgType, index: usize, e: DecodeError) -> DecodeError {
     e.within(PathSegment::Field(name))
 }
 
-/// A message's field values. (Field lists travel as boxed slices, two words, which return
-/// in registers.)
-fn decode_fields<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Box<[Value<'a>]>> {
-    let mut fields = Vec::with_capacity(ty.ops.len());
-    for (i, op) in ty.ops.iter().enumerate() {
-        if let Err(e) = decode_op(op, r, &mut fields) {
-            return Err(field_error(ty, i, e));
+/// The decoder's position in the payload. Every read is checked; a failed read returns
+/// `None` and the caller asks [`validate`] for the error.
+struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl Cursor<'_> {
+    #[inline]
+    fn span(&mut self, n: usize) -> Option<Span> {
+        let end = self.pos.checked_add(n)?;
+        if end > self.data.len() {
+            return None;
         }
+        let span = Span {
+            at: u32::try_from(self.pos).ok()?,
+            len: u32::try_from(n).ok()?,
+        };
+        self.pos = end;
+        Some(span)
     }
-    Ok(fields.into_boxed_slice())
-}
 
-#[inline]
-fn decode_message<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Result<Message<'a>> {
-    let fields = match decode_fixed_at(ty, r) {
-        Some(fields) => fields,
-        None => decode_fields(ty, r)?,
-    };
-    Ok(Message {
-        ty: TypeRef::Borrowed(ty),
-        fields,
-    })
-}
-
-/// The fast path for a fixed-size message type (`Vector3`, `Quaternion`, `Transform`…) whose
-/// bytes are all there: one bounds check for the whole message, then the fields are read
-/// without per-field error bookkeeping. `None` (nothing consumed) when the type is not
-/// fixed-size, its bytes are not all there or a field cannot be read: the general walk then
-/// reports the error exactly as before.
-#[inline]
-fn decode_fixed_at<'a>(ty: &'a MsgType, r: &mut Reader<'a>) -> Option<Box<[Value<'a>]>> {
-    let size = ty.fixed_size?;
-    let mut bytes = r.data.get(r.pos..)?.get(..size)?;
-    let fields = decode_fixed(ty, &mut bytes)?;
-    r.pos += size;
-    Some(fields)
-}
-
-/// Splits `n` bytes off the front of `data`.
-#[inline]
-fn split_front<'a>(data: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-    let (head, rest) = data.split_at_checked(n)?;
-    *data = rest;
-    Some(head)
-}
-
-/// Splits `N` bytes off the front of `data`, as an array.
-#[inline]
-fn split_array<const N: usize>(data: &mut &[u8]) -> Option<[u8; N]> {
-    let (head, rest) = data.split_first_chunk::<N>()?;
-    *data = rest;
-    Some(*head)
-}
-
-/// The fields of a fixed-size message from the front of `data` (which the caller has checked
-/// holds the whole message; every read is still checked).
-fn decode_fixed<'a>(ty: &'a MsgType, data: &mut &'a [u8]) -> Option<Box<[Value<'a>]>> {
-    if ty.all_f64 {
-        let bytes = split_front(data, ty.ops.len().checked_mul(8)?)?;
-        return Some(
-            bytes
-                .chunks_exact(8)
-                .map(|b| Value::F64(b.first_chunk().map_or(0.0, |b| f64::from_le_bytes(*b))))
-                .collect(),
-        );
+    #[inline]
+    fn fixed<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let bytes = self.data.get(self.pos..)?.first_chunk::<N>()?;
+        self.pos += N;
+        Some(*bytes)
     }
-    let mut fields = Vec::with_capacity(ty.ops.len());
-    for op in &ty.ops {
-        // Each arm pushes its own value: building one `Value` from several arms and copying
-        // it costs more than the reads (partial stores, then one wide load).
-        match op {
-            Op::Prim(p) => fixed_prim(*p, data, &mut fields)?,
-            Op::Msg(sub) => {
-                let inner = decode_fixed(sub, data)?;
-                fields.push(Value::Message(Message {
-                    ty: TypeRef::Borrowed(sub),
-                    fields: inner,
-                }));
-            }
-            Op::Bytes(Some(n)) => fields.push(Value::Bytes(Cow::Borrowed(split_front(data, *n)?))),
-            Op::Prims(p, Some(n)) => {
-                let bytes = split_front(data, n.checked_mul(p.min_size())?)?;
-                fields.push(prim_array(*p, bytes));
-            }
-            Op::Msgs(sub, Some(n)) => {
-                if sub.min_size == 0 && *n > MAX_ZERO_SIZE_ELEMENTS {
-                    // `check_count` refuses it.
-                    return None;
-                }
-                let mut items = Vec::with_capacity(*n);
-                for _ in 0..*n {
-                    let inner = decode_fixed(sub, data)?;
-                    items.push(Value::Message(Message {
-                        ty: TypeRef::Borrowed(sub),
-                        fields: inner,
-                    }));
-                }
-                fields.push(Value::Array(items));
-            }
-            Op::Bytes(None) | Op::Prims(_, None) | Op::Strings(_) | Op::Msgs(_, None) => {
-                return None;
-            }
-        }
-    }
-    Some(fields.into_boxed_slice())
-}
 
-/// An array of a fixed-size builtin over its wire bytes (`from_wire` accepts every
-/// fixed-size builtin, which is all `Prims` holds).
-#[inline]
-fn prim_array(p: Primitive, bytes: &[u8]) -> Value<'_> {
-    match PrimArray::from_wire(p, Cow::Borrowed(bytes)) {
-        Some(a) => Value::PrimArray(a),
-        None => Value::Array(Vec::new()),
+    #[inline]
+    fn count(&mut self, fixed: Option<usize>, min_size: usize) -> Option<usize> {
+        let count = match fixed {
+            Some(n) => n,
+            None => u32::from_le_bytes(self.fixed()?) as usize,
+        };
+        let fits = match count.checked_mul(min_size)? {
+            0 => count <= MAX_ZERO_SIZE_ELEMENTS,
+            n => n <= self.data.len().saturating_sub(self.pos),
+        };
+        fits.then_some(count)
     }
-}
 
-/// Reads a fixed-size builtin from the front of `data` and pushes it (`None` for `string`).
-#[inline]
-fn fixed_prim<'a>(p: Primitive, data: &mut &'a [u8], out: &mut Vec<Value<'a>>) -> Option<()> {
-    match p {
-        Primitive::Bool => out.push(Value::Bool(split_array::<1>(data)?[0] != 0)),
-        Primitive::Int8 | Primitive::Byte => {
-            out.push(Value::I8(i8::from_le_bytes(split_array(data)?)));
-        }
-        Primitive::UInt8 | Primitive::Char => {
-            out.push(Value::U8(u8::from_le_bytes(split_array(data)?)));
-        }
-        Primitive::Int16 => out.push(Value::I16(i16::from_le_bytes(split_array(data)?))),
-        Primitive::UInt16 => out.push(Value::U16(u16::from_le_bytes(split_array(data)?))),
-        Primitive::Int32 => out.push(Value::I32(i32::from_le_bytes(split_array(data)?))),
-        Primitive::UInt32 => out.push(Value::U32(u32::from_le_bytes(split_array(data)?))),
-        Primitive::Int64 => out.push(Value::I64(i64::from_le_bytes(split_array(data)?))),
-        Primitive::UInt64 => out.push(Value::U64(u64::from_le_bytes(split_array(data)?))),
-        Primitive::Float32 => out.push(Value::F32(f32::from_le_bytes(split_array(data)?))),
-        Primitive::Float64 => out.push(Value::F64(f64::from_le_bytes(split_array(data)?))),
-        Primitive::String => return None,
-        Primitive::Time => {
-            let (sec, nsec) = split8(split_array(data)?);
-            out.push(Value::Time(RosTime::new(
-                u32::from_le_bytes(sec),
-                u32::from_le_bytes(nsec),
-            )));
-        }
-        Primitive::Duration => {
-            let (sec, nsec) = split8(split_array(data)?);
-            out.push(Value::Duration(RosDuration {
-                sec: i32::from_le_bytes(sec),
-                nsec: i32::from_le_bytes(nsec),
-            }));
-        }
+    #[inline]
+    fn string(&mut self) -> Option<Span> {
+        let len = u32::from_le_bytes(self.fixed()?) as usize;
+        self.span(len)
     }
-    Some(())
-}
-
-/// Reads one field per its op and pushes the value (pushing in place keeps the values off
-/// the return path).
-#[inline]
-fn decode_op<'a>(op: &'a Op, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Result<()> {
-    match op {
-        Op::Prim(p) => decode_prim(*p, r, out)?,
-        Op::Msg(ty) => {
-            let m = decode_message(ty, r)?;
-            out.push(Value::Message(m));
-        }
-        Op::Bytes(len) => {
-            let count = r.count(*len, 1)?;
-            out.push(Value::Bytes(Cow::Borrowed(r.take(count)?)));
-        }
-        Op::Prims(p, len) => {
-            let size = p.min_size();
-            let count = r.count(*len, size)?;
-            let bytes = r.take(count * size)?;
-            out.push(prim_array(*p, bytes));
-        }
-        Op::Strings(len) => {
-            let count = r.count(*len, 4)?;
-            let mut items = Vec::with_capacity(count);
-            for i in 0..count {
-                match r.string() {
-                    Ok(s) => items.push(Value::String(Cow::Borrowed(s))),
-                    Err(e) => return Err(e.within(PathSegment::Index(i))),
-                }
-            }
-            out.push(Value::Array(items));
-        }
-        Op::Msgs(ty, len) => {
-            let count = r.count(*len, ty.min_size)?;
-            let mut items = Vec::with_capacity(count);
-            for i in 0..count {
-                match decode_message(ty, r) {
-                    Ok(m) => items.push(Value::Message(m)),
-                    Err(e) => return Err(e.within(PathSegment::Index(i))),
-                }
-            }
-            out.push(Value::Array(items));
-        }
-    }
-    Ok(())
-}
-
-/// Reads one builtin and pushes it.
-#[inline]
-fn decode_prim<'a>(p: Primitive, r: &mut Reader<'a>, out: &mut Vec<Value<'a>>) -> Result<()> {
-    match p {
-        Primitive::Bool => out.push(Value::Bool(r.fixed::<1>()?[0] != 0)),
-        Primitive::Int8 | Primitive::Byte => out.push(Value::I8(i8::from_le_bytes(r.fixed()?))),
-        Primitive::UInt8 | Primitive::Char => out.push(Value::U8(u8::from_le_bytes(r.fixed()?))),
-        Primitive::Int16 => out.push(Value::I16(i16::from_le_bytes(r.fixed()?))),
-        Primitive::UInt16 => out.push(Value::U16(u16::from_le_bytes(r.fixed()?))),
-        Primitive::Int32 => out.push(Value::I32(i32::from_le_bytes(r.fixed()?))),
-        Primitive::UInt32 => out.push(Value::U32(u32::from_le_bytes(r.fixed()?))),
-        Primitive::Int64 => out.push(Value::I64(i64::from_le_bytes(r.fixed()?))),
-        Primitive::UInt64 => out.push(Value::U64(u64::from_le_bytes(r.fixed()?))),
-        Primitive::Float32 => out.push(Value::F32(f32::from_le_bytes(r.fixed()?))),
-        Primitive::Float64 => out.push(Value::F64(f64::from_le_bytes(r.fixed()?))),
-        Primitive::String => out.push(Value::String(Cow::Borrowed(r.string()?))),
-        Primitive::Time => {
-            let (sec, nsec) = split8(r.fixed()?);
-            out.push(Value::Time(RosTime::new(
-                u32::from_le_bytes(sec),
-                u32::from_le_bytes(nsec),
-            )));
-        }
-        Primitive::Duration => {
-            let (sec, nsec) = split8(r.fixed()?);
-            out.push(Value::Duration(RosDuration {
-                sec: i32::from_le_bytes(sec),
-                nsec: i32::from_le_bytes(nsec),
-            }));
-        }
-    }
-    Ok(())
 }
 
 #[inline]
 fn split8(b: [u8; 8]) -> ([u8; 4], [u8; 4]) {
     let [a0, a1, a2, a3, b0, b1, b2, b3] = b;
     ([a0, a1, a2, a3], [b0, b1, b2, b3])
+}
+
+/// Appends the nodes of a message of type `ty`'s fields.
+fn fields(ty: &MsgType, r: &mut Cursor<'_>, out: &mut Vec<Node>) -> Option<()> {
+    if ty.all_f64 {
+        let n = ty.ops.len();
+        let bytes = r.data.get(r.pos..)?.get(..n.checked_mul(8)?)?;
+        r.pos += n * 8;
+        out.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|b| Node::F64(b.first_chunk().map_or(0.0, |b| f64::from_le_bytes(*b)))),
+        );
+        return Some(());
+    }
+    for op in &ty.ops {
+        match op {
+            Op::Prim(p) => out.push(prim(*p, r)?),
+            Op::Msg(sub) => message(sub, r, out)?,
+            Op::Bytes(len) => {
+                let count = r.count(*len, 1)?;
+                out.push(Node::Bytes(r.span(count)?));
+            }
+            Op::Prims(p, len) => {
+                let size = p.min_size();
+                let count = r.count(*len, size)?;
+                out.push(Node::Prims(*p, r.span(count * size)?));
+            }
+            Op::Strings(len) => {
+                let count = r.count(*len, 4)?;
+                let count32 = u32::try_from(count).ok()?;
+                let at = open(out, Node::Array { count: 0, span: 0 });
+                for _ in 0..count {
+                    out.push(Node::String(r.string()?));
+                }
+                close(out, at, |span| Node::Array {
+                    count: count32,
+                    span,
+                })?;
+            }
+            Op::Msgs(sub, len) => {
+                let count = r.count(*len, sub.min_size)?;
+                let count32 = u32::try_from(count).ok()?;
+                let at = open(out, Node::Array { count: 0, span: 0 });
+                for _ in 0..count {
+                    message(sub, r, out)?;
+                }
+                close(out, at, |span| Node::Array {
+                    count: count32,
+                    span,
+                })?;
+            }
+        }
+    }
+    Some(())
+}
+
+#[inline]
+fn message(ty: &MsgType, r: &mut Cursor<'_>, out: &mut Vec<Node>) -> Option<()> {
+    let at = open(out, Node::Message { span: 0 });
+    fields(ty, r, out)?;
+    close(out, at, |span| Node::Message { span })
+}
+
+#[inline]
+fn open(out: &mut Vec<Node>, node: Node) -> usize {
+    out.push(node);
+    out.len() - 1
+}
+
+/// Sets the span of the composite node at `at` to the nodes pushed after it.
+#[inline]
+fn close(out: &mut [Node], at: usize, node: impl FnOnce(u32) -> Node) -> Option<()> {
+    let span = u32::try_from(out.len() - at - 1).ok()?;
+    *out.get_mut(at)? = node(span);
+    Some(())
+}
+
+#[inline]
+fn prim(p: Primitive, r: &mut Cursor<'_>) -> Option<Node> {
+    Some(match p {
+        Primitive::Bool => Node::Bool(r.fixed::<1>()?[0] != 0),
+        Primitive::Int8 | Primitive::Byte => Node::I8(i8::from_le_bytes(r.fixed()?)),
+        Primitive::UInt8 | Primitive::Char => Node::U8(u8::from_le_bytes(r.fixed()?)),
+        Primitive::Int16 => Node::I16(i16::from_le_bytes(r.fixed()?)),
+        Primitive::UInt16 => Node::U16(u16::from_le_bytes(r.fixed()?)),
+        Primitive::Int32 => Node::I32(i32::from_le_bytes(r.fixed()?)),
+        Primitive::UInt32 => Node::U32(u32::from_le_bytes(r.fixed()?)),
+        Primitive::Int64 => Node::I64(i64::from_le_bytes(r.fixed()?)),
+        Primitive::UInt64 => Node::U64(u64::from_le_bytes(r.fixed()?)),
+        Primitive::Float32 => Node::F32(f32::from_le_bytes(r.fixed()?)),
+        Primitive::Float64 => Node::F64(f64::from_le_bytes(r.fixed()?)),
+        Primitive::String => Node::String(r.string()?),
+        Primitive::Time => {
+            let (sec, nsec) = split8(r.fixed()?);
+            Node::Time(RosTime::new(
+                u32::from_le_bytes(sec),
+                u32::from_le_bytes(nsec),
+            ))
+        }
+        Primitive::Duration => {
+            let (sec, nsec) = split8(r.fixed()?);
+            Node::Duration(RosDuration {
+                sec: i32::from_le_bytes(sec),
+                nsec: i32::from_le_bytes(nsec),
+            })
+        }
+    })
 }
 
 fn validate_fields(ty: &MsgType, r: &mut Reader<'_>) -> Result<()> {
@@ -486,6 +406,9 @@ fn validate_op(op: &Op, r: &mut Reader<'_>) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::msg::{PrimArray, Value};
+    use std::borrow::Cow;
+    use std::sync::Arc;
 
     fn schema(ty: &str, def: &str) -> Arc<Schema> {
         Schema::from_definition(ty, def).unwrap()
@@ -504,7 +427,8 @@ mod tests {
         p.extend((-0.0f32).to_le_bytes());
         p.extend([1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
         p.extend([0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0]);
-        let v = decode(&sch, &p).unwrap();
+        let decoded = decode(&sch, &p).unwrap();
+        let v = decoded.to_value();
         let m = v.as_message().unwrap();
         assert_eq!(m.get("b"), Some(&Value::Bool(true)));
         assert_eq!(m.get("i"), Some(&Value::I16(-2)));
@@ -590,7 +514,8 @@ mod tests {
             p.extend((-7i32).to_le_bytes());
         }
         p.push(9);
-        let v = decode(&s, &p).unwrap();
+        let decoded = decode(&s, &p).unwrap();
+        let v = decoded.to_value();
         let items = match v.get("b") {
             Some(Value::Array(array)) => array,
             other => panic!("{other:?}"),
@@ -626,7 +551,8 @@ mod tests {
     fn zero_size_elements_are_capped() {
         let sep = "=".repeat(80);
         let s = schema("t/T", &format!("E[] e\n{sep}\nMSG: t/E\n"));
-        let v = decode(&s, &[3, 0, 0, 0]).unwrap();
+        let decoded = decode(&s, &[3, 0, 0, 0]).unwrap();
+        let v = decoded.to_value();
         assert!(matches!(v.get("e"), Some(Value::Array(a)) if a.len() == 3));
         assert!(decode(&s, &[0xff, 0xff, 0xff, 0xff]).is_err());
     }

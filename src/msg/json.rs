@@ -12,7 +12,7 @@ use std::fmt::{self, Write};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use super::value::Value;
+use super::decoded::{Decoded, ValueRef};
 use crate::time::RosTime;
 
 /// Writes one message line (without the trailing newline): `topic`, `type`, receive `time`
@@ -22,7 +22,7 @@ pub fn write_message<W: Write + ?Sized>(
     topic: &str,
     datatype: &str,
     time: RosTime,
-    value: &Value<'_>,
+    message: &Decoded<'_>,
 ) -> fmt::Result {
     out.write_str("{\"topic\":")?;
     write_str(out, topic)?;
@@ -33,55 +33,70 @@ pub fn write_message<W: Write + ?Sized>(
         ",\"time\":{{\"sec\":{},\"nsec\":{}}},\"data\":",
         time.sec, time.nsec
     )?;
-    write_value(out, value)?;
+    write_value(out, &message.value())?;
     out.write_char('}')
 }
 
 /// [`write_message`] into a new `String`.
-pub fn message_to_string(topic: &str, datatype: &str, time: RosTime, value: &Value<'_>) -> String {
+pub fn message_to_string(
+    topic: &str,
+    datatype: &str,
+    time: RosTime,
+    message: &Decoded<'_>,
+) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
-    let _ = write_message(&mut out, topic, datatype, time, value);
+    let _ = write_message(&mut out, topic, datatype, time, message);
     out
 }
 
 /// Writes just the value (`data` of a message line).
-pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> fmt::Result {
+pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> fmt::Result {
     match value {
-        Value::Bool(v) => out.write_str(if *v { "true" } else { "false" }),
-        Value::I8(v) => write!(out, "{v}"),
-        Value::U8(v) => write!(out, "{v}"),
-        Value::I16(v) => write!(out, "{v}"),
-        Value::U16(v) => write!(out, "{v}"),
-        Value::I32(v) => write!(out, "{v}"),
-        Value::U32(v) => write!(out, "{v}"),
-        Value::I64(v) => write!(out, "{v}"),
-        Value::U64(v) => write!(out, "{v}"),
-        Value::F32(v) => write_float(
+        ValueRef::Bool(v) => out.write_str(if *v { "true" } else { "false" }),
+        ValueRef::I8(v) => write!(out, "{v}"),
+        ValueRef::U8(v) => write!(out, "{v}"),
+        ValueRef::I16(v) => write!(out, "{v}"),
+        ValueRef::U16(v) => write!(out, "{v}"),
+        ValueRef::I32(v) => write!(out, "{v}"),
+        ValueRef::U32(v) => write!(out, "{v}"),
+        ValueRef::I64(v) => write!(out, "{v}"),
+        ValueRef::U64(v) => write!(out, "{v}"),
+        ValueRef::F32(v) => write_float(
             out,
             v.is_nan(),
             v.is_infinite(),
             *v > 0.0,
             format_args!("{v:?}"),
         ),
-        Value::F64(v) => write_float(
+        ValueRef::F64(v) => write_float(
             out,
             v.is_nan(),
             v.is_infinite(),
             *v > 0.0,
             format_args!("{v:?}"),
         ),
-        Value::String(bytes) => write_str(out, &String::from_utf8_lossy(bytes)),
-        Value::Time(t) => write!(out, "{{\"sec\":{},\"nsec\":{}}}", t.sec, t.nsec),
-        Value::Duration(d) => write!(out, "{{\"sec\":{},\"nsec\":{}}}", d.sec, d.nsec),
-        Value::Bytes(bytes) => {
+        ValueRef::String(bytes) => write_str(out, &String::from_utf8_lossy(bytes)),
+        ValueRef::Time(t) => write!(out, "{{\"sec\":{},\"nsec\":{}}}", t.sec, t.nsec),
+        ValueRef::Duration(d) => write!(out, "{{\"sec\":{},\"nsec\":{}}}", d.sec, d.nsec),
+        ValueRef::Bytes(bytes) => {
             let mut encoded = String::with_capacity(bytes.len().div_ceil(3) * 4 + 2);
             encoded.push('"');
             STANDARD.encode_string(bytes, &mut encoded);
             encoded.push('"');
             out.write_str(&encoded)
         }
-        Value::PrimArray(items) => {
+        ValueRef::PrimArray(items) => {
+            out.write_char('[')?;
+            for (i, item) in items.refs().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                write_value(out, &item)?;
+            }
+            out.write_char(']')
+        }
+        ValueRef::Array(items) => {
             out.write_char('[')?;
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -91,17 +106,7 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> fmt::Re
             }
             out.write_char(']')
         }
-        Value::Array(items) => {
-            out.write_char('[')?;
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.write_char(',')?;
-                }
-                write_value(out, item)?;
-            }
-            out.write_char(']')
-        }
-        Value::Message(m) => {
+        ValueRef::Message(m) => {
             out.write_char('{')?;
             for (i, (name, item)) in m.iter().enumerate() {
                 if i > 0 {
@@ -109,7 +114,7 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> fmt::Re
                 }
                 write_str(out, name)?;
                 out.write_char(':')?;
-                write_value(out, item)?;
+                write_value(out, &item)?;
             }
             out.write_char('}')
         }
@@ -117,7 +122,7 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> fmt::Re
 }
 
 /// [`write_value`] into a new `String`.
-pub fn value_to_string(value: &Value<'_>) -> String {
+pub fn value_to_string(value: &ValueRef<'_>) -> String {
     let mut out = String::new();
     let _ = write_value(&mut out, value);
     out
@@ -177,39 +182,38 @@ pub fn write_str<W: Write + ?Sized>(out: &mut W, s: &str) -> fmt::Result {
 mod tests {
     use super::*;
     use crate::msg::{Schema, decode};
-    use std::borrow::Cow;
 
     #[allow(clippy::needless_pass_by_value)]
-    fn json(v: Value<'_>) -> String {
+    fn json(v: ValueRef<'_>) -> String {
         value_to_string(&v)
     }
 
     #[test]
     fn numbers() {
-        assert_eq!(json(Value::F32(0.1)), "0.1");
-        assert_eq!(json(Value::F64(0.1)), "0.1");
-        assert_eq!(json(Value::F64(1.0)), "1.0");
-        assert_eq!(json(Value::F64(-0.0)), "-0.0");
-        assert_eq!(json(Value::F64(1e300)), "1e300");
-        assert_eq!(json(Value::F64(5e-324)), "5e-324");
-        assert_eq!(json(Value::F32(f32::MAX)), "3.4028235e38");
-        assert_eq!(json(Value::F32(f32::NAN)), "\"NaN\"");
-        assert_eq!(json(Value::F64(f64::INFINITY)), "\"Infinity\"");
-        assert_eq!(json(Value::F64(f64::NEG_INFINITY)), "\"-Infinity\"");
-        assert_eq!(json(Value::U64(u64::MAX)), "18446744073709551615");
-        assert_eq!(json(Value::I64(i64::MIN)), "-9223372036854775808");
+        assert_eq!(json(ValueRef::F32(0.1)), "0.1");
+        assert_eq!(json(ValueRef::F64(0.1)), "0.1");
+        assert_eq!(json(ValueRef::F64(1.0)), "1.0");
+        assert_eq!(json(ValueRef::F64(-0.0)), "-0.0");
+        assert_eq!(json(ValueRef::F64(1e300)), "1e300");
+        assert_eq!(json(ValueRef::F64(5e-324)), "5e-324");
+        assert_eq!(json(ValueRef::F32(f32::MAX)), "3.4028235e38");
+        assert_eq!(json(ValueRef::F32(f32::NAN)), "\"NaN\"");
+        assert_eq!(json(ValueRef::F64(f64::INFINITY)), "\"Infinity\"");
+        assert_eq!(json(ValueRef::F64(f64::NEG_INFINITY)), "\"-Infinity\"");
+        assert_eq!(json(ValueRef::U64(u64::MAX)), "18446744073709551615");
+        assert_eq!(json(ValueRef::I64(i64::MIN)), "-9223372036854775808");
     }
 
     #[test]
     fn strings_bytes_and_times() {
         assert_eq!(
-            json(Value::String(Cow::Borrowed(b"a\"b\\c\n\x01\xff"))),
+            json(ValueRef::String(b"a\"b\\c\n\x01\xff")),
             "\"a\\\"b\\\\c\\n\\u0001\u{fffd}\""
         );
-        assert_eq!(json(Value::Bytes(Cow::Borrowed(b"hi!?"))), "\"aGkhPw==\"");
-        assert_eq!(json(Value::Bytes(Cow::Borrowed(b""))), "\"\"");
+        assert_eq!(json(ValueRef::Bytes(b"hi!?")), "\"aGkhPw==\"");
+        assert_eq!(json(ValueRef::Bytes(b"")), "\"\"");
         assert_eq!(
-            json(Value::Time(RosTime::new(2, 1_500_000_000))),
+            json(ValueRef::Time(RosTime::new(2, 1_500_000_000))),
             "{\"sec\":2,\"nsec\":1500000000}"
         );
     }

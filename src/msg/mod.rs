@@ -1,9 +1,10 @@
 //! Message definitions → decoded values.
 //!
 //! Pure and independent of bags: parse a connection's `message_definition` into a compiled
-//! [`Schema`], decode payload bytes into a borrowed [`Value`] tree, encode values back, and
-//! render them as JSON ([`json`]), `rostopic echo` YAML ([`yaml`]), `rostopic echo -p` CSV
-//! ([`csv`]) or a summarised tree for the UI ([`summary`]). Definitions that bags do not carry
+//! [`Schema`], decode payload bytes into a flat [`Decoded`] message (walked with [`ValueRef`]
+//! views), encode [`Value`] trees back, and render decoded messages as JSON ([`json`]),
+//! `rostopic echo` YAML ([`yaml`]), `rostopic echo -p` CSV ([`csv`]) or a summarised tree for
+//! the UI ([`summary`]). Definitions that bags do not carry
 //! (before V1.2) come from the [`Registry`]: the bundled common packages plus `--msg-path`.
 //! Service types (`.srv`) compile into a [`ServiceSchema`] with the service md5sum.
 
@@ -11,6 +12,7 @@ mod bundled;
 mod constant;
 pub mod csv;
 mod decode;
+mod decoded;
 mod encode;
 mod error;
 pub mod json;
@@ -28,7 +30,8 @@ mod value;
 pub mod yaml;
 
 pub use constant::{ConstValue, Constant};
-pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, decode_prefix, validate};
+pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, validate};
+pub use decoded::{ArrayRef, Decoded, MessageRef, ValueRef};
 pub use encode::{encode, encode_into};
 pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, MsgError, PathSegment,

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use super::decoded::ValueRef;
 use super::primitive::Primitive;
 use super::value::Value;
 use crate::time::{RosDuration, RosTime};
@@ -73,6 +74,11 @@ impl<'a> PrimArray<'a> {
         self.bytes
             .chunks_exact(size)
             .filter_map(|c| read_scalar(self.elem, c))
+    }
+
+    /// The elements as [`ValueRef`] scalars.
+    pub fn refs(&self) -> impl Iterator<Item = ValueRef<'static>> + '_ {
+        self.iter().filter_map(|v| ValueRef::scalar(&v))
     }
 
     /// The elements as `f64` when the array holds numbers (64-bit integers may round).

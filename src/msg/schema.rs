@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::constant::Constant;
 use super::error::MsgError;
@@ -103,7 +104,23 @@ pub(crate) enum Op {
     Msgs(Arc<MsgType>, Option<usize>),
 }
 
+/// The largest node vector the decoder reserves up front.
+const NODE_HINT_CAP: usize = 4096;
+
 impl Op {
+    /// Nodes this field takes in a decoded message when variable-length arrays are empty.
+    fn node_hint(&self) -> usize {
+        match self {
+            Op::Prim(_) | Op::Bytes(_) | Op::Prims(..) => 1,
+            Op::Msg(sub) => 1 + sub.node_hint,
+            Op::Strings(n) => 1 + n.unwrap_or(0),
+            Op::Msgs(sub, n) => n
+                .unwrap_or(0)
+                .saturating_mul(1 + sub.node_hint)
+                .saturating_add(1),
+        }
+    }
+
     fn for_field(ty: &FieldType) -> Op {
         let len = match ty.array {
             ArrayKind::Single => {
@@ -139,6 +156,9 @@ pub struct MsgType {
     /// Every field a single `float64` (`Vector3`, `Quaternion`, `Point`…), at least one: the
     /// decoder reads these in one loop.
     pub(crate) all_f64: bool,
+    /// Nodes a decoded message of this type takes when its variable-length arrays are empty
+    /// (capped): the first guess for the decoder's node vector.
+    pub(crate) node_hint: usize,
 }
 
 impl MsgType {
@@ -219,6 +239,10 @@ impl FieldType {
 #[derive(Debug)]
 pub struct Schema {
     root: Arc<MsgType>,
+    /// How many nodes to reserve for a decoded message: the type's count with empty arrays,
+    /// raised to the largest message decoded so far (capped), so that a stream of similar
+    /// messages decodes with one allocation each.
+    node_guess: AtomicUsize,
 }
 
 /// Where the compiler finds the text of a type: `(text, line number of its first line)`.
@@ -267,7 +291,19 @@ impl Schema {
             stack: Vec::new(),
         };
         let root = compiler.compile(datatype, text, first_line)?;
-        Ok(Arc::new(Schema { root }))
+        let node_guess = AtomicUsize::new(root.node_hint);
+        Ok(Arc::new(Schema { root, node_guess }))
+    }
+
+    /// Nodes to reserve for decoding a message of this schema.
+    pub(crate) fn node_guess(&self) -> usize {
+        self.node_guess.load(Ordering::Relaxed)
+    }
+
+    /// Records that a message took `nodes` nodes (raises the guess, up to a cap).
+    pub(crate) fn saw_nodes(&self, nodes: usize) {
+        self.node_guess
+            .fetch_max(nodes.min(NODE_HINT_CAP), Ordering::Relaxed);
     }
 
     /// The top-level type name.
@@ -413,6 +449,10 @@ impl<'s> Compiler<'_, 's> {
             && ops
                 .iter()
                 .all(|op| matches!(op, Op::Prim(Primitive::Float64)));
+        let node_hint = ops
+            .iter()
+            .fold(0usize, |acc, op| acc.saturating_add(op.node_hint()))
+            .min(NODE_HINT_CAP);
         let mut ty = MsgType {
             name: name.to_string(),
             text: text.to_string(),
@@ -423,6 +463,7 @@ impl<'s> Compiler<'_, 's> {
             min_size,
             fixed_size,
             all_f64,
+            node_hint,
         };
         ty.md5sum = hex_md5(md5_text(&ty).as_bytes());
         let ty = Arc::new(ty);

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::value::Value;
+use super::decoded::{Decoded, ValueRef};
 
 /// Limits for summarised rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +27,7 @@ impl Default for SummaryOptions {
     }
 }
 
-impl Value<'_> {
+impl ValueRef<'_> {
     /// A one-line summary: scalars as text, strings quoted and cut at 80 characters, arrays
     /// longer than `max_array_items` as `[1024 items: 1, 2, 3, …]`, messages as
     /// `{x: 1.0, y: 2.0}`.
@@ -40,8 +40,8 @@ impl Value<'_> {
     }
 }
 
-/// A one-line summary with explicit limits (see [`Value::summary`]).
-pub fn summarize(value: &Value<'_>, opts: &SummaryOptions) -> String {
+/// A one-line summary with explicit limits (see [`ValueRef::summary`]).
+pub fn summarize(value: &ValueRef<'_>, opts: &SummaryOptions) -> String {
     let mut out = String::new();
     write_summary(&mut out, value, opts, 0);
     out
@@ -76,23 +76,23 @@ fn write_list(
     out.push(']');
 }
 
-fn write_summary(out: &mut String, value: &Value<'_>, opts: &SummaryOptions, depth: usize) {
+fn write_summary(out: &mut String, value: &ValueRef<'_>, opts: &SummaryOptions, depth: usize) {
     // Writing to a String cannot fail.
     let _ = match value {
-        Value::Bool(v) => write!(out, "{v}"),
-        Value::I8(v) => write!(out, "{v}"),
-        Value::U8(v) => write!(out, "{v}"),
-        Value::I16(v) => write!(out, "{v}"),
-        Value::U16(v) => write!(out, "{v}"),
-        Value::I32(v) => write!(out, "{v}"),
-        Value::U32(v) => write!(out, "{v}"),
-        Value::I64(v) => write!(out, "{v}"),
-        Value::U64(v) => write!(out, "{v}"),
-        Value::F32(v) if v.is_finite() => write!(out, "{v:?}"),
-        Value::F64(v) if v.is_finite() => write!(out, "{v:?}"),
-        Value::F32(v) => write!(out, "{v}"),
-        Value::F64(v) => write!(out, "{v}"),
-        Value::String(bytes) => {
+        ValueRef::Bool(v) => write!(out, "{v}"),
+        ValueRef::I8(v) => write!(out, "{v}"),
+        ValueRef::U8(v) => write!(out, "{v}"),
+        ValueRef::I16(v) => write!(out, "{v}"),
+        ValueRef::U16(v) => write!(out, "{v}"),
+        ValueRef::I32(v) => write!(out, "{v}"),
+        ValueRef::U32(v) => write!(out, "{v}"),
+        ValueRef::I64(v) => write!(out, "{v}"),
+        ValueRef::U64(v) => write!(out, "{v}"),
+        ValueRef::F32(v) if v.is_finite() => write!(out, "{v:?}"),
+        ValueRef::F64(v) if v.is_finite() => write!(out, "{v:?}"),
+        ValueRef::F32(v) => write!(out, "{v}"),
+        ValueRef::F64(v) => write!(out, "{v}"),
+        ValueRef::String(bytes) => {
             let text = String::from_utf8_lossy(bytes);
             let mut chars = text.chars();
             let shown: String = chars.by_ref().take(opts.max_string_chars).collect();
@@ -102,8 +102,8 @@ fn write_summary(out: &mut String, value: &Value<'_>, opts: &SummaryOptions, dep
             }
             Ok(())
         }
-        Value::Time(t) => write!(out, "{t}"),
-        Value::Duration(d) => {
+        ValueRef::Time(t) => write!(out, "{t}"),
+        ValueRef::Duration(d) => {
             let n = d.as_nanos();
             let sign = if n < 0 { "-" } else { "" };
             let abs = n.unsigned_abs();
@@ -114,7 +114,7 @@ fn write_summary(out: &mut String, value: &Value<'_>, opts: &SummaryOptions, dep
                 abs % 1_000_000_000
             )
         }
-        Value::Bytes(bytes) => {
+        ValueRef::Bytes(bytes) => {
             write_list(out, bytes.len(), "bytes", opts, |o, i| {
                 if let Some(b) = bytes.get(i) {
                     let _ = write!(o, "{b}");
@@ -122,24 +122,25 @@ fn write_summary(out: &mut String, value: &Value<'_>, opts: &SummaryOptions, dep
             });
             Ok(())
         }
-        Value::PrimArray(items) => {
+        ValueRef::PrimArray(items) => {
             write_list(out, items.len(), "items", opts, |o, i| {
-                if let Some(item) = items.get(i) {
+                if let Some(item) = items.get(i).as_ref().and_then(ValueRef::scalar) {
                     write_summary(o, &item, opts, depth + 1);
                 }
             });
             Ok(())
         }
-        Value::Array(items) => {
-            write_list(out, items.len(), "items", opts, |o, i| {
-                if let Some(item) = items.get(i) {
-                    write_summary(o, item, opts, depth + 1);
+        ValueRef::Array(items) => {
+            let mut values = items.iter();
+            write_list(out, items.len(), "items", opts, |o, _| {
+                if let Some(item) = values.next() {
+                    write_summary(o, &item, opts, depth + 1);
                 }
             });
             Ok(())
         }
-        Value::Message(m) => {
-            if depth > opts.max_depth && !m.values().is_empty() {
+        ValueRef::Message(m) => {
+            if depth > opts.max_depth && !m.ty().fields().is_empty() {
                 out.push_str("{…}");
                 return;
             }
@@ -149,7 +150,7 @@ fn write_summary(out: &mut String, value: &Value<'_>, opts: &SummaryOptions, dep
                     out.push_str(", ");
                 }
                 let _ = write!(out, "{name}: ");
-                write_summary(out, v, opts, depth + 1);
+                write_summary(out, &v, opts, depth + 1);
             }
             out.push('}');
             Ok(())
@@ -174,15 +175,12 @@ pub struct TreeNode {
 
 /// Builds the tree model of a value (message fields all listed, arrays cut at
 /// `max_array_items` children, byte arrays as a summary without children).
-pub fn tree(value: &Value<'_>, opts: &SummaryOptions) -> TreeNode {
-    let type_name = value
-        .as_message()
-        .map(|m| m.ty().name().to_string())
-        .unwrap_or_default();
-    node(String::new(), type_name, value, opts)
+pub fn tree(message: &Decoded<'_>, opts: &SummaryOptions) -> TreeNode {
+    let type_name = message.ty().name().to_string();
+    node(String::new(), type_name, &message.value(), opts)
 }
 
-fn node(label: String, type_name: String, value: &Value<'_>, opts: &SummaryOptions) -> TreeNode {
+fn node(label: String, type_name: String, value: &ValueRef<'_>, opts: &SummaryOptions) -> TreeNode {
     let mut n = TreeNode {
         label,
         type_name,
@@ -191,30 +189,30 @@ fn node(label: String, type_name: String, value: &Value<'_>, opts: &SummaryOptio
         more: 0,
     };
     match value {
-        Value::Message(m) => {
+        ValueRef::Message(m) => {
             n.children = m
                 .ty()
                 .fields()
                 .iter()
                 .zip(m.values())
-                .map(|(f, v)| node(f.name().to_string(), f.type_text().to_string(), v, opts))
+                .map(|(f, v)| node(f.name().to_string(), f.type_text().to_string(), &v, opts))
                 .collect();
         }
-        Value::PrimArray(items) => {
+        ValueRef::PrimArray(items) => {
             let elem_type = n
                 .type_name
                 .split_once('[')
                 .map(|(base, _)| base.to_string())
                 .unwrap_or_default();
             n.children = items
-                .iter()
+                .refs()
                 .take(opts.max_array_items)
                 .enumerate()
                 .map(|(i, v)| node(format!("[{i}]"), elem_type.clone(), &v, opts))
                 .collect();
             n.more = items.len().saturating_sub(opts.max_array_items);
         }
-        Value::Array(items) => {
+        ValueRef::Array(items) => {
             let elem_type = n
                 .type_name
                 .split_once('[')
@@ -225,11 +223,11 @@ fn node(label: String, type_name: String, value: &Value<'_>, opts: &SummaryOptio
                 .take(opts.max_array_items)
                 .enumerate()
                 .map(|(i, v)| {
-                    let ty = match v.as_message() {
-                        Some(m) => m.ty().name().to_string(),
-                        None => elem_type.clone(),
+                    let ty = match &v {
+                        ValueRef::Message(m) => m.ty().name().to_string(),
+                        _ => elem_type.clone(),
                     };
-                    node(format!("[{i}]"), ty, v, opts)
+                    node(format!("[{i}]"), ty, &v, opts)
                 })
                 .collect();
             n.more = items.len().saturating_sub(opts.max_array_items);
@@ -242,24 +240,19 @@ fn node(label: String, type_name: String, value: &Value<'_>, opts: &SummaryOptio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::{PrimArray, Primitive, Schema, decode};
-    use std::borrow::Cow;
+    use crate::msg::{PrimArray, Primitive, Schema, Value, decode};
 
     #[test]
     fn long_arrays_are_cut() {
-        let v = Value::PrimArray(
+        let v = ValueRef::PrimArray(
             PrimArray::from_values(Primitive::Int32, (1..=1024).map(Value::I32)).unwrap(),
         );
         assert_eq!(v.summary(3), "[1024 items: 1, 2, 3, …]");
         let one = PrimArray::from_values(Primitive::Float64, [Value::F64(1.0)]).unwrap();
-        assert_eq!(Value::PrimArray(one).summary(3), "[1.0]");
+        assert_eq!(ValueRef::PrimArray(one).summary(3), "[1.0]");
         let img = vec![7u8; 6_220_800];
-        assert_eq!(
-            Value::Bytes(Cow::Borrowed(&img)).summary(2),
-            "[6220800 bytes: 7, 7, …]"
-        );
-        assert_eq!(Value::Array(vec![]).summary(3), "[]");
-        let s = Value::String(Cow::Borrowed(b"a\"b\n"));
+        assert_eq!(ValueRef::Bytes(&img).summary(2), "[6220800 bytes: 7, 7, …]");
+        let s = ValueRef::String(b"a\"b\n");
         assert_eq!(s.summary(3), "\"a\\\"b\\n\"");
     }
 

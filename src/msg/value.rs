@@ -1,7 +1,9 @@
-//! The decoded value tree.
+//! The value tree: what the encoder takes and writers build. Decoding produces the flat
+//! [`Decoded`](super::Decoded) form instead; [`Decoded::to_value`](super::Decoded::to_value)
+//! turns one into a tree.
 //!
-//! A [`Value`] borrows strings and byte arrays from the payload it was decoded from (lifetime
-//! `'a`), so a 6 MB image costs no copy; [`Value::into_owned`] detaches it (`Value<'static>`)
+//! A [`Value`] may borrow strings and byte arrays from a payload (lifetime `'a`), so a 6 MB
+//! image costs no copy; [`Value::into_owned`] detaches it (`Value<'static>`)
 //! for sending to another thread. Nested messages carry their compiled [`MsgType`], so field
 //! names are reachable for rendering without allocating a name per field.
 
@@ -404,7 +406,10 @@ mod tests {
         let schema = crate::msg::Schema::from_definition("t/T", &def).unwrap();
         let owned = {
             let payload = vec![1, 0, 0, 0, b'x', 1, 0, 0, 0, 0, 0, 0, 0];
-            crate::msg::decode(&schema, &payload).unwrap().into_owned()
+            crate::msg::decode(&schema, &payload)
+                .unwrap()
+                .to_value()
+                .into_owned()
         };
         let Some(Elem::Msg(inner)) = schema.root().fields().first().map(|f| f.ty().elem()) else {
             panic!("no inner type");

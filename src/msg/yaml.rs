@@ -10,68 +10,65 @@
 
 use std::fmt::{self, Write};
 
+use super::decoded::{Decoded, MessageRef, ValueRef};
 use super::primitive::Primitive;
 use super::pyrepr;
 use super::pyyaml;
 use super::schema::{Elem, FieldType};
-use super::value::{Message, Value};
 
 /// The line `rostopic echo` prints after each message.
 pub const SEPARATOR: &str = "---";
 
 /// Writes a message as `rostopic echo` shows it, without a trailing newline or separator.
-pub fn write_message<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> fmt::Result {
-    match value {
-        Value::Message(m) => write_msg(out, m, ""),
-        other => write_value(out, other, None, ""),
-    }
+pub fn write_message<W: Write + ?Sized>(out: &mut W, message: &Decoded<'_>) -> fmt::Result {
+    write_msg(out, &message.root(), "")
 }
 
 /// Writes a message followed by `\n---\n`, exactly one `rostopic echo` block.
-pub fn write_echo<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> fmt::Result {
-    write_message(out, value)?;
+pub fn write_echo<W: Write + ?Sized>(out: &mut W, message: &Decoded<'_>) -> fmt::Result {
+    write_message(out, message)?;
     out.write_char('\n')?;
     out.write_str(SEPARATOR)?;
     out.write_char('\n')
 }
 
 /// [`write_message`] into a new `String`.
-pub fn message_to_string(value: &Value<'_>) -> String {
+pub fn message_to_string(message: &Decoded<'_>) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
-    let _ = write_message(&mut out, value);
+    let _ = write_message(&mut out, message);
     out
 }
 
-fn write_msg<W: Write + ?Sized>(out: &mut W, m: &Message<'_>, indent: &str) -> fmt::Result {
+fn write_msg<W: Write + ?Sized>(out: &mut W, m: &MessageRef<'_>, indent: &str) -> fmt::Result {
     let inner = format!("{indent}  ");
-    for (i, (field, value)) in m.ty().fields.iter().zip(m.fields.iter()).enumerate() {
+    for (i, (field, value)) in m.ty().fields.iter().zip(m.values()).enumerate() {
         if i > 0 || !indent.is_empty() {
             out.write_char('\n')?;
         }
         write!(out, "{indent}{}: ", field.name)?;
-        write_value(out, value, Some(&field.ty), &inner)?;
+        write_value(out, &value, Some(&field.ty), &inner)?;
     }
-    if m.fields.is_empty() && !indent.is_empty() {
+    if m.ty().fields.is_empty() && !indent.is_empty() {
         out.write_char('\n')?;
     }
     Ok(())
 }
 
 /// A scalar as Python's `str()` shows it; `false` for values that are not scalars.
-fn write_scalar<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> Result<bool, fmt::Error> {
+fn write_scalar<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> Result<bool, fmt::Error> {
     match value {
-        Value::Bool(v) => out.write_str(if *v { "True" } else { "False" })?,
-        Value::I8(v) => write!(out, "{v}")?,
-        Value::U8(v) => write!(out, "{v}")?,
-        Value::I16(v) => write!(out, "{v}")?,
-        Value::U16(v) => write!(out, "{v}")?,
-        Value::I32(v) => write!(out, "{v}")?,
-        Value::U32(v) => write!(out, "{v}")?,
-        Value::I64(v) => write!(out, "{v}")?,
-        Value::U64(v) => write!(out, "{v}")?,
-        Value::F32(v) => pyrepr::write_float(out, f64::from(*v))?,
-        Value::F64(v) => pyrepr::write_float(out, *v)?,
+        ValueRef::Bool(v) => out.write_str(if *v { "True" } else { "False" })?,
+        ValueRef::I8(v) => write!(out, "{v}")?,
+        ValueRef::U8(v) => write!(out, "{v}")?,
+        ValueRef::I16(v) => write!(out, "{v}")?,
+        ValueRef::U16(v) => write!(out, "{v}")?,
+        ValueRef::I32(v) => write!(out, "{v}")?,
+        ValueRef::U32(v) => write!(out, "{v}")?,
+        ValueRef::I64(v) => write!(out, "{v}")?,
+        ValueRef::U64(v) => write!(out, "{v}")?,
+        ValueRef::F32(v) => pyrepr::write_float(out, f64::from(*v))?,
+        ValueRef::F64(v) => pyrepr::write_float(out, *v)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -79,7 +76,7 @@ fn write_scalar<W: Write + ?Sized>(out: &mut W, value: &Value<'_>) -> Result<boo
 
 fn write_value<W: Write + ?Sized>(
     out: &mut W,
-    value: &Value<'_>,
+    value: &ValueRef<'_>,
     ty: Option<&FieldType>,
     indent: &str,
 ) -> fmt::Result {
@@ -87,16 +84,16 @@ fn write_value<W: Write + ?Sized>(
         return Ok(());
     }
     match value {
-        Value::String(bytes) if bytes.is_empty() => out.write_str("''"),
-        Value::String(bytes) => {
+        ValueRef::String([]) => out.write_str("''"),
+        ValueRef::String(bytes) => {
             out.write_str(&pyyaml::dump_double_quoted(&String::from_utf8_lossy(bytes)))
         }
-        Value::Time(t) => write!(
+        ValueRef::Time(t) => write!(
             out,
             "\n{indent}secs: {}\n{indent}nsecs: {:>9}",
             t.sec, t.nsec
         ),
-        Value::Duration(d) => {
+        ValueRef::Duration(d) => {
             write!(
                 out,
                 "\n{indent}secs: {}\n{indent}nsecs: {:>9}",
@@ -105,12 +102,12 @@ fn write_value<W: Write + ?Sized>(
         }
         // genpy turns `uint8[]` back into a list of ints for printing, but leaves `char[]`
         // as Python bytes, printed with `repr`.
-        Value::Bytes(bytes)
+        ValueRef::Bytes(bytes)
             if ty.is_some_and(|t| matches!(t.elem, Elem::Prim(Primitive::Char))) =>
         {
             pyrepr::write_bytes(out, bytes)
         }
-        Value::Bytes(bytes) => {
+        ValueRef::Bytes(bytes) => {
             out.write_char('[')?;
             for (i, b) in bytes.iter().enumerate() {
                 if i > 0 {
@@ -120,19 +117,22 @@ fn write_value<W: Write + ?Sized>(
             }
             out.write_char(']')
         }
-        Value::PrimArray(items) => {
-            let items: Vec<Value<'static>> = items.iter().collect();
+        ValueRef::PrimArray(items) => {
+            let items: Vec<ValueRef<'_>> = items.refs().collect();
             write_array(out, &items, ty, indent)
         }
-        Value::Array(items) => write_array(out, items, ty, indent),
-        Value::Message(m) => write_msg(out, m, indent),
+        ValueRef::Array(items) => {
+            let items: Vec<ValueRef<'_>> = items.iter().collect();
+            write_array(out, &items, ty, indent)
+        }
+        ValueRef::Message(m) => write_msg(out, m, indent),
         _ => Ok(()),
     }
 }
 
 fn write_array<W: Write + ?Sized>(
     out: &mut W,
-    items: &[Value<'_>],
+    items: &[ValueRef<'_>],
     ty: Option<&FieldType>,
     indent: &str,
 ) -> fmt::Result {
@@ -140,11 +140,11 @@ fn write_array<W: Write + ?Sized>(
         return out.write_str("[]");
     };
     match first {
-        Value::String(_) => {
+        ValueRef::String(_) => {
             let texts: Vec<String> = items
                 .iter()
                 .map(|v| match v {
-                    Value::String(b) => String::from_utf8_lossy(b).into_owned(),
+                    ValueRef::String(b) => String::from_utf8_lossy(b).into_owned(),
                     _ => String::new(),
                 })
                 .collect();
@@ -153,12 +153,12 @@ fn write_array<W: Write + ?Sized>(
             }
             Ok(())
         }
-        Value::Time(_)
-        | Value::Duration(_)
-        | Value::Message(_)
-        | Value::Array(_)
-        | Value::PrimArray(_)
-        | Value::Bytes(_) => {
+        ValueRef::Time(_)
+        | ValueRef::Duration(_)
+        | ValueRef::Message(_)
+        | ValueRef::Array(_)
+        | ValueRef::PrimArray(_)
+        | ValueRef::Bytes(_) => {
             let inner = format!("{indent}  ");
             for item in items {
                 write!(out, "\n{indent}- ")?;

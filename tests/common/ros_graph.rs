@@ -18,6 +18,9 @@ use bagscope::ros::xmlrpc::{self, Fault, Handler, Value};
 
 use super::nanos;
 
+/// How long a recorder is left to write what it received before it is stopped.
+pub const RECORDER_GRACE: Duration = Duration::from_millis(1000);
+
 /// `Ok` when every tool is on PATH and Python can import `rosbag`; otherwise why not.
 pub fn have_tools(tools: &[&str]) -> Result<(), String> {
     for tool in tools {
@@ -189,8 +192,11 @@ impl Graph {
         Proc(child)
     }
 
-    /// Stops a recorder and waits for its bag to be closed.
+    /// Stops a recorder (after [`RECORDER_GRACE`]) and waits for its bag to be closed.
     pub fn stop_recorder(&self, mut rec: Proc, out: &Path) {
+        // What was sent may still be in the recorder's sockets and queue, which it drops on
+        // SIGINT: on a loaded machine a call that returned at once lost its last messages.
+        std::thread::sleep(RECORDER_GRACE);
         interrupt(&rec.0);
         let status = wait_exit(&mut rec.0, Duration::from_secs(15));
         assert!(status.is_some(), "rosbag record did not stop");

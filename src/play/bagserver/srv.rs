@@ -288,7 +288,8 @@ mod tests {
         };
         let bytes = req.encode();
         assert_eq!(PlayIntervalRequest::decode(&bytes).unwrap(), req);
-        let v = decode(s.request(), &bytes).unwrap();
+        let d = decode(s.request(), &bytes).unwrap();
+        let v = d.to_value();
         let Some(Value::Array(topics)) = v.get("topics") else {
             panic!("topics: {:?}", v.get("topics"));
         };
@@ -312,7 +313,8 @@ mod tests {
         };
         let bytes = resp.encode();
         assert_eq!(PlayIntervalResponse::decode(&bytes).unwrap(), resp);
-        let v = decode(s.response(), &bytes).unwrap();
+        let d = decode(s.response(), &bytes).unwrap();
+        let v = d.to_value();
         assert!(matches!(v.get("published"), Some(Value::U32(42))));
         assert!(matches!(v.get("failed"), Some(Value::U32(1))));
     }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use crate::catalog::{Catalog, Schemas};
-use crate::msg::{ConstValue, Registry, Value};
+use crate::msg::{ConstValue, Decoded, Registry, ValueRef};
 use crate::time::RosTime;
 
 use super::messages::MsgRef;
@@ -32,7 +32,7 @@ pub struct Inspected {
     /// Payload size.
     pub size: usize,
     /// The value, or the error (with field path and offset).
-    pub value: Result<Value<'static>, String>,
+    pub value: Result<Decoded<'static>, String>,
     /// Things to know (md5sum mismatch, definition from the bundled library, ...).
     pub notes: Vec<String>,
     /// The first payload bytes, for a hex view when decoding fails.
@@ -98,7 +98,7 @@ impl Decoder {
             .to_vec();
         out.value = match schema {
             Ok(s) => crate::msg::decode(&s, &message.data)
-                .map(Value::into_owned)
+                .map(Decoded::into_owned)
                 .map_err(|e| e.to_string()),
             Err(e) => Err(e),
         };
@@ -192,7 +192,7 @@ impl Inspector {
                 format,
                 start,
             };
-            b.children(v, "", 0);
+            b.children(&v.value(), "", 0);
             self.rows = b.rows;
         }
         self.selected = self.selected.min(self.rows.len().saturating_sub(1));
@@ -274,9 +274,9 @@ struct Builder<'s> {
 
 impl Builder<'_> {
     /// Adds the rows of the children of `v` (fields of a message, elements of an array).
-    fn children(&mut self, v: &Value<'_>, path: &str, depth: usize) {
+    fn children(&mut self, v: &ValueRef<'_>, path: &str, depth: usize) {
         match v {
-            Value::Message(m) => {
+            ValueRef::Message(m) => {
                 let ty = m.ty();
                 for (f, fv) in ty.fields().iter().zip(m.values()) {
                     let p = if path.is_empty() {
@@ -284,9 +284,9 @@ impl Builder<'_> {
                     } else {
                         format!("{path}.{}", f.name())
                     };
-                    let constant = constant_for(ty.constants(), fv, f.name());
+                    let constant = constant_for(ty.constants(), &fv, f.name());
                     self.node(
-                        fv,
+                        &fv,
                         p,
                         f.name().to_string(),
                         f.type_text().to_string(),
@@ -295,15 +295,15 @@ impl Builder<'_> {
                     );
                 }
             }
-            Value::Array(items) => {
+            ValueRef::Array(items) => {
                 let shown = self.shown(path).min(items.len());
                 for (i, item) in items.iter().take(shown).enumerate() {
-                    let ty = item
-                        .as_message()
-                        .map(|m| m.ty().name().to_string())
-                        .unwrap_or_default();
+                    let ty = match &item {
+                        ValueRef::Message(m) => m.ty().name().to_string(),
+                        _ => String::new(),
+                    };
                     self.node(
-                        item,
+                        &item,
                         format!("{path}[{i}]"),
                         format!("[{i}]"),
                         ty,
@@ -313,9 +313,9 @@ impl Builder<'_> {
                 }
                 self.more(path, items.len() - shown, depth);
             }
-            Value::PrimArray(items) => {
+            ValueRef::PrimArray(items) => {
                 let shown = self.shown(path).min(items.len());
-                for (i, item) in items.iter().take(shown).enumerate() {
+                for (i, item) in items.refs().take(shown).enumerate() {
                     self.node(
                         &item,
                         format!("{path}[{i}]"),
@@ -327,7 +327,7 @@ impl Builder<'_> {
                 }
                 self.more(path, items.len() - shown, depth);
             }
-            Value::Bytes(bytes) => {
+            ValueRef::Bytes(bytes) => {
                 let lines = bytes.len().div_ceil(HEX_ROW);
                 let shown = self.shown(path).min(lines);
                 for (i, chunk) in bytes.chunks(HEX_ROW).take(shown).enumerate() {
@@ -373,7 +373,7 @@ impl Builder<'_> {
 
     fn node(
         &mut self,
-        v: &Value<'_>,
+        v: &ValueRef<'_>,
         path: String,
         label: String,
         type_name: String,
@@ -381,10 +381,10 @@ impl Builder<'_> {
         depth: usize,
     ) {
         let (has_children, default_open) = match v {
-            Value::Message(m) => (!m.values().is_empty(), depth < 3),
-            Value::Array(a) => (!a.is_empty(), false),
-            Value::PrimArray(a) => (!a.is_empty(), false),
-            Value::Bytes(b) => (!b.is_empty(), false),
+            ValueRef::Message(m) => (!m.ty().fields().is_empty(), depth < 3),
+            ValueRef::Array(a) => (!a.is_empty(), false),
+            ValueRef::PrimArray(a) => (!a.is_empty(), false),
+            ValueRef::Bytes(b) => (!b.is_empty(), false),
             _ => (false, false),
         };
         let expand = if !has_children {
@@ -413,14 +413,18 @@ impl Builder<'_> {
 
 /// The names of the message's constants equal to `v`. When several match, those named after
 /// the field (`POWER_SUPPLY_STATUS_*` for `power_supply_status`) are preferred.
-fn constant_for(constants: &[crate::msg::Constant], v: &Value<'_>, field: &str) -> Option<String> {
+fn constant_for(
+    constants: &[crate::msg::Constant],
+    v: &ValueRef<'_>,
+    field: &str,
+) -> Option<String> {
     let mut names: Vec<&str> = constants
         .iter()
         .filter(|c| match (c.value(), v) {
-            (ConstValue::Bool(a), Value::Bool(b)) => a == b,
+            (ConstValue::Bool(a), ValueRef::Bool(b)) => a == b,
             (ConstValue::Int(a), _) => int_of(v) == Some(i128::from(*a)),
             (ConstValue::UInt(a), _) => int_of(v) == Some(i128::from(*a)),
-            (ConstValue::String(a), Value::String(s)) => a.as_bytes() == s.as_ref(),
+            (ConstValue::String(a), ValueRef::String(s)) => a.as_bytes() == *s,
             _ => false,
         })
         .map(crate::msg::Constant::name)
@@ -432,16 +436,16 @@ fn constant_for(constants: &[crate::msg::Constant], v: &Value<'_>, field: &str) 
     (!names.is_empty()).then(|| names.join(" | "))
 }
 
-fn int_of(v: &Value<'_>) -> Option<i128> {
+fn int_of(v: &ValueRef<'_>) -> Option<i128> {
     Some(match v {
-        Value::I8(x) => i128::from(*x),
-        Value::U8(x) => i128::from(*x),
-        Value::I16(x) => i128::from(*x),
-        Value::U16(x) => i128::from(*x),
-        Value::I32(x) => i128::from(*x),
-        Value::U32(x) => i128::from(*x),
-        Value::I64(x) => i128::from(*x),
-        Value::U64(x) => i128::from(*x),
+        ValueRef::I8(x) => i128::from(*x),
+        ValueRef::U8(x) => i128::from(*x),
+        ValueRef::I16(x) => i128::from(*x),
+        ValueRef::U16(x) => i128::from(*x),
+        ValueRef::I32(x) => i128::from(*x),
+        ValueRef::U32(x) => i128::from(*x),
+        ValueRef::I64(x) => i128::from(*x),
+        ValueRef::U64(x) => i128::from(*x),
         _ => return None,
     })
 }
@@ -494,28 +498,28 @@ pub fn escaped(bytes: &[u8], max: usize) -> String {
 }
 
 /// One-line text of a value as the tree shows it.
-pub fn value_text(v: &Value<'_>, format: TimeFormat, start: RosTime) -> String {
+pub fn value_text(v: &ValueRef<'_>, format: TimeFormat, start: RosTime) -> String {
     match v {
-        Value::String(s) => {
+        ValueRef::String(s) => {
             let mut t = escaped(s, STRING_PREVIEW);
             if s.len() > STRING_PREVIEW {
                 let _ = write!(t, " ({} bytes)", s.len());
             }
             t
         }
-        Value::Time(t) => {
+        ValueRef::Time(t) => {
             let shown = match format {
                 TimeFormat::Epoch | TimeFormat::Utc => TimeFormat::Utc.format(*t, start),
                 other => other.format(*t, start),
             };
             format!("{}.{:09}  ({shown})", t.sec, t.nsec)
         }
-        Value::Duration(d) => format!("{}.{:09}  ({:.6} s)", d.sec, d.nsec, d.as_secs_f64()),
-        Value::Message(m) => {
-            let n = m.values().len();
+        ValueRef::Duration(d) => format!("{}.{:09}  ({:.6} s)", d.sec, d.nsec, d.as_secs_f64()),
+        ValueRef::Message(m) => {
+            let n = m.ty().fields().len();
             format!("{{{n} field{}}}", if n == 1 { "" } else { "s" })
         }
-        Value::Array(a) => format!("[{} items]", a.len()),
+        ValueRef::Array(a) => format!("[{} items]", a.len()),
         other => other.summary(8),
     }
 }
