@@ -1,8 +1,8 @@
 //! Inputs kept from fuzzing (`tests/fixtures/fuzz/`: small inputs that reached new code paths,
 //! and any input that ever crashed) are replayed through what the fuzz targets do: open,
 //! summarise, iterate every message, random access. None may panic or hang. The same for the
-//! inputs kept from the `ros_peer` (XML-RPC, TCPROS headers, service requests) and
-//! `rockin_yaml` targets.
+//! inputs kept from the `ros_peer` (XML-RPC, TCPROS headers, service requests),
+//! `rockin_yaml` and `decode_message` targets.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::pedantic)]
 
@@ -87,4 +87,68 @@ fn kept_fuzz_inputs_are_handled() {
         n += 1;
     }
     assert!(n > 0);
+}
+
+/// The `decode_message` target's inputs: first byte < 0x80 picks a bundled type (the rest is
+/// the payload), otherwise the rest is `definition NUL payload`. What decodes must validate,
+/// encode to bytes that decode to the same value, and render; what does not must not validate.
+#[test]
+fn kept_decode_inputs_are_handled() {
+    use bagscope::msg::{Schema, csv, decode, encode, json, validate, yaml};
+    let registry = Registry::bundled();
+    let types = [
+        "sensor_msgs/Imu",
+        "tf2_msgs/TFMessage",
+        "sensor_msgs/PointCloud2",
+        "sensor_msgs/JointState",
+        "visualization_msgs/MarkerArray",
+        "diagnostic_msgs/DiagnosticArray",
+        "sensor_msgs/LaserScan",
+        "std_msgs/Empty",
+    ];
+    let bundled: Vec<_> = types
+        .iter()
+        .map(|t| Schema::from_registry(t, None, &registry).unwrap())
+        .collect();
+    let mut decoded_some = 0;
+    for data in kept("fuzz-decode") {
+        let Some((&pick, rest)) = data.split_first() else {
+            continue;
+        };
+        let (schema, payload) = if pick < 0x80 {
+            (bundled[usize::from(pick) % bundled.len()].clone(), rest)
+        } else {
+            let Some(nul) = rest.iter().position(|&b| b == 0) else {
+                continue;
+            };
+            let Ok(text) = std::str::from_utf8(&rest[..nul]) else {
+                continue;
+            };
+            let Ok(schema) = Schema::from_definition("fuzz/T", text) else {
+                continue;
+            };
+            (schema, &rest[nul + 1..])
+        };
+        let Ok(decoded) = decode(&schema, payload) else {
+            assert!(validate(&schema, payload).is_err());
+            continue;
+        };
+        assert_eq!(validate(&schema, payload), Ok(()));
+        let value = decoded.to_value();
+        let again = encode(&schema, &value).unwrap();
+        assert_eq!(again.len(), payload.len());
+        assert!(
+            decode(&schema, &again)
+                .unwrap()
+                .to_value()
+                .bitwise_eq(&value)
+        );
+        let mut text = String::new();
+        json::write_value(&mut text, &decoded.value()).unwrap();
+        yaml::write_message(&mut text, &decoded).unwrap();
+        let _ = csv::CsvLayout::new(&decoded).row(bagscope::time::RosTime::new(0, 0), &decoded);
+        assert!(decoded.clone().into_owned().to_value().bitwise_eq(&value));
+        decoded_some += 1;
+    }
+    assert!(decoded_some > 0);
 }
