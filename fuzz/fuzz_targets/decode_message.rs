@@ -9,7 +9,9 @@
 
 use std::sync::{Arc, OnceLock};
 
-use bagscope::msg::{Registry, Schema, csv, decode, encode, json, validate, yaml};
+use bagscope::msg::{
+    DecodeErrorKind, Registry, Schema, csv, decode, encode, json, validate, yaml,
+};
 use libfuzzer_sys::fuzz_target;
 
 const TYPES: [&str; 8] = [
@@ -35,11 +37,19 @@ fn schemas() -> &'static Vec<Arc<Schema>> {
 }
 
 fn check(schema: &Schema, payload: &[u8]) {
-    let decoded = decode(schema, payload);
-    assert_eq!(decoded.is_ok(), validate(schema, payload).is_ok());
-    let Ok(decoded) = decoded else {
-        return;
+    let decoded = match decode(schema, payload) {
+        Ok(decoded) => decoded,
+        // Valid on the wire, but too many values to build (nested arrays of empty messages).
+        Err(e) if matches!(e.kind(), DecodeErrorKind::TooManyValues { .. }) => {
+            assert_eq!(validate(schema, payload), Ok(()));
+            return;
+        }
+        Err(_) => {
+            assert!(validate(schema, payload).is_err());
+            return;
+        }
     };
+    assert_eq!(validate(schema, payload), Ok(()));
     let value = decoded.to_value();
     // Encoding gives the same bytes, but for `bool`s, which read any non-zero byte as true
     // and write 1: so compare what the encoded bytes decode to.

@@ -1,10 +1,14 @@
-//! Payload bytes → [`Value`], walking a compiled [`Schema`]'s decode plan.
+//! Payload bytes → [`Decoded`], walking a compiled [`Schema`]'s decode plan.
 //!
 //! Every read is bounds-checked; array counts read from the payload are checked against the
 //! bytes left before anything is allocated; strings, `uint8`/`char` arrays and other
-//! fixed-size builtin arrays are borrowed from the payload. On failure the error names the
-//! field path and payload offset (the path is assembled while unwinding, so the success path
-//! pays nothing for it). [`validate`] runs the same checks without building values.
+//! fixed-size builtin arrays are spans of the payload. [`validate`] runs the same checks
+//! without building anything, and names the field path and payload offset of a failure (the
+//! path is assembled while unwinding, so the success path pays nothing for it). [`decode`]'s
+//! own walk only notices that something is wrong and then asks [`validate`] what and where.
+//!
+//! The values a message decodes to are bounded by its size (at most [`values_allowed`]):
+//! only nested arrays of messages that occupy no bytes could exceed it.
 
 use super::decoded::{Decoded, Node, Span};
 use super::error::{DecodeError, DecodeErrorKind, PathSegment};
@@ -28,6 +32,7 @@ pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
     let mut r = Cursor {
         data: bytes,
         pos: 0,
+        max_nodes: values_allowed(bytes.len()),
     };
     match fields(schema.root(), &mut r, &mut nodes) {
         Some(()) if r.pos == bytes.len() => {
@@ -40,6 +45,13 @@ pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
         // where (both apply the same checks).
         _ => Err(match validate(schema, bytes) {
             Err(e) => e,
+            Ok(()) if nodes.len() > r.max_nodes => DecodeError::new(
+                r.pos,
+                DecodeErrorKind::TooManyValues {
+                    limit: r.max_nodes as u64,
+                    bytes: bytes.len() as u64,
+                },
+            ),
             Ok(()) => DecodeError::new(
                 r.pos,
                 DecodeErrorKind::TrailingBytes {
@@ -59,6 +71,15 @@ pub fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
     };
     validate_fields(schema.root(), &mut reader)?;
     check_trailing(bytes, reader.pos)
+}
+
+/// The most values (nodes) a message of `bytes` bytes may decode to: 8 per byte plus room for
+/// arrays of empty messages. Every value but a nested message or an empty array takes at least
+/// one byte, so real messages stay far below it.
+pub fn values_allowed(bytes: usize) -> usize {
+    bytes
+        .saturating_mul(8)
+        .saturating_add(2 * MAX_ZERO_SIZE_ELEMENTS)
 }
 
 fn check_trailing(bytes: &[u8], used: usize) -> Result<()> {
@@ -192,9 +213,13 @@ fn field_error(ty: &MsgType, index: usize, e: DecodeError) -> DecodeError {
 
 /// The decoder's position in the payload. Every read is checked; a failed read returns
 /// `None` and the caller asks [`validate`] for the error.
+/// The decoder's position in the payload. Every read is checked; a failed read returns
+/// `None` and [`decode`] asks [`validate`] for the error.
 struct Cursor<'a> {
     data: &'a [u8],
     pos: usize,
+    /// Nodes allowed ([`values_allowed`]), checked at each nested message.
+    max_nodes: usize,
 }
 
 impl Cursor<'_> {
@@ -302,6 +327,11 @@ fn fields(ty: &MsgType, r: &mut Cursor<'_>, out: &mut Vec<Node>) -> Option<()> {
 
 #[inline]
 fn message(ty: &MsgType, r: &mut Cursor<'_>, out: &mut Vec<Node>) -> Option<()> {
+    // Only messages can multiply nodes without consuming bytes (arrays of empty messages):
+    // checking here bounds the vector by the limit plus one message's own fields.
+    if out.len() > r.max_nodes {
+        return None;
+    }
     let at = open(out, Node::Message { span: 0 });
     fields(ty, r, out)?;
     close(out, at, |span| Node::Message { span })
@@ -324,7 +354,10 @@ fn close(out: &mut [Node], at: usize, node: impl FnOnce(u32) -> Node) -> Option<
 #[inline]
 fn prim(p: Primitive, r: &mut Cursor<'_>) -> Option<Node> {
     Some(match p {
-        Primitive::Bool => Node::Bool(r.fixed::<1>()?[0] != 0),
+        Primitive::Bool => {
+            let [b] = r.fixed::<1>()?;
+            Node::Bool(b != 0)
+        }
         Primitive::Int8 | Primitive::Byte => Node::I8(i8::from_le_bytes(r.fixed()?)),
         Primitive::UInt8 | Primitive::Char => Node::U8(u8::from_le_bytes(r.fixed()?)),
         Primitive::Int16 => Node::I16(i16::from_le_bytes(r.fixed()?)),
@@ -555,6 +588,28 @@ mod tests {
         let v = decoded.to_value();
         assert!(matches!(v.get("e"), Some(Value::Array(a)) if a.len() == 3));
         assert!(decode(&s, &[0xff, 0xff, 0xff, 0xff]).is_err());
+    }
+
+    #[test]
+    fn nested_arrays_of_empty_messages_are_bounded() {
+        let sep = "=".repeat(80);
+        let s = schema(
+            "t/T",
+            &format!("E[65536] a\n{sep}\nMSG: t/E\nF[65536] f\n{sep}\nMSG: t/F\n"),
+        );
+        // Valid on the wire (no bytes at all), but 2^32 values: refused, quickly.
+        assert_eq!(validate(&s, &[]), Ok(()));
+        let e = decode(&s, &[]).unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &DecodeErrorKind::TooManyValues {
+                limit: values_allowed(0) as u64,
+                bytes: 0
+            }
+        );
+        // One level is fine.
+        let one = schema("t/T", &format!("F[65536] f\n{sep}\nMSG: t/F\n"));
+        assert!(decode(&one, &[]).is_ok());
     }
 
     #[test]

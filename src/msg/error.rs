@@ -196,6 +196,16 @@ pub enum DecodeErrorKind {
         /// Bytes left over.
         count: u64,
     },
+    /// The message holds more values than its size allows decoding (only possible with
+    /// arrays of messages that occupy no bytes, nested): the wire format is valid
+    /// ([`validate`](super::validate) accepts it) but decoding it would take unbounded memory.
+    #[error("more than {limit} values in a {bytes}-byte message (arrays of empty messages)")]
+    TooManyValues {
+        /// Values decoded before giving up.
+        limit: u64,
+        /// The payload size.
+        bytes: u64,
+    },
 }
 
 /// A payload that does not match its definition: where (field path and byte offset within

@@ -30,7 +30,7 @@ mod value;
 pub mod yaml;
 
 pub use constant::{ConstValue, Constant};
-pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, validate};
+pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, validate, values_allowed};
 pub use decoded::{ArrayRef, Decoded, MessageRef, ValueRef};
 pub use encode::{encode, encode_into};
 pub use error::{
