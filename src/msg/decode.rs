@@ -16,8 +16,8 @@ use super::primitive::Primitive;
 use super::schema::{MsgType, Op, Schema};
 use crate::time::{RosDuration, RosTime};
 
-/// Elements allowed in an array whose elements occupy no bytes (`std_msgs/Empty[]`), where
-/// the remaining payload cannot bound the count.
+/// Elements allowed in a variable-length array whose elements occupy no bytes
+/// (`std_msgs/Empty[]`), where the remaining payload cannot bound the count read from it.
 pub const MAX_ZERO_SIZE_ELEMENTS: usize = 1 << 16;
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -147,12 +147,14 @@ impl<'a> Reader<'a> {
         self.fixed::<4>().map(u32::from_le_bytes)
     }
 
-    /// Checks that `count` elements of at least `min_size` bytes can fit in what is left.
-    /// `at` is the offset to report (where the count was read).
-    fn check_count(&self, count: usize, min_size: usize, at: usize) -> Result<()> {
+    /// Checks that `count` elements of at least `min_size` bytes can fit in what is left
+    /// (a count read from the payload for elements of no bytes: at most
+    /// [`MAX_ZERO_SIZE_ELEMENTS`]; a declared length `T[n]` of them is the definition's, and
+    /// [`values_allowed`] bounds what decoding it builds). `at` is the offset to report.
+    fn check_count(&self, count: usize, min_size: usize, declared: bool, at: usize) -> Result<()> {
         let needed = count.checked_mul(min_size);
         let fits = match needed {
-            Some(0) => count <= MAX_ZERO_SIZE_ELEMENTS,
+            Some(0) => declared || count <= MAX_ZERO_SIZE_ELEMENTS,
             Some(n) => n <= self.remaining(),
             None => false,
         };
@@ -179,7 +181,7 @@ impl<'a> Reader<'a> {
             Some(n) => n,
             None => self.u32()? as usize,
         };
-        self.check_count(count, min_size, at)?;
+        self.check_count(count, min_size, fixed.is_some(), at)?;
         Ok(count)
     }
 
@@ -251,7 +253,7 @@ impl Cursor<'_> {
             None => u32::from_le_bytes(self.fixed()?) as usize,
         };
         let fits = match count.checked_mul(min_size)? {
-            0 => count <= MAX_ZERO_SIZE_ELEMENTS,
+            0 => fixed.is_some() || count <= MAX_ZERO_SIZE_ELEMENTS,
             n => n <= self.data.len().saturating_sub(self.pos),
         };
         fits.then_some(count)
@@ -607,9 +609,16 @@ mod tests {
                 bytes: 0
             }
         );
-        // One level is fine.
-        let one = schema("t/T", &format!("F[65536] f\n{sep}\nMSG: t/F\n"));
+        // One level is fine, and a declared length is the definition's (not capped like a
+        // count read from the payload): decode and validate agree on it.
+        let one = schema("t/T", &format!("F[65537] f\n{sep}\nMSG: t/F\n"));
         assert!(decode(&one, &[]).is_ok());
+        let inner = schema(
+            "t/T",
+            &format!("E[1] a\n{sep}\nMSG: t/E\nF[65537] f\n{sep}\nMSG: t/F\n"),
+        );
+        assert_eq!(validate(&inner, &[]), Ok(()));
+        assert!(decode(&inner, &[]).is_ok());
     }
 
     #[test]
