@@ -4,8 +4,9 @@
 //! bytes left before anything is allocated; strings, `uint8`/`char` arrays and other
 //! fixed-size builtin arrays are spans of the payload. [`validate`] runs the same checks
 //! without building anything, and names the field path and payload offset of a failure (the
-//! path is assembled while unwinding, so the success path pays nothing for it). [`decode`]'s
-//! own walk only notices that something is wrong and then asks [`validate`] what and where.
+//! path is assembled while unwinding, so the success path pays nothing for it). Both walks
+//! read through the same checked reader; [`decode`]'s walk knows what went wrong but not in
+//! which field, and then asks [`validate`] where.
 //!
 //! The values a message decodes to are bounded by its size (at most [`values_allowed`]):
 //! only nested arrays of messages that occupy no bytes could exceed it.
@@ -29,36 +30,27 @@ type Result<T> = std::result::Result<T, DecodeError>;
 /// The message borrows `bytes` and the schema's types; [`Decoded::into_owned`] detaches it.
 pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
     let mut nodes = Vec::with_capacity(schema.node_guess());
-    let mut r = Cursor {
+    let mut r = Reader {
         data: bytes,
         pos: 0,
-        max_nodes: values_allowed(bytes.len()),
     };
-    match fields(schema.root(), &mut r, &mut nodes) {
-        Some(()) if r.pos == bytes.len() => {
+    let walked = fields(
+        schema.root(),
+        &mut r,
+        &mut nodes,
+        values_allowed(bytes.len()),
+    )
+    .and_then(|()| check_trailing(bytes, r.pos));
+    match walked {
+        Ok(()) => {
             if nodes.len() > nodes.capacity() / 2 {
                 schema.saw_nodes(nodes.len());
             }
             Ok(Decoded::new(schema.root(), bytes, nodes))
         }
-        // The fast walk only says that something is wrong; the checking walk says what and
-        // where (both apply the same checks).
-        _ => Err(match validate(schema, bytes) {
-            Err(e) => e,
-            Ok(()) if nodes.len() > r.max_nodes => DecodeError::new(
-                r.pos,
-                DecodeErrorKind::TooManyValues {
-                    limit: r.max_nodes as u64,
-                    bytes: bytes.len() as u64,
-                },
-            ),
-            Ok(()) => DecodeError::new(
-                r.pos,
-                DecodeErrorKind::TrailingBytes {
-                    count: bytes.len().saturating_sub(r.pos) as u64,
-                },
-            ),
-        }),
+        // The fast walk knows what is wrong but not in which field; the checking walk says
+        // where (both apply the same checks). Only the size cap is the fast walk's own.
+        Err(fast) => Err(validate(schema, bytes).err().unwrap_or(fast)),
     }
 }
 
@@ -94,6 +86,8 @@ fn check_trailing(bytes: &[u8], used: usize) -> Result<()> {
     Ok(())
 }
 
+/// A position in the payload. Every read is checked; errors name the offset (the field path
+/// is added by the caller). Both walks use it: [`decode`] and [`validate`].
 struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -105,7 +99,8 @@ impl<'a> Reader<'a> {
         self.data.len().saturating_sub(self.pos)
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn truncated(&self, needed: usize) -> DecodeError {
         DecodeError::new(
             self.pos,
@@ -151,6 +146,7 @@ impl<'a> Reader<'a> {
     /// (a count read from the payload for elements of no bytes: at most
     /// [`MAX_ZERO_SIZE_ELEMENTS`]; a declared length `T[n]` of them is the definition's, and
     /// [`values_allowed`] bounds what decoding it builds). `at` is the offset to report.
+    #[inline]
     fn check_count(&self, count: usize, min_size: usize, declared: bool, at: usize) -> Result<()> {
         let needed = count.checked_mul(min_size);
         let fits = match needed {
@@ -161,15 +157,21 @@ impl<'a> Reader<'a> {
         if fits {
             Ok(())
         } else {
-            Err(DecodeError::new(
-                at,
-                DecodeErrorKind::ArrayTooLong {
-                    count: count as u64,
-                    needed: needed.map_or(u64::MAX, |n| n as u64),
-                    available: self.remaining() as u64,
-                },
-            ))
+            Err(self.too_long(count, needed, at))
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_long(&self, count: usize, needed: Option<usize>, at: usize) -> DecodeError {
+        DecodeError::new(
+            at,
+            DecodeErrorKind::ArrayTooLong {
+                count: count as u64,
+                needed: needed.map_or(u64::MAX, |n| n as u64),
+                available: self.remaining() as u64,
+            },
+        )
     }
 
     /// Reads an array's element count (`Some(n)` for `T[n]`, from the payload for `T[]`) and
@@ -202,6 +204,36 @@ impl<'a> Reader<'a> {
         }
         self.take(len)
     }
+
+    /// Where the next `n` bytes are, as a span of the payload (which is at most 4 GiB, as a
+    /// record's data length is a `u32`).
+    #[inline]
+    fn span(&mut self, n: usize) -> Result<Span> {
+        let at = self.pos;
+        let bytes = self.take(n)?;
+        span_at(at, bytes.len())
+    }
+
+    /// Where the next string's bytes are (length prefix checked as [`Reader::string`] does).
+    #[inline]
+    fn string_span(&mut self) -> Result<Span> {
+        let bytes = self.string()?;
+        span_at(self.pos - bytes.len(), bytes.len())
+    }
+}
+
+#[inline]
+fn span_at(at: usize, len: usize) -> Result<Span> {
+    match (u32::try_from(at), u32::try_from(len)) {
+        (Ok(at), Ok(len)) => Ok(Span { at, len }),
+        _ => Err(DecodeError::new(
+            at,
+            DecodeErrorKind::TooManyValues {
+                limit: u64::from(u32::MAX),
+                bytes: at.saturating_add(len) as u64,
+            },
+        )),
+    }
 }
 
 fn field_error(ty: &MsgType, index: usize, e: DecodeError) -> DecodeError {
@@ -213,82 +245,28 @@ fn field_error(ty: &MsgType, index: usize, e: DecodeError) -> DecodeError {
     e.within(PathSegment::Field(name))
 }
 
-/// The decoder's position in the payload. Every read is checked; a failed read returns
-/// `None` and the caller asks [`validate`] for the error.
-/// The decoder's position in the payload. Every read is checked; a failed read returns
-/// `None` and [`decode`] asks [`validate`] for the error.
-struct Cursor<'a> {
-    data: &'a [u8],
-    pos: usize,
-    /// Nodes allowed ([`values_allowed`]), checked at each nested message.
-    max_nodes: usize,
-}
-
-impl Cursor<'_> {
-    #[inline]
-    fn span(&mut self, n: usize) -> Option<Span> {
-        let end = self.pos.checked_add(n)?;
-        if end > self.data.len() {
-            return None;
-        }
-        let span = Span {
-            at: u32::try_from(self.pos).ok()?,
-            len: u32::try_from(n).ok()?,
-        };
-        self.pos = end;
-        Some(span)
-    }
-
-    #[inline]
-    fn fixed<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let bytes = self.data.get(self.pos..)?.first_chunk::<N>()?;
-        self.pos += N;
-        Some(*bytes)
-    }
-
-    #[inline]
-    fn count(&mut self, fixed: Option<usize>, min_size: usize) -> Option<usize> {
-        let count = match fixed {
-            Some(n) => n,
-            None => u32::from_le_bytes(self.fixed()?) as usize,
-        };
-        let fits = match count.checked_mul(min_size)? {
-            0 => fixed.is_some() || count <= MAX_ZERO_SIZE_ELEMENTS,
-            n => n <= self.data.len().saturating_sub(self.pos),
-        };
-        fits.then_some(count)
-    }
-
-    #[inline]
-    fn string(&mut self) -> Option<Span> {
-        let len = u32::from_le_bytes(self.fixed()?) as usize;
-        self.span(len)
-    }
-}
-
 #[inline]
 fn split8(b: [u8; 8]) -> ([u8; 4], [u8; 4]) {
     let [a0, a1, a2, a3, b0, b1, b2, b3] = b;
     ([a0, a1, a2, a3], [b0, b1, b2, b3])
 }
 
-/// Appends the nodes of a message of type `ty`'s fields.
-fn fields(ty: &MsgType, r: &mut Cursor<'_>, out: &mut Vec<Node>) -> Option<()> {
+/// Appends the nodes of the fields of a message of type `ty`; `max_nodes` is
+/// [`values_allowed`] for the payload.
+fn fields(ty: &MsgType, r: &mut Reader<'_>, out: &mut Vec<Node>, max_nodes: usize) -> Result<()> {
     if ty.all_f64 {
-        let n = ty.ops.len();
-        let bytes = r.data.get(r.pos..)?.get(..n.checked_mul(8)?)?;
-        r.pos += n * 8;
+        let bytes = r.take(ty.ops.len().saturating_mul(8))?;
         out.extend(
             bytes
                 .chunks_exact(8)
                 .map(|b| Node::F64(b.first_chunk().map_or(0.0, |b| f64::from_le_bytes(*b)))),
         );
-        return Some(());
+        return Ok(());
     }
     for op in &ty.ops {
         match op {
             Op::Prim(p) => out.push(prim(*p, r)?),
-            Op::Msg(sub) => message(sub, r, out)?,
+            Op::Msg(sub) => message(sub, r, out, max_nodes)?,
             Op::Bytes(len) => {
                 let count = r.count(*len, 1)?;
                 out.push(Node::Bytes(r.span(count)?));
@@ -300,62 +278,77 @@ fn fields(ty: &MsgType, r: &mut Cursor<'_>, out: &mut Vec<Node>) -> Option<()> {
             }
             Op::Strings(len) => {
                 let count = r.count(*len, 4)?;
-                let count32 = u32::try_from(count).ok()?;
-                let at = open(out, Node::Array { count: 0, span: 0 });
+                let count32 = u32::try_from(count).map_err(|_| too_many_values(r, max_nodes))?;
+                let at = out.len();
+                out.push(Node::Array { count: 0, span: 0 });
                 for _ in 0..count {
-                    out.push(Node::String(r.string()?));
+                    out.push(Node::String(r.string_span()?));
                 }
-                close(out, at, |span| Node::Array {
+                close(out, at, r, max_nodes, |span| Node::Array {
                     count: count32,
                     span,
                 })?;
             }
             Op::Msgs(sub, len) => {
                 let count = r.count(*len, sub.min_size)?;
-                let count32 = u32::try_from(count).ok()?;
-                let at = open(out, Node::Array { count: 0, span: 0 });
+                let count32 = u32::try_from(count).map_err(|_| too_many_values(r, max_nodes))?;
+                let at = out.len();
+                out.push(Node::Array { count: 0, span: 0 });
                 for _ in 0..count {
-                    message(sub, r, out)?;
+                    message(sub, r, out, max_nodes)?;
                 }
-                close(out, at, |span| Node::Array {
+                close(out, at, r, max_nodes, |span| Node::Array {
                     count: count32,
                     span,
                 })?;
             }
         }
     }
-    Some(())
+    Ok(())
 }
 
 #[inline]
-fn message(ty: &MsgType, r: &mut Cursor<'_>, out: &mut Vec<Node>) -> Option<()> {
+fn message(ty: &MsgType, r: &mut Reader<'_>, out: &mut Vec<Node>, max_nodes: usize) -> Result<()> {
     // Only messages can multiply nodes without consuming bytes (arrays of empty messages):
     // checking here bounds the vector by the limit plus one message's own fields.
-    if out.len() > r.max_nodes {
-        return None;
+    if out.len() > max_nodes {
+        return Err(too_many_values(r, max_nodes));
     }
-    let at = open(out, Node::Message { span: 0 });
-    fields(ty, r, out)?;
-    close(out, at, |span| Node::Message { span })
+    let at = out.len();
+    out.push(Node::Message { span: 0 });
+    fields(ty, r, out, max_nodes)?;
+    close(out, at, r, max_nodes, |span| Node::Message { span })
 }
 
-#[inline]
-fn open(out: &mut Vec<Node>, node: Node) -> usize {
-    out.push(node);
-    out.len() - 1
+fn too_many_values(r: &Reader<'_>, max_nodes: usize) -> DecodeError {
+    DecodeError::new(
+        r.pos,
+        DecodeErrorKind::TooManyValues {
+            limit: max_nodes as u64,
+            bytes: r.data.len() as u64,
+        },
+    )
 }
 
 /// Sets the span of the composite node at `at` to the nodes pushed after it.
 #[inline]
-fn close(out: &mut [Node], at: usize, node: impl FnOnce(u32) -> Node) -> Option<()> {
-    let span = u32::try_from(out.len() - at - 1).ok()?;
-    *out.get_mut(at)? = node(span);
-    Some(())
+fn close(
+    out: &mut [Node],
+    at: usize,
+    r: &Reader<'_>,
+    max_nodes: usize,
+    node: impl FnOnce(u32) -> Node,
+) -> Result<()> {
+    let span = u32::try_from(out.len() - at - 1).map_err(|_| too_many_values(r, max_nodes))?;
+    if let Some(slot) = out.get_mut(at) {
+        *slot = node(span);
+    }
+    Ok(())
 }
 
 #[inline]
-fn prim(p: Primitive, r: &mut Cursor<'_>) -> Option<Node> {
-    Some(match p {
+fn prim(p: Primitive, r: &mut Reader<'_>) -> Result<Node> {
+    Ok(match p {
         Primitive::Bool => {
             let [b] = r.fixed::<1>()?;
             Node::Bool(b != 0)
@@ -370,7 +363,7 @@ fn prim(p: Primitive, r: &mut Cursor<'_>) -> Option<Node> {
         Primitive::UInt64 => Node::U64(u64::from_le_bytes(r.fixed()?)),
         Primitive::Float32 => Node::F32(f32::from_le_bytes(r.fixed()?)),
         Primitive::Float64 => Node::F64(f64::from_le_bytes(r.fixed()?)),
-        Primitive::String => Node::String(r.string()?),
+        Primitive::String => Node::String(r.string_span()?),
         Primitive::Time => {
             let (sec, nsec) = split8(r.fixed()?);
             Node::Time(RosTime::new(
