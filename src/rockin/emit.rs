@@ -1,4 +1,4 @@
-//! [`Value`] → RoCKIn YAML text: one list item per message, the body laid out as
+//! A decoded message → RoCKIn YAML text: one list item per message, the body laid out as
 //! `rostopic echo` does (two-space indentation, `secs`/`nsecs` for times, Python's float
 //! `repr`, `True`/`False`, double-quoted strings), with binary fields as `!!binary` base64
 //! as the specification allows. Every value is written so that reading it back gives the
@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::msg::{Message, Primitive, Value};
+use crate::msg::{Decoded, MessageRef, Primitive, ValueRef};
 use crate::time::RosTime;
 
 use super::base64;
@@ -18,7 +18,7 @@ pub(crate) fn write_item(
     topic: &str,
     datatype: Option<&str>,
     time: RosTime,
-    value: &Value<'_>,
+    message: &Decoded<'_>,
 ) {
     out.push_str("- topic: ");
     write_key_text(out, topic);
@@ -35,18 +35,12 @@ pub(crate) fn write_item(
     };
     let _ = writeln!(out, "  secs: {}\n  nsecs: {}", time.sec, time.nsec);
     out.push_str("  message:");
-    match value {
-        Value::Message(m) if m.values().is_empty() => out.push_str(" {}\n"),
-        Value::Message(m) => {
-            out.push('\n');
-            write_fields(out, m, 4, None);
-        }
-        // Not a message (cannot come from a decoder): keep the output well-formed.
-        other => {
-            out.push(' ');
-            write_flow_scalar(out, other);
-            out.push('\n');
-        }
+    let root = message.root();
+    if root.ty().fields().is_empty() {
+        out.push_str(" {}\n");
+    } else {
+        out.push('\n');
+        write_fields(out, &root, 4, None);
     }
 }
 
@@ -77,7 +71,7 @@ fn indent(out: &mut String, n: usize) {
 
 /// The fields of `m`, one per line at `ind` spaces; the first line starts with `lead`
 /// instead of the indentation when given (`- ` items).
-fn write_fields(out: &mut String, m: &Message<'_>, ind: usize, lead: Option<&str>) {
+fn write_fields(out: &mut String, m: &MessageRef<'_>, ind: usize, lead: Option<&str>) {
     for (i, (field, v)) in m.ty().fields().iter().zip(m.values()).enumerate() {
         match lead {
             Some(l) if i == 0 => out.push_str(l),
@@ -85,14 +79,14 @@ fn write_fields(out: &mut String, m: &Message<'_>, ind: usize, lead: Option<&str
         }
         out.push_str(field.name());
         out.push(':');
-        write_value(out, v, ind);
+        write_value(out, &v, ind);
     }
 }
 
 /// Everything after `key:` for a value, final line break included.
-fn write_value(out: &mut String, v: &Value<'_>, ind: usize) {
+fn write_value(out: &mut String, v: &ValueRef<'_>, ind: usize) {
     match v {
-        Value::Time(t) => {
+        ValueRef::Time(t) => {
             let _ = write!(
                 out,
                 "\n{:ind$}secs: {}\n{:ind$}nsecs: {}\n",
@@ -103,7 +97,7 @@ fn write_value(out: &mut String, v: &Value<'_>, ind: usize) {
                 ind = ind + 2
             );
         }
-        Value::Duration(d) => {
+        ValueRef::Duration(d) => {
             let _ = write!(
                 out,
                 "\n{:ind$}secs: {}\n{:ind$}nsecs: {}\n",
@@ -114,19 +108,19 @@ fn write_value(out: &mut String, v: &Value<'_>, ind: usize) {
                 ind = ind + 2
             );
         }
-        Value::Bytes(b) if b.is_empty() => out.push_str(" []\n"),
-        Value::Bytes(b) => {
+        ValueRef::Bytes([]) => out.push_str(" []\n"),
+        ValueRef::Bytes(b) => {
             out.push_str(" !!binary ");
             base64::encode_into(b, out);
             out.push('\n');
         }
-        Value::PrimArray(a) if a.is_empty() => out.push_str(" []\n"),
-        Value::PrimArray(a) if matches!(a.elem(), Primitive::Time | Primitive::Duration) => {
+        ValueRef::PrimArray(a) if a.is_empty() => out.push_str(" []\n"),
+        ValueRef::PrimArray(a) if matches!(a.elem(), Primitive::Time | Primitive::Duration) => {
             out.push('\n');
-            for item in a.iter() {
+            for item in a.refs() {
                 let (s, n) = match item {
-                    Value::Time(t) => (i64::from(t.sec), i64::from(t.nsec)),
-                    Value::Duration(d) => (i64::from(d.sec), i64::from(d.nsec)),
+                    ValueRef::Time(t) => (i64::from(t.sec), i64::from(t.nsec)),
+                    ValueRef::Duration(d) => (i64::from(d.sec), i64::from(d.nsec)),
                     _ => (0, 0),
                 };
                 let _ = write!(
@@ -139,9 +133,9 @@ fn write_value(out: &mut String, v: &Value<'_>, ind: usize) {
                 );
             }
         }
-        Value::PrimArray(a) => {
+        ValueRef::PrimArray(a) => {
             out.push_str(" [");
-            for (i, item) in a.iter().enumerate() {
+            for (i, item) in a.refs().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -149,36 +143,36 @@ fn write_value(out: &mut String, v: &Value<'_>, ind: usize) {
             }
             out.push_str("]\n");
         }
-        Value::Array(items) if items.is_empty() => out.push_str(" []\n"),
-        Value::Array(items) => {
+        ValueRef::Array(items) if items.is_empty() => out.push_str(" []\n"),
+        ValueRef::Array(items) => {
             out.push('\n');
             let lead = format!("{:ind$}- ", "", ind = ind + 2);
-            for item in items {
+            for item in items.iter() {
                 match item {
-                    Value::Message(m) if m.values().is_empty() => {
+                    ValueRef::Message(m) if m.ty().fields().is_empty() => {
                         out.push_str(&lead);
                         out.push_str("{}\n");
                     }
-                    Value::Message(m) => write_fields(out, m, ind + 4, Some(&lead)),
-                    Value::Array(_)
-                    | Value::PrimArray(_)
-                    | Value::Bytes(_)
-                    | Value::Time(_)
-                    | Value::Duration(_) => {
+                    ValueRef::Message(m) => write_fields(out, &m, ind + 4, Some(&lead)),
+                    ValueRef::Array(_)
+                    | ValueRef::PrimArray(_)
+                    | ValueRef::Bytes(_)
+                    | ValueRef::Time(_)
+                    | ValueRef::Duration(_) => {
                         // Arrays of arrays do not exist in ROS 1; keep the output readable.
                         out.push_str(&lead);
                         out.push_str("[]\n");
                     }
                     scalar => {
                         out.push_str(&lead);
-                        write_flow_scalar(out, scalar);
+                        write_flow_scalar(out, &scalar);
                         out.push('\n');
                     }
                 }
             }
         }
-        Value::Message(m) if m.values().is_empty() => out.push_str(" {}\n"),
-        Value::Message(m) => {
+        ValueRef::Message(m) if m.ty().fields().is_empty() => out.push_str(" {}\n"),
+        ValueRef::Message(m) => {
             out.push('\n');
             write_fields(out, m, ind + 2, None);
         }
@@ -191,31 +185,31 @@ fn write_value(out: &mut String, v: &Value<'_>, ind: usize) {
 }
 
 /// A scalar on one line.
-fn write_flow_scalar(out: &mut String, v: &Value<'_>) {
+fn write_flow_scalar(out: &mut String, v: &ValueRef<'_>) {
     match v {
-        Value::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
-        Value::I8(x) => push_int(out, *x),
-        Value::U8(x) => push_int(out, *x),
-        Value::I16(x) => push_int(out, *x),
-        Value::U16(x) => push_int(out, *x),
-        Value::I32(x) => push_int(out, *x),
-        Value::U32(x) => push_int(out, *x),
-        Value::I64(x) => push_int(out, *x),
-        Value::U64(x) => push_int(out, *x),
-        Value::F32(x) => {
+        ValueRef::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+        ValueRef::I8(x) => push_int(out, *x),
+        ValueRef::U8(x) => push_int(out, *x),
+        ValueRef::I16(x) => push_int(out, *x),
+        ValueRef::U16(x) => push_int(out, *x),
+        ValueRef::I32(x) => push_int(out, *x),
+        ValueRef::U32(x) => push_int(out, *x),
+        ValueRef::I64(x) => push_int(out, *x),
+        ValueRef::U64(x) => push_int(out, *x),
+        ValueRef::F32(x) => {
             let _ = crate::msg::pyrepr::write_float(out, f64::from(*x));
         }
-        Value::F64(x) => {
+        ValueRef::F64(x) => {
             let _ = crate::msg::pyrepr::write_float(out, *x);
         }
-        Value::String(b) => write_string(out, b),
-        Value::Time(t) => {
+        ValueRef::String(b) => write_string(out, b),
+        ValueRef::Time(t) => {
             let _ = write!(out, "{{secs: {}, nsecs: {}}}", t.sec, t.nsec);
         }
-        Value::Duration(d) => {
+        ValueRef::Duration(d) => {
             let _ = write!(out, "{{secs: {}, nsecs: {}}}", d.sec, d.nsec);
         }
-        Value::Bytes(_) | Value::PrimArray(_) | Value::Array(_) | Value::Message(_) => {
+        ValueRef::Bytes(_) | ValueRef::PrimArray(_) | ValueRef::Array(_) | ValueRef::Message(_) => {
             out.push_str("[]");
         }
     }

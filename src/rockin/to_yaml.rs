@@ -92,7 +92,7 @@ pub fn bag_to_yaml<W: Write>(
             let datatype = schema.datatype();
             let typed = (topic_type(&conn.topic) != Some(datatype)).then_some(datatype);
             text.clear();
-            write_item(&mut text, &conn.topic, typed, entry.time, &value.to_value());
+            write_item(&mut text, &conn.topic, typed, entry.time, &value);
             write(out, &text)?;
             report.bytes += text.len() as u64;
             report.messages += 1;
