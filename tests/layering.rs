@@ -53,7 +53,7 @@ fn check(layer: &str, allowed: &[&str]) {
 #[test]
 fn layers_import_only_from_above() {
     check("format", &["time"]);
-    check("msg", &["time"]);
+    check("msg", &["time", "printable"]);
     check("bag", &["time", "format", "msg"]);
     check("catalog", &["time", "format", "msg", "bag", "stats"]);
     check("rockin", &["time", "format", "msg", "bag"]);
@@ -67,13 +67,31 @@ fn layers_import_only_from_above() {
     check(
         "cli",
         &[
-            "time", "format", "msg", "bag", "catalog", "stats", "tui", "ros", "rockin", "play",
+            "time",
+            "format",
+            "msg",
+            "bag",
+            "catalog",
+            "stats",
+            "tui",
+            "ros",
+            "rockin",
+            "play",
+            "printable",
         ],
     );
     check(
         "tui",
         &[
-            "time", "format", "msg", "bag", "catalog", "stats", "ros", "play",
+            "time",
+            "format",
+            "msg",
+            "bag",
+            "catalog",
+            "stats",
+            "ros",
+            "play",
+            "printable",
         ],
     );
 }

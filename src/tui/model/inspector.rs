@@ -484,12 +484,8 @@ pub fn escaped(bytes: &[u8], max: usize) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
+            '\n' | '\t' => crate::printable::push_escaped(&mut out, c),
+            c if crate::printable::is_unsafe(c) => crate::printable::push_escaped(&mut out, c),
             c => out.push(c),
         }
     }
