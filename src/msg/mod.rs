@@ -15,6 +15,7 @@ mod decode;
 mod decoded;
 mod encode;
 mod error;
+mod field_constants;
 pub mod json;
 mod md5;
 mod parse;
@@ -37,6 +38,7 @@ pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, MsgError, PathSegment,
     SyntaxError,
 };
+pub use field_constants::field_constants;
 pub use md5::EMPTY_MD5;
 pub use prim_array::PrimArray;
 pub use primitive::Primitive;
