@@ -28,13 +28,18 @@ pub fn escape_data() -> bool {
 pub struct Stdout {
     out: Escaping<BufWriter<StdoutLock<'static>>>,
     error: Option<io::Error>,
+    /// Flush after each print (summaries on a terminal appear as they are made, in order
+    /// with the diagnostics on stderr).
+    eager: bool,
 }
 
 impl Stdout {
     /// For human summaries (`info`, `verify`, `reindex`, …): always escaped.
     #[must_use]
     pub fn human() -> Self {
-        Self::new(true)
+        let mut out = Self::new(true);
+        out.eager = io::stdout().is_terminal();
+        out
     }
 
     /// For data outputs (`echo`, `export`, `info --json/--yaml`, …): escaped on a terminal
@@ -51,13 +56,17 @@ impl Stdout {
                 escaped,
             ),
             error: None,
+            eager: false,
         }
     }
 
     /// Writes formatted text (see the `outln!` macro).
     pub fn print(&mut self, args: fmt::Arguments<'_>) {
         if self.error.is_none() {
-            if let Err(e) = self.out.write_fmt(args) {
+            let written = self.out.write_fmt(args);
+            if let Err(e) =
+                written.and_then(|()| if self.eager { self.out.flush() } else { Ok(()) })
+            {
                 self.error = Some(e);
             }
         }
