@@ -51,6 +51,24 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` as one line: [`escape`], and newlines as `\n` too (a diagnostic whose topic holds a
+/// newline cannot forge a second line).
+#[must_use]
+pub fn escape_line(text: &str) -> Cow<'_, str> {
+    if !text.contains('\n') {
+        return escape(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if c == '\n' || is_unsafe(c) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Appends `text` to `out`, escaping every [`is_unsafe`] character.
 pub fn push_str_escaped(out: &mut String, text: &str) {
     for c in text.chars() {
@@ -191,6 +209,12 @@ mod tests {
             escape("a\u{1b}]0;pwned\u{7}b\u{1b}[2J\r\0\u{7f}\u{9b}\u{85}\u{202e}x"),
             "a\\u{1b}]0;pwned\\u{7}b\\u{1b}[2J\\r\\u{0}\\u{7f}\\u{9b}\\u{85}\\u{202e}x"
         );
+    }
+
+    #[test]
+    fn lines_escape_newlines() {
+        assert_eq!(escape_line("a\nb\u{1b}\tc"), "a\\nb\\u{1b}\tc");
+        assert!(matches!(escape_line("plain\t"), Cow::Borrowed("plain\t")));
     }
 
     #[test]

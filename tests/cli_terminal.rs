@@ -199,6 +199,21 @@ fn no_command_prints_a_bags_control_characters_to_a_terminal() {
             "{what}: printed nothing"
         );
     }
+    // A diagnostic is one line: a newline in a name cannot forge another.
+    let out = run_escaped(&[
+        "filter",
+        b,
+        filtered.to_str().unwrap(),
+        "-t",
+        "/x\nbagscope: error: forged",
+    ]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("/x\\nbagscope: error: forged"), "{err}");
+    assert!(
+        !err.lines()
+            .any(|l| l.starts_with("bagscope: error: forged")),
+        "{err}"
+    );
     // The escapes are visible, not swallowed.
     let out = run_escaped(&["info", b]);
     let text = String::from_utf8(out.stdout).unwrap();

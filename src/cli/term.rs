@@ -7,7 +7,7 @@
 use std::fmt;
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
 
-use crate::printable::{Escaping, escape};
+use crate::printable::{Escaping, escape_line};
 
 use super::Outcome;
 
@@ -137,10 +137,15 @@ macro_rules! outln {
 }
 pub(crate) use outln;
 
-/// Prints `bagscope: PREFIX: MESSAGE` on stderr, escaped; a failing stderr is ignored.
+/// Prints `bagscope: PREFIX: MESSAGE` on stderr as one line, escaped; a failing stderr is
+/// ignored.
 fn to_stderr(prefix: &str, message: &dyn fmt::Display) {
     let text = message.to_string();
-    let _ = writeln!(io::stderr().lock(), "bagscope: {prefix}{}", escape(&text));
+    let _ = writeln!(
+        io::stderr().lock(),
+        "bagscope: {prefix}{}",
+        escape_line(&text)
+    );
 }
 
 /// Prints an error line in the contract's shape: `bagscope: error: MESSAGE`.
