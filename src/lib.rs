@@ -2,7 +2,7 @@
 //!
 //! Layers, each importing only from those above it:
 //!
-//! * [`time`] — ROS time and duration values.
+//! * [`time`] — ROS time and duration values; [`printable`] — text made safe for a terminal.
 //! * [`format`] — bytes → records (pure).
 //! * [`msg`] — message definitions → decoded values (pure, independent of bags).
 //! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
@@ -18,6 +18,7 @@ pub mod cli;
 pub mod format;
 pub mod msg;
 pub mod play;
+pub mod printable;
 pub mod rockin;
 pub mod ros;
 pub mod stats;

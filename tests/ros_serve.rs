@@ -211,6 +211,22 @@ fn serve_and_call_in_a_live_graph() {
 
     let latched = across_both_bags(&graph, &index, work, &node);
     bad_requests(&graph);
+    // A client's topic with control sequences: escaped in the server's log and in the
+    // client's error, never raw on either terminal.
+    let evil = call(
+        &graph,
+        &[NS, START, END, "-t", "/nope\u{1b}]0;pwned\u{7}\u{9b}2J"],
+    );
+    assert_eq!(evil.status.code(), Some(2));
+    let err = text(&evil.stderr);
+    assert!(err.contains("/nope\\u{1b}]0;pwned\\u{7}\\u{9b}2J"), "{err}");
+    let logged = serve.wait_line("pwned", Duration::from_secs(20));
+    assert!(
+        logged.contains("/nope\\u{1b}]0;pwned\\u{7}\\u{9b}2J")
+            && !logged.contains('\u{1b}')
+            && !logged.contains('\u{9b}'),
+        "{logged:?}"
+    );
     every_topic_relative_at_rate_2(&graph, &index, work, &node, &latched);
     two_calls_at_once(&graph, &index, work, &node);
     official_client(&graph, &index, work);

@@ -91,11 +91,11 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
     };
     for b in catalog.bags() {
         if let Some(r) = b.recovery().filter(|r| !r.is_lossless()) {
-            eprintln!(
-                "bagscope: warning: {}: damaged, read in part ({} bytes could not be read)",
+            super::print_warning(format_args!(
+                "{}: damaged, read in part ({} bytes could not be read)",
                 b.path().display(),
                 r.lost_bytes()
-            );
+            ));
             outcome = outcome.max(Outcome::Problems);
         }
     }

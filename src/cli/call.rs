@@ -12,6 +12,7 @@ use crate::ros::{MasterClient, NodeConfig, RosError, call_service_waiting, names
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
 use super::serve::parse_rate;
+use super::term::{Stdout, outln};
 use super::{Outcome, print_error};
 
 /// Arguments of `bagscope call`.
@@ -140,16 +141,17 @@ pub fn run(args: &CallArgs) -> Outcome {
         Ok(r) => r,
         Err(e) => return fail(format!("{service}: {e}")),
     };
-    println!("published: {}", response.published);
-    println!("failed: {}", response.failed);
-    println!("first: {}", response.first);
-    println!("last: {}", response.last);
-    println!("message: {}", response.message);
-    if response.failed > 0 {
+    let mut out = Stdout::human();
+    outln!(out, "published: {}", response.published);
+    outln!(out, "failed: {}", response.failed);
+    outln!(out, "first: {}", response.first);
+    outln!(out, "last: {}", response.last);
+    outln!(out, "message: {}", response.message);
+    out.finish(if response.failed > 0 {
         Outcome::Problems
     } else {
         Outcome::Ok
-    }
+    })
 }
 
 #[cfg(test)]

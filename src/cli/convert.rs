@@ -16,7 +16,8 @@ use crate::rockin::{ConvertError, ToBagOptions, bag_to_yaml, yaml_to_bag};
 use super::copy::{CompressionArg, DefinitionArgs};
 use super::output::Output;
 use super::rosbag_fmt::human_size;
-use super::{Outcome, print_error};
+use super::term::{Stdout, outln};
+use super::{Outcome, print_error, print_warning};
 
 /// Arguments of `bagscope convert`.
 #[derive(Args, Debug)]
@@ -142,8 +143,10 @@ fn to_bag(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
         Err(e) => return failed(&e),
     };
     let s = &report.summary;
-    print_topics(&report.topics);
-    println!(
+    let mut out = Stdout::human();
+    print_topics(&mut out, &report.topics);
+    outln!(
+        out,
         "wrote:     {}: {}, {}, {}, {}",
         s.path.display(),
         count(s.messages, "message"),
@@ -151,13 +154,17 @@ fn to_bag(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
         count(u64::from(s.chunks), "chunk"),
         human_size(s.bytes as f64)
     );
-    Outcome::Ok
+    out.finish(Outcome::Ok)
 }
 
 /// One `topic:` line per converted topic.
-fn print_topics(topics: &[crate::rockin::TopicCount]) {
+fn print_topics(out: &mut Stdout, topics: &[crate::rockin::TopicCount]) {
     for t in topics {
-        println!(
+        if out.is_closed() {
+            return;
+        }
+        outln!(
+            out,
             "topic:     {} ({}): {}",
             t.topic,
             t.datatype,
@@ -196,21 +203,23 @@ fn to_yaml(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
     }
     let mut outcome = Outcome::Ok;
     if let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) {
-        eprintln!(
-            "bagscope: warning: {}: damaged, read in part ({} bytes could not be read)",
+        print_warning(format_args!(
+            "{}: damaged, read in part ({} bytes could not be read)",
             bag.path().display(),
             r.lost_bytes()
-        );
+        ));
         outcome = Outcome::Problems;
     }
-    print_topics(&report.topics);
-    println!(
+    let mut out = Stdout::human();
+    print_topics(&mut out, &report.topics);
+    outln!(
+        out,
         "wrote:     {}: {}, {}",
         args.output.display(),
         count(report.messages, "message"),
         human_size(report.bytes as f64)
     );
-    outcome
+    out.finish(outcome)
 }
 
 /// `1 message`, `2 messages`.

@@ -13,7 +13,7 @@ use crate::msg::Registry;
 
 use super::progress::CopyProgress;
 use super::rosbag_fmt::human_size;
-use super::{Outcome, print_error};
+use super::{Outcome, print_error, print_warning};
 
 /// Compression methods on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -125,11 +125,11 @@ pub fn report_problems(bag: &Bag, report: &RewriteReport) -> Outcome {
         outcome = Outcome::Problems;
     }
     for w in bag.warnings() {
-        eprintln!("bagscope: warning: {}: {w}", bag.path().display());
+        print_warning(format_args!("{}: {w}", bag.path().display()));
     }
     for m in &report.missing_definitions {
-        eprintln!(
-            "bagscope: warning: {}: topic '{}' ({} [{}]) is written with an empty message \
+        print_warning(format_args!(
+            "{}: topic '{}' ({} [{}]) is written with an empty message \
              definition: {}; tools that decode from the bag cannot decode it (give the .msg \
              files with --msg-path)",
             bag.path().display(),
@@ -137,7 +137,7 @@ pub fn report_problems(bag: &Bag, report: &RewriteReport) -> Outcome {
             m.datatype,
             m.md5sum,
             m.reason
-        );
+        ));
     }
     outcome
 }

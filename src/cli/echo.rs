@@ -1,7 +1,6 @@
 //! `bagscope echo`: decoded messages of one or many bags in receive-time order, as
 //! `rostopic echo` YAML or as one JSON object per line.
 
-use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -10,7 +9,8 @@ use crate::catalog::Schemas;
 use crate::msg::{json, yaml};
 
 use super::args::{MsgPathArgs, SelectArgs, open_catalog};
-use super::{Outcome, print_error};
+use super::term::Stdout;
+use super::{Outcome, print_error, print_warning};
 
 /// Output formats of `echo`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -63,8 +63,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
         return Outcome::Failed;
     }
     let mut printer = Printer::new(args.format, registry);
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = Stdout::data();
     let mut written = 0u64;
     for item in catalog.messages(&args.select.selection(&catalog)) {
         if args.limit.is_some_and(|n| written >= n) {
@@ -85,15 +84,13 @@ pub fn run(args: &EchoArgs) -> Outcome {
         if !ok {
             outcome = outcome.max(Outcome::Problems);
         }
-        if let Err(e) = out.write_all(text.as_bytes()) {
-            return broken_pipe(&e, outcome);
+        out.bytes(text.as_bytes());
+        if out.is_closed() {
+            break;
         }
         written += 1;
     }
-    if let Err(e) = out.flush() {
-        return broken_pipe(&e, outcome);
-    }
-    outcome
+    out.finish(outcome)
 }
 
 /// Renders messages in `echo`'s formats, compiling each connection's schema once.
@@ -130,7 +127,7 @@ impl Printer {
         let entry = self.schemas.get(bag_index, conn);
         if self.told.insert((bag_index, conn.id)) {
             for n in &entry.notes {
-                eprintln!("bagscope: warning: {}: {n}", bag.path().display());
+                print_warning(format_args!("{}: {n}", bag.path().display()));
             }
         }
         let time = message.entry.time;
@@ -176,14 +173,4 @@ impl Printer {
 fn write_time(out: &mut String, t: crate::time::RosTime) -> std::fmt::Result {
     use std::fmt::Write as _;
     write!(out, ",\"time\":{{\"sec\":{},\"nsec\":{}}}", t.sec, t.nsec)
-}
-
-/// A closed pipe (`| head`) ends the output quietly; other write errors are reported.
-pub fn broken_pipe(e: &io::Error, outcome: Outcome) -> Outcome {
-    if e.kind() == io::ErrorKind::BrokenPipe {
-        outcome
-    } else {
-        print_error(format!("writing the output: {e}"));
-        Outcome::Failed
-    }
 }

@@ -1,7 +1,7 @@
 //! `bagscope export`: one row per message of a topic, as CSV with the columns of
 //! `rostopic echo -p`, or as JSON lines.
 
-use std::io::{self, BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -11,9 +11,9 @@ use crate::msg::csv::CsvLayout;
 use crate::msg::json;
 
 use super::args::{MsgPathArgs, SelectArgs, open_catalog};
-use super::echo::broken_pipe;
 use super::output::Output;
-use super::{Outcome, print_error};
+use super::term::{Stdout, write_failed};
+use super::{Outcome, print_error, print_note, print_warning};
 
 /// Export formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -68,7 +68,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Err(o) => return o,
     };
     let out: Box<dyn Write> = match &args.output {
-        None => Box::new(BufWriter::with_capacity(1 << 16, io::stdout().lock())),
+        None => Box::new(Stdout::data()),
         Some(path) => match Output::create(path, &args.bags) {
             Ok(o) => Box::new(o),
             Err(e) => {
@@ -139,20 +139,20 @@ pub fn run(args: &ExportArgs) -> Outcome {
         text.push('\n');
         rows += 1;
         if let Err(e) = out.write_all(text.as_bytes()) {
-            return broken_pipe(&e, outcome);
+            return write_failed(&e, outcome);
         }
     }
     if let Err(e) = out.flush() {
-        return broken_pipe(&e, outcome);
+        return write_failed(&e, outcome);
     }
     drop(out);
     if misfit > 0 {
-        eprintln!(
-            "bagscope: warning: {misfit} of {rows} rows did not fit the columns of the first message (an array changed length; see docs/export.md)"
-        );
+        print_warning(format_args!(
+            "{misfit} of {rows} rows did not fit the columns of the first message (an array changed length; see docs/export.md)"
+        ));
     }
     if let Some(path) = &args.output {
-        eprintln!("bagscope: wrote {rows} rows to {}", path.display());
+        print_note(format_args!("wrote {rows} rows to {}", path.display()));
     }
     outcome
 }

@@ -12,7 +12,8 @@ use crate::time::{RosTime, TimeSpec, parse_time_spec};
 use super::copy::{
     DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
 };
-use super::{Outcome, open_bag, print_error};
+use super::term::{Stdout, outln};
+use super::{Outcome, open_bag, print_error, print_warning};
 
 /// Arguments of `bagscope filter`.
 #[derive(Args, Debug)]
@@ -72,12 +73,13 @@ pub fn run(args: &FilterArgs) -> Outcome {
     // A damaged input was copied as far as it could be read: say what is missing.
     if let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) {
         for line in recovery_lines(r) {
-            eprintln!("bagscope: warning: {}: {line}", bag.path().display());
+            print_warning(format_args!("{}: {line}", bag.path().display()));
         }
     }
     let outcome = report_problems(&bag, &report);
-    println!("{}", wrote_line(&report));
-    outcome
+    let mut out = Stdout::human();
+    outln!(out, "{}", wrote_line(&report));
+    out.finish(outcome)
 }
 
 /// The query for the topics and time range asked for; unknown topics are warned about.
@@ -88,10 +90,7 @@ fn selection(bag: &Bag, args: &FilterArgs) -> Result<Query, String> {
         for topic in &args.topics {
             let found = matching(bag, topic);
             if found.is_empty() {
-                eprintln!(
-                    "bagscope: warning: {}: no topic '{topic}'",
-                    bag.path().display()
-                );
+                print_warning(format_args!("{}: no topic '{topic}'", bag.path().display()));
             }
             conns.extend(found);
         }

@@ -1,7 +1,7 @@
 //! `bagscope index build` and `bagscope query`: a persistent index over many bags and interval
 //! queries against it (the bagserver's index builder and query, as files and commands).
 
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
@@ -12,8 +12,9 @@ use crate::format::Compression;
 use crate::time::{TimeSpec, parse_time_spec};
 
 use super::args::MsgPathArgs;
-use super::echo::{EchoFormat, Printer, broken_pipe};
-use super::{Outcome, print_error};
+use super::echo::{EchoFormat, Printer};
+use super::term::{Stdout, outln};
+use super::{Outcome, print_error, print_note};
 
 /// `bagscope index ...`.
 #[derive(Args, Debug)]
@@ -58,20 +59,20 @@ pub fn run(args: &IndexArgs) -> Outcome {
             let verbose = std::io::IsTerminal::is_terminal(&io::stderr());
             let mut progress = |p: &std::path::Path| {
                 if verbose {
-                    eprintln!("bagscope: reading {}", p.display());
+                    print_note(format_args!("reading {}", p.display()));
                 }
             };
             match index::build(index, bags, topics, &mut progress) {
                 Ok(r) => {
-                    eprintln!(
-                        "bagscope: indexed {} messages of {} topic(s) in {} bag(s) in {:.2} s: {} ({} bytes)",
+                    print_note(format_args!(
+                        "indexed {} messages of {} topic(s) in {} bag(s) in {:.2} s: {} ({} bytes)",
                         r.entries,
                         r.topics,
                         r.files,
                         started.elapsed().as_secs_f64(),
                         index.display(),
                         r.bytes
-                    );
+                    ));
                     Outcome::Ok
                 }
                 Err(e) => {
@@ -82,21 +83,29 @@ pub fn run(args: &IndexArgs) -> Outcome {
         }
         IndexCommand::Info { index } => match Index::open(index) {
             Ok(ix) => {
-                println!("index:    {}", index.display());
-                println!("messages: {}", ix.entry_count());
+                let mut out = Stdout::human();
+                outln!(out, "index:    {}", index.display());
+                outln!(out, "messages: {}", ix.entry_count());
                 if let (Some(s), Some(e)) = (ix.start_time(), ix.end_time()) {
-                    println!("start:    {s}\nend:      {e}");
+                    outln!(out, "start:    {s}\nend:      {e}");
                 }
                 for (f, p) in ix.files().iter().zip(ix.resolved_paths()) {
-                    println!("bag:      {} ({} bytes)", p.display(), f.size);
+                    outln!(out, "bag:      {} ({} bytes)", p.display(), f.size);
                 }
                 for t in ix.topics() {
-                    println!(
+                    if out.is_closed() {
+                        break;
+                    }
+                    outln!(
+                        out,
                         "topic:    {} {} [{}] {} msgs",
-                        t.topic, t.datatype, t.md5sum, t.count
+                        t.topic,
+                        t.datatype,
+                        t.md5sum,
+                        t.count
                     );
                 }
-                Outcome::Ok
+                out.finish(Outcome::Ok)
             }
             Err(e) => {
                 print_error(e);
@@ -169,10 +178,10 @@ pub fn query(args: &QueryArgs) -> Outcome {
     let located = std::time::Instant::now();
     let entries = ix.query(&args.topics, start, end);
     if std::env::var_os("BAGSCOPE_TIMING").is_some() {
-        eprintln!(
-            "bagscope: located in {:.3} ms",
+        print_note(format_args!(
+            "located in {:.3} ms",
             located.elapsed().as_secs_f64() * 1e3
-        );
+        ));
     }
     match &args.out {
         Some(out) => write_bag(args, out, &ix, &catalog, entries),
@@ -202,7 +211,7 @@ fn print(
         Err(o) => return o,
     };
     let mut printer = Printer::new(args.format, registry);
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut out = Stdout::data();
     let mut outcome = Outcome::Ok;
     for e in entries {
         let read = read_entry(ix, catalog, e);
@@ -221,14 +230,12 @@ fn print(
         if !ok {
             outcome = Outcome::Problems;
         }
-        if let Err(e) = out.write_all(text.as_bytes()) {
-            return broken_pipe(&e, outcome);
+        out.bytes(text.as_bytes());
+        if out.is_closed() {
+            break;
         }
     }
-    if let Err(e) = out.flush() {
-        return broken_pipe(&e, outcome);
-    }
-    outcome
+    out.finish(outcome)
 }
 
 fn write_bag(
@@ -259,11 +266,11 @@ fn write_bag(
             for s in &done.skipped {
                 print_error(format!("{}: {s}", args.index.display()));
             }
-            eprintln!(
-                "bagscope: wrote {} messages to {}",
+            print_note(format_args!(
+                "wrote {} messages to {}",
                 done.summary.messages,
                 path.display()
-            );
+            ));
             if done.skipped.is_empty() {
                 Outcome::Ok
             } else {

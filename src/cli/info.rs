@@ -14,6 +14,7 @@ use crate::time::RosTime;
 
 use super::json::Json;
 use super::rosbag_fmt::{duration_str, human_frequency, human_size, time_to_str};
+use super::term::{Stdout, outln};
 use super::{Outcome, open_bag};
 use crate::stats::median;
 
@@ -87,12 +88,21 @@ pub fn run(args: &InfoArgs) -> Outcome {
             _ => Json::Arr(jsons),
         };
         if !matches!(out, Json::Arr(ref v) if v.is_empty()) || args.bags.len() > 1 {
-            println!("{}", out.to_compact());
+            let mut stdout = Stdout::data();
+            outln!(stdout, "{}", out.to_compact());
+            return stdout.finish(outcome);
         }
+        outcome
     } else {
-        println!("{}", texts.join("\n---\n"));
+        // The YAML form is data; the rosbag-style text is a summary, always escaped.
+        let mut stdout = if args.yaml {
+            Stdout::data()
+        } else {
+            Stdout::human()
+        };
+        outln!(stdout, "{}", texts.join("\n---\n"));
+        stdout.finish(outcome)
     }
-    outcome
 }
 
 /// The `rosbag info`-style text for one open bag (what `bagscope info` prints for it).

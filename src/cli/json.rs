@@ -78,23 +78,9 @@ impl Json {
     }
 }
 
-/// Appends `s` as a JSON string literal.
+/// Appends `s` as a JSON string literal ([`crate::msg::json::write_str`]).
 pub fn write_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    let _ = crate::msg::json::write_str(out, s);
 }
 
 #[cfg(test)]

@@ -20,7 +20,10 @@ pub mod progress;
 pub mod reindex;
 pub mod rosbag_fmt;
 pub mod serve;
+pub mod term;
 pub mod verify;
+
+pub use term::{print_error, print_note, print_warning};
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -105,11 +108,6 @@ impl From<Outcome> for ExitCode {
             Outcome::Failed => ExitCode::from(2),
         }
     }
-}
-
-/// Prints an error line in the contract's shape.
-pub fn print_error(message: impl std::fmt::Display) {
-    eprintln!("bagscope: error: {message}");
 }
 
 /// Opens a bag, printing the error and returning [`Outcome::Failed`] when it cannot be opened.

@@ -114,6 +114,7 @@ struct Console {
 
 impl Console {
     fn say(&self, line: &str) {
+        let line = crate::printable::escape_line(line);
         let _g = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut err = std::io::stderr().lock();
         let _ = if self.status {
@@ -125,6 +126,7 @@ impl Console {
     }
 
     fn status(&self, line: &str) {
+        let line = crate::printable::escape_line(line);
         let _g = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r{line}\x1b[K");
@@ -132,6 +134,7 @@ impl Console {
     }
 
     fn end_status(&self, line: &str) {
+        let line = crate::printable::escape_line(line);
         let _g = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut err = std::io::stderr().lock();
         let end = if self.raw { "\r\n" } else { "\n" };

@@ -13,6 +13,7 @@ use crate::format::Version;
 use super::copy::{
     DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
 };
+use super::term::{Stdout, outln};
 use super::{Outcome, open_bag};
 
 /// Arguments of `bagscope reindex`.
@@ -54,7 +55,9 @@ pub fn run(args: &ReindexArgs) -> Outcome {
         Err(o) => return o,
     };
     let outcome = report_problems(&bag, &report);
-    println!(
+    let mut out = Stdout::human();
+    outln!(
+        out,
         "input:     {} (version {})",
         bag.path().display(),
         bag.version()
@@ -62,32 +65,39 @@ pub fn run(args: &ReindexArgs) -> Outcome {
     match bag.recovery() {
         Some(r) => {
             for line in recovery_lines(r) {
-                println!("{line}");
+                outln!(out, "{line}");
             }
         }
         None if bag.version() == Version::V2_0 => {
-            println!("index:     complete; the copy holds the same messages");
+            outln!(out, "index:     complete; the copy holds the same messages");
         }
-        None => println!("index:     read from the version {} index", bag.version()),
+        None => outln!(
+            out,
+            "index:     read from the version {} index",
+            bag.version()
+        ),
     }
     if !report.unreadable.is_empty() {
-        println!(
+        outln!(
+            out,
             "lost:      {} unreadable message(s) or chunk(s), listed above",
             report.unreadable.len()
         );
     }
     if report.filled_definitions > 0 {
-        println!(
+        outln!(
+            out,
             "defined:   {} connection(s) from the bundled definitions or --msg-path",
             report.filled_definitions
         );
     }
     if !report.missing_definitions.is_empty() {
-        println!(
+        outln!(
+            out,
             "missing:   message definitions of {} connection(s), listed above",
             report.missing_definitions.len()
         );
     }
-    println!("{}", wrote_line(&report));
-    outcome
+    outln!(out, "{}", wrote_line(&report));
+    out.finish(outcome)
 }

@@ -15,7 +15,7 @@ use crate::play::bagserver::{Bagserver, ServeOptions};
 use crate::ros::{Node, NodeConfig, QueueLimits, names};
 
 use super::play::forward_signals;
-use super::{Outcome, print_error};
+use super::{Outcome, print_error, print_note, print_warning};
 
 /// Arguments of `bagscope serve`.
 #[derive(Args, Debug)]
@@ -98,7 +98,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
         ..ServeOptions::default()
     };
     let server = match Bagserver::start(&node, index, &options, |line| {
-        eprintln!("bagscope: {line}");
+        print_note(line);
     }) {
         Ok(s) => s,
         Err(e) => {
@@ -112,19 +112,19 @@ pub fn run(args: &ServeArgs) -> Outcome {
         (Some(a), Some(b)) => format!(", {a} to {b}"),
         _ => String::new(),
     };
-    eprintln!(
-        "bagscope: serving {} ({} messages of {} topic(s) in {} bag(s){span}) as {} (master {master_uri})",
+    print_note(format_args!(
+        "serving {} ({} messages of {} topic(s) in {} bag(s){span}) as {} (master {master_uri})",
         args.index.display(),
         ix.entry_count(),
         server.output_topics().len(),
         ix.files().len(),
         node.name(),
-    );
-    eprintln!(
-        "bagscope: service {} (bagscope_msgs/PlayInterval); topics under {}; Ctrl-C stops",
+    ));
+    print_note(format_args!(
+        "service {} (bagscope_msgs/PlayInterval); topics under {}; Ctrl-C stops",
         server.service_name(),
         server.namespace()
-    );
+    ));
 
     let (tx, rx) = mpsc::channel::<Control>();
     forward_signals(tx.clone());
@@ -143,10 +143,10 @@ pub fn run(args: &ServeArgs) -> Outcome {
             Ok(_) => {}
         }
     }
-    eprintln!("bagscope: stopping");
+    print_note("stopping");
     server.stop();
     if let Err(e) = node.shutdown() {
-        eprintln!("bagscope: warning: unregistering from the master: {e}");
+        print_warning(format_args!("unregistering from the master: {e}"));
     }
     Outcome::Ok
 }

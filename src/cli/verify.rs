@@ -12,7 +12,8 @@ use crate::catalog::compile;
 use crate::msg::{Registry, Schema};
 
 use super::args::MsgPathArgs;
-use super::{Outcome, print_error};
+use super::term::{Stdout, outln};
+use super::{Outcome, print_error, print_warning};
 
 /// Arguments of `bagscope verify`.
 #[derive(Args, Debug)]
@@ -58,7 +59,11 @@ pub fn run(args: &VerifyArgs) -> Outcome {
     };
     let mut outcome = Outcome::Ok;
     let (mut total_msgs, mut total_problems) = (0u64, 0usize);
+    let mut out = Stdout::human();
     for path in &args.bags {
+        if out.is_closed() {
+            break;
+        }
         let bag = match Bag::open(path) {
             Ok(b) => b,
             Err(e) => {
@@ -71,7 +76,7 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         let report = verify_bag(&bag, &registry);
         let shown = path.display();
         for n in &report.notes {
-            eprintln!("bagscope: warning: {shown}: {n}");
+            print_warning(format_args!("{shown}: {n}"));
         }
         for p in &report.problems {
             let at = p
@@ -83,9 +88,10 @@ pub fn run(args: &VerifyArgs) -> Outcome {
                 .as_ref()
                 .map(|t| format!(" {t}:"))
                 .unwrap_or_default();
-            println!("{shown}:{at}{topic} {}", p.what);
+            outln!(out, "{shown}:{at}{topic} {}", p.what);
         }
-        println!(
+        outln!(
+            out,
             "{shown}: {} messages in {} chunks verified in {:.2} s: {}",
             report.messages,
             report.chunks,
@@ -103,12 +109,13 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         }
     }
     if args.bags.len() > 1 {
-        println!(
+        outln!(
+            out,
             "total: {} bags, {total_msgs} messages, {total_problems} problems",
             args.bags.len()
         );
     }
-    outcome
+    out.finish(outcome)
 }
 
 /// Verifies one bag: what opening it revealed, then every chunk and message.

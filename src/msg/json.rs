@@ -150,29 +150,32 @@ fn write_float<W: Write + ?Sized>(
     }
 }
 
-/// Writes `s` as a JSON string literal.
+/// Writes `s` as a JSON string literal. Besides what JSON requires, the characters a terminal
+/// would act on (DEL, C1 controls, bidirectional overrides: [`crate::printable::is_unsafe`])
+/// are written as `\uXXXX` escapes — the same string for a JSON reader, inert on a terminal.
 pub fn write_str<W: Write + ?Sized>(out: &mut W, s: &str) -> fmt::Result {
     out.write_char('"')?;
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
+    for (i, c) in s.char_indices() {
+        let escape = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
+            '\u{8}' => "\\b",
+            '\u{c}' => "\\f",
+            c if crate::printable::is_unsafe(c) => "",
             _ => continue,
         };
         out.write_str(s.get(start..i).unwrap_or_default())?;
         if escape.is_empty() {
-            write!(out, "\\u{b:04x}")?;
+            // Every unsafe character is in the Basic Multilingual Plane.
+            write!(out, "\\u{:04x}", u32::from(c))?;
         } else {
             out.write_str(escape)?;
         }
-        start = i + 1;
+        start = i + c.len_utf8();
     }
     out.write_str(s.get(start..).unwrap_or_default())?;
     out.write_char('"')
@@ -182,6 +185,13 @@ pub fn write_str<W: Write + ?Sized>(out: &mut W, s: &str) -> fmt::Result {
 mod tests {
     use super::*;
     use crate::msg::{Schema, decode};
+
+    #[test]
+    fn strings_escape_what_a_terminal_would_act_on() {
+        let mut out = String::new();
+        write_str(&mut out, "a\u{1b}[2J\u{7}\u{7f}\u{9b}\u{202e}é\n\"").unwrap();
+        assert_eq!(out, r#""a\u001b[2J\u0007\u007f\u009b\u202eé\n\"""#);
+    }
 
     #[allow(clippy::needless_pass_by_value)]
     fn json(v: ValueRef<'_>) -> String {

@@ -15,6 +15,7 @@ mod decode;
 mod decoded;
 mod encode;
 mod error;
+mod field_constants;
 pub mod json;
 mod md5;
 mod parse;
@@ -37,6 +38,7 @@ pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, FieldPath, MsgError, PathSegment,
     SyntaxError,
 };
+pub use field_constants::field_constants;
 pub use md5::EMPTY_MD5;
 pub use prim_array::PrimArray;
 pub use primitive::Primitive;
@@ -47,7 +49,8 @@ pub use value::{Message, Value};
 
 #[cfg(test)]
 mod tests {
-    /// `msg` is pure: besides itself it may only use `crate::time`.
+    /// `msg` is pure: besides itself it may only use `crate::time` (and the terminal-safe
+    /// character set of `crate::printable`, a leaf).
     #[test]
     fn imports_only_time_from_the_crate() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/msg");
@@ -60,6 +63,7 @@ mod tests {
                     let after = &rest[at + "crate::".len()..];
                     assert!(
                         after.starts_with("time")
+                            || after.starts_with("printable")
                             || after.starts_with("msg")
                             || after.starts_with('"'),
                         "{}:{}: {line}",

@@ -278,13 +278,14 @@ impl Builder<'_> {
         match v {
             ValueRef::Message(m) => {
                 let ty = m.ty();
-                for (f, fv) in ty.fields().iter().zip(m.values()) {
+                let owned = crate::msg::field_constants(ty);
+                for ((f, fv), own) in ty.fields().iter().zip(m.values()).zip(&owned) {
                     let p = if path.is_empty() {
                         f.name().to_string()
                     } else {
                         format!("{path}.{}", f.name())
                     };
-                    let constant = constant_for(ty.constants(), &fv, f.name());
+                    let constant = constant_for(ty.constants(), own, &fv);
                     self.node(
                         &fv,
                         p,
@@ -411,15 +412,16 @@ impl Builder<'_> {
     }
 }
 
-/// The names of the message's constants equal to `v`. When several match, those named after
-/// the field (`POWER_SUPPLY_STATUS_*` for `power_supply_status`) are preferred.
+/// The names of the field's constants (`own`: indices in `constants`, as
+/// [`crate::msg::field_constants`] assigns them) equal to `v`.
 fn constant_for(
     constants: &[crate::msg::Constant],
+    own: &[usize],
     v: &ValueRef<'_>,
-    field: &str,
 ) -> Option<String> {
-    let mut names: Vec<&str> = constants
+    let names: Vec<&str> = own
         .iter()
+        .filter_map(|&i| constants.get(i))
         .filter(|c| match (c.value(), v) {
             (ConstValue::Bool(a), ValueRef::Bool(b)) => a == b,
             (ConstValue::Int(a), _) => int_of(v) == Some(i128::from(*a)),
@@ -429,10 +431,6 @@ fn constant_for(
         })
         .map(crate::msg::Constant::name)
         .collect();
-    let prefix = field.to_ascii_uppercase();
-    if names.len() > 1 && names.iter().any(|n| n.starts_with(&prefix)) {
-        names.retain(|n| n.starts_with(&prefix));
-    }
     (!names.is_empty()).then(|| names.join(" | "))
 }
 
@@ -484,12 +482,8 @@ pub fn escaped(bytes: &[u8], max: usize) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
+            '\n' | '\t' => crate::printable::push_escaped(&mut out, c),
+            c if crate::printable::is_unsafe(c) => crate::printable::push_escaped(&mut out, c),
             c => out.push(c),
         }
     }
@@ -581,6 +575,39 @@ mod tests {
         assert_eq!(ins.rows().len(), 3 + 100);
         ins.set_all(false, TimeFormat::Epoch, RosTime::MIN);
         assert_eq!(ins.rows().len(), 3);
+    }
+
+    #[test]
+    fn constants_only_beside_their_field() {
+        let def = "uint8 INT8=1\nuint8 UINT8=2\nuint8 INT16=3\nuint8 UINT16=4\nuint8 FLOAT32=7\n\
+                   string name\nuint32 offset\nuint8 datatype\nuint32 count\n";
+        let mut payload = 1u32.to_le_bytes().to_vec();
+        payload.push(b'x');
+        payload.extend(4u32.to_le_bytes());
+        payload.push(7);
+        payload.extend(1u32.to_le_bytes());
+        let mut ins = Inspector::default();
+        ins.set(
+            inspected(def, "sensor_msgs/PointField", &payload),
+            TimeFormat::Epoch,
+            RosTime::MIN,
+        );
+        let shown: Vec<Option<&str>> = ins.rows().iter().map(|r| r.constant.as_deref()).collect();
+        assert_eq!(shown, [None, None, Some("FLOAT32"), None]);
+        // Marker: uint8 constants, int32 fields; `id` is never a shape.
+        let def = "uint8 ARROW=0\nuint8 CUBE=1\nuint8 ADD=0\nuint8 MODIFY=0\nuint8 DELETE=2\n\
+                   string ns\nint32 id\nint32 type\nint32 action\n";
+        let mut payload = 0u32.to_le_bytes().to_vec();
+        for v in [0i32, 0, 0] {
+            payload.extend(v.to_le_bytes());
+        }
+        ins.set(
+            inspected(def, "visualization_msgs/Marker", &payload),
+            TimeFormat::Epoch,
+            RosTime::MIN,
+        );
+        let shown: Vec<Option<&str>> = ins.rows().iter().map(|r| r.constant.as_deref()).collect();
+        assert_eq!(shown, [None, None, Some("ARROW"), Some("ADD | MODIFY")]);
     }
 
     #[test]
