@@ -10,34 +10,134 @@ use crate::format::{
 };
 use crate::time::RosTime;
 
+use super::budget::{Budget, Permit};
 use super::bytes::Bytes;
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
-use super::source::Source;
+use super::source::{Changed, Source};
 
 /// A chunk's uncompressed bytes, and the problem met while decompressing, if any (the bytes
 /// then hold what could be decoded before it). For chunks cut short or never closed an error
 /// is expected: what decoded is what there is.
-#[derive(Clone, Debug)]
+///
+/// `permit` holds the chunk's bytes against the bag's decode [`Budget`] until it is dropped:
+/// keep it while working on the chunk on a worker thread, drop it before waiting for anything.
+#[derive(Debug)]
 pub(crate) struct LoadedChunk {
     pub bytes: Bytes,
     pub error: Option<FormatError>,
+    pub permit: Option<Permit>,
 }
 
-/// Decompresses (or, for `none`, borrows) the data of `chunk`.
-pub(crate) fn load_chunk(source: &Arc<Source>, chunk: &Chunk, limit: u64) -> LoadedChunk {
-    let start = usize::try_from(chunk.data_offset).unwrap_or(usize::MAX);
-    let end = usize::try_from(chunk.data_offset.saturating_add(chunk.compressed_size))
-        .unwrap_or(usize::MAX);
-    let raw = Bytes::from_source(source, start..end);
-    if chunk.compression == Compression::None {
-        return LoadedChunk {
-            bytes: raw,
+impl LoadedChunk {
+    fn empty() -> Self {
+        LoadedChunk {
+            bytes: Bytes::from_vec(Vec::new()),
             error: None,
-        };
+            permit: None,
+        }
     }
+}
+
+/// What a chunk may cost a loader that must not wait for the consumer: see
+/// [`load_chunk_within`].
+pub(crate) enum Within {
+    /// Loaded (or the file changed under us).
+    Done(Result<LoadedChunk, Changed>),
+    /// The chunk decodes to more than its declared size: leave it to the consumer.
+    Larger,
+}
+
+/// Reads (and decompresses) the data of `chunk`, holding its bytes against `budget` while
+/// decoding. A 2.0 chunk is read from the file with one positioned read; the whole-file
+/// pseudo-chunk of older layouts is a view of [`Source::whole`]. Output beyond `limit` is an
+/// error, as is a file that no longer holds the chunk ([`Changed`]).
+pub(crate) fn load_chunk(
+    source: &Arc<Source>,
+    chunk: &Chunk,
+    limit: u64,
+    budget: &Arc<Budget>,
+) -> Result<LoadedChunk, Changed> {
+    load(source, chunk, limit, budget, false).map(|l| l.unwrap_or_else(LoadedChunk::empty))
+}
+
+/// Like [`load_chunk`] but never decodes past the chunk's declared size: a chunk that would
+/// (a lying header, a decompression bomb) is left for [`load_chunk`] on the consumer's side,
+/// so that speculative loads ahead of the consumer hold at most what the headers declare.
+pub(crate) fn load_chunk_within(
+    source: &Arc<Source>,
+    chunk: &Chunk,
+    limit: u64,
+    budget: &Arc<Budget>,
+) -> Within {
+    match load(source, chunk, limit, budget, true) {
+        Ok(Some(l)) => Within::Done(Ok(l)),
+        Ok(None) => Within::Larger,
+        Err(e) => Within::Done(Err(e)),
+    }
+}
+
+/// Growth factor of the decode reservation when a chunk decodes to more than it declared.
+const GROWTH: u64 = 4;
+/// The smallest decode reservation.
+const MIN_RESERVATION: u64 = 64 << 10;
+
+fn load(
+    source: &Arc<Source>,
+    chunk: &Chunk,
+    limit: u64,
+    budget: &Arc<Budget>,
+    within_declared: bool,
+) -> Result<Option<LoadedChunk>, Changed> {
+    if !chunk.is_record() {
+        // The whole file of an older layout: a view, nothing is copied.
+        let start = usize::try_from(chunk.data_offset).unwrap_or(usize::MAX);
+        let end = usize::try_from(chunk.data_offset.saturating_add(chunk.compressed_size))
+            .unwrap_or(usize::MAX);
+        return Ok(Some(LoadedChunk {
+            bytes: Bytes::from_source(source, start..end),
+            error: None,
+            permit: None,
+        }));
+    }
+    if chunk.compression == Compression::None {
+        let permit = budget.acquire(chunk.compressed_size.min(source.len()));
+        let raw = source.read_exact_at(chunk.data_offset, chunk.compressed_size)?;
+        return Ok(Some(LoadedChunk {
+            bytes: Bytes::from_vec(raw.into_owned()),
+            error: None,
+            permit: Some(permit),
+        }));
+    }
+    // The compressed bytes and the output are held together: a holder never waits with
+    // something held.
+    let raw_len = chunk.compressed_size.min(source.len());
     let declared = u32::try_from(chunk.uncompressed_size).unwrap_or(u32::MAX);
-    let mut out = Vec::new();
-    let result = compression::decompress(chunk.compression, &raw, declared, limit, &mut out);
+    let guess = if declared > 0 {
+        u64::from(declared)
+    } else {
+        raw_len.saturating_mul(GROWTH)
+    };
+    let mut want = guess.max(MIN_RESERVATION).min(limit);
+    let (out, result, permit) = loop {
+        let permit = budget.acquire(raw_len.saturating_add(want));
+        let raw = source.read_exact_at(chunk.data_offset, chunk.compressed_size)?;
+        let mut out = Vec::new();
+        let _ = out.try_reserve_exact(usize::try_from(want).unwrap_or(0));
+        let result = compression::decompress(chunk.compression, &raw, declared, want, &mut out);
+        match result {
+            Err(ErrorKind::TooLarge { .. }) if want < limit && u64::from(declared) <= want => {
+                if within_declared {
+                    return Ok(None);
+                }
+                // More than declared: hold more (waiting with nothing held) and decode again.
+                drop(out);
+                drop(raw);
+                drop(permit);
+                want = want.saturating_mul(GROWTH).min(limit);
+            }
+            _ => break (out, result, permit),
+        }
+    };
     let error = match result {
         Ok(()) => None,
         // A cut or unterminated chunk cannot match its declared size.
@@ -47,10 +147,11 @@ pub(crate) fn load_chunk(source: &Arc<Source>, chunk: &Chunk, limit: u64) -> Loa
             Some(FormatError::new(chunk.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos))
         }
     };
-    LoadedChunk {
+    Ok(Some(LoadedChunk {
         bytes: Bytes::from_vec(out),
         error,
-    }
+        permit: Some(permit),
+    }))
 }
 
 /// What the record at an index entry says about itself.

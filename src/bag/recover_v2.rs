@@ -16,6 +16,7 @@ use crate::format::{
 };
 use crate::time::RosTime;
 
+use super::budget::Budget;
 use super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::connection::ConnId;
 use super::entries::{ChunkScan, Origin, scan_records};
@@ -24,7 +25,7 @@ use super::load::load_chunk;
 use super::opened::Opened;
 use super::parallel::parallel_map;
 use super::recovery::{Loss, Recovery};
-use super::source::Source;
+use super::source::{Changed, Source};
 use super::table::ConnTable;
 
 /// How far before an `op` field a record may start when resynchronising.
@@ -55,15 +56,17 @@ struct Walk<'a> {
     chunk_infos: usize,
 }
 
-/// Scans the 2.0 bag in `source` starting at byte `start` (after the bag header).
+/// Scans the 2.0 bag in `source` starting at byte `start` (after the bag header). Chunks are
+/// decompressed (in parallel, within `budget`) only to be walked, and dropped after.
 pub(crate) fn recover(
     source: &Arc<Source>,
     start: usize,
     reason: String,
     limit: u64,
     threads: usize,
-) -> Opened {
-    let buf: &[u8] = source;
+    budget: &Arc<Budget>,
+) -> Result<Opened, Changed> {
+    let buf: &[u8] = source.whole();
     let mut walk = Walk {
         buf,
         table: ConnTable::default(),
@@ -73,7 +76,23 @@ pub(crate) fn recover(
         chunk_infos: 0,
     };
     walk.run(start);
-    walk.build(source, reason, limit, threads)
+    walk.build(
+        &Load {
+            source,
+            limit,
+            threads,
+            budget,
+        },
+        reason,
+    )
+}
+
+/// What decompressing chunks for the walk needs.
+struct Load<'a> {
+    source: &'a Arc<Source>,
+    limit: u64,
+    threads: usize,
+    budget: &'a Arc<Budget>,
 }
 
 impl Walk<'_> {
@@ -282,7 +301,7 @@ impl Walk<'_> {
     }
 
     /// Turns what the walk found into connections, chunks and entries.
-    fn build(mut self, source: &Arc<Source>, reason: String, limit: u64, threads: usize) -> Opened {
+    fn build(mut self, load: &Load<'_>, reason: String) -> Result<Opened, Changed> {
         // Chunks whose index data is missing must be decompressed and walked.
         let needs_walk: Vec<usize> = self
             .found
@@ -291,7 +310,7 @@ impl Walk<'_> {
             .filter(|(_, f)| f.state != ChunkState::Complete || f.index.is_empty())
             .map(|(i, _)| i)
             .collect();
-        self.walk_chunks(source, &needs_walk, limit, threads);
+        self.walk_chunks(load, &needs_walk)?;
         // So must the first chunk using a connection whose record we have not seen (the
         // record sits in that chunk). Each round walks at least one more chunk.
         loop {
@@ -309,7 +328,7 @@ impl Walk<'_> {
             if wanted.is_empty() {
                 break;
             }
-            self.walk_chunks(source, &wanted, limit, threads);
+            self.walk_chunks(load, &wanted)?;
         }
         let table = std::mem::take(&mut self.table);
         let (mut connections, map) = table.finish();
@@ -388,7 +407,7 @@ impl Walk<'_> {
             c.message_count = per_conn.get(&c.id).copied().unwrap_or(0);
         }
         self.losses.sort_by_key(|l| l.offset);
-        Opened {
+        Ok(Opened {
             connections,
             conn_map: map,
             chunks,
@@ -400,17 +419,17 @@ impl Walk<'_> {
                 partial_chunks: partial,
                 losses: self.losses,
             }),
-        }
+        })
     }
 
     /// Decompresses and walks the chunks `which` (in parallel), adding their connections.
-    fn walk_chunks(&mut self, source: &Arc<Source>, which: &[usize], limit: u64, threads: usize) {
+    fn walk_chunks(&mut self, load: &Load<'_>, which: &[usize]) -> Result<(), Changed> {
         let todo: Vec<&Found> = which
             .iter()
             .filter_map(|&i| self.found.get(i))
             .filter(|f| f.scan.is_none())
             .collect();
-        let results = parallel_map(&todo, threads, |f| {
+        let results = parallel_map(&todo, load.threads, |f| {
             let chunk = Chunk {
                 index: 0,
                 pos: f.pos,
@@ -425,11 +444,13 @@ impl Walk<'_> {
                 counts: Vec::new(),
                 index_data_pos: None,
             };
-            let loaded = load_chunk(source, &chunk, limit);
+            // The chunk is held against the budget while walked, and dropped after.
+            let loaded = load_chunk(load.source, &chunk, load.limit, load.budget)?;
             let scan = scan_records(&loaded.bytes, Origin::of(&chunk));
-            (f.pos, loaded.error, scan)
+            Ok((f.pos, loaded.error, scan))
         });
-        for (pos, error, scan) in results {
+        for result in results {
+            let (pos, error, scan) = result?;
             let Some(f) = self.found.iter_mut().find(|f| f.pos == pos) else {
                 continue;
             };
@@ -477,6 +498,7 @@ impl Walk<'_> {
             }
             f.scan = Some(scan);
         }
+        Ok(())
     }
 }
 
