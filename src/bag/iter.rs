@@ -8,9 +8,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use crate::format::Compression;
 
-use super::chunk::IndexEntry;
+use super::chunk::{Chunk, IndexEntry};
 use super::error::{BagError, BagErrorKind};
 use super::load::{LoadedChunk, Within, load_chunk, load_chunk_within};
 use super::source::Changed;
@@ -255,18 +254,16 @@ enum Loader {
 
 impl Loader {
     fn new(bag: &Bag, order: &[u32], parallel: bool) -> Self {
-        let compressed: Vec<u32> = order
+        // Chunk records (compressed or not: both are read with `pread` into memory); the
+        // whole-file view of older layouts is not read ahead.
+        let records: Vec<u32> = order
             .iter()
             .copied()
-            .filter(|&i| {
-                bag.chunks()
-                    .get(i as usize)
-                    .is_some_and(|c| c.compression != Compression::None)
-            })
+            .filter(|&i| bag.chunks().get(i as usize).is_some_and(Chunk::is_record))
             .collect();
         let threads = bag.options().threads;
-        if parallel && threads > 1 && compressed.len() > 1 {
-            Loader::Parallel(Box::new(Prefetcher::start(bag, compressed, threads)))
+        if parallel && threads > 1 && records.len() > 1 {
+            Loader::Parallel(Box::new(Prefetcher::start(bag, records, threads)))
         } else {
             Loader::Direct
         }
@@ -422,7 +419,7 @@ impl Prefetcher {
 
     fn get(&mut self, bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
         if let Some(pos) = self.order.iter().position(|&c| c == chunk) {
-            // Not submitted yet (or not compressed): load it here.
+            // Not submitted yet: load it here.
             let _ = self.order.remove(pos);
             return direct(bag, chunk);
         }
