@@ -8,7 +8,6 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-
 use super::chunk::{Chunk, IndexEntry};
 use super::error::{BagError, BagErrorKind};
 use super::load::{LoadedChunk, Within, load_chunk, load_chunk_within};
