@@ -345,7 +345,7 @@ fn bomb_bag(path: &Path, chunks: u32, size: u32, indexed: bool) -> u64 {
     let mut body = Vec::new();
     let mut infos = Vec::new();
     let start = 13 + 4096;
-    for i in 0..chunks {
+    for _ in 0..chunks {
         let pos = (start + body.len()) as u64;
         body.extend(record(
             &[
