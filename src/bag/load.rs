@@ -258,3 +258,65 @@ fn read_v2_message_fast(bytes: &Bytes, at: usize) -> Option<RawMessage> {
         data: bytes.slice(start..start.checked_add(data_len)?),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(compression: Compression, data_len: u64, declared: u64) -> Chunk {
+        Chunk {
+            index: 0,
+            pos: 0,
+            data_offset: 0,
+            compressed_size: data_len,
+            uncompressed_size: declared,
+            compression,
+            layout: ChunkLayout::V2,
+            state: ChunkState::Complete,
+            start: RosTime::MIN,
+            end: RosTime::MIN,
+            counts: Vec::new(),
+            index_data_pos: None,
+        }
+    }
+
+    #[test]
+    fn a_chunk_larger_than_declared_is_decoded_within_the_budget_or_left_to_the_consumer() {
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 7) as u8).collect();
+        for method in [Compression::Bz2, Compression::Lz4] {
+            let packed = compression::compress(method, &data).unwrap();
+            let len = packed.len() as u64;
+            let source = Arc::new(Source::owned(packed));
+            let budget = Budget::new(1 << 30);
+            // The header says 10 bytes: decoded again with more room, all of it kept.
+            let c = chunk(method, len, 10);
+            let l = load_chunk(&source, &c, 1 << 30, &budget).unwrap();
+            assert_eq!(&l.bytes[..], &data[..], "{method}");
+            assert!(l.error.is_none(), "{method}: {:?}", l.error);
+            assert!(
+                budget.used() >= data.len() as u64,
+                "held while the chunk is"
+            );
+            drop(l);
+            assert_eq!(budget.used(), 0);
+            // The cap still holds.
+            let l = load_chunk(&source, &c, 1 << 20, &budget).unwrap();
+            assert!(matches!(
+                l.error.as_ref().map(|e| &e.kind),
+                Some(ErrorKind::TooLarge { .. })
+            ));
+            drop(l);
+            // Read-ahead never decodes past the declared size.
+            assert!(matches!(
+                load_chunk_within(&source, &c, 1 << 30, &budget),
+                Within::Larger
+            ));
+            let honest = chunk(method, len, data.len() as u64);
+            match load_chunk_within(&source, &honest, 1 << 30, &budget) {
+                Within::Done(Ok(l)) => assert_eq!(l.bytes.len(), data.len()),
+                _ => panic!("{method}: an honest chunk loads ahead"),
+            }
+            assert_eq!(budget.used(), 0);
+        }
+    }
+}
