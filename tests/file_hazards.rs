@@ -501,3 +501,48 @@ fn bz2_bombs_are_decoded_one_at_a_time() {
         }
     }
 }
+
+#[test]
+fn recovery_tells_its_progress() {
+    use bagscope::bag::{ProgressFn, RecoveryProgress};
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.bag");
+    string_bag(&path, Compression::Lz4, 40, 50, 2000);
+    let mut bytes = std::fs::read(&path).unwrap();
+    // Cut inside the last chunk: the index is gone, the last chunk must be decoded and walked.
+    let bag = Bag::open(&path).unwrap();
+    let last = bag.chunks().last().unwrap();
+    bytes.truncate((last.data_offset + last.compressed_size / 2) as usize);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let options = OpenOptions {
+        progress: Some(ProgressFn(Arc::new(move |p| sink.lock().unwrap().push(p)))),
+        ..OpenOptions::default()
+    };
+    let total = bytes.len() as u64;
+    let cut = Bag::from_bytes("cut.bag", bytes, options).unwrap();
+    assert!(!cut.is_indexed());
+    let seen = seen.lock().unwrap().clone();
+    let scans: Vec<u64> = seen
+        .iter()
+        .filter_map(|p| match p {
+            RecoveryProgress::Scanning { done, total: t } => {
+                assert_eq!(*t, total);
+                Some(*done)
+            }
+            RecoveryProgress::Decoding { .. } => None,
+        })
+        .collect();
+    assert!(
+        scans.len() >= 10 && scans.len() <= 300,
+        "{} calls",
+        scans.len()
+    );
+    assert!(scans.windows(2).all(|w| w[0] <= w[1]), "monotonic");
+    assert_eq!(*scans.last().unwrap(), total, "ends at the end of the file");
+    assert!(
+        seen.contains(&RecoveryProgress::Decoding { done: 1, total: 1 }),
+        "the cut chunk was decoded: {seen:?}"
+    );
+}

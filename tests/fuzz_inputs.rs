@@ -75,6 +75,7 @@ fn kept_fuzz_inputs_are_handled() {
             cache_bytes: 8 << 20,
             threads: 1,
             decode_budget: 16 << 20,
+            progress: None,
         };
         if let Ok(bag) = Bag::from_bytes(e.path(), bytes, options) {
             let _ = (bag.topics(), bag.compression_stats(), bag.warnings());

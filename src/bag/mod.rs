@@ -58,7 +58,7 @@ pub use error::{BagError, BagErrorKind, Warning};
 pub use iter::Messages;
 pub use parallel::{default_threads, parallel_map};
 pub use query::Query;
-pub use recovery::{Loss, Recovery};
+pub use recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
 pub use source::{Changed, Source, open_regular};
 pub use summary::{CompressionStats, TopicSummary};
 
@@ -82,6 +82,8 @@ pub struct OpenOptions {
     /// Bytes of decompressed chunk data that the threads may hold together (see
     /// [`Budget`]); a single chunk larger than this is decoded alone.
     pub decode_budget: u64,
+    /// Told how a recovery scan advances (bags without a usable index), if set.
+    pub progress: Option<ProgressFn>,
 }
 
 impl Default for OpenOptions {
@@ -91,6 +93,7 @@ impl Default for OpenOptions {
             cache_bytes: 64 << 20,
             threads: default_threads(),
             decode_budget: DEFAULT_DECODE_BUDGET,
+            progress: None,
         }
     }
 }
@@ -565,9 +568,12 @@ fn open_v2(
         source,
         scan_from,
         reason,
-        options.max_chunk_size,
-        options.threads,
-        budget,
+        &recover_v2::Settings {
+            limit: options.max_chunk_size,
+            threads: options.threads,
+            budget,
+            progress: options.progress.as_ref(),
+        },
     )
     .map_err(OpenError::Changed)
 }
