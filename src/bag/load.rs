@@ -100,17 +100,31 @@ fn load(
         }));
     }
     if chunk.compression == Compression::None {
-        let permit = budget.acquire(chunk.compressed_size.min(source.len()));
-        let raw = source.read_exact_at(chunk.data_offset, chunk.compressed_size)?;
+        // Read into memory up to the cap (a chunk found by a recovery walk may claim the rest
+        // of the file); what lies beyond it is reported, as for a compressed chunk.
+        let take = chunk.compressed_size.min(source.len()).min(limit);
+        let permit = budget.acquire(take);
+        let raw = source.read_exact_at(chunk.data_offset, take)?;
+        let error = (take < chunk.compressed_size).then(|| {
+            let kind = ErrorKind::TooLarge {
+                declared: chunk.compressed_size,
+                limit,
+            };
+            FormatError::new(chunk.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos)
+        });
         return Ok(Some(LoadedChunk {
             bytes: Bytes::from_vec(raw.into_owned()),
-            error: None,
+            error,
             permit: Some(permit),
         }));
     }
     // The compressed bytes and the output are held together: a holder never waits with
-    // something held.
-    let raw_len = chunk.compressed_size.min(source.len());
+    // something held. Compressed data longer than the most any codec needs for `limit`
+    // bytes of output cannot decode within it: it is not read.
+    let raw_len = chunk
+        .compressed_size
+        .min(source.len())
+        .min(limit.saturating_add(limit / 32).saturating_add(1 << 20));
     let declared = u32::try_from(chunk.uncompressed_size).unwrap_or(u32::MAX);
     let guess = if declared > 0 {
         u64::from(declared)
@@ -120,7 +134,7 @@ fn load(
     let mut want = guess.max(MIN_RESERVATION).min(limit);
     let (out, result, permit) = loop {
         let permit = budget.acquire(raw_len.saturating_add(want));
-        let raw = source.read_exact_at(chunk.data_offset, chunk.compressed_size)?;
+        let raw = source.read_exact_at(chunk.data_offset, raw_len)?;
         let mut out = Vec::new();
         let _ = out.try_reserve_exact(usize::try_from(want).unwrap_or(0));
         let result = compression::decompress(chunk.compression, &raw, declared, want, &mut out);

@@ -140,12 +140,9 @@ impl Source {
                 Ok(Cow::Borrowed(v.get(a..b).unwrap_or_default()))
             }
             Kind::File { file, .. } => {
+                // At most the file's size, and one record's (its length field is a u32).
                 let n = usize::try_from(want).unwrap_or(usize::MAX);
-                let mut buf = Vec::new();
-                if buf.try_reserve_exact(n).is_err() {
-                    return Err(self.short(start, want, 0, file));
-                }
-                buf.resize(n, 0);
+                let mut buf = vec![0u8; n];
                 let done = pread_full(file, &mut buf, start);
                 if done < n {
                     return Err(self.short(start, want, done as u64, file));
