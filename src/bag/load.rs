@@ -76,6 +76,14 @@ pub(crate) fn load_chunk_within(
     }
 }
 
+thread_local! {
+    /// A buffer for compressed chunk data, reused by each thread.
+    static RAW: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The largest compressed-data buffer a thread keeps for the next chunk.
+const MAX_KEPT_RAW: usize = 16 << 20;
+
 /// Growth factor of the decode reservation when a chunk decodes to more than it declared.
 const GROWTH: u64 = 4;
 /// The smallest decode reservation.
@@ -134,10 +142,21 @@ fn load(
     let mut want = guess.max(MIN_RESERVATION).min(limit);
     let (out, result, permit) = loop {
         let permit = budget.acquire(raw_len.saturating_add(want));
-        let raw = source.read_exact_at(chunk.data_offset, raw_len)?;
+        // The compressed bytes go to this thread's reused buffer: one allocation per thread,
+        // not per chunk.
+        let mut raw = RAW.take();
+        if let Err(c) = source.read_exact_into(chunk.data_offset, raw_len, &mut raw) {
+            RAW.set(raw);
+            return Err(c);
+        }
         let mut out = Vec::new();
         let _ = out.try_reserve_exact(usize::try_from(want).unwrap_or(0));
         let result = compression::decompress(chunk.compression, &raw, declared, want, &mut out);
+        if raw.capacity() <= MAX_KEPT_RAW {
+            RAW.set(raw);
+        } else {
+            drop(raw);
+        }
         match result {
             Err(ErrorKind::TooLarge { .. }) if want < limit && u64::from(declared) <= want => {
                 if within_declared {
@@ -145,7 +164,6 @@ fn load(
                 }
                 // More than declared: hold more (waiting with nothing held) and decode again.
                 drop(out);
-                drop(raw);
                 drop(permit);
                 want = want.saturating_mul(GROWTH).min(limit);
             }

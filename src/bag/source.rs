@@ -152,6 +152,29 @@ impl Source {
         }
     }
 
+    /// Like [`Source::read_exact_at`], into `buf` (cleared first; its allocation is reused).
+    pub fn read_exact_into(&self, offset: u64, len: u64, buf: &mut Vec<u8>) -> Result<(), Changed> {
+        buf.clear();
+        match &self.kind {
+            Kind::Owned(_) => {
+                buf.extend_from_slice(&self.read_exact_at(offset, len)?);
+                Ok(())
+            }
+            Kind::File { file, .. } => {
+                let total = self.len();
+                let start = offset.min(total);
+                let want = (total - start).min(len);
+                buf.resize(usize::try_from(want).unwrap_or(usize::MAX), 0);
+                let done = pread_full(file, buf, start);
+                if done < buf.len() {
+                    buf.truncate(done);
+                    return Err(self.short(start, want, done as u64, file));
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Up to `len` bytes at `offset` (fewer at the end of the file, or if the file changed
     /// under us: then [`Source::changed`] turns true).
     ///
