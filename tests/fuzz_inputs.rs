@@ -74,6 +74,8 @@ fn kept_fuzz_inputs_are_handled() {
             max_chunk_size: 8 << 20,
             cache_bytes: 8 << 20,
             threads: 1,
+            decode_budget: 16 << 20,
+            progress: None,
         };
         if let Ok(bag) = Bag::from_bytes(e.path(), bytes, options) {
             let _ = (bag.topics(), bag.compression_stats(), bag.warnings());

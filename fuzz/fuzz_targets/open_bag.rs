@@ -9,6 +9,8 @@ fuzz_target!(|data: &[u8]| {
         max_chunk_size: 8 << 20,
         cache_bytes: 8 << 20,
         threads: 1,
+        decode_budget: 16 << 20,
+        progress: None,
     };
     if let Ok(bag) = Bag::from_bytes("fuzz.bag", data.to_vec(), options) {
         let _ = bag.topics();

@@ -1,5 +1,5 @@
-//! Cheap, shareable handles to bag bytes: a range of the memory map, or of a decompressed
-//! chunk. Cloning never copies data.
+//! Cheap, shareable handles to bag bytes: a range of a chunk read from the file, of a
+//! decompressed chunk, or of the whole-file view of older layouts. Cloning never copies data.
 
 use std::ops::{Deref, Range};
 use std::sync::Arc;
@@ -21,9 +21,10 @@ pub struct Bytes {
 }
 
 impl Bytes {
-    /// A range of the file. Out-of-range requests are clamped to the file.
+    /// A range of the whole-file view ([`Source::whole`]). Out-of-range requests are clamped
+    /// to the file.
     pub fn from_source(source: &Arc<Source>, range: Range<usize>) -> Self {
-        let len = source.len();
+        let len = source.whole().len();
         let start = range.start.min(len);
         let end = range.end.clamp(start, len);
         Bytes {
@@ -32,7 +33,7 @@ impl Bytes {
         }
     }
 
-    /// Owned bytes (decompressed data).
+    /// Owned bytes (a chunk read from the file, or decompressed data).
     pub fn from_vec(v: Vec<u8>) -> Self {
         let len = v.len();
         Bytes {
@@ -53,7 +54,7 @@ impl Bytes {
         }
     }
 
-    /// True when the bytes are decompressed data held in memory (not the file).
+    /// True when the bytes are held in memory of their own (not the whole-file view).
     pub fn is_owned(&self) -> bool {
         matches!(self.backing, Backing::Owned(_))
     }
@@ -64,7 +65,7 @@ impl Deref for Bytes {
 
     fn deref(&self) -> &[u8] {
         let all: &[u8] = match &self.backing {
-            Backing::Source(s) => s,
+            Backing::Source(s) => s.whole(),
             Backing::Owned(v) => v,
         };
         all.get(self.range.clone()).unwrap_or_default()

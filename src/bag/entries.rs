@@ -8,11 +8,44 @@ use crate::time::RosTime;
 
 use super::chunk::{Chunk, IndexEntry};
 use super::connection::ConnId;
+use super::source::Source;
+
+/// The most a record read by [`record_at`] may hold (an index data record lists 12 bytes per
+/// message; a longer one is damage).
+const MAX_INDEX_RECORD: u64 = 256 << 20;
+
+/// The whole record at `pos` of the file, with one positioned read for its lengths and one for
+/// the rest (fewer bytes when the file ends, or when it claims more than
+/// [`MAX_INDEX_RECORD`]: the reader then reports the record cut short).
+fn record_at(source: &Source, pos: u64) -> std::borrow::Cow<'_, [u8]> {
+    const GUESS: usize = 4096;
+    let first = source.read_at(pos, GUESS);
+    let le = |at: usize| {
+        first
+            .get(at..at.saturating_add(4))
+            .and_then(crate::format::cursor::le_u32)
+    };
+    let Some(header_len) = le(0) else {
+        return first;
+    };
+    let data_at = 4usize.saturating_add(header_len as usize);
+    let total = match le(data_at) {
+        Some(data_len) => data_at as u64 + 4 + u64::from(data_len),
+        None => data_at as u64 + 4,
+    };
+    if total <= first.len() as u64 || first.len() < GUESS {
+        return first;
+    }
+    source.read_at(
+        pos,
+        usize::try_from(total.min(MAX_INDEX_RECORD)).unwrap_or(0),
+    )
+}
 
 /// Reads the index data records of `chunk` and checks them against its chunk info: the
 /// connections and counts must agree and every offset must fall inside the chunk.
 pub(crate) fn from_index_data(
-    buf: &[u8],
+    source: &Source,
     chunk: &Chunk,
     map: &HashMap<u32, ConnId>,
 ) -> Result<Vec<IndexEntry>, String> {
@@ -21,8 +54,8 @@ pub(crate) fn from_index_data(
     let mut entries = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).min(1 << 20));
     let mut per_conn: HashMap<ConnId, u32> = HashMap::new();
     for _ in 0..chunk.counts.len() {
-        let at = usize::try_from(pos).map_err(|_| "offset overflow")?;
-        let idx = IndexData::read(buf, at, 0)
+        let rec = record_at(source, pos);
+        let idx = IndexData::read(&rec, 0, pos)
             .map_err(|e| format!("{e} (at byte {})", e.file_offset()))?;
         if idx.ver != 1 {
             return Err(format!("index data version {} at byte {pos}", idx.ver));

@@ -41,6 +41,10 @@ pub enum BagErrorKind {
         /// Why.
         reason: FormatError,
     },
+    /// The file shrank or was replaced while it was read (copied over, reindexed, its disk
+    /// removed): what was read before may no longer match it, so reading stops.
+    #[error("changed on disk while it was read: {0}")]
+    ChangedOnDisk(super::source::Changed),
     /// The bag holds nothing readable at all.
     #[error("{0}")]
     Unreadable(String),

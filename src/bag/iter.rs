@@ -8,11 +8,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use crate::format::Compression;
-
-use super::chunk::IndexEntry;
+use super::chunk::{Chunk, IndexEntry};
 use super::error::{BagError, BagErrorKind};
-use super::load::{LoadedChunk, load_chunk};
+use super::load::{LoadedChunk, Within, load_chunk, load_chunk_within};
+use super::source::Changed;
 use super::{Bag, Bytes, Message, Query};
 
 /// A chunk being merged.
@@ -35,6 +34,8 @@ pub struct Messages {
     cursors: Vec<Cursor>,
     loader: Loader,
     errors: VecDeque<BagError>,
+    /// The file changed on disk: the error is queued, nothing more is read.
+    stopped: bool,
 }
 
 impl Messages {
@@ -56,7 +57,22 @@ impl Messages {
             cursors: Vec::new(),
             loader,
             errors: VecDeque::new(),
+            stopped: false,
         }
+    }
+
+    /// Ends the iteration with the file's [`BagErrorKind::ChangedOnDisk`] error.
+    fn stop(&mut self, changed: Option<Changed>) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        let kind =
+            BagErrorKind::ChangedOnDisk(changed.unwrap_or_else(|| self.bag.source().short_read()));
+        self.errors.push_back(self.bag.error(kind));
+        self.heap.clear();
+        self.pending.clear();
+        self.cursors.clear();
     }
 
     /// Opens the pending chunks that start no later than the earliest queued entry.
@@ -147,7 +163,15 @@ impl Iterator for Messages {
             if let Some(e) = self.errors.pop_front() {
                 return Some(Err(e));
             }
+            if self.stopped {
+                return None;
+            }
             self.open_due_chunks();
+            if self.bag.source().changed() {
+                // An index read came back short.
+                self.stop(None);
+                continue;
+            }
             if let Some(e) = self.errors.pop_front() {
                 return Some(Err(e));
             }
@@ -161,7 +185,15 @@ impl Iterator for Messages {
                 self.heap.push(Reverse((next, slot)));
             }
             if cursor.data.is_none() {
-                let mut loaded = self.loader.get(&self.bag, entry.chunk);
+                let mut loaded = match self.loader.get(&self.bag, entry.chunk) {
+                    Ok(l) => l,
+                    Err(c) => {
+                        self.stop(Some(c));
+                        continue;
+                    }
+                };
+                // Held while decoding; the consumer's chunks are bounded by the merge.
+                loaded.permit = None;
                 let complete = self
                     .bag
                     .chunks()
@@ -216,29 +248,27 @@ impl Iterator for Messages {
 /// Loads chunk data, sequentially or with worker threads decompressing ahead.
 enum Loader {
     Direct,
-    Parallel(Prefetcher),
+    Parallel(Box<Prefetcher>),
 }
 
 impl Loader {
     fn new(bag: &Bag, order: &[u32], parallel: bool) -> Self {
-        let compressed: Vec<u32> = order
+        // Chunk records (compressed or not: both are read with `pread` into memory); the
+        // whole-file view of older layouts is not read ahead.
+        let records: Vec<u32> = order
             .iter()
             .copied()
-            .filter(|&i| {
-                bag.chunks()
-                    .get(i as usize)
-                    .is_some_and(|c| c.compression != Compression::None)
-            })
+            .filter(|&i| bag.chunks().get(i as usize).is_some_and(Chunk::is_record))
             .collect();
         let threads = bag.options().threads;
-        if parallel && threads > 1 && compressed.len() > 1 {
-            Loader::Parallel(Prefetcher::start(bag, compressed, threads))
+        if parallel && threads > 1 && records.len() > 1 {
+            Loader::Parallel(Box::new(Prefetcher::start(bag, records, threads)))
         } else {
             Loader::Direct
         }
     }
 
-    fn get(&mut self, bag: &Bag, chunk: u32) -> LoadedChunk {
+    fn get(&mut self, bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
         match self {
             Loader::Parallel(p) => p.get(bag, chunk),
             Loader::Direct => direct(bag, chunk),
@@ -252,31 +282,62 @@ impl Loader {
     }
 }
 
-fn direct(bag: &Bag, chunk: u32) -> LoadedChunk {
+fn direct(bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
     match bag.chunks().get(chunk as usize) {
-        Some(c) => load_chunk(bag.source(), c, bag.options().max_chunk_size),
-        None => LoadedChunk {
+        Some(c) => load_chunk(bag.source(), c, bag.options().max_chunk_size, bag.budget()),
+        None => Ok(LoadedChunk {
             bytes: Bytes::from_vec(Vec::new()),
             error: None,
-        },
+            permit: None,
+        }),
+    }
+}
+
+/// A worker's load: decodes no more than the chunk declares (a larger one is left to the
+/// consumer, [`Within::Larger`]), and gives its budget back before handing the chunk over.
+fn ahead(bag: &Bag, chunk: u32) -> Within {
+    let Some(c) = bag.chunks().get(chunk as usize) else {
+        return Within::Larger;
+    };
+    match load_chunk_within(bag.source(), c, bag.options().max_chunk_size, bag.budget()) {
+        Within::Done(Ok(mut l)) => {
+            l.permit = None;
+            Within::Done(Ok(l))
+        }
+        other => other,
     }
 }
 
 /// Worker threads decompressing chunks in the order the merge will need them, at most a
-/// window ahead (bounded memory).
+/// window ahead: a number of chunks, and at most half the decode budget in declared sizes
+/// (workers never decode past a chunk's declared size, so that is what they hold).
 struct Prefetcher {
     order: VecDeque<u32>,
     jobs: Option<mpsc::Sender<u32>>,
-    done: mpsc::Receiver<(u32, LoadedChunk)>,
-    ready: HashMap<u32, LoadedChunk>,
+    done: mpsc::Receiver<(u32, Within)>,
+    ready: HashMap<u32, Within>,
     in_flight: usize,
     window: usize,
+    /// Declared sizes of the chunks in flight or ready, and the most they may add up to.
+    ahead_bytes: u64,
+    max_ahead_bytes: u64,
+    sizes: HashMap<u32, u64>,
     discarded: std::collections::HashSet<u32>,
     workers: Vec<JoinHandle<()>>,
 }
 
 impl Prefetcher {
     fn start(bag: &Bag, order: Vec<u32>, threads: usize) -> Self {
+        let order_sizes = order
+            .iter()
+            .map(|&i| {
+                let declared = bag
+                    .chunks()
+                    .get(i as usize)
+                    .map_or(0, |c| c.uncompressed_size.saturating_add(c.compressed_size));
+                (i, declared)
+            })
+            .collect();
         let (job_tx, job_rx) = mpsc::channel::<u32>();
         let (done_tx, done_rx) = mpsc::channel();
         let job_rx = Arc::new(Mutex::new(job_rx));
@@ -289,7 +350,7 @@ impl Prefetcher {
                     loop {
                         let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
                         let Ok(chunk) = job else { break };
-                        if tx.send((chunk, direct(&bag, chunk))).is_err() {
+                        if tx.send((chunk, ahead(&bag, chunk))).is_err() {
                             break;
                         }
                     }
@@ -303,6 +364,9 @@ impl Prefetcher {
             ready: HashMap::new(),
             in_flight: 0,
             window: threads * 2,
+            ahead_bytes: 0,
+            max_ahead_bytes: bag.budget().total() / 2,
+            sizes: order_sizes,
             discarded: std::collections::HashSet::new(),
             workers,
         };
@@ -310,39 +374,62 @@ impl Prefetcher {
         p
     }
 
+    fn size(&self, chunk: u32) -> u64 {
+        self.sizes.get(&chunk).copied().unwrap_or(0)
+    }
+
     fn fill(&mut self) {
         while self.in_flight + self.ready.len() < self.window {
-            let Some(next) = self.order.pop_front() else {
+            let Some(&next) = self.order.front() else {
                 break;
             };
             if self.discarded.remove(&next) {
+                self.order.pop_front();
                 continue;
             }
+            let size = self.size(next);
+            if self.ahead_bytes > 0 && self.ahead_bytes.saturating_add(size) > self.max_ahead_bytes
+            {
+                break;
+            }
+            self.order.pop_front();
             if let Some(tx) = &self.jobs {
                 if tx.send(next).is_ok() {
                     self.in_flight += 1;
+                    self.ahead_bytes = self.ahead_bytes.saturating_add(size);
                 }
             }
         }
     }
 
+    /// A chunk left the window (taken, or dropped): its bytes no longer count.
+    fn release(&mut self, chunk: u32) {
+        self.ahead_bytes = self.ahead_bytes.saturating_sub(self.size(chunk));
+    }
+
     fn discard(&mut self, chunk: u32) {
-        if self.ready.remove(&chunk).is_none() {
+        if self.ready.remove(&chunk).is_some() {
+            self.release(chunk);
+        } else {
             self.discarded.insert(chunk);
         }
         self.fill();
     }
 
-    fn get(&mut self, bag: &Bag, chunk: u32) -> LoadedChunk {
+    fn get(&mut self, bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
         if let Some(pos) = self.order.iter().position(|&c| c == chunk) {
-            // Not submitted yet (or not compressed): load it here.
+            // Not submitted yet: load it here.
             let _ = self.order.remove(pos);
             return direct(bag, chunk);
         }
         loop {
             if let Some(l) = self.ready.remove(&chunk) {
+                self.release(chunk);
                 self.fill();
-                return l;
+                return match l {
+                    Within::Done(r) => r,
+                    Within::Larger => direct(bag, chunk),
+                };
             }
             if self.in_flight == 0 {
                 return direct(bag, chunk);
@@ -351,6 +438,7 @@ impl Prefetcher {
                 Ok((c, l)) => {
                     self.in_flight -= 1;
                     if self.discarded.remove(&c) {
+                        self.release(c);
                         continue;
                     }
                     self.ready.insert(c, l);

@@ -10,34 +10,166 @@ use crate::format::{
 };
 use crate::time::RosTime;
 
+use super::budget::{Budget, Permit};
 use super::bytes::Bytes;
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
-use super::source::Source;
+use super::source::{Changed, Source};
 
 /// A chunk's uncompressed bytes, and the problem met while decompressing, if any (the bytes
 /// then hold what could be decoded before it). For chunks cut short or never closed an error
 /// is expected: what decoded is what there is.
-#[derive(Clone, Debug)]
+///
+/// `permit` holds the chunk's bytes against the bag's decode [`Budget`] until it is dropped:
+/// keep it while working on the chunk on a worker thread, drop it before waiting for anything.
+#[derive(Debug)]
 pub(crate) struct LoadedChunk {
     pub bytes: Bytes,
     pub error: Option<FormatError>,
+    pub permit: Option<Permit>,
 }
 
-/// Decompresses (or, for `none`, borrows) the data of `chunk`.
-pub(crate) fn load_chunk(source: &Arc<Source>, chunk: &Chunk, limit: u64) -> LoadedChunk {
-    let start = usize::try_from(chunk.data_offset).unwrap_or(usize::MAX);
-    let end = usize::try_from(chunk.data_offset.saturating_add(chunk.compressed_size))
-        .unwrap_or(usize::MAX);
-    let raw = Bytes::from_source(source, start..end);
-    if chunk.compression == Compression::None {
-        return LoadedChunk {
-            bytes: raw,
+impl LoadedChunk {
+    fn empty() -> Self {
+        LoadedChunk {
+            bytes: Bytes::from_vec(Vec::new()),
             error: None,
-        };
+            permit: None,
+        }
     }
+}
+
+/// What a chunk may cost a loader that must not wait for the consumer: see
+/// [`load_chunk_within`].
+pub(crate) enum Within {
+    /// Loaded (or the file changed under us).
+    Done(Result<LoadedChunk, Changed>),
+    /// The chunk decodes to more than its declared size: leave it to the consumer.
+    Larger,
+}
+
+/// Reads (and decompresses) the data of `chunk`, holding its bytes against `budget` while
+/// decoding. A 2.0 chunk is read from the file with one positioned read; the whole-file
+/// pseudo-chunk of older layouts is a view of [`Source::whole`]. Output beyond `limit` is an
+/// error, as is a file that no longer holds the chunk ([`Changed`]).
+pub(crate) fn load_chunk(
+    source: &Arc<Source>,
+    chunk: &Chunk,
+    limit: u64,
+    budget: &Arc<Budget>,
+) -> Result<LoadedChunk, Changed> {
+    load(source, chunk, limit, budget, false).map(|l| l.unwrap_or_else(LoadedChunk::empty))
+}
+
+/// Like [`load_chunk`] but never decodes past the chunk's declared size: a chunk that would
+/// (a lying header, a decompression bomb) is left for [`load_chunk`] on the consumer's side,
+/// so that speculative loads ahead of the consumer hold at most what the headers declare.
+pub(crate) fn load_chunk_within(
+    source: &Arc<Source>,
+    chunk: &Chunk,
+    limit: u64,
+    budget: &Arc<Budget>,
+) -> Within {
+    match load(source, chunk, limit, budget, true) {
+        Ok(Some(l)) => Within::Done(Ok(l)),
+        Ok(None) => Within::Larger,
+        Err(e) => Within::Done(Err(e)),
+    }
+}
+
+thread_local! {
+    /// A buffer for compressed chunk data, reused by each thread.
+    static RAW: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The largest compressed-data buffer a thread keeps for the next chunk.
+const MAX_KEPT_RAW: usize = 16 << 20;
+
+/// Growth factor of the decode reservation when a chunk decodes to more than it declared.
+const GROWTH: u64 = 4;
+/// The smallest decode reservation.
+const MIN_RESERVATION: u64 = 64 << 10;
+
+fn load(
+    source: &Arc<Source>,
+    chunk: &Chunk,
+    limit: u64,
+    budget: &Arc<Budget>,
+    within_declared: bool,
+) -> Result<Option<LoadedChunk>, Changed> {
+    if !chunk.is_record() {
+        // The whole file of an older layout: a view, nothing is copied.
+        let start = usize::try_from(chunk.data_offset).unwrap_or(usize::MAX);
+        let end = usize::try_from(chunk.data_offset.saturating_add(chunk.compressed_size))
+            .unwrap_or(usize::MAX);
+        return Ok(Some(LoadedChunk {
+            bytes: Bytes::from_source(source, start..end),
+            error: None,
+            permit: None,
+        }));
+    }
+    if chunk.compression == Compression::None {
+        // Read into memory up to the cap (a chunk found by a recovery walk may claim the rest
+        // of the file); what lies beyond it is reported, as for a compressed chunk.
+        let take = chunk.compressed_size.min(source.len()).min(limit);
+        let permit = budget.acquire(take);
+        let raw = source.read_exact_at(chunk.data_offset, take)?;
+        let error = (take < chunk.compressed_size).then(|| {
+            let kind = ErrorKind::TooLarge {
+                declared: chunk.compressed_size,
+                limit,
+            };
+            FormatError::new(chunk.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos)
+        });
+        return Ok(Some(LoadedChunk {
+            bytes: Bytes::from_vec(raw.into_owned()),
+            error,
+            permit: Some(permit),
+        }));
+    }
+    // The compressed bytes and the output are held together: a holder never waits with
+    // something held. Compressed data longer than the most any codec needs for `limit`
+    // bytes of output cannot decode within it: it is not read.
+    let raw_len = chunk
+        .compressed_size
+        .min(source.len())
+        .min(limit.saturating_add(limit / 32).saturating_add(1 << 20));
     let declared = u32::try_from(chunk.uncompressed_size).unwrap_or(u32::MAX);
-    let mut out = Vec::new();
-    let result = compression::decompress(chunk.compression, &raw, declared, limit, &mut out);
+    let guess = if declared > 0 {
+        u64::from(declared)
+    } else {
+        raw_len.saturating_mul(GROWTH)
+    };
+    let mut want = guess.max(MIN_RESERVATION).min(limit);
+    let (out, result, permit) = loop {
+        let permit = budget.acquire(raw_len.saturating_add(want));
+        // The compressed bytes go to this thread's reused buffer: one allocation per thread,
+        // not per chunk.
+        let mut raw = RAW.take();
+        if let Err(c) = source.read_exact_into(chunk.data_offset, raw_len, &mut raw) {
+            RAW.set(raw);
+            return Err(c);
+        }
+        let mut out = Vec::new();
+        let _ = out.try_reserve_exact(usize::try_from(want).unwrap_or(0));
+        let result = compression::decompress(chunk.compression, &raw, declared, want, &mut out);
+        if raw.capacity() <= MAX_KEPT_RAW {
+            RAW.set(raw);
+        } else {
+            drop(raw);
+        }
+        match result {
+            Err(ErrorKind::TooLarge { .. }) if want < limit && u64::from(declared) <= want => {
+                if within_declared {
+                    return Ok(None);
+                }
+                // More than declared: hold more (waiting with nothing held) and decode again.
+                drop(out);
+                drop(permit);
+                want = want.saturating_mul(GROWTH).min(limit);
+            }
+            _ => break (out, result, permit),
+        }
+    };
     let error = match result {
         Ok(()) => None,
         // A cut or unterminated chunk cannot match its declared size.
@@ -47,10 +179,11 @@ pub(crate) fn load_chunk(source: &Arc<Source>, chunk: &Chunk, limit: u64) -> Loa
             Some(FormatError::new(chunk.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos))
         }
     };
-    LoadedChunk {
+    Ok(Some(LoadedChunk {
         bytes: Bytes::from_vec(out),
         error,
-    }
+        permit: Some(permit),
+    }))
 }
 
 /// What the record at an index entry says about itself.
@@ -156,4 +289,66 @@ fn read_v2_message_fast(bytes: &Bytes, at: usize) -> Option<RawMessage> {
         topic: None,
         data: bytes.slice(start..start.checked_add(data_len)?),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(compression: Compression, data_len: u64, declared: u64) -> Chunk {
+        Chunk {
+            index: 0,
+            pos: 0,
+            data_offset: 0,
+            compressed_size: data_len,
+            uncompressed_size: declared,
+            compression,
+            layout: ChunkLayout::V2,
+            state: ChunkState::Complete,
+            start: RosTime::MIN,
+            end: RosTime::MIN,
+            counts: Vec::new(),
+            index_data_pos: None,
+        }
+    }
+
+    #[test]
+    fn a_chunk_larger_than_declared_is_decoded_within_the_budget_or_left_to_the_consumer() {
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 7) as u8).collect();
+        for method in [Compression::Bz2, Compression::Lz4] {
+            let packed = compression::compress(method, &data).unwrap();
+            let len = packed.len() as u64;
+            let source = Arc::new(Source::owned(packed));
+            let budget = Budget::new(1 << 30);
+            // The header says 10 bytes: decoded again with more room, all of it kept.
+            let c = chunk(method, len, 10);
+            let l = load_chunk(&source, &c, 1 << 30, &budget).unwrap();
+            assert_eq!(&l.bytes[..], &data[..], "{method}");
+            assert!(l.error.is_none(), "{method}: {:?}", l.error);
+            assert!(
+                budget.used() >= data.len() as u64,
+                "held while the chunk is"
+            );
+            drop(l);
+            assert_eq!(budget.used(), 0);
+            // The cap still holds.
+            let l = load_chunk(&source, &c, 1 << 20, &budget).unwrap();
+            assert!(matches!(
+                l.error.as_ref().map(|e| &e.kind),
+                Some(ErrorKind::TooLarge { .. })
+            ));
+            drop(l);
+            // Read-ahead never decodes past the declared size.
+            assert!(matches!(
+                load_chunk_within(&source, &c, 1 << 30, &budget),
+                Within::Larger
+            ));
+            let honest = chunk(method, len, data.len() as u64);
+            match load_chunk_within(&source, &honest, 1 << 30, &budget) {
+                Within::Done(Ok(l)) => assert_eq!(l.bytes.len(), data.len()),
+                _ => panic!("{method}: an honest chunk loads ahead"),
+            }
+            assert_eq!(budget.used(), 0);
+        }
+    }
 }

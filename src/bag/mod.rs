@@ -1,4 +1,4 @@
-//! An open bag: the file mapped into memory, its connections and chunks, lazily read
+//! An open bag: the file (read with positioned reads), its connections and chunks, lazily read
 //! per-chunk index data, a cache of decompressed chunks, and time-ordered iteration.
 //!
 //! ```no_run
@@ -21,6 +21,7 @@
 //! record header. Unindexed, truncated or damaged 2.0 bags, 1.2 bags and older layouts are
 //! scanned (see [`Recovery`]).
 
+mod budget;
 mod bytes;
 mod cache;
 mod chunk;
@@ -48,6 +49,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+pub use budget::{Budget, DEFAULT_DECODE_BUDGET, Permit};
 pub use bytes::Bytes;
 pub use chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 pub use connection::{ConnId, Connection};
@@ -56,8 +58,8 @@ pub use error::{BagError, BagErrorKind, Warning};
 pub use iter::Messages;
 pub use parallel::{default_threads, parallel_map};
 pub use query::Query;
-pub use recovery::{Loss, Recovery};
-pub use source::Source;
+pub use recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
+pub use source::{Changed, Source, open_regular};
 pub use summary::{CompressionStats, TopicSummary};
 
 use crate::format::{BagHeader, Version, compression::DEFAULT_MAX_CHUNK_SIZE, read_head};
@@ -77,6 +79,11 @@ pub struct OpenOptions {
     pub cache_bytes: usize,
     /// Threads for decompression during recovery scans and parallel iteration.
     pub threads: usize,
+    /// Bytes of decompressed chunk data that the threads may hold together (see
+    /// [`Budget`]); a single chunk larger than this is decoded alone.
+    pub decode_budget: u64,
+    /// Told how a recovery scan advances (bags without a usable index), if set.
+    pub progress: Option<ProgressFn>,
 }
 
 impl Default for OpenOptions {
@@ -85,6 +92,8 @@ impl Default for OpenOptions {
             max_chunk_size: DEFAULT_MAX_CHUNK_SIZE,
             cache_bytes: 64 << 20,
             threads: default_threads(),
+            decode_budget: DEFAULT_DECODE_BUDGET,
+            progress: None,
         }
     }
 }
@@ -94,7 +103,7 @@ impl Default for OpenOptions {
 pub struct Message {
     /// Position, time and connection.
     pub entry: IndexEntry,
-    /// The serialized message (borrowed from the map or a decompressed chunk).
+    /// The serialized message (a range of its chunk's bytes).
     pub data: Bytes,
 }
 
@@ -110,6 +119,7 @@ struct Inner {
     late_warnings: Mutex<Vec<Warning>>,
     recovery: Option<Recovery>,
     cache: Mutex<ChunkCache>,
+    budget: Arc<Budget>,
     options: OpenOptions,
 }
 
@@ -139,7 +149,7 @@ impl Bag {
     /// Opens the bag at `path`.
     pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<Bag, BagError> {
         let path = path_arc(path.as_ref());
-        let source = Source::map(&path).map_err(|e| BagError::new(&path, e.into()))?;
+        let source = Source::open(&path).map_err(|e| BagError::new(&path, e.into()))?;
         Self::from_source(path, source, options)
     }
 
@@ -149,21 +159,32 @@ impl Bag {
         bytes: Vec<u8>,
         options: OpenOptions,
     ) -> Result<Bag, BagError> {
-        Self::from_source(path_arc(name.as_ref()), Source::Owned(bytes), options)
+        Self::from_source(path_arc(name.as_ref()), Source::owned(bytes), options)
     }
 
     fn from_source(path: Arc<Path>, source: Source, options: OpenOptions) -> Result<Bag, BagError> {
         let source = Arc::new(source);
-        let buf: &[u8] = &source;
+        let budget = Budget::new(options.decode_budget);
+        let changed = |c: Changed| BagError::new(&path, BagErrorKind::ChangedOnDisk(c));
+        let head = source.read_at(0, HEAD_READ);
+        if source.changed() {
+            return Err(changed(source.short_read()));
+        }
         let (version, start) =
-            crate::format::detect(buf).map_err(|e| BagError::new(&path, e.into()))?;
+            crate::format::detect(&head).map_err(|e| BagError::new(&path, e.into()))?;
         let opened = match version {
-            Version::V2_0 => {
-                open_v2(&source, start, &options).map_err(|e| BagError::new(&path, e.into()))?
+            Version::V2_0 => open_v2(&source, start, &options, &budget).map_err(|e| match e {
+                OpenError::Format(e) => BagError::new(&path, e.into()),
+                OpenError::Changed(c) => changed(c),
+            })?,
+            Version::V1_2 => open_v12::open(source.whole(), start),
+            Version::V1_1 | Version::V1_0 | Version::V0 => {
+                open_legacy::open(source.whole(), version, start)
             }
-            Version::V1_2 => open_v12::open(buf, start),
-            Version::V1_1 | Version::V1_0 | Version::V0 => open_legacy::open(buf, version, start),
         };
+        if source.changed() {
+            return Err(changed(source.short_read()));
+        }
         let cache = Mutex::new(ChunkCache::new(options.cache_bytes));
         let Opened {
             connections,
@@ -196,6 +217,7 @@ impl Bag {
                 late_warnings: Mutex::new(Vec::new()),
                 recovery,
                 cache,
+                budget,
                 options,
             }),
         })
@@ -213,7 +235,16 @@ impl Bag {
 
     /// File size in bytes.
     pub fn size(&self) -> u64 {
-        self.inner.source.len() as u64
+        self.inner.source.len()
+    }
+
+    /// The error to end with once a read found the file shorter than when it was opened
+    /// (another process truncated or rewrote it): [`BagErrorKind::ChangedOnDisk`].
+    pub fn changed_on_disk(&self) -> Option<BagError> {
+        self.inner
+            .source
+            .changed()
+            .then(|| self.error(BagErrorKind::ChangedOnDisk(self.inner.source.short_read())))
     }
 
     /// True when the bag was opened from a complete, consistent index.
@@ -315,13 +346,17 @@ impl Bag {
             return Arc::from(Vec::new());
         };
         match entries::from_index_data(&self.inner.source, chunk, &self.inner.conn_map) {
+            // The file no longer holds it: the readers end with `changed_on_disk`.
+            Err(_) if self.inner.source.changed() => return Arc::from(Vec::new()),
             Ok(e) => return Arc::from(entries::finish(e)),
             Err(why) => self.warn(Warning::at(
                 chunk.pos,
                 format!("the index data of this chunk is inconsistent ({why}); its records were walked instead"),
             )),
         }
-        let loaded = self.load_chunk_uncached(chunk);
+        let Ok(loaded) = self.load_chunk_uncached(chunk) else {
+            return Arc::from(Vec::new());
+        };
         let scan = entries::scan_records(&loaded.bytes, entries::Origin::of(chunk));
         let expected = chunk.state == ChunkState::Complete;
         if let Some(e) = loaded.error.filter(|_| expected).or(scan.error) {
@@ -345,21 +380,40 @@ impl Bag {
         Arc::from(entries::finish(list))
     }
 
-    fn load_chunk_uncached(&self, chunk: &Chunk) -> LoadedChunk {
-        load_chunk(&self.inner.source, chunk, self.inner.options.max_chunk_size)
+    /// Reads and decompresses a chunk, holding it against the decode budget (the permit in
+    /// the result) and bypassing the cache.
+    pub(crate) fn load_chunk_uncached(&self, chunk: &Chunk) -> Result<LoadedChunk, Changed> {
+        load_chunk(
+            &self.inner.source,
+            chunk,
+            self.inner.options.max_chunk_size,
+            &self.inner.budget,
+        )
     }
 
     /// The uncompressed bytes of chunk `index`, from the cache when possible.
     pub fn chunk_bytes(&self, index: u32) -> Result<Bytes, BagError> {
+        if let Some(b) = self.cache().get(index) {
+            return Ok(b);
+        }
+        let (bytes, _permit) = self.chunk_bytes_held(index)?;
+        self.cache().put(index, bytes.clone());
+        Ok(bytes)
+    }
+
+    /// The uncompressed bytes of chunk `index`, read for one pass (never from or into the
+    /// cache), with the [`Permit`] that holds them against the bag's decode budget: keep it
+    /// while working on the chunk on a worker thread, so that all workers together stay
+    /// within [`OpenOptions::decode_budget`].
+    pub fn chunk_bytes_held(&self, index: u32) -> Result<(Bytes, Option<Permit>), BagError> {
         let chunk = self
             .inner
             .chunks
             .get(index as usize)
             .ok_or_else(|| self.error(BagErrorKind::Unreadable(format!("no chunk {index}"))))?;
-        if let Some(b) = self.cache().get(index) {
-            return Ok(b);
-        }
-        let loaded = self.load_chunk_uncached(chunk);
+        let loaded = self
+            .load_chunk_uncached(chunk)
+            .map_err(|c| self.error(BagErrorKind::ChangedOnDisk(c)))?;
         if let Some(e) = loaded.error.filter(|_| chunk.state == ChunkState::Complete) {
             // What decoded is still useful for the messages it holds, but say why the rest
             // is missing.
@@ -371,8 +425,7 @@ impl Bag {
                 format!("chunk partly unreadable: {e}"),
             ));
         }
-        self.cache().put(index, loaded.bytes.clone());
-        Ok(loaded.bytes)
+        Ok((loaded.bytes, loaded.permit))
     }
 
     fn cache(&self) -> std::sync::MutexGuard<'_, ChunkCache> {
@@ -464,6 +517,22 @@ impl Bag {
     pub(crate) fn source(&self) -> &Arc<Source> {
         &self.inner.source
     }
+
+    pub(crate) fn budget(&self) -> &Arc<Budget> {
+        &self.inner.budget
+    }
+}
+
+/// How much of the file start is read to find the version line and the bag header.
+const HEAD_READ: usize = 64 << 10;
+
+/// The longest bag header record header read (a longer one is damage: the file is scanned).
+const MAX_BAG_HEADER: usize = 16 << 20;
+
+/// Why a 2.0 bag could not be opened.
+enum OpenError {
+    Format(crate::format::FormatError),
+    Changed(Changed),
 }
 
 /// Opens a 2.0 bag: from its index when that checks out, else by scanning.
@@ -471,14 +540,15 @@ fn open_v2(
     source: &Arc<Source>,
     start: usize,
     options: &OpenOptions,
-) -> Result<Opened, crate::format::FormatError> {
-    let buf: &[u8] = source;
-    let (header, after) = match read_head(buf, start, 0) {
+    budget: &Arc<Budget>,
+) -> Result<Opened, OpenError> {
+    let head = bag_header_bytes(source, start);
+    let (header, after) = match read_head(&head, start, 0) {
         Ok(head) => {
             let h = BagHeader::from_header(&head.header, head.offset);
             if let Err(e) = &h {
                 if matches!(e.kind, crate::format::ErrorKind::Encrypted(_)) {
-                    return Err(e.clone());
+                    return Err(OpenError::Format(e.clone()));
                 }
             }
             (h, usize::try_from(head.end()).unwrap_or(usize::MAX))
@@ -488,16 +558,36 @@ fn open_v2(
     let reason = match &header {
         Ok(h) => match open_v2::open_indexed(source, h, options.threads) {
             Ok(o) => return Ok(o),
+            Err(_) if source.changed() => return Err(OpenError::Changed(source.short_read())),
             Err(reason) => reason,
         },
         Err(e) => format!("the bag header is unreadable ({e}); the file was scanned"),
     };
     let scan_from = if header.is_ok() { after } else { start };
-    Ok(recover_v2::recover(
+    recover_v2::recover(
         source,
         scan_from,
         reason,
-        options.max_chunk_size,
-        options.threads,
-    ))
+        &recover_v2::Settings {
+            limit: options.max_chunk_size,
+            threads: options.threads,
+            budget,
+            progress: options.progress.as_ref(),
+        },
+    )
+    .map_err(OpenError::Changed)
+}
+
+/// The start of the file through the bag header record's header (one read, two when the
+/// header is unusually long).
+fn bag_header_bytes(source: &Source, start: usize) -> std::borrow::Cow<'_, [u8]> {
+    let first = source.read_at(0, HEAD_READ);
+    let needed = first
+        .get(start..start.saturating_add(4))
+        .and_then(crate::format::cursor::le_u32)
+        .map_or(0, |h| start.saturating_add(h as usize).saturating_add(8));
+    if needed <= first.len() || first.len() < HEAD_READ || needed > MAX_BAG_HEADER {
+        return first;
+    }
+    source.read_at(0, needed)
 }

@@ -29,7 +29,7 @@ pub(crate) fn open_indexed(
     header: &BagHeader,
     threads: usize,
 ) -> Result<Opened, Fallback> {
-    let len = source.len() as u64;
+    let len = source.len();
     let index_pos = header.index_pos;
     if index_pos == 0 {
         return Err("the bag header's index_pos is 0: the recording was not closed (crashed or still in progress)".into());
@@ -195,7 +195,7 @@ fn chunk_from_info(
     info: &ChunkInfo,
     lookup: &(impl Fn(u32) -> Option<ConnId> + Sync),
 ) -> Result<Chunk, Fallback> {
-    let len = source.len() as u64;
+    let len = source.len();
 
     if info.chunk_pos >= len {
         return Err(format!(

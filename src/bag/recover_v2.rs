@@ -16,6 +16,7 @@ use crate::format::{
 };
 use crate::time::RosTime;
 
+use super::budget::Budget;
 use super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::connection::ConnId;
 use super::entries::{ChunkScan, Origin, scan_records};
@@ -23,8 +24,8 @@ use super::error::Warning;
 use super::load::load_chunk;
 use super::opened::Opened;
 use super::parallel::parallel_map;
-use super::recovery::{Loss, Recovery};
-use super::source::Source;
+use super::recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
+use super::source::{Changed, Source};
 use super::table::ConnTable;
 
 /// How far before an `op` field a record may start when resynchronising.
@@ -55,15 +56,15 @@ struct Walk<'a> {
     chunk_infos: usize,
 }
 
-/// Scans the 2.0 bag in `source` starting at byte `start` (after the bag header).
+/// Scans the 2.0 bag in `source` starting at byte `start` (after the bag header). Chunks are
+/// decompressed (in parallel, within `budget`) only to be walked, and dropped after.
 pub(crate) fn recover(
     source: &Arc<Source>,
     start: usize,
     reason: String,
-    limit: u64,
-    threads: usize,
-) -> Opened {
-    let buf: &[u8] = source;
+    settings: &Settings<'_>,
+) -> Result<Opened, Changed> {
+    let buf: &[u8] = source.whole();
     let mut walk = Walk {
         buf,
         table: ConnTable::default(),
@@ -72,8 +73,36 @@ pub(crate) fn recover(
         warnings: Vec::new(),
         chunk_infos: 0,
     };
-    walk.run(start);
-    walk.build(source, reason, limit, threads)
+    walk.run(start, settings.progress);
+    walk.build(source, settings, reason)
+}
+
+/// How to decompress the chunks the walk must look into, and whom to tell how it advances.
+pub(crate) struct Settings<'a> {
+    /// Largest uncompressed chunk accepted.
+    pub limit: u64,
+    /// Decompression threads.
+    pub threads: usize,
+    /// The bag's decode budget.
+    pub budget: &'a Arc<Budget>,
+    /// Told how the scan advances.
+    pub progress: Option<&'a ProgressFn>,
+}
+
+/// Calls `progress` when `done` crossed another 1/256 of `total` since `last` (and at the end).
+fn tell(
+    progress: Option<&ProgressFn>,
+    last: &mut u64,
+    done: u64,
+    total: u64,
+    what: fn(u64, u64) -> RecoveryProgress,
+) {
+    let Some(p) = progress else { return };
+    let step = (total / 256).max(1);
+    if done >= total || done >= last.saturating_add(step) {
+        *last = done;
+        (p.0)(what(done, total));
+    }
 }
 
 impl Walk<'_> {
@@ -100,9 +129,12 @@ impl Walk<'_> {
         next
     }
 
-    fn run(&mut self, start: usize) {
+    fn run(&mut self, start: usize, progress: Option<&ProgressFn>) {
         let mut pos = start;
+        let mut told = 0;
+        let scanning = |done, total| RecoveryProgress::Scanning { done, total };
         while pos < self.buf.len() {
+            tell(progress, &mut told, pos as u64, self.len(), scanning);
             let head = match read_head(self.buf, pos, 0) {
                 Ok(h) => h,
                 Err(e) => match self.skip_damage(pos, e.to_string()) {
@@ -154,6 +186,7 @@ impl Walk<'_> {
                 _ => break,
             }
         }
+        tell(progress, &mut told, self.len(), self.len(), scanning);
     }
 
     /// Handles a chunk record at `pos`; returns where to continue.
@@ -282,7 +315,12 @@ impl Walk<'_> {
     }
 
     /// Turns what the walk found into connections, chunks and entries.
-    fn build(mut self, source: &Arc<Source>, reason: String, limit: u64, threads: usize) -> Opened {
+    fn build(
+        mut self,
+        source: &Arc<Source>,
+        load: &Settings<'_>,
+        reason: String,
+    ) -> Result<Opened, Changed> {
         // Chunks whose index data is missing must be decompressed and walked.
         let needs_walk: Vec<usize> = self
             .found
@@ -291,7 +329,7 @@ impl Walk<'_> {
             .filter(|(_, f)| f.state != ChunkState::Complete || f.index.is_empty())
             .map(|(i, _)| i)
             .collect();
-        self.walk_chunks(source, &needs_walk, limit, threads);
+        self.walk_chunks(source, load, &needs_walk)?;
         // So must the first chunk using a connection whose record we have not seen (the
         // record sits in that chunk). Each round walks at least one more chunk.
         loop {
@@ -309,7 +347,7 @@ impl Walk<'_> {
             if wanted.is_empty() {
                 break;
             }
-            self.walk_chunks(source, &wanted, limit, threads);
+            self.walk_chunks(source, load, &wanted)?;
         }
         let table = std::mem::take(&mut self.table);
         let (mut connections, map) = table.finish();
@@ -388,7 +426,7 @@ impl Walk<'_> {
             c.message_count = per_conn.get(&c.id).copied().unwrap_or(0);
         }
         self.losses.sort_by_key(|l| l.offset);
-        Opened {
+        Ok(Opened {
             connections,
             conn_map: map,
             chunks,
@@ -400,17 +438,26 @@ impl Walk<'_> {
                 partial_chunks: partial,
                 losses: self.losses,
             }),
-        }
+        })
     }
 
     /// Decompresses and walks the chunks `which` (in parallel), adding their connections.
-    fn walk_chunks(&mut self, source: &Arc<Source>, which: &[usize], limit: u64, threads: usize) {
+    fn walk_chunks(
+        &mut self,
+        source: &Arc<Source>,
+        load: &Settings<'_>,
+        which: &[usize],
+    ) -> Result<(), Changed> {
         let todo: Vec<&Found> = which
             .iter()
             .filter_map(|&i| self.found.get(i))
             .filter(|f| f.scan.is_none())
             .collect();
-        let results = parallel_map(&todo, threads, |f| {
+        let total = todo.len() as u64;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let told = std::sync::Mutex::new(0u64);
+        let decoding = |done, total| RecoveryProgress::Decoding { done, total };
+        let results = parallel_map(&todo, load.threads, |f| {
             let chunk = Chunk {
                 index: 0,
                 pos: f.pos,
@@ -425,11 +472,18 @@ impl Walk<'_> {
                 counts: Vec::new(),
                 index_data_pos: None,
             };
-            let loaded = load_chunk(source, &chunk, limit);
+            // The chunk is held against the budget while walked, and dropped after.
+            let loaded = load_chunk(source, &chunk, load.limit, load.budget)?;
             let scan = scan_records(&loaded.bytes, Origin::of(&chunk));
-            (f.pos, loaded.error, scan)
+            drop(loaded.bytes);
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if let Ok(mut last) = told.lock() {
+                tell(load.progress, &mut last, n, total, decoding);
+            }
+            Ok((f.pos, loaded.error, scan))
         });
-        for (pos, error, scan) in results {
+        for result in results {
+            let (pos, error, scan) = result?;
             let Some(f) = self.found.iter_mut().find(|f| f.pos == pos) else {
                 continue;
             };
@@ -477,6 +531,7 @@ impl Walk<'_> {
             }
             f.scan = Some(scan);
         }
+        Ok(())
     }
 }
 

@@ -68,3 +68,34 @@ pub(crate) fn skip_damaged(
     });
     next
 }
+
+/// Where a recovery scan is (see [`ProgressFn`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryProgress {
+    /// Walking the file record by record: bytes walked of the file's size.
+    Scanning {
+        /// Bytes walked.
+        done: u64,
+        /// File size.
+        total: u64,
+    },
+    /// Decompressing the chunks that must be walked: chunks done of those to do.
+    Decoding {
+        /// Chunks done.
+        done: u64,
+        /// Chunks to do.
+        total: u64,
+    },
+}
+
+/// A callback told how a recovery scan advances (a few hundred calls at most per stage), from
+/// the thread that opens the bag or from its decompression workers. Set in
+/// [`OpenOptions::progress`](super::OpenOptions::progress); indexed bags never call it.
+#[derive(Clone)]
+pub struct ProgressFn(pub std::sync::Arc<dyn Fn(RecoveryProgress) + Send + Sync>);
+
+impl fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressFn")
+    }
+}

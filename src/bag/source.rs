@@ -1,90 +1,281 @@
-//! The bytes of an open bag: a read-only memory map of the file, or an owned buffer (tests,
-//! fuzzing, stdin).
+//! The bytes of an open bag: an open file read with positioned reads (`pread`) into owned
+//! buffers, or an owned buffer (tests, fuzzing, stdin).
+//!
+//! A file another process shrinks while we read it (copied over with `cp`, rewritten by
+//! `rosbag reindex`, on a USB stick that is pulled) must end in an error, not in SIGBUS: every
+//! read of message data goes through [`Source::read_at`], which notices a short read and
+//! reports it as [`Changed`]. Only the whole-file views [`Source::whole`] (scanning a bag that
+//! has no usable index, and the pre-2.0 layouts) still map the file; see
+//! `docs/reliability.md`.
 
 #![allow(unsafe_code)]
 
 use std::borrow::Cow;
 use std::fs::File;
 use std::io;
-use std::ops::Deref;
 use std::path::Path;
+use std::sync::OnceLock;
+
+/// The file changed on disk while it was read: a positioned read returned fewer bytes than
+/// the file held when it was opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Changed {
+    /// Where the read started.
+    pub offset: u64,
+    /// Bytes asked for (all inside the file as it was opened).
+    pub wanted: u64,
+    /// Bytes the read returned.
+    pub got: u64,
+    /// File size when opened.
+    pub was: u64,
+    /// File size now, if it could be read.
+    pub now: Option<u64>,
+}
+
+impl std::fmt::Display for Changed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "a read of {} bytes at byte {} returned {}; the file was {} bytes when opened",
+            self.wanted, self.offset, self.got, self.was
+        )?;
+        match self.now {
+            Some(now) if now != self.was => write!(f, " and is now {now}"),
+            Some(_) => write!(f, " and its contents were replaced"),
+            None => write!(f, " and can no longer be read"),
+        }
+    }
+}
 
 /// The bytes of a bag file.
-pub enum Source {
-    /// A read-only memory map, and the file for small positioned reads.
-    Mapped(memmap2::Mmap, File),
+pub struct Source {
+    kind: Kind,
+    /// The first read that came back short: from then on the file is not what was opened.
+    changed: OnceLock<Changed>,
+}
+
+enum Kind {
+    /// An open file, its size when opened, and (only once asked for) a map of it.
+    File {
+        file: File,
+        len: u64,
+        map: OnceLock<Option<memmap2::Mmap>>,
+    },
     /// Bytes held in memory.
     Owned(Vec<u8>),
 }
 
 impl Source {
-    /// Maps `path` read-only. Empty files are held as an empty buffer (they cannot be mapped).
-    pub fn map(path: &Path) -> io::Result<Source> {
-        let file = File::open(path)?;
+    /// Opens `path` for positioned reads. Refuses at once anything that is not a regular file
+    /// (a FIFO would block the open and every read, a directory or device has no bag in it):
+    /// the error is `InvalidInput` "not a regular file".
+    pub fn open(path: &Path) -> io::Result<Source> {
+        let file = open_regular(path)?;
         let len = file.metadata()?.len();
-        if len == 0 {
-            return Ok(Source::Owned(Vec::new()));
-        }
-        // SAFETY: the map is read-only and private to this process. Another process
-        // truncating or rewriting the file while we read it would change the bytes under us
-        // (or raise SIGBUS on truncation); bagscope never writes to its inputs, and every byte
-        // read from the map is treated as untrusted and bounds-checked, so changed contents can
-        // only produce parse errors, not undefined behaviour in our code. This is the one
-        // unsafe block of the crate.
-        let map = unsafe { memmap2::MmapOptions::new().map(&file)? };
-        Ok(Source::Mapped(map, file))
+        Ok(Source {
+            kind: Kind::File {
+                file,
+                len,
+                map: OnceLock::new(),
+            },
+            changed: OnceLock::new(),
+        })
     }
 
-    /// Up to `len` bytes at `offset` (fewer at the end of the file).
+    /// Bytes held in memory.
+    pub fn owned(bytes: Vec<u8>) -> Source {
+        Source {
+            kind: Kind::Owned(bytes),
+            changed: OnceLock::new(),
+        }
+    }
+
+    /// Size in bytes (of the file when it was opened).
+    pub fn len(&self) -> u64 {
+        match &self.kind {
+            Kind::File { len, .. } => *len,
+            Kind::Owned(v) => v.len() as u64,
+        }
+    }
+
+    /// True for an empty source.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True once a read came back short (the file shrank or vanished under us).
+    pub fn changed(&self) -> bool {
+        self.changed.get().is_some()
+    }
+
+    /// The first short read (what [`Source::changed`] saw), or, when there was none, a
+    /// description of the file as it is now.
+    pub fn short_read(&self) -> Changed {
+        if let Some(c) = self.changed.get() {
+            return *c;
+        }
+        let now = match &self.kind {
+            Kind::File { file, .. } => file.metadata().ok().map(|m| m.len()),
+            Kind::Owned(v) => Some(v.len() as u64),
+        };
+        Changed {
+            offset: 0,
+            wanted: 0,
+            got: 0,
+            was: self.len(),
+            now,
+        }
+    }
+
+    /// Up to `len` bytes at `offset`, clamped to the size the file had when opened; an error
+    /// when the file no longer holds them.
+    pub fn read_exact_at(&self, offset: u64, len: u64) -> Result<Cow<'_, [u8]>, Changed> {
+        let total = self.len();
+        let start = offset.min(total);
+        let want = (total - start).min(len);
+        match &self.kind {
+            Kind::Owned(v) => {
+                let a = usize::try_from(start).unwrap_or(usize::MAX);
+                let b = usize::try_from(start + want).unwrap_or(usize::MAX);
+                Ok(Cow::Borrowed(v.get(a..b).unwrap_or_default()))
+            }
+            Kind::File { file, .. } => {
+                // At most the file's size, and one record's (its length field is a u32).
+                let n = usize::try_from(want).unwrap_or(usize::MAX);
+                let mut buf = vec![0u8; n];
+                let done = pread_full(file, &mut buf, start);
+                if done < n {
+                    return Err(self.short(start, want, done as u64, file));
+                }
+                Ok(Cow::Owned(buf))
+            }
+        }
+    }
+
+    /// Like [`Source::read_exact_at`], into `buf` (cleared first; its allocation is reused).
+    pub fn read_exact_into(&self, offset: u64, len: u64, buf: &mut Vec<u8>) -> Result<(), Changed> {
+        buf.clear();
+        match &self.kind {
+            Kind::Owned(_) => {
+                buf.extend_from_slice(&self.read_exact_at(offset, len)?);
+                Ok(())
+            }
+            Kind::File { file, .. } => {
+                let total = self.len();
+                let start = offset.min(total);
+                let want = (total - start).min(len);
+                buf.resize(usize::try_from(want).unwrap_or(usize::MAX), 0);
+                let done = pread_full(file, buf, start);
+                if done < buf.len() {
+                    buf.truncate(done);
+                    return Err(self.short(start, want, done as u64, file));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Up to `len` bytes at `offset` (fewer at the end of the file, or if the file changed
+    /// under us: then [`Source::changed`] turns true).
     ///
     /// Small scattered reads — the index section, chunk headers, a chunk's index data — go
-    /// through `pread` rather than the map: touching the map faults in (and later unmaps) 64 KiB
-    /// around every page, which made opening a 1 GB bag ten times slower than it needs to be.
+    /// through here: one `pread` each.
     pub fn read_at(&self, offset: u64, len: usize) -> Cow<'_, [u8]> {
-        let total = self.len() as u64;
-        let start = offset.min(total);
-        let len = usize::try_from((total - start).min(len as u64)).unwrap_or(0);
-        let start_usize = usize::try_from(start).unwrap_or(usize::MAX);
-        match self {
-            #[cfg(unix)]
-            Source::Mapped(_, file) => {
-                use std::os::unix::fs::FileExt;
-                let mut buf = vec![0u8; len];
-                let mut done = 0;
-                while done < len {
-                    match file.read_at(buf.get_mut(done..).unwrap_or_default(), start + done as u64)
-                    {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => done += n,
-                    }
-                }
-                if done == len {
-                    return Cow::Owned(buf);
-                }
-                // The file changed under us or the read failed: fall back to the map.
-                Cow::Borrowed(self.get(start_usize..start_usize + len).unwrap_or_default())
-            }
-            _ => Cow::Borrowed(self.get(start_usize..start_usize + len).unwrap_or_default()),
+        match self.read_exact_at(offset, len as u64) {
+            Ok(b) => b,
+            Err(_) => Cow::Borrowed(&[]),
         }
+    }
+
+    /// The whole file as one slice, for the walks that need it: scanning a 2.0 bag without a
+    /// usable index, and the pre-2.0 layouts. For a file this maps it (once); the map is the
+    /// one `unsafe` of the crate, and the one read path that a file shrinking under us can
+    /// still end with SIGBUS (see `docs/reliability.md`). Empty if the map fails.
+    pub fn whole(&self) -> &[u8] {
+        match &self.kind {
+            Kind::Owned(v) => v,
+            Kind::File { file, len, map } => {
+                if *len == 0 {
+                    return &[];
+                }
+                let map = map.get_or_init(|| {
+                    // SAFETY: the map is read-only and private to this process. Another
+                    // process truncating or rewriting the file while we read it changes the
+                    // bytes under us (or raises SIGBUS on truncation); every byte read from
+                    // the map is treated as untrusted and bounds-checked, so changed contents
+                    // can only produce parse errors, not undefined behaviour in our code.
+                    // Only the whole-file walks use the map (module docs).
+                    unsafe { memmap2::MmapOptions::new().map(file) }.ok()
+                });
+                let whole: &[u8] = map.as_deref().unwrap_or_default();
+                let end = usize::try_from(*len).unwrap_or(usize::MAX).min(whole.len());
+                whole.get(..end).unwrap_or_default()
+            }
+        }
+    }
+
+    fn short(&self, offset: u64, wanted: u64, got: u64, file: &File) -> Changed {
+        let c = Changed {
+            offset,
+            wanted,
+            got,
+            was: self.len(),
+            now: file.metadata().ok().map(|m| m.len()),
+        };
+        let _ = self.changed.set(c);
+        c
     }
 }
 
-impl Deref for Source {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        match self {
-            Source::Mapped(m, _) => m,
-            Source::Owned(v) => v,
+/// Reads into all of `buf` from `offset`; returns the bytes read (fewer at end of file or on
+/// an error).
+fn pread_full(file: &File, buf: &mut [u8], offset: u64) -> usize {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        let Some(rest) = buf.get_mut(done..) else {
+            break;
+        };
+        match file.read_at(rest, offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
         }
     }
+    done
+}
+
+/// Opens `path` read-only, refusing anything but a regular file without blocking on it: the
+/// metadata is checked before opening (a FIFO's `open` waits for a writer), and the opened
+/// handle is checked again (the path may have been replaced in between; `O_NONBLOCK` keeps
+/// that open from blocking).
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK (0o4000 on Linux; 0x4 on the BSDs and macOS): harmless on a regular file.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const O_NONBLOCK: i32 = 0o4000;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    const O_NONBLOCK: i32 = 0x4;
+    let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
 }
 
 impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Source::Mapped(m, _) => write!(f, "Mapped({} bytes)", m.len()),
-            Source::Owned(v) => write!(f, "Owned({} bytes)", v.len()),
+        match &self.kind {
+            Kind::File { len, .. } => write!(f, "File({len} bytes)"),
+            Kind::Owned(v) => write!(f, "Owned({} bytes)", v.len()),
         }
     }
 }

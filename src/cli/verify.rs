@@ -49,6 +49,8 @@ pub struct Report {
     pub problems: Vec<Problem>,
     /// Notes that are not problems (md5 mismatches, bundled definitions).
     pub notes: Vec<String>,
+    /// The file changed on disk while it was verified: the report is incomplete.
+    pub changed: Option<crate::bag::BagError>,
 }
 
 /// Runs `bagscope verify`.
@@ -74,6 +76,13 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         };
         let started = std::time::Instant::now();
         let report = verify_bag(&bag, &registry);
+        if let Some(e) = &report.changed {
+            // What was checked is not the file any more: no summary, one error.
+            print_error(e);
+            outcome = outcome.max(Outcome::Problems);
+            total_problems += 1;
+            continue;
+        }
         let shown = path.display();
         for n in &report.notes {
             print_warning(format_args!("{shown}: {n}"));
@@ -167,6 +176,7 @@ pub fn verify_bag(bag: &Bag, registry: &Registry) -> Report {
     }
     report.problems.sort();
     report.problems.dedup();
+    report.changed = bag.changed_on_disk();
     report
 }
 
@@ -178,10 +188,17 @@ fn verify_chunk(
     schemas: &HashMap<ConnId, Result<Arc<Schema>, String>>,
 ) -> (u64, Vec<Problem>) {
     let mut problems = Vec::new();
+    if bag.changed_on_disk().is_some() {
+        // Reported once, by `verify_bag`.
+        return (0, problems);
+    }
     let topic = |c: ConnId| bag.connection(c).map(|c| c.topic.clone());
     let entries = bag.chunk_entries(chunk.index);
-    let bytes = match bag.chunk_bytes(chunk.index) {
+    // Held against the bag's decode budget until the chunk is checked: all workers together
+    // hold at most that much decompressed data.
+    let (bytes, _permit) = match bag.chunk_bytes_held(chunk.index) {
         Ok(b) => b,
+        Err(_) if bag.changed_on_disk().is_some() => return (0, problems),
         Err(e) => {
             problems.push(Problem {
                 offset: Some(chunk.pos),

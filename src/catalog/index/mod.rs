@@ -50,16 +50,17 @@ impl Index {
             path: path.to_path_buf(),
             what,
         };
-        let source = Source::map(path).map_err(|source| IndexError::Io {
+        let source = Source::open(path).map_err(|source| IndexError::Io {
             path: path.to_path_buf(),
             what: "cannot open",
             source,
         })?;
-        let header = IndexHeader::decode(&source).map_err(damaged)?;
+        let header = IndexHeader::decode(source.whole()).map_err(damaged)?;
         let meta_start = usize::try_from(header.meta_offset).map_err(|e| damaged(e.to_string()))?;
         let meta_end = usize::try_from(header.meta_offset + header.meta_len)
             .map_err(|e| damaged(e.to_string()))?;
         let meta = source
+            .whole()
             .get(meta_start..meta_end)
             .ok_or_else(|| damaged("metadata out of range".into()))?;
         if checksum(meta) != header.meta_checksum {
@@ -68,7 +69,7 @@ impl Index {
             ));
         }
         let blocks = header.entry_count.div_ceil(BLOCK_ENTRIES as u64);
-        let table = Self::slice(&source, header.blocks_offset, blocks * 8)
+        let table = Self::slice(source.whole(), header.blocks_offset, blocks * 8)
             .ok_or_else(|| damaged("block table out of range".into()))?;
         if checksum(table) != header.blocks_checksum {
             return Err(damaged("the block checksum table is damaged".into()));
@@ -190,7 +191,7 @@ impl Index {
     /// Entry `i` (not checked against its block checksum).
     fn entry_unchecked(&self, i: u64) -> Option<RawEntry> {
         let at = self.header.entries_offset + i * ENTRY_LEN as u64;
-        RawEntry::decode(Self::slice(&self.source, at, ENTRY_LEN as u64)?)
+        RawEntry::decode(Self::slice(self.source.whole(), at, ENTRY_LEN as u64)?)
     }
 
     /// Entry `i`, verifying its block's checksum the first time the block is used.
@@ -209,13 +210,17 @@ impl Index {
             let first = block * BLOCK_ENTRIES as u64;
             let n = (self.header.entry_count - first).min(BLOCK_ENTRIES as u64);
             let bytes = Self::slice(
-                &self.source,
+                self.source.whole(),
                 self.header.entries_offset + first * ENTRY_LEN as u64,
                 n * ENTRY_LEN as u64,
             )
             .ok_or_else(|| damaged(format!("entry block {block} out of range")))?;
-            let expected = Self::slice(&self.source, self.header.blocks_offset + block * 8, 8)
-                .and_then(crate::format::cursor::le_u64);
+            let expected = Self::slice(
+                self.source.whole(),
+                self.header.blocks_offset + block * 8,
+                8,
+            )
+            .and_then(crate::format::cursor::le_u64);
             if expected != Some(checksum(bytes)) {
                 return Err(damaged(format!(
                     "entry block {block} is damaged (checksum mismatch)"
