@@ -330,10 +330,22 @@ fn bad_requests(graph: &Graph) {
         text(&wrong_ns.stderr)
     );
     assert!(quick.elapsed() < Duration::from_secs(20));
-    // Still serving: an empty answer for an interval without messages.
+    // An interval without messages is refused before it takes a turn.
     let nothing = call(graph, &[NS, "1000", "1001"]);
-    assert_eq!(nothing.status.code(), Some(0), "{}", text(&nothing.stderr));
-    assert_eq!(field(&nothing, "published"), "0");
+    assert_eq!(nothing.status.code(), Some(2), "{}", text(&nothing.stderr));
+    assert!(
+        text(&nothing.stderr).contains("no message in"),
+        "{}",
+        text(&nothing.stderr)
+    );
+    // So is a rate below the floor.
+    let crawl = call(graph, &[NS, START, END, "--rate", "0.001"]);
+    assert_eq!(crawl.status.code(), Some(2), "{}", text(&crawl.stderr));
+    assert!(
+        text(&crawl.stderr).contains("too slow"),
+        "{}",
+        text(&crawl.stderr)
+    );
 }
 
 fn every_topic_relative_at_rate_2(
