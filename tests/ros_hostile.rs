@@ -1,0 +1,344 @@
+//! `bagscope serve` under slow and hostile peers, against a private `roscore` on loopback.
+//! A normal client keeps calling the service (every call recorded by `rosbag record` and
+//! compared with `bagscope query`) while, one after the other:
+//!
+//! 1. 64 XML-RPC connections send one byte a second to the node's API (and a `rostopic
+//!    echo` subscribes meanwhile);
+//! 2. 256 TCPROS connections send one byte a second of a handshake;
+//! 3. 8 service clients declare 64 MiB requests and send 8 MiB of each (VmRSS bounded);
+//! 4. a request at rate 1e-9 (refused), a slow request whose client is killed (cancelled),
+//!    a full line (busy), a `--preempt` call (stops the one being published);
+//! 5. a subscriber that connects and never reads.
+//!
+//! Every normal call is served within twice its usual time (plus 1 s of slack for a loaded
+//! CI machine), and every message arrives. Then SIGTERM unregisters everything. Counts and
+//! times are small and bounded: the test takes about half a minute.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::pedantic
+)]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use bagscope::ros::{Header, MAX_HEADER, uri};
+use common::ros_graph::{
+    Graph, Rec, Running, check_same_messages, have_tools, official_messages, official_recording,
+    wait_exit,
+};
+use common::skip;
+
+const NS: &str = "/hist";
+const SERVICE: &str = "/hist/play_interval";
+const START: &str = "1795297619.5";
+const END: &str = "1795297623.5";
+/// The normal client's call: two topics, at four times the recorded speed.
+const NORMAL: &[&str] = &[NS, START, END, "-t", "/odom", "-t", "/tf", "--rate", "4"];
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn call(graph: &Graph, args: &[&str]) -> (Output, Duration) {
+    let t = Instant::now();
+    let out = graph
+        .command(env!("CARGO_BIN_EXE_bagscope"))
+        .arg("call")
+        .args(args)
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    eprintln!(
+        "  call {args:?}: {:?} in {took:?}\n{}{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    (out, took)
+}
+
+fn addr_of(u: &str, scheme: &str) -> SocketAddr {
+    let (host, port) = uri::host_port(u, scheme).unwrap();
+    format!("{host}:{port}").parse().unwrap()
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// `n` connections to `addr` that each send `first`, then one byte every second for
+/// `seconds` (errors ignored: the server may close them). Returns when done.
+fn trickle(addr: SocketAddr, n: usize, first: &[u8], seconds: u64) -> std::thread::JoinHandle<()> {
+    let first = first.to_vec();
+    std::thread::spawn(move || {
+        let mut conns: Vec<TcpStream> = (0..n)
+            .filter_map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok())
+            .collect();
+        for c in &mut conns {
+            let _ = c.set_write_timeout(Some(Duration::from_millis(200)));
+            let _ = c.write_all(&first);
+        }
+        for _ in 0..seconds {
+            std::thread::sleep(Duration::from_secs(1));
+            for c in &mut conns {
+                let _ = c.write_all(b"x");
+            }
+        }
+    })
+}
+
+/// The normal client: one call, served within `bound`.
+fn normal_call(graph: &Graph, bound: Duration, phase: &str) {
+    let (out, took) = call(graph, NORMAL);
+    assert!(out.status.success(), "{phase}: {}", text(&out.stderr));
+    assert!(
+        took <= bound,
+        "{phase}: the normal call took {took:?} (at most {bound:?})"
+    );
+}
+
+fn expected(index: &Path, work: &Path) -> Vec<Rec> {
+    let out = work.join("expected.bag");
+    let o = common::bagscope()
+        .arg("query")
+        .arg(index)
+        .args(["--start", START, "--end", END, "-t", "/odom", "-t", "/tf"])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (recs, _) = official_messages(&out, None);
+    recs.into_iter()
+        .map(|r| Rec {
+            topic: format!("{NS}{}", r.topic),
+            ..r
+        })
+        .collect()
+}
+
+#[test]
+fn serve_holds_under_slow_and_hostile_peers() {
+    if let Err(why) = have_tools(&["roscore", "rosbag", "rostopic"]) {
+        skip(&why);
+        return;
+    }
+    let graph = Graph::start();
+    let work = tempfile::tempdir().unwrap();
+    let work = work.path();
+    let index = work.join("two.idx");
+    let bags: Vec<PathBuf> = ["recorded.bag", "recorded_record_lz4.bag"]
+        .iter()
+        .map(|n| common::fixtures_dir().join(n))
+        .collect();
+    let built = common::bagscope()
+        .args(["index", "build"])
+        .arg(&index)
+        .args(&bags)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    let mut serve = Running::start(
+        &graph,
+        "serve",
+        &[
+            index.to_str().unwrap(),
+            "--namespace",
+            NS,
+            "--skip-empty",
+            "1",
+        ],
+    );
+    let node = serve.node_name();
+    serve.wait_line(&format!("service {SERVICE}"), Duration::from_secs(20));
+    graph.wait_until("the service", |s| s.providers_of(SERVICE).contains(&node));
+    let master = graph.master();
+    let api = addr_of(&master.lookup_node(&node).unwrap(), "http");
+    let tcpros = addr_of(&master.lookup_service(SERVICE).unwrap(), "rosrpc");
+    let pid = serve.proc.0.id();
+
+    let out = work.join("normal.bag");
+    let rec = graph.record(&out, &["/hist/odom", "/hist/tf"]);
+    // The usual time of the normal call (the best of two).
+    let (first, a) = call(&graph, NORMAL);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let (second, b) = call(&graph, NORMAL);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    let bound = a.min(b) * 2 + Duration::from_secs(1);
+    let mut normal_calls = 2;
+    let rss_before = rss_kib(pid);
+
+    // 1. Slow XML-RPC clients; a new subscriber meanwhile.
+    let attack = trickle(api, 64, b"P", 4);
+    std::thread::sleep(Duration::from_millis(300));
+    let mut echo = graph
+        .command("rostopic")
+        .args(["echo", "-n", "1", "/hist/odom"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    graph.wait_until("rostopic echo", |s| {
+        s.subscribers_of("/hist/odom").len() >= 2
+    });
+    // Give it time to connect through our (attacked) API.
+    std::thread::sleep(Duration::from_secs(2));
+    normal_call(&graph, bound, "slow XML-RPC clients");
+    normal_calls += 1;
+    let echoed = wait_exit(&mut echo, Duration::from_secs(10));
+    assert!(
+        echoed.is_some_and(|s| s.success()),
+        "rostopic echo got no message while our API was under attack"
+    );
+    attack.join().unwrap();
+
+    // 2. Unfinished TCPROS handshakes.
+    let attack = trickle(tcpros, 256, b"\x40", 3);
+    std::thread::sleep(Duration::from_millis(500));
+    normal_call(&graph, bound, "unfinished handshakes");
+    normal_calls += 1;
+    attack.join().unwrap();
+
+    // 3. Huge declared requests: the server holds what it can budget, not what is declared.
+    let mut greedy = Vec::new();
+    for i in 0..8 {
+        let mut s = TcpStream::connect(tcpros).unwrap();
+        let hello = Header::new()
+            .with("callerid", &format!("/greedy{i}"))
+            .with("md5sum", "*")
+            .with("service", SERVICE);
+        s.write_all(&hello.encode()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        Header::read_from(&mut s, MAX_HEADER).unwrap();
+        s.set_write_timeout(Some(Duration::from_secs(2))).unwrap();
+        let _ = s.write_all(&(64u32 << 20).to_le_bytes());
+        let _ = s.write_all(&vec![0u8; 8 << 20]);
+        greedy.push(s);
+    }
+    let rss = rss_kib(pid);
+    eprintln!("VmRSS {rss_before} kB before, {rss} kB with 8 greedy clients");
+    assert!(
+        rss < rss_before + 100 * 1024,
+        "VmRSS grew from {rss_before} to {rss} kB"
+    );
+    normal_call(&graph, bound, "huge requests");
+    normal_calls += 1;
+    drop(greedy);
+
+    // 4. A tiny rate is refused at once.
+    let (tiny, took) = call(&graph, &[NS, START, END, "--rate", "1e-9"]);
+    assert_eq!(tiny.status.code(), Some(2));
+    assert!(
+        text(&tiny.stderr).contains("too slow"),
+        "{}",
+        text(&tiny.stderr)
+    );
+    assert!(took < Duration::from_secs(5));
+    // A slow request whose client is killed is cancelled: the next call does not wait.
+    let spawn_call = |args: &[&str]| {
+        graph
+            .command(env!("CARGO_BIN_EXE_bagscope"))
+            .arg("call")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    serve.seen.clear();
+    let mut slow = spawn_call(&[NS, START, END, "-t", "/imu", "--rate", "0.01"]);
+    serve.wait_line("at rate 0.01", Duration::from_secs(10));
+    slow.kill().unwrap();
+    let _ = slow.wait();
+    serve.wait_line("stopped: its client disconnected", Duration::from_secs(5));
+    normal_call(&graph, bound, "after a cancelled request");
+    normal_calls += 1;
+    // A full line: the next one is told the server is busy; --preempt stops the long one.
+    serve.seen.clear();
+    let long = spawn_call(&[NS, START, END, "-t", "/imu", "--rate", "0.01"]);
+    serve.wait_line("at rate 0.01", Duration::from_secs(10));
+    let waiting: Vec<_> = (0..4)
+        .map(|_| spawn_call(&[NS, START, END, "-t", "/imu", "--rate", "max"]))
+        .collect();
+    let t = Instant::now();
+    loop {
+        let (busy, _) = call(&graph, &[NS, START, END, "-t", "/imu", "--rate", "max"]);
+        if busy.status.code() == Some(2) && text(&busy.stderr).contains("busy") {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "never busy: {}",
+            text(&busy.stderr)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let (pre, _) = call(
+        &graph,
+        &[NS, START, END, "-t", "/imu", "--rate", "max", "--preempt"],
+    );
+    assert!(pre.status.success(), "{}", text(&pre.stderr));
+    let long = long.wait_with_output().unwrap();
+    assert_eq!(long.status.code(), Some(2));
+    assert!(
+        text(&long.stderr).contains("preempted by a later request"),
+        "{}",
+        text(&long.stderr)
+    );
+    for w in waiting {
+        let o = w.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+
+    // 5. A subscriber that never reads.
+    let mut stuck = TcpStream::connect(tcpros).unwrap();
+    let hello = Header::new()
+        .with("callerid", "/stuck")
+        .with("md5sum", "*")
+        .with("topic", "/hist/odom");
+    stuck.write_all(&hello.encode()).unwrap();
+    stuck
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let reply = Header::read_from(&mut stuck, MAX_HEADER).unwrap();
+    assert_eq!(reply.get("error"), None);
+    normal_call(&graph, bound, "a subscriber that never reads");
+    normal_calls += 1;
+    let mut one = [0u8; 1];
+    let _ = stuck.read(&mut one);
+
+    // Every normal call reached the recorder whole.
+    graph.stop_recorder(rec, &out);
+    let (got, _) = official_recording(&out, &node);
+    let once = expected(&index, work);
+    assert!(!once.is_empty());
+    let all: Vec<Rec> = (0..normal_calls).flat_map(|_| once.clone()).collect();
+    check_same_messages("normal calls under attack", &all, &got);
+
+    // SIGTERM: everything unregistered.
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let status = wait_exit(&mut serve.proc.0, Duration::from_secs(10));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    let state = graph.master().system_state().unwrap();
+    assert!(
+        state.providers_of(SERVICE).is_empty(),
+        "service left behind"
+    );
+    for (topic, nodes) in &state.publishers {
+        assert!(!nodes.contains(&node), "{topic} still published by {node}");
+    }
+}
