@@ -270,16 +270,37 @@ fn serve_holds_under_slow_and_hostile_peers() {
     let long = spawn_call(&[NS, START, END, "-t", "/imu", "--rate", "0.01"]);
     serve.wait_line("at rate 0.01", Duration::from_secs(10));
     let waiting: Vec<_> = (0..4)
-        .map(|_| spawn_call(&[NS, START, END, "-t", "/imu", "--rate", "max"]))
+        .map(|_| {
+            let c = spawn_call(&[NS, START, END, "-t", "/imu", "--rate", "max"]);
+            std::thread::sleep(Duration::from_millis(300));
+            c
+        })
         .collect();
+    // Every one of them in line before the probe.
+    std::thread::sleep(Duration::from_secs(2));
     let t = Instant::now();
     loop {
-        let (busy, _) = call(&graph, &[NS, START, END, "-t", "/imu", "--rate", "max"]);
+        // With --timeout: a probe that got in line (the others not there yet) gives up
+        // and is taken out of line.
+        let (busy, _) = call(
+            &graph,
+            &[
+                NS,
+                START,
+                END,
+                "-t",
+                "/imu",
+                "--rate",
+                "max",
+                "--timeout",
+                "2",
+            ],
+        );
         if busy.status.code() == Some(2) && text(&busy.stderr).contains("busy") {
             break;
         }
         assert!(
-            t.elapsed() < Duration::from_secs(10),
+            t.elapsed() < Duration::from_secs(20),
             "never busy: {}",
             text(&busy.stderr)
         );
@@ -341,4 +362,121 @@ fn serve_holds_under_slow_and_hostile_peers() {
     for (topic, nodes) in &state.publishers {
         assert!(!nodes.contains(&node), "{topic} still published by {node}");
     }
+}
+
+/// `bagscope play` of a 3 s bag at rate 1 while 64 slow XML-RPC connections, 256
+/// unfinished handshakes, 8 greedy 4 MiB headers and a subscriber that never reads attack
+/// it: the replay is not stretched past twice its length (+1 s), `rosbag record` (subscribed
+/// before) gets every message, a `rostopic echo` subscribes meanwhile, VmRSS stays bounded.
+#[test]
+fn play_holds_under_slow_and_hostile_peers() {
+    use bagscope::catalog::{Catalog, Selection};
+    use common::ros_graph::played;
+    if let Err(why) = have_tools(&["roscore", "rosbag", "rostopic"]) {
+        skip(&why);
+        return;
+    }
+    let graph = Graph::start();
+    let work = tempfile::tempdir().unwrap();
+    let work = work.path();
+    let bag = common::fixtures_dir().join("recorded.bag");
+    let topics = ["/chatter", "/imu", "/odom", "/tf"];
+    let out = work.join("played.bag");
+    let rec = graph.record(&out, &topics);
+    let mut play = Running::start(
+        &graph,
+        "play",
+        &[
+            bag.to_str().unwrap(),
+            "-t",
+            "/chatter",
+            "-t",
+            "/imu",
+            "-t",
+            "/odom",
+            "-t",
+            "/tf",
+            "--delay",
+            "2",
+        ],
+    );
+    let node = play.node_name();
+    let started = Instant::now();
+    let master = graph.master();
+    let api = addr_of(&master.lookup_node(&node).unwrap(), "http");
+    let pid = play.proc.0.id();
+    let rss_before = rss_kib(pid);
+    let xml = trickle(api, 64, b"P", 4);
+    // The TCPROS port, from our own requestTopic.
+    let answer = bagscope::ros::xmlrpc::call(
+        &format!("http://{api}/"),
+        "requestTopic",
+        &[
+            "/tester".into(),
+            "/odom".into(),
+            bagscope::ros::xmlrpc::Value::Array(vec![bagscope::ros::xmlrpc::Value::Array(vec![
+                "TCPROS".into(),
+            ])]),
+        ],
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let port = answer.as_array().unwrap()[2].as_array().unwrap()[2]
+        .as_int()
+        .unwrap();
+    let tcpros: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let handshakes = trickle(tcpros, 256, b"\x40", 3);
+    let mut greedy = Vec::new();
+    for _ in 0..8 {
+        let mut s = TcpStream::connect(tcpros).unwrap();
+        s.set_write_timeout(Some(Duration::from_secs(1))).unwrap();
+        let _ = s.write_all(&((4u32 << 20) - 1).to_le_bytes());
+        let _ = s.write_all(&vec![0u8; 2 << 20]);
+        greedy.push(s);
+    }
+    let mut stuck = TcpStream::connect(tcpros).unwrap();
+    let hello = Header::new()
+        .with("callerid", "/stuck")
+        .with("md5sum", "*")
+        .with("topic", "/imu");
+    stuck.write_all(&hello.encode()).unwrap();
+    let mut echo = graph
+        .command("rostopic")
+        .args(["echo", "-n", "1", "/tf"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let rss = rss_kib(pid);
+    eprintln!("VmRSS {rss_before} kB before, {rss} kB under attack");
+    assert!(
+        rss < rss_before + 100 * 1024,
+        "VmRSS grew from {rss_before} to {rss} kB"
+    );
+    let done = play.wait_line("done:", Duration::from_secs(30));
+    let took = started.elapsed();
+    // 2 s of delay, then 3 s of bag.
+    assert!(
+        took < Duration::from_secs(5) * 2 + Duration::from_secs(1),
+        "the replay took {took:?}"
+    );
+    let echoed = wait_exit(&mut echo, Duration::from_secs(10));
+    assert!(
+        echoed.is_some_and(|s| s.success()),
+        "rostopic echo got no message while our API was under attack"
+    );
+    let status = play.finish();
+    assert!(status.success(), "{status:?}: {done}");
+    xml.join().unwrap();
+    handshakes.join().unwrap();
+    drop((greedy, stuck));
+    graph.stop_recorder(rec, &out);
+    let catalog = Catalog::open(std::slice::from_ref(&bag), &Default::default()).0;
+    let selection = Selection {
+        topics: topics.iter().map(|t| (*t).to_string()).collect(),
+        ..Selection::default()
+    };
+    let expected = played(&catalog, &selection, "/");
+    let (got, _) = official_recording(&out, &node);
+    check_same_messages("play under attack", &expected, &got);
 }

@@ -13,7 +13,7 @@ use clap::Args;
 
 use crate::catalog::index::Index;
 use crate::play::Control;
-use crate::play::bagserver::{Bagserver, ServeOptions};
+use crate::play::bagserver::{Bagserver, MIN_RATE, ServeOptions};
 use crate::ros::{Node, NodeConfig, QueueLimits, names};
 
 use super::play::forward_signals;
@@ -66,6 +66,10 @@ pub fn run(args: &ServeArgs) -> Outcome {
     let namespace = names::resolve("/", &args.namespace);
     if let Err(e) = names::validate_global(&namespace) {
         print_error(format!("--namespace: {e}"));
+        return Outcome::Failed;
+    }
+    if args.rate < MIN_RATE {
+        print_error(format!("--rate {}: at least {MIN_RATE}, or max", args.rate));
         return Outcome::Failed;
     }
     let index = match Index::open(&args.index) {

@@ -464,7 +464,7 @@ impl Bagserver {
                 message.push_str(": their topic is published with another type");
             }
         }
-        if !flushed {
+        if !flushed && !report.stopped {
             message.push_str("; some subscribers had not received everything yet");
         }
         PlayIntervalResponse {
