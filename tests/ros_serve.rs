@@ -8,7 +8,8 @@
 //!    by the official reader) and prints (`--format json`): count, topics relocated under
 //!    `/hist`, payload bytes (md5) and order per topic; `call` reports the same count and
 //!    first/last times. The latched topic stays latched (`rostopic echo`).
-//! 2. Bad requests (an empty interval, an unknown topic, a negative rate through the official
+//! 2. Bad requests (an empty interval, one without messages, a rate below 0.01, an unknown
+//!    topic, a negative rate through the official
 //!    client) are refused with a message (exit 2) and the server keeps serving.
 //! 3. Every topic of a relative interval (`+1.5 +6`) at rate 2: the same messages, received on
 //!    the recorded timing halved, the 2.1 s between the bags skipped (`--skip-empty 1`).
@@ -500,5 +501,8 @@ fn official_client(graph: &Graph, index: &Path, work: &Path) {
     );
     assert!(!bad.status.success());
     let err = format!("{}{}", text(&bad.stdout), text(&bad.stderr));
-    assert!(err.contains("rate -1: expected a positive factor"), "{err}");
+    assert!(
+        err.contains("rate -1: expected a factor of at least 0.01"),
+        "{err}"
+    );
 }
