@@ -36,7 +36,7 @@ impl Handler for FakeMaster {
 
 pub(super) struct Fixture {
     master: Arc<FakeMaster>,
-    _server: xmlrpc::Server,
+    server: xmlrpc::Server,
     pub(super) node: Node,
 }
 
@@ -68,7 +68,7 @@ impl Fixture {
         let node = Node::start(config).unwrap();
         Fixture {
             master,
-            _server: server,
+            server,
             node,
         }
     }
@@ -82,6 +82,11 @@ impl Fixture {
             .filter(|(m, _)| m == method)
             .map(|(_, a)| a.clone())
             .collect()
+    }
+
+    /// Stops the fake master (connections to it are refused from then on).
+    pub(super) fn stop_master(&mut self) {
+        self.server.stop();
     }
 
     pub(super) fn slave(&self, method: &str, params: &[Value]) -> Value {

@@ -206,3 +206,25 @@ fn huge_frames_stay_within_the_budget() {
         f.node.load().frame_bytes == 0
     });
 }
+
+#[test]
+fn a_lost_master_is_noticed_and_shutdown_stays_bounded() {
+    let mut f = Fixture::new();
+    f.node
+        .advertise("/t", string_info(false), QueueLimits::default())
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    f.node
+        .watch_master(Duration::from_millis(100), 3, move |why| {
+            let _ = tx.send(why.to_string());
+        });
+    // While the master answers, nothing is reported.
+    assert!(rx.recv_timeout(Duration::from_millis(600)).is_err());
+    f.stop_master();
+    let why = rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert!(why.contains("getUri"), "{why}");
+    // Unregistering gives up at once on a master that refuses connections.
+    let t = Instant::now();
+    assert!(f.node.shutdown().is_err());
+    assert!(t.elapsed() < Duration::from_secs(6), "{:?}", t.elapsed());
+}
