@@ -408,8 +408,8 @@ fn play_holds_under_slow_and_hostile_peers() {
     let api = addr_of(&master.lookup_node(&node).unwrap(), "http");
     let pid = play.proc.0.id();
     let rss_before = rss_kib(pid);
-    let xml = trickle(api, 64, b"P", 4);
-    // The TCPROS port, from our own requestTopic.
+    // The TCPROS port, from our own requestTopic (before the attack: a request being read
+    // while a burst of connections arrives from its address may lose its slot).
     let answer = bagscope::ros::xmlrpc::call(
         &format!("http://{api}/"),
         "requestTopic",
@@ -427,6 +427,7 @@ fn play_holds_under_slow_and_hostile_peers() {
         .as_int()
         .unwrap();
     let tcpros: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let xml = trickle(api, 64, b"P", 4);
     let handshakes = trickle(tcpros, 256, b"\x40", 3);
     let mut greedy = Vec::new();
     for _ in 0..8 {
