@@ -64,6 +64,7 @@ fn errors_exit_2() {
         vec!["serve", index, "--namespace", "/hist", "--rate", "0"],
         vec!["serve", index, "--namespace", "/hist", "--rate", "-1"],
         vec!["serve", index, "--namespace", "/hist", "--rate", "nan"],
+        vec!["serve", index, "--namespace", "/hist", "--rate", "0.001"],
         vec!["serve", index, "--namespace", "/hist", "--skip-empty", "-1"],
         vec!["serve", "/no/such.idx", "--namespace", "/hist"],
         vec!["serve", "Cargo.toml", "--namespace", "/hist"],

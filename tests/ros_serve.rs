@@ -8,7 +8,8 @@
 //!    by the official reader) and prints (`--format json`): count, topics relocated under
 //!    `/hist`, payload bytes (md5) and order per topic; `call` reports the same count and
 //!    first/last times. The latched topic stays latched (`rostopic echo`).
-//! 2. Bad requests (an empty interval, an unknown topic, a negative rate through the official
+//! 2. Bad requests (an empty interval, one without messages, a rate below 0.01, an unknown
+//!    topic, a negative rate through the official
 //!    client) are refused with a message (exit 2) and the server keeps serving.
 //! 3. Every topic of a relative interval (`+1.5 +6`) at rate 2: the same messages, received on
 //!    the recorded timing halved, the 2.1 s between the bags skipped (`--skip-empty 1`).
@@ -346,10 +347,22 @@ fn bad_requests(graph: &Graph) {
         text(&wrong_ns.stderr)
     );
     assert!(quick.elapsed() < Duration::from_secs(20));
-    // Still serving: an empty answer for an interval without messages.
+    // An interval without messages is refused before it takes a turn.
     let nothing = call(graph, &[NS, "1000", "1001"]);
-    assert_eq!(nothing.status.code(), Some(0), "{}", text(&nothing.stderr));
-    assert_eq!(field(&nothing, "published"), "0");
+    assert_eq!(nothing.status.code(), Some(2), "{}", text(&nothing.stderr));
+    assert!(
+        text(&nothing.stderr).contains("no message in"),
+        "{}",
+        text(&nothing.stderr)
+    );
+    // So is a rate below the floor.
+    let crawl = call(graph, &[NS, START, END, "--rate", "0.001"]);
+    assert_eq!(crawl.status.code(), Some(2), "{}", text(&crawl.stderr));
+    assert!(
+        text(&crawl.stderr).contains("too slow"),
+        "{}",
+        text(&crawl.stderr)
+    );
 }
 
 fn every_topic_relative_at_rate_2(
@@ -504,5 +517,8 @@ fn official_client(graph: &Graph, index: &Path, work: &Path) {
     );
     assert!(!bad.status.success());
     let err = format!("{}{}", text(&bad.stdout), text(&bad.stderr));
-    assert!(err.contains("rate -1: expected a positive factor"), "{err}");
+    assert!(
+        err.contains("rate -1: expected a factor of at least 0.01"),
+        "{err}"
+    );
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::play::bagserver::srv::{PLAY_INTERVAL_MD5, SERVICE_NAME};
-use crate::play::bagserver::{PlayIntervalRequest, PlayIntervalResponse};
-use crate::ros::{MasterClient, NodeConfig, RosError, call_service_waiting, names};
+use crate::play::bagserver::{PREEMPT_FIELD, PlayIntervalRequest, PlayIntervalResponse};
+use crate::ros::{Header, MasterClient, NodeConfig, RosError, call_service_with_header, names};
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
 use super::serve::parse_rate;
@@ -38,6 +38,10 @@ pub struct CallArgs {
     /// server is publishing).
     #[arg(long, value_name = "S", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
+    /// Stop the request the server is publishing (its client gets an error) and go before
+    /// the ones waiting.
+    #[arg(long)]
+    pub preempt: bool,
 }
 
 fn parse_timeout(s: &str) -> Result<f64, String> {
@@ -112,11 +116,16 @@ pub fn run(args: &CallArgs) -> Outcome {
         topics: args.topics.clone(),
         rate: args.rate.unwrap_or(0.0),
     };
-    let answer = call_service_waiting(
+    let mut hello = Header::new()
+        .with("callerid", &config.name)
+        .with("md5sum", PLAY_INTERVAL_MD5)
+        .with("service", &service);
+    if args.preempt {
+        hello.insert(PREEMPT_FIELD, "1");
+    }
+    let answer = call_service_with_header(
         &uri,
-        &service,
-        PLAY_INTERVAL_MD5,
-        &config.name,
+        &hello,
         &request.encode(),
         config.call_timeout,
         args.timeout.map(Duration::from_secs_f64),

@@ -276,6 +276,14 @@ pub fn run(args: &PlayArgs) -> Outcome {
                 .send(Control::Stop);
         });
     }
+    let master_lost = Arc::new(AtomicBool::new(false));
+    {
+        let (tx, lost) = (tx.clone(), Arc::clone(&master_lost));
+        node.watch_master(Duration::from_secs(2), 3, move |_| {
+            lost.store(true, Ordering::SeqCst);
+            let _ = tx.send(Control::Stop);
+        });
+    }
     let interactive = std::io::stdin().is_terminal();
     let raw = if interactive { RawMode::enter() } else { None };
     if raw.is_some() {
@@ -346,6 +354,12 @@ pub fn run(args: &PlayArgs) -> Outcome {
         console.end_status(&status.snapshot().line(Instant::now()));
     }
     outcome = outcome.max(summarise(&console, &report, &mut outlet));
+    if master_lost.load(Ordering::SeqCst) {
+        console.say(&format!(
+            "bagscope: error: lost the ROS master at {master_uri} (no answer for 6 s)"
+        ));
+        outcome = Outcome::Problems;
+    }
     if args.keep_alive && !report.stopped {
         console.say(&format!(
             "bagscope: keeping {} alive for latched topics (Ctrl-C to exit)",
@@ -387,6 +401,17 @@ fn summarise(console: &Console, report: &Report, outlet: &mut Outlet) -> Outcome
             report.publish_errors.len()
         ));
         outcome = Outcome::Problems;
+    }
+    for p in outlet.publications() {
+        for l in p.stats().subscribers.iter().filter(|l| l.dropped > 0) {
+            console.say(&format!(
+                "bagscope: warning: {} lost {} message(s) of {}: its queue was full (a slow \
+                 subscriber; the others were not held up)",
+                l.callerid,
+                l.dropped,
+                p.topic()
+            ));
+        }
     }
     let how = if report.stopped { "stopped" } else { "done" };
     let skipped = if report.skipped > 0 {

@@ -1,8 +1,10 @@
 //! `bagscope serve INDEX --namespace NS`: the bagserver. Provides `NS/play_interval`
 //! (`bagscope_msgs/PlayInterval`) and publishes the indexed messages of each requested
-//! interval under NS, until Ctrl-C, SIGTERM or a shutdown request (`rosnode kill`).
+//! interval under NS, until Ctrl-C, SIGTERM, SIGHUP, a shutdown request (`rosnode kill`) or
+//! the master is lost (6 s without an answer).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -11,7 +13,7 @@ use clap::Args;
 
 use crate::catalog::index::Index;
 use crate::play::Control;
-use crate::play::bagserver::{Bagserver, ServeOptions};
+use crate::play::bagserver::{Bagserver, MIN_RATE, ServeOptions};
 use crate::ros::{Node, NodeConfig, QueueLimits, names};
 
 use super::play::forward_signals;
@@ -35,7 +37,8 @@ pub struct ServeArgs {
     /// hours apart) instead of waiting through them; 0 never skips.
     #[arg(long, default_value_t = 10.0, value_name = "S", value_parser = parse_seconds)]
     pub skip_empty: f64,
-    /// Messages queued per subscriber (publishing waits when a queue is full).
+    /// Messages queued per subscriber (publishing waits up to 1 s when a queue is full; a
+    /// subscriber that makes it wait that long then loses its oldest messages).
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub queue: usize,
 }
@@ -63,6 +66,10 @@ pub fn run(args: &ServeArgs) -> Outcome {
     let namespace = names::resolve("/", &args.namespace);
     if let Err(e) = names::validate_global(&namespace) {
         print_error(format!("--namespace: {e}"));
+        return Outcome::Failed;
+    }
+    if args.rate < MIN_RATE {
+        print_error(format!("--rate {}: at least {MIN_RATE}, or max", args.rate));
         return Outcome::Failed;
     }
     let index = match Index::open(&args.index) {
@@ -129,7 +136,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
     let (tx, rx) = mpsc::channel::<Control>();
     forward_signals(tx.clone());
     {
-        let tx = Mutex::new(tx);
+        let tx = Mutex::new(tx.clone());
         node.on_shutdown_request(move |_| {
             let _ = tx
                 .lock()
@@ -137,6 +144,16 @@ pub fn run(args: &ServeArgs) -> Outcome {
                 .send(Control::Stop);
         });
     }
+    let master_lost = Arc::new(AtomicBool::new(false));
+    {
+        let (tx, lost) = (tx.clone(), Arc::clone(&master_lost));
+        node.watch_master(MASTER_CHECK, MASTER_MISSES, move |why| {
+            eprintln!("bagscope: error: lost the ROS master at {master_uri}: {why}");
+            lost.store(true, Ordering::SeqCst);
+            let _ = tx.send(Control::Stop);
+        });
+    }
+    drop(tx);
     loop {
         match rx.recv() {
             Ok(Control::Stop) | Err(_) => break,
@@ -148,5 +165,14 @@ pub fn run(args: &ServeArgs) -> Outcome {
     if let Err(e) = node.shutdown() {
         print_warning(format_args!("unregistering from the master: {e}"));
     }
-    Outcome::Ok
+    if master_lost.load(Ordering::SeqCst) {
+        Outcome::Problems
+    } else {
+        Outcome::Ok
+    }
 }
+
+/// How often the master is checked, and after how many failures in a row it is taken as
+/// lost (the server then unregisters what it can and exits 1).
+const MASTER_CHECK: Duration = Duration::from_secs(2);
+const MASTER_MISSES: u32 = 3;

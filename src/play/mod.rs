@@ -19,7 +19,7 @@ mod session;
 mod status;
 
 pub use clock::{CLOCK_TOPIC, ClockPublisher};
-pub use outlet::Outlet;
+pub use outlet::{Outlet, STALL_ALLOWANCE};
 pub use player::{Control, PlayOptions, Played, Player, Report};
 pub use schedule::{Schedule, Wake, wait_until};
 pub use session::{Session, StartError, namespace};

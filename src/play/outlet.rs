@@ -11,13 +11,12 @@ use std::time::{Duration, Instant};
 use crate::bag::Connection;
 use crate::catalog::{Catalog, Selection, topic_matches};
 use crate::msg::{Registry, Schema};
-use crate::ros::{
-    Node, Publication, PublishError, QueueLimits, RosError, TopicInfo, WRITE_TIMEOUT, names,
-};
+use crate::ros::{Node, Publication, PublishError, QueueLimits, RosError, TopicInfo, names};
 
-/// How long a lossless publish waits for a subscriber's queue to have room before it drops
-/// the oldest message after all (a stuck subscriber is disconnected after [`WRITE_TIMEOUT`]).
-const ROOM_TIMEOUT: Duration = WRITE_TIMEOUT.saturating_mul(2);
+/// How long a lossless publish waits for a subscriber's queue to have room; a subscriber that
+/// makes it wait that long is marked slow and is not waited for again: it loses its oldest
+/// messages instead of holding up the replay and the other subscribers.
+pub const STALL_ALLOWANCE: Duration = Duration::from_secs(1);
 
 /// What happened to a bag topic.
 enum Entry {
@@ -179,7 +178,7 @@ impl Outlet {
                     return Ok(false);
                 }
                 if self.lossless {
-                    publication.wait_for_room(payload.len(), ROOM_TIMEOUT);
+                    publication.wait_for_room(payload.len(), STALL_ALLOWANCE);
                 }
                 publication.publish(payload).map(|()| true)
             }

@@ -5,6 +5,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use super::error::RosError;
+use super::limits::NodeLimits;
 use super::names;
 use super::uri;
 
@@ -27,6 +28,8 @@ pub struct NodeConfig {
     pub bind: IpAddr,
     /// Timeout of each call to the master and of each connection attempt.
     pub call_timeout: Duration,
+    /// What the node's servers grant peers (deadlines, connection caps, memory).
+    pub limits: NodeLimits,
 }
 
 impl NodeConfig {
@@ -87,6 +90,7 @@ impl NodeConfig {
             bind: bind_address(&host),
             host,
             call_timeout: Duration::from_secs(5),
+            limits: NodeLimits::default(),
         })
     }
 }

@@ -4,6 +4,8 @@
 
 use std::io::{self, Read};
 
+use super::limits::Reservation;
+
 /// Largest connection header accepted (a subscriber sends the whole message definition).
 pub const MAX_HEADER: usize = 4 * 1024 * 1024;
 
@@ -20,6 +22,12 @@ pub enum HeaderError {
         declared: u64,
         /// The limit.
         limit: usize,
+    },
+    /// The node is receiving too much from other connections to take this header now.
+    #[error("connection header of {declared} bytes: the node is busy receiving others")]
+    OverBudget {
+        /// The declared length.
+        declared: u64,
     },
     /// The fields do not parse.
     #[error("malformed connection header at byte {offset}: {what}")]
@@ -127,13 +135,7 @@ impl Header {
 
     /// Reads a length-prefixed header from `r`, refusing more than `max` bytes.
     pub fn read_from(r: &mut impl Read, max: usize) -> Result<Header, HeaderError> {
-        let body = read_prefixed(r, max).map_err(|e| match e {
-            Prefixed::Io(e) => HeaderError::Io(e),
-            Prefixed::TooLarge(declared) => HeaderError::TooLarge {
-                declared,
-                limit: max,
-            },
-        })?;
+        let body = read_prefixed(r, max).map_err(|e| prefixed_error(e, max))?;
         Header::decode(&body)
     }
 }
@@ -143,20 +145,84 @@ impl Header {
 pub(crate) enum Prefixed {
     Io(io::Error),
     TooLarge(u64),
+    /// The node's budget for frames being received is spent.
+    OverBudget(u64),
 }
+
+/// Bytes read (and reserved) at a time: memory follows what the peer really sends, not what
+/// it declares.
+pub(crate) const READ_STEP: usize = 64 * 1024;
 
 /// Reads a `u32` length and that many bytes (at most `max`).
 pub(crate) fn read_prefixed(r: &mut impl Read, max: usize) -> Result<Vec<u8>, Prefixed> {
     let mut len4 = [0u8; 4];
     r.read_exact(&mut len4).map_err(Prefixed::Io)?;
-    let declared = u32::from_le_bytes(len4);
+    read_body(
+        r,
+        u32::from_le_bytes(len4),
+        max,
+        &mut Reservation::new(None),
+    )
+}
+
+/// Reads `declared` bytes (at most `max`), growing the buffer as they arrive and charging
+/// each step but the first ([`READ_STEP`] bytes) to `reservation`.
+pub(crate) fn read_body(
+    r: &mut impl Read,
+    declared: u32,
+    max: usize,
+    reservation: &mut Reservation,
+) -> Result<Vec<u8>, Prefixed> {
     let len = usize::try_from(declared).unwrap_or(usize::MAX);
     if len > max {
         return Err(Prefixed::TooLarge(u64::from(declared)));
     }
-    let mut body = vec![0u8; len];
-    r.read_exact(&mut body).map_err(Prefixed::Io)?;
+    let mut body = Vec::new();
+    while body.len() < len {
+        let step = (len - body.len()).min(READ_STEP);
+        // The first step is every connection's own (a small request never waits on the
+        // budget greedy peers hold); the rest comes from the node's shared budget.
+        if !body.is_empty() && !reservation.grow(step) {
+            return Err(Prefixed::OverBudget(u64::from(declared)));
+        }
+        let start = body.len();
+        body.resize(start + step, 0);
+        r.read_exact(body.get_mut(start..).unwrap_or_default())
+            .map_err(Prefixed::Io)?;
+    }
     Ok(body)
+}
+
+/// Reads a length-prefixed header (at most `max` bytes) charged to `reservation`.
+pub(crate) fn read_header_within(
+    r: &mut impl Read,
+    max: usize,
+    reservation: &mut Reservation,
+) -> Result<Header, HeaderError> {
+    let mut len4 = [0u8; 4];
+    r.read_exact(&mut len4)?;
+    let body = read_body(r, u32::from_le_bytes(len4), max, reservation)
+        .map_err(|e| prefixed_error(e, max))?;
+    Header::decode(&body)
+}
+
+fn prefixed_error(e: Prefixed, max: usize) -> HeaderError {
+    match e {
+        Prefixed::Io(e) => HeaderError::Io(e),
+        Prefixed::TooLarge(declared) => HeaderError::TooLarge {
+            declared,
+            limit: max,
+        },
+        Prefixed::OverBudget(declared) => HeaderError::OverBudget { declared },
+    }
+}
+
+/// The error of a frame the budget cannot hold.
+pub(crate) fn over_budget(declared: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::OutOfMemory,
+        format!("message of {declared} bytes: the node is busy receiving others"),
+    )
 }
 
 /// A message framed for the wire: its `u32` length, then its bytes. `None` when the payload
@@ -177,6 +243,7 @@ pub fn read_frame(r: &mut impl Read, max: usize) -> io::Result<Vec<u8>> {
             io::ErrorKind::InvalidData,
             format!("message of {n} bytes (at most {max} accepted)"),
         ),
+        Prefixed::OverBudget(n) => over_budget(n),
     })
 }
 

@@ -51,6 +51,8 @@ pub struct LinkStats {
     pub bytes: u64,
     /// Messages dropped because the queue was full.
     pub dropped: u64,
+    /// The subscriber held up a lossless publisher too long and is no longer waited for.
+    pub slow: bool,
     /// False once the connection has closed.
     pub connected: bool,
     /// The socket's descriptor, for `rosnode info`'s connection line.
@@ -65,6 +67,11 @@ struct Queue {
     closed: bool,
     /// Publishers waiting in [`Link::wait_for_room`] (the writer wakes them as it goes).
     room_waiters: usize,
+    /// Made a publisher wait for room longer than its stall allowance once: never waited
+    /// for again (its oldest messages are dropped instead).
+    slow: bool,
+    /// When the writer last took a frame or finished writing one.
+    progress: Option<Instant>,
 }
 
 /// A subscriber connection after a successful handshake.
@@ -174,9 +181,14 @@ impl Link {
     }
 
     /// Waits until a frame of `len` bytes can be queued without dropping an older one (or
-    /// the link closed), at most until `deadline`. True when there is room.
+    /// the link closed), at most until `deadline`. True when there is room. A subscriber
+    /// that keeps a publisher waiting until the deadline is marked slow and not waited for
+    /// again: from then on it loses its oldest messages instead of holding up the others.
     pub(crate) fn wait_for_room(&self, len: usize, deadline: Instant) -> bool {
         let mut q = self.lock();
+        if q.slow {
+            return self.has_room(&q, len);
+        }
         q.room_waiters += 1;
         let room = loop {
             if q.closed || self.has_room(&q, len) {
@@ -184,6 +196,7 @@ impl Link {
             }
             let now = Instant::now();
             if now >= deadline {
+                q.slow = true;
                 break false;
             }
             q = self
@@ -202,20 +215,34 @@ impl Link {
     }
 
     /// Waits until every queued frame has been written (or the link closed), at most until
-    /// `deadline`. True when the queue is empty.
-    pub(crate) fn flush(&self, deadline: Instant) -> bool {
+    /// `deadline`. True when the queue is empty. A subscriber marked slow is not waited for
+    /// (false when it still has frames queued); with `stall`, a subscriber that takes no
+    /// frame for that long is marked slow.
+    pub(crate) fn flush(&self, deadline: Instant, stall: Option<Duration>) -> bool {
         let mut q = self.lock();
         loop {
             if q.closed || (q.frames.is_empty() && !q.writing) {
                 return true;
             }
+            if q.slow {
+                return false;
+            }
             let now = Instant::now();
             if now >= deadline {
                 return false;
             }
+            let mut until = deadline;
+            if let Some(stall) = stall {
+                let limit = q.progress.unwrap_or(now) + stall;
+                if now >= limit {
+                    q.slow = true;
+                    return false;
+                }
+                until = until.min(limit);
+            }
             q = self
                 .changed
-                .wait_timeout(q, deadline - now)
+                .wait_timeout(q, until - now)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
@@ -223,6 +250,10 @@ impl Link {
 
     /// The connection's counters.
     pub(crate) fn stats(&self) -> LinkStats {
+        let (slow, closed) = {
+            let q = self.lock();
+            (q.slow, q.closed)
+        };
         LinkStats {
             id: self.id,
             callerid: self.callerid.clone(),
@@ -231,7 +262,8 @@ impl Link {
             messages: self.messages.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
-            connected: !self.is_closed(),
+            slow,
+            connected: !closed,
             socket: self.socket,
         }
     }
@@ -250,6 +282,7 @@ impl Link {
                     if let Some(f) = q.frames.pop_front() {
                         q.bytes -= f.len();
                         q.writing = true;
+                        q.progress = Some(Instant::now());
                         if q.room_waiters > 0 {
                             self.changed.notify_all();
                         }
@@ -263,6 +296,7 @@ impl Link {
                 self.close();
                 return;
             }
+            self.lock().progress = Some(Instant::now());
             self.messages.fetch_add(1, Ordering::Relaxed);
             self.bytes.fetch_add(frame.len() as u64, Ordering::Relaxed);
         }

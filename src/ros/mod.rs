@@ -17,6 +17,7 @@ mod accept;
 mod config;
 mod error;
 mod header;
+mod limits;
 mod link;
 mod master;
 pub mod names;
@@ -28,18 +29,22 @@ mod tcpros;
 pub mod uri;
 pub mod xmlrpc;
 
+pub use accept::AdmissionStats;
 pub use config::{DEFAULT_MASTER_URI, NodeConfig, bind_address};
 pub use error::RosError;
 pub use header::{Header, HeaderError, MAX_HEADER, frame, read_frame};
+pub use limits::{FrameBudget, NodeLimits, Reservation};
 pub use link::{Frame, LinkStats, QueueLimits, WRITE_TIMEOUT};
 pub use master::{MasterClient, SystemState, call_api};
-pub use node::{Advertised, Node};
+pub use node::{Advertised, Node, NodeLoad};
 pub use publication::{Publication, PublicationStats, PublishError, TopicInfo, check_subscriber};
 pub use service::{
-    MAX_SERVICE_MESSAGE, REQUEST_TIMEOUT, ServiceHandler, ServiceInfo, call_service,
-    call_service_waiting, check_client,
+    Cancel, MAX_SERVICE_MESSAGE, REQUEST_TIMEOUT, ServiceCall, ServiceHandler, ServiceInfo,
+    call_service, call_service_waiting, call_service_with_header, check_client,
 };
 pub use tcpros::HANDSHAKE_TIMEOUT;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_load;

@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::accept::AcceptLoop;
+use super::accept::{AcceptLoop, AdmissionStats, Caps, Ticket};
 use super::config::NodeConfig;
 use super::error::RosError;
+use super::limits::{FrameBudget, NodeLimits};
 use super::link::QueueLimits;
 use super::master::MasterClient;
 use super::names;
@@ -20,10 +21,11 @@ use super::tcpros::{self, Router};
 use super::uri;
 use super::xmlrpc::{self, XmlRpcError};
 
-/// Connections handled at once by the TCPROS socket (handshakes and service clients).
-const MAX_TCPROS_CONNECTIONS: usize = 256;
 /// How long shutting down waits for service requests being answered.
 const SERVICE_DRAIN: Duration = Duration::from_secs(2);
+/// How long shutting down spends unregistering from the master, at most (then the rest is
+/// skipped: the master is too slow or gone).
+const UNREGISTER_BUDGET: Duration = Duration::from_secs(5);
 
 type ShutdownHook = Box<dyn Fn(&str) + Send + Sync>;
 
@@ -39,6 +41,7 @@ pub(crate) struct NodeInner {
     master: MasterClient,
     uri: String,
     pub(crate) tcpros_port: u16,
+    budget: Arc<FrameBudget>,
     ids: Arc<AtomicU32>,
     pubs: Mutex<BTreeMap<String, Publication>>,
     services: Mutex<BTreeMap<String, Arc<ServiceServer>>>,
@@ -87,6 +90,14 @@ impl Router for NodeInner {
     fn shutting_down(&self) -> bool {
         self.shut_down.load(Ordering::SeqCst)
     }
+
+    fn limits(&self) -> &NodeLimits {
+        &self.config.limits
+    }
+
+    fn budget(&self) -> &Arc<FrameBudget> {
+        &self.budget
+    }
 }
 
 /// A topic just advertised and the subscribers the master knew of at that moment (they are
@@ -97,6 +108,17 @@ pub struct Advertised {
     pub publication: Publication,
     /// XML-RPC URIs of the topic's subscribers, from `registerPublisher`.
     pub subscribers: Vec<String>,
+}
+
+/// How loaded a node's servers are (see [`Node::load`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeLoad {
+    /// The slave API server's connections.
+    pub xmlrpc: AdmissionStats,
+    /// The TCPROS server's connections (handshakes and service clients).
+    pub tcpros: AdmissionStats,
+    /// Bytes of connection headers and service requests being received.
+    pub frame_bytes: usize,
 }
 
 /// A running node. Dropping it shuts it down (unregistering everything).
@@ -136,8 +158,10 @@ impl Node {
             .local_addr()
             .map_err(io_error("binding the XML-RPC socket"))?
             .port();
+        let limits = config.limits.clone();
         let inner = Arc::new(NodeInner {
             uri: uri::format("http", &config.host, xml_port, true),
+            budget: FrameBudget::new(config.limits.frame_budget),
             config,
             master,
             tcpros_port,
@@ -149,21 +173,27 @@ impl Node {
             shutdown_requested: AtomicBool::new(false),
             hooks: Mutex::new(Vec::new()),
         });
-        let server = xmlrpc::Server::on_listener(
+        let server = xmlrpc::Server::with_limits(
             xml_listener,
             Arc::new(SlaveApi {
                 node: Arc::downgrade(&inner),
             }),
+            &limits,
+            Arc::clone(&inner.budget),
         )
         .map_err(io_error("starting the XML-RPC server"))?;
         let weak = Arc::downgrade(&inner);
         let accept = AcceptLoop::spawn(
             tcpros_listener,
             "tcpros",
-            MAX_TCPROS_CONNECTIONS,
-            Arc::new(move |stream, _peer| {
+            Caps {
+                active: limits.max_active,
+                reading: limits.max_reading,
+                reading_per_peer: limits.max_reading_per_peer,
+            },
+            Arc::new(move |stream, _peer, ticket: &Ticket| {
                 if let Some(node) = weak.upgrade() {
-                    tcpros::serve_connection(stream, node.as_ref());
+                    tcpros::serve_connection(stream, node.as_ref(), ticket);
                 }
             }),
         )
@@ -194,6 +224,25 @@ impl Node {
     /// The master client (calling as this node).
     pub fn master(&self) -> &MasterClient {
         &self.inner.master
+    }
+
+    /// Counters of the connections the slave API (XML-RPC) and TCPROS servers handle, and
+    /// the bytes of frames being received now.
+    pub fn load(&self) -> NodeLoad {
+        let servers = lock(&self.inner.servers);
+        NodeLoad {
+            xmlrpc: servers
+                .xmlrpc
+                .as_ref()
+                .map(xmlrpc::Server::admission)
+                .unwrap_or_default(),
+            tcpros: servers
+                .tcpros
+                .as_ref()
+                .map(AcceptLoop::stats)
+                .unwrap_or_default(),
+            frame_bytes: self.inner.budget.used(),
+        }
     }
 
     /// The port of the TCPROS server socket.
@@ -355,6 +404,43 @@ impl Node {
         lock(&self.inner.hooks).push(Box::new(hook));
     }
 
+    /// Asks the master for its URI every `period`; after `misses` failures in a row, calls
+    /// `hook` once (on a background thread) with what failed. Ends with the node.
+    pub fn watch_master(
+        &self,
+        period: Duration,
+        misses: u32,
+        hook: impl FnOnce(&str) + Send + 'static,
+    ) {
+        let weak = Arc::downgrade(&self.inner);
+        let _ = std::thread::Builder::new()
+            .name("master-watch".into())
+            .spawn(move || {
+                let mut failed = 0u32;
+                loop {
+                    let next = Instant::now() + period;
+                    while Instant::now() < next {
+                        std::thread::sleep(Duration::from_millis(50).min(period));
+                        match weak.upgrade() {
+                            Some(n) if !n.shut_down.load(Ordering::SeqCst) => {}
+                            _ => return,
+                        }
+                    }
+                    let Some(node) = weak.upgrade() else { return };
+                    match node.master.get_uri() {
+                        Ok(_) => failed = 0,
+                        Err(e) => {
+                            failed += 1;
+                            if failed >= misses.max(1) {
+                                hook(&e.to_string());
+                                return;
+                            }
+                        }
+                    }
+                }
+            });
+    }
+
     /// True once a shutdown was requested through the slave API.
     pub fn shutdown_requested(&self) -> bool {
         self.inner.shutdown_requested.load(Ordering::SeqCst)
@@ -363,16 +449,25 @@ impl Node {
     /// Waits until every subscriber of every topic has been sent everything queued, at most
     /// `timeout`. True when everything was sent.
     pub fn flush(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        self.publications()
-            .iter()
-            .all(|p| p.flush(deadline.saturating_duration_since(Instant::now())))
+        self.flush_within(timeout, None)
     }
 
-    /// Unregisters every topic and service from the master, lets service requests being
-    /// answered finish (2 s at most), closes every connection and stops the servers.
-    /// Idempotent; also done on drop. When the master cannot be reached,
-    /// the remaining unregistrations are skipped and the first error is returned.
+    /// [`Node::flush`], where a subscriber that takes no message for `stall` is marked slow
+    /// and no longer waited for (nor by lossless publishing).
+    pub fn flush_within(&self, timeout: Duration, stall: Option<Duration>) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut all = true;
+        for p in self.publications() {
+            all &= p.flush_within(deadline.saturating_duration_since(Instant::now()), stall);
+        }
+        all
+    }
+
+    /// Unregisters every topic and service from the master (5 s at most in all), lets
+    /// service requests being answered finish (2 s at most), closes every connection and
+    /// stops the servers. Idempotent; also done on drop. When the master cannot be reached
+    /// (or is too slow), the remaining unregistrations are skipped and the first error is
+    /// returned.
     pub fn shutdown(&self) -> Result<(), RosError> {
         if self.inner.shut_down.swap(true, Ordering::SeqCst) {
             return Ok(());
@@ -392,9 +487,18 @@ impl Node {
             )
         };
         let mut master_gone = false;
+        let budget = Instant::now() + UNREGISTER_BUDGET;
+        let mut timed_out = false;
+        let mut out_of_time = |gone: &mut bool| {
+            if !*gone && Instant::now() >= budget {
+                *gone = true;
+                timed_out = true;
+            }
+            *gone
+        };
         let pubs = std::mem::take(&mut *lock(&self.inner.pubs));
         for (topic, p) in &pubs {
-            if !master_gone {
+            if !out_of_time(&mut master_gone) {
                 master_gone = note(
                     self.inner
                         .master
@@ -406,7 +510,7 @@ impl Node {
         let services = std::mem::take(&mut *lock(&self.inner.services));
         let service_uri = self.service_uri();
         for name in services.keys() {
-            if !master_gone {
+            if !out_of_time(&mut master_gone) {
                 master_gone = note(self.inner.master.unregister_service(name, &service_uri));
             }
         }
@@ -423,6 +527,15 @@ impl Node {
             a.stop();
         }
         drop(servers);
+        if timed_out && first_error.is_none() {
+            first_error = Some(RosError::Io {
+                context: "unregistering from the master".into(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("gave up after {} s", UNREGISTER_BUDGET.as_secs()),
+                ),
+            });
+        }
         first_error.map_or(Ok(()), Err)
     }
 }

@@ -151,13 +151,18 @@ impl Publication {
     }
 
     /// Waits until every subscriber's queue can take a message of `len` payload bytes without
-    /// dropping an older one, at most `timeout`: publishing after it loses nothing, a slow
-    /// subscriber slows the publisher down instead. True when every queue has room.
+    /// dropping an older one, at most `timeout`: publishing after it loses nothing. A
+    /// subscriber that makes the publisher wait the whole `timeout` is marked slow and not
+    /// waited for again (it loses its oldest messages instead), so one slow subscriber
+    /// costs the others at most `timeout` once. True when every queue has room.
     pub fn wait_for_room(&self, len: usize, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
         let links: Vec<Arc<Link>> = self.lock().links.clone();
         let framed = len.saturating_add(4);
-        links.iter().all(|l| l.wait_for_room(framed, deadline))
+        let mut all = true;
+        for l in &links {
+            all &= l.wait_for_room(framed, Instant::now() + timeout);
+        }
+        all
     }
 
     /// Subscribers currently connected.
@@ -190,9 +195,19 @@ impl Publication {
     /// Waits until every subscriber's queue has been written out, at most `timeout`. True
     /// when everything was written.
     pub fn flush(&self, timeout: Duration) -> bool {
+        self.flush_within(timeout, None)
+    }
+
+    /// [`Publication::flush`], where a subscriber that takes no message for `stall` is
+    /// marked slow and no longer waited for.
+    pub fn flush_within(&self, timeout: Duration, stall: Option<Duration>) -> bool {
         let deadline = Instant::now() + timeout;
         let links: Vec<Arc<Link>> = self.lock().links.clone();
-        links.iter().all(|l| l.flush(deadline))
+        let mut all = true;
+        for l in &links {
+            all &= l.flush(deadline, stall);
+        }
+        all
     }
 
     /// Counters of the publication and of each subscriber.

@@ -3,12 +3,14 @@
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::accept::Ticket;
 use super::error::RosError;
-use super::header::{self, Header, MAX_HEADER};
+use super::header::{self, Header, MAX_HEADER, Prefixed};
+use super::limits::{DeadlineReader, FrameBudget, NodeLimits, Reservation};
 use super::uri;
 
 /// Largest request (or response, for the client) accepted.
@@ -31,7 +33,102 @@ pub struct ServiceInfo {
 
 /// Answers a serialized request with a serialized response, or an error message that the
 /// client receives (with a false `ok` byte).
-pub type ServiceHandler = Arc<dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync>;
+pub type ServiceHandler = Arc<dyn Fn(&ServiceCall<'_>) -> Result<Vec<u8>, String> + Send + Sync>;
+
+/// One request as a [`ServiceHandler`] sees it.
+pub struct ServiceCall<'a> {
+    /// The serialized request.
+    pub request: &'a [u8],
+    /// The client's connection header (clients may add fields of their own).
+    pub header: &'a Header,
+    /// Cancelled when the client closes its connection before the answer.
+    pub cancel: &'a Cancel,
+}
+
+type CancelHook = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
+struct CancelState {
+    cancelled: bool,
+    hooks: Vec<CancelHook>,
+}
+
+/// Set once the client of a request has gone (or someone else gave up on it); a long
+/// handler checks it or registers a hook.
+#[derive(Clone, Default)]
+pub struct Cancel(Arc<Mutex<CancelState>>);
+
+impl std::fmt::Debug for Cancel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Cancel").field(&self.is_cancelled()).finish()
+    }
+}
+
+impl Cancel {
+    fn lock(&self) -> MutexGuard<'_, CancelState> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// True once cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.lock().cancelled
+    }
+
+    /// Cancels: runs every hook (once).
+    pub fn cancel(&self) {
+        let hooks = {
+            let mut st = self.lock();
+            st.cancelled = true;
+            std::mem::take(&mut st.hooks)
+        };
+        for h in hooks {
+            h();
+        }
+    }
+
+    /// Runs `hook` when cancelled (at once if already cancelled).
+    pub fn on_cancel(&self, hook: impl FnOnce() + Send + 'static) {
+        let mut st = self.lock();
+        if st.cancelled {
+            drop(st);
+            hook();
+        } else {
+            st.hooks.push(Box::new(hook));
+        }
+    }
+}
+
+/// How often the connection of a request being handled is checked for the client leaving.
+const CLIENT_CHECK: Duration = Duration::from_millis(20);
+
+/// Watches `stream` while a request is handled: cancels `cancel` when the client closes
+/// the connection. Ends when `done` is set (or the client sends more: it is still there).
+fn watch_client(stream: &TcpStream, cancel: &Cancel, done: &AtomicBool) {
+    let mut byte = [0u8; 1];
+    if stream.set_read_timeout(Some(CLIENT_CHECK)).is_err() {
+        return;
+    }
+    while !done.load(Ordering::SeqCst) {
+        match stream.peek(&mut byte) {
+            Ok(0) => {
+                cancel.cancel();
+                return;
+            }
+            Ok(_) => return,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) => {}
+            Err(_) => {
+                cancel.cancel();
+                return;
+            }
+        }
+    }
+}
 
 /// A service this node provides.
 pub(crate) struct ServiceServer {
@@ -103,8 +200,18 @@ impl ServiceServer {
     }
 
     /// Serves a client whose header was read: `Err` is the reason to send back in an
-    /// `error` header; otherwise requests are answered until the client is done.
-    pub(crate) fn serve(&self, mut stream: TcpStream, header: &Header) -> Result<(), String> {
+    /// `error` header; otherwise requests are answered until the client is done. Each
+    /// request must arrive whole within `limits.frame_deadline` of its first byte, fit
+    /// `limits.max_service_request` and the node's `budget`; a persistent client may stay
+    /// idle `limits.idle_timeout` between requests.
+    pub(crate) fn serve(
+        &self,
+        mut stream: TcpStream,
+        header: &Header,
+        limits: &NodeLimits,
+        budget: &Arc<FrameBudget>,
+        ticket: &Ticket,
+    ) -> Result<(), String> {
         check_client(&self.name, &self.info, header)?;
         stream
             .write_all(&self.reply_header().encode())
@@ -113,28 +220,84 @@ impl ServiceServer {
             return Ok(());
         }
         let persistent = matches!(header.get("persistent"), Some("1" | "true" | "True"));
-        let _ = stream.set_read_timeout(Some(REQUEST_TIMEOUT));
         loop {
-            let Ok(request) = header::read_frame(&mut stream, MAX_SERVICE_MESSAGE) else {
+            ticket.reading();
+            let mut len4 = [0u8; 4];
+            let mut idle = DeadlineReader::new(&stream, Instant::now() + limits.idle_timeout);
+            let Ok(()) = idle.read_exact(&mut len4) else {
                 return Ok(());
             };
+            idle.set_deadline(Instant::now() + limits.frame_deadline);
+            let mut reservation = Reservation::new(Some(budget));
+            let request = match header::read_body(
+                &mut idle,
+                u32::from_le_bytes(len4),
+                limits.max_service_request,
+                &mut reservation,
+            ) {
+                Ok(r) => r,
+                Err(Prefixed::TooLarge(n)) => {
+                    let _ = Self::answer(
+                        &mut stream,
+                        Err(format!(
+                            "request of {n} bytes refused (at most {} accepted)",
+                            limits.max_service_request
+                        )),
+                    );
+                    return Ok(());
+                }
+                Err(Prefixed::OverBudget(n)) => {
+                    let _ = Self::answer(
+                        &mut stream,
+                        Err(format!(
+                            "request of {n} bytes refused: the node is busy receiving others"
+                        )),
+                    );
+                    return Ok(());
+                }
+                Err(Prefixed::Io(_)) => return Ok(()),
+            };
+            ticket.answering();
             self.calls.fetch_add(1, Ordering::Relaxed);
             self.in_flight.fetch_add(1, Ordering::SeqCst);
             let _answering = InFlight(&self.in_flight);
-            let (ok, body) = match (self.handler)(&request) {
-                Ok(resp) => (1u8, resp),
-                Err(msg) => (0u8, msg.into_bytes()),
-            };
-            let Some(framed) = header::frame(&body) else {
-                return Ok(());
-            };
-            let mut out = Vec::with_capacity(framed.len() + 1);
-            out.push(ok);
-            out.extend_from_slice(&framed);
-            if stream.write_all(&out).is_err() || !persistent {
+            let cancel = Cancel::default();
+            let done = AtomicBool::new(false);
+            let result = std::thread::scope(|scope| {
+                let watcher = std::thread::Builder::new()
+                    .name("service-watch".into())
+                    .spawn_scoped(scope, || watch_client(&stream, &cancel, &done));
+                let call = ServiceCall {
+                    request: &request,
+                    header,
+                    cancel: &cancel,
+                };
+                let result = (self.handler)(&call);
+                done.store(true, Ordering::SeqCst);
+                if let Ok(w) = watcher {
+                    let _ = w.join();
+                }
+                result
+            });
+            drop(reservation);
+            if cancel.is_cancelled() || Self::answer(&mut stream, result).is_err() || !persistent {
                 return Ok(());
             }
         }
+    }
+
+    /// Writes the `ok` byte and the framed response (or error message).
+    fn answer(stream: &mut TcpStream, result: Result<Vec<u8>, String>) -> io::Result<()> {
+        let (ok, body) = match result {
+            Ok(resp) => (1u8, resp),
+            Err(msg) => (0u8, msg.into_bytes()),
+        };
+        let framed = header::frame(&body)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "response too large"))?;
+        let mut out = Vec::with_capacity(framed.len() + 1);
+        out.push(ok);
+        out.extend_from_slice(&framed);
+        stream.write_all(&out)
     }
 }
 
@@ -195,6 +358,23 @@ pub fn call_service_waiting(
     timeout: Duration,
     answer_timeout: Option<Duration>,
 ) -> Result<Result<Vec<u8>, String>, RosError> {
+    let hello = Header::new()
+        .with("callerid", callerid)
+        .with("md5sum", md5sum)
+        .with("service", name);
+    call_service_with_header(service_uri, &hello, request, timeout, answer_timeout)
+}
+
+/// [`call_service_waiting`] with the connection header given whole: `service`, `md5sum`
+/// and `callerid`, plus any field the server understands.
+pub fn call_service_with_header(
+    service_uri: &str,
+    hello: &Header,
+    request: &[u8],
+    timeout: Duration,
+    answer_timeout: Option<Duration>,
+) -> Result<Result<Vec<u8>, String>, RosError> {
+    let name = hello.get("service").unwrap_or_default();
     let io_err = |context: &str, source: io::Error| RosError::Io {
         context: format!("{context} {name} at {service_uri}"),
         source,
@@ -209,10 +389,6 @@ pub fn call_service_waiting(
     s.set_read_timeout(Some(timeout))
         .and_then(|()| s.set_write_timeout(Some(timeout)))
         .map_err(|e| io_err("connecting to", e))?;
-    let hello = Header::new()
-        .with("callerid", callerid)
-        .with("md5sum", md5sum)
-        .with("service", name);
     s.write_all(&hello.encode())
         .map_err(|e| io_err("calling", e))?;
     let reply = Header::read_from(&mut s, MAX_HEADER).map_err(|e| RosError::Io {

@@ -4,13 +4,15 @@
 use std::io::Write;
 use std::net::TcpStream;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use super::header::{Header, MAX_HEADER};
+use super::accept::Ticket;
+use super::header::{self, Header, MAX_HEADER};
+use super::limits::{DeadlineReader, FrameBudget, NodeLimits, Reservation};
 use super::publication::Publication;
 use super::service::ServiceServer;
 
-/// How long a peer may take to send its connection header.
+/// How long a peer may take to send its whole connection header (by default).
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Finds what a connection asks for.
@@ -23,18 +25,27 @@ pub(crate) trait Router: Send + Sync {
     fn service(&self, name: &str) -> Option<Arc<ServiceServer>>;
     /// True while shutting down (new connections are refused).
     fn shutting_down(&self) -> bool;
+    /// What peers are held to.
+    fn limits(&self) -> &NodeLimits;
+    /// The memory for frames being received, shared by every connection.
+    fn budget(&self) -> &Arc<FrameBudget>;
 }
 
-/// Reads the header of a new connection and hands it on; answers an `error` header when it
-/// cannot be served. Malformed or slow peers are dropped.
-pub(crate) fn serve_connection(mut stream: TcpStream, router: &dyn Router) {
-    if stream.set_read_timeout(Some(HANDSHAKE_TIMEOUT)).is_err()
-        || stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT)).is_err()
-    {
+/// Reads the header of a new connection (whole within the handshake deadline, charged to
+/// the node's frame budget) and hands it on; answers an `error` header when it cannot be
+/// served. Malformed, slow or greedy peers are dropped.
+pub(crate) fn serve_connection(stream: TcpStream, router: &dyn Router, ticket: &Ticket) {
+    let limits = router.limits();
+    if stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT)).is_err() {
         return;
     }
-    let Ok(header) = Header::read_from(&mut stream, MAX_HEADER) else {
-        return;
+    let header = {
+        let mut reader = DeadlineReader::new(&stream, Instant::now() + limits.handshake_deadline);
+        let mut reservation = Reservation::new(Some(router.budget()));
+        match header::read_header_within(&mut reader, MAX_HEADER, &mut reservation) {
+            Ok(h) => h,
+            Err(_) => return,
+        }
     };
     let Ok(mut reply) = stream.try_clone() else {
         return;
@@ -44,12 +55,15 @@ pub(crate) fn serve_connection(mut stream: TcpStream, router: &dyn Router) {
         Err("node shutting down".to_string())
     } else if let Some(topic) = header.get("topic") {
         match router.publication(topic) {
-            Some(p) => p.accept(stream, &header),
+            Some(p) => {
+                ticket.answering();
+                p.accept(stream, &header)
+            }
             None => Err(format!("[{me}] is not a publisher of [{topic}]")),
         }
     } else if let Some(name) = header.get("service") {
         match router.service(name) {
-            Some(s) => s.serve(stream, &header),
+            Some(s) => s.serve(stream, &header, limits, router.budget(), ticket),
             None => Err(format!("[{me}] is not a provider of [{name}]")),
         }
     } else {

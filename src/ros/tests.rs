@@ -34,14 +34,19 @@ impl Handler for FakeMaster {
     }
 }
 
-struct Fixture {
+pub(super) struct Fixture {
     master: Arc<FakeMaster>,
-    _server: xmlrpc::Server,
-    node: Node,
+    server: xmlrpc::Server,
+    pub(super) node: Node,
 }
 
 impl Fixture {
-    fn new() -> Fixture {
+    pub(super) fn new() -> Fixture {
+        Fixture::with_limits(NodeLimits::default())
+    }
+
+    /// A node holding peers to `limits`.
+    pub(super) fn with_limits(limits: NodeLimits) -> Fixture {
         let master = Arc::new(FakeMaster::default());
         let server = xmlrpc::Server::start(
             SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -53,16 +58,17 @@ impl Fixture {
             ("ROS_MASTER_URI", uri.as_str()),
             ("ROS_HOSTNAME", "127.0.0.1"),
         ];
-        let config = NodeConfig::from_vars("test_node", |k| {
+        let mut config = NodeConfig::from_vars("test_node", |k| {
             vars.iter()
                 .find(|(n, _)| *n == k)
                 .map(|(_, v)| (*v).to_string())
         })
         .unwrap();
+        config.limits = limits;
         let node = Node::start(config).unwrap();
         Fixture {
             master,
-            _server: server,
+            server,
             node,
         }
     }
@@ -78,18 +84,23 @@ impl Fixture {
             .collect()
     }
 
-    fn slave(&self, method: &str, params: &[Value]) -> Value {
+    /// Stops the fake master (connections to it are refused from then on).
+    pub(super) fn stop_master(&mut self) {
+        self.server.stop();
+    }
+
+    pub(super) fn slave(&self, method: &str, params: &[Value]) -> Value {
         let mut all = vec![Value::from("/tester")];
         all.extend_from_slice(params);
         xmlrpc::call(self.node.uri(), method, &all, Duration::from_secs(5)).unwrap()
     }
 
-    fn addr(&self) -> SocketAddr {
+    pub(super) fn addr(&self) -> SocketAddr {
         SocketAddr::from(([127, 0, 0, 1], self.node.tcpros_port()))
     }
 }
 
-fn string_info(latching: bool) -> TopicInfo {
+pub(super) fn string_info(latching: bool) -> TopicInfo {
     TopicInfo {
         datatype: "std_msgs/String".into(),
         md5sum: "992ce8a1687cec8c8bd883ec73ca41d1".into(),
@@ -99,7 +110,12 @@ fn string_info(latching: bool) -> TopicInfo {
 }
 
 /// Connects as a subscriber; returns the stream and the publisher's answer.
-fn subscribe(addr: SocketAddr, topic: &str, md5: &str, ty: Option<&str>) -> (TcpStream, Header) {
+pub(super) fn subscribe(
+    addr: SocketAddr,
+    topic: &str,
+    md5: &str,
+    ty: Option<&str>,
+) -> (TcpStream, Header) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut h = Header::new()
@@ -115,13 +131,13 @@ fn subscribe(addr: SocketAddr, topic: &str, md5: &str, ty: Option<&str>) -> (Tcp
     (s, reply)
 }
 
-fn string_msg(text: &str) -> Vec<u8> {
+pub(super) fn string_msg(text: &str) -> Vec<u8> {
     let mut v = u32::try_from(text.len()).unwrap().to_le_bytes().to_vec();
     v.extend_from_slice(text.as_bytes());
     v
 }
 
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+pub(super) fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !cond() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
@@ -170,7 +186,7 @@ fn registration_and_unregistration() {
         .advertise_service(
             "svc",
             ServiceInfo::default(),
-            Arc::new(|r: &[u8]| Ok(r.to_vec())),
+            Arc::new(|c: &ServiceCall<'_>| Ok(c.request.to_vec())),
         )
         .unwrap();
     assert_eq!(
@@ -452,26 +468,39 @@ fn waiting_for_room_loses_nothing() {
         .publication;
     // No subscriber: there is always room.
     assert!(p.wait_for_room(10, Duration::ZERO));
-    let (mut slow, _) = subscribe(f.addr(), "/lossless", "*", None);
+    let (slow, _) = subscribe(f.addr(), "/lossless", "*", None);
     wait_for("a subscriber", || p.subscriber_count() == 1);
     // Big messages fill the socket buffers and the 4-message queue; without reading, the
     // queue stays full and waiting times out.
     let payload = vec![1u8; 4 << 20];
-    let mut published = 0u32;
     let start = Instant::now();
     while p.wait_for_room(payload.len(), Duration::from_millis(200)) {
         p.publish(&payload).unwrap();
-        published += 1;
         assert!(start.elapsed() < Duration::from_secs(10), "never full");
     }
-    // A reader empties the queue: every message arrives, none was dropped.
-    let n = published + 20;
+    // It kept the publisher waiting the whole allowance: it is marked slow and not waited
+    // for again; its oldest messages are dropped (and counted) instead.
+    let t = Instant::now();
+    assert!(!p.wait_for_room(payload.len(), Duration::from_secs(10)));
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    for _ in 0..10 {
+        p.publish(&payload).unwrap();
+    }
+    let stats = p.stats();
+    assert!(stats.subscribers[0].slow);
+    assert!(stats.subscribers[0].dropped >= 5, "{stats:?}");
+    drop(slow);
+    wait_for("the slow one to leave", || p.subscriber_count() == 0);
+    // A subscriber that keeps up loses nothing: publishing waits for its queue.
+    let (mut reading, _) = subscribe(f.addr(), "/lossless", "*", None);
+    wait_for("a subscriber", || p.subscriber_count() == 1);
+    let n = 20u32;
     let reader = std::thread::spawn(move || {
         (0..n)
-            .map(|_| read_frame(&mut slow, 8 << 20).unwrap().len())
+            .map(|_| read_frame(&mut reading, 8 << 20).unwrap().len())
             .collect::<Vec<_>>()
     });
-    for _ in published..n {
+    for _ in 0..n {
         assert!(p.wait_for_room(payload.len(), Duration::from_secs(10)));
         p.publish(&payload).unwrap();
     }
@@ -479,8 +508,9 @@ fn waiting_for_room_loses_nothing() {
     assert_eq!(got.len(), n as usize);
     assert!(got.iter().all(|l| *l == payload.len()));
     let stats = p.stats();
-    assert_eq!(stats.subscribers[0].dropped, 0);
-    assert_eq!(stats.subscribers[0].messages, u64::from(n));
+    let s = stats.subscribers.last().unwrap();
+    assert_eq!(s.dropped, 0);
+    assert_eq!(s.messages, u64::from(n));
 }
 
 #[test]
@@ -496,7 +526,8 @@ fn slow_services_are_awaited() {
         .advertise_service(
             "/slow",
             info,
-            Arc::new(|r: &[u8]| {
+            Arc::new(|c: &ServiceCall<'_>| {
+                let r = c.request;
                 std::thread::sleep(Duration::from_millis(600));
                 Ok(r.to_vec())
             }),
@@ -535,7 +566,8 @@ fn services() {
         .advertise_service(
             "/echo",
             info.clone(),
-            Arc::new(|r: &[u8]| {
+            Arc::new(|c: &ServiceCall<'_>| {
+                let r = c.request;
                 if r.is_empty() {
                     Err("empty request".into())
                 } else {

@@ -8,7 +8,8 @@
 mod error;
 mod server;
 pub mod srv;
+mod turns;
 
 pub use error::BagserverError;
-pub use server::{Bagserver, ServeOptions};
+pub use server::{Bagserver, MIN_RATE, PREEMPT_FIELD, ServeOptions};
 pub use srv::{PlayIntervalRequest, PlayIntervalResponse, WireError};

@@ -1,22 +1,33 @@
 //! The bagserver proper: the index, the publications under the namespace, the service, and
 //! one request played at a time.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Sender, sync_channel};
+use std::sync::mpsc::{self, sync_channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use crate::bag::{BagError, BagErrorKind};
 use crate::catalog::index::{Index, IndexError};
 use crate::catalog::{Catalog, Selection, topic_matches};
-use crate::ros::{Node, QueueLimits, names};
+use crate::ros::{Cancel, Node, QueueLimits, ServiceCall, names};
 use crate::time::RosTime;
 
-use super::super::{Control, Outlet, PlayOptions, Player, Report, Status};
+use super::super::{Control, Outlet, PlayOptions, Player, Report, STALL_ALLOWANCE, Status};
 use super::error::BagserverError;
 use super::srv::{PlayIntervalRequest, PlayIntervalResponse, SERVICE_NAME, play_interval_info};
+use super::turns::{Stopped, Turns};
+
+/// The slowest rate a request may ask for: below it an interval of a second would take more
+/// than a minute and a half to publish, and the line of requests behind it would wait.
+pub const MIN_RATE: f64 = 0.01;
+
+/// The connection header field a client sets (`preempt=1`) to stop the request being
+/// published and go first. Backwards compatible: other clients do not send it, and the
+/// service's type and md5sum are unchanged.
+pub const PREEMPT_FIELD: &str = "preempt";
 
 /// Messages read ahead of the publisher.
 const READ_AHEAD: usize = 1024;
@@ -40,6 +51,8 @@ pub struct ServeOptions {
     pub subscriber_wait: Duration,
     /// How long the published messages may take to be written out before the answer.
     pub flush_timeout: Duration,
+    /// Requests that may wait behind the one being published; more are refused as busy.
+    pub max_waiting: usize,
 }
 
 impl Default for ServeOptions {
@@ -51,6 +64,7 @@ impl Default for ServeOptions {
             limits: QueueLimits::default(),
             subscriber_wait: Duration::from_secs(3),
             flush_timeout: Duration::from_secs(10),
+            max_waiting: 4,
         }
     }
 }
@@ -58,7 +72,7 @@ impl Default for ServeOptions {
 type Log = Box<dyn Fn(&str) + Send + Sync>;
 
 /// A running bagserver. Requests are served on the node's connection threads, one at a time
-/// (later ones wait for the current one to finish).
+/// (later ones wait in line for the current one to finish, a bounded number of them).
 pub struct Bagserver {
     index: Index,
     catalog: Catalog,
@@ -68,8 +82,10 @@ pub struct Bagserver {
     topics: Vec<String>,
     /// Held for the whole of a request: requests are played one after the other.
     outlet: Mutex<Outlet>,
-    /// Stops the request being played.
-    current: Mutex<Option<Sender<Control>>>,
+    /// The line of requests; stops the one being played.
+    turns: Arc<Turns>,
+    /// Messages dropped for each subscriber connection (topic, id), as last logged.
+    dropped: Mutex<HashMap<(String, u32), u64>>,
     stopping: AtomicBool,
     log: Log,
 }
@@ -144,7 +160,8 @@ impl Bagserver {
             service,
             topics,
             outlet: Mutex::new(outlet),
-            current: Mutex::new(None),
+            turns: Arc::new(Turns::new(options.max_waiting)),
+            dropped: Mutex::new(HashMap::new()),
             stopping: AtomicBool::new(false),
             log: Box::new(log),
         });
@@ -152,12 +169,16 @@ impl Bagserver {
         node.advertise_service(
             &server.service,
             play_interval_info(),
-            Arc::new(move |bytes: &[u8]| {
+            Arc::new(move |call: &ServiceCall<'_>| {
                 let server = weak
                     .upgrade()
                     .ok_or_else(|| "the bagserver is shutting down".to_string())?;
-                let request = PlayIntervalRequest::decode(bytes).map_err(|e| e.to_string())?;
-                server.serve(&request).map(|r| r.encode())
+                let request =
+                    PlayIntervalRequest::decode(call.request).map_err(|e| e.to_string())?;
+                let preempt = matches!(call.header.get(PREEMPT_FIELD), Some("1" | "true" | "True"));
+                server
+                    .serve_call(&request, preempt, call.cancel)
+                    .map(|r| r.encode())
             }),
         )?;
         Ok(server)
@@ -190,9 +211,7 @@ impl Bagserver {
     /// Refuses further requests and stops the one being played; returns once it has ended.
     pub fn stop(&self) {
         self.stopping.store(true, Ordering::SeqCst);
-        if let Some(tx) = lock(&self.current).as_ref() {
-            let _ = tx.send(Control::Stop);
-        }
+        self.turns.shut_down();
         drop(lock(&self.outlet));
     }
 
@@ -219,12 +238,17 @@ impl Bagserver {
     fn rate(&self, rate: f64) -> Result<f64, String> {
         if rate == 0.0 {
             Ok(self.options.rate)
-        } else if rate > 0.0 {
+        } else if rate >= MIN_RATE {
             Ok(rate)
+        } else if rate > 0.0 {
+            Err(format!(
+                "rate {rate}: too slow (at least {MIN_RATE}, +inf for as fast as possible, or \
+                 0 for the server's default)"
+            ))
         } else {
             Err(format!(
-                "rate {rate}: expected a positive factor, +inf (as fast as possible) or 0 \
-                 (the server's default)"
+                "rate {rate}: expected a factor of at least {MIN_RATE}, +inf (as fast as \
+                 possible) or 0 (the server's default)"
             ))
         }
     }
@@ -246,6 +270,19 @@ impl Bagserver {
     /// written out to the subscribers (or [`ServeOptions::flush_timeout`] has passed). `Err`
     /// is the reason a bad request (or a stopped server) is refused with.
     pub fn serve(&self, req: &PlayIntervalRequest) -> Result<PlayIntervalResponse, String> {
+        self.serve_call(req, false, &Cancel::default())
+    }
+
+    /// [`Bagserver::serve`] for a client: checked first (rate, interval, topics, at least
+    /// one message), then in line behind at most [`ServeOptions::max_waiting`] others
+    /// (refused as busy beyond). `preempt` stops the request being published and goes
+    /// first; `cancel` (the client leaving) takes the request out of line or stops it.
+    pub fn serve_call(
+        &self,
+        req: &PlayIntervalRequest,
+        preempt: bool,
+        cancel: &Cancel,
+    ) -> Result<PlayIntervalResponse, String> {
         let refused = |why: String| {
             (self.log)(&format!("refused a request: {why}"));
             why
@@ -256,16 +293,76 @@ impl Bagserver {
         let (start, end) = self.interval(req).map_err(refused)?;
         let rate = self.rate(req.rate).map_err(refused)?;
         self.check_topics(&req.topics).map_err(refused)?;
-
-        let mut outlet = lock(&self.outlet);
-        let (tx, control) = mpsc::channel();
-        // Published before `stopping` is read again: `stop` either sees this sender or
-        // has already set `stopping`.
-        *lock(&self.current) = Some(tx);
-        if self.stopping.load(Ordering::SeqCst) {
-            *lock(&self.current) = None;
-            return Err(refused("the bagserver is shutting down".into()));
+        if self.index.query(&req.topics, start, end).next().is_none() {
+            return Err(refused(format!(
+                "no message in [{start}, {end}] on {}",
+                if req.topics.is_empty() {
+                    "any topic".to_string()
+                } else {
+                    req.topics.join(" ")
+                }
+            )));
         }
+
+        let id = self
+            .turns
+            .join(preempt)
+            .map_err(|why| refused(why.to_string()))?;
+        {
+            let turns = Arc::clone(&self.turns);
+            cancel.on_cancel(move || turns.stop(id, Stopped::ClientGone));
+        }
+        let (tx, control) = mpsc::channel();
+        if let Err(why) = self.turns.wait(id, tx) {
+            return Err(refused(format!("not published: {why}")));
+        }
+        let result = self.publish(req, start, end, rate, &control);
+        let stopped = self.turns.done(id);
+        self.log_drops();
+        let (report, response, what) = result.map_err(refused)?;
+        (self.log)(&format!("{what}: {}", response.message));
+        if report.stopped {
+            let why = stopped.unwrap_or(Stopped::Shutdown);
+            (self.log)(&format!("{what}: stopped: {why}"));
+            return Err(format!(
+                "stopped ({why}) after {} message(s)",
+                report.published
+            ));
+        }
+        Ok(response)
+    }
+
+    /// Logs the messages subscribers lost since the last time (slow subscribers).
+    fn log_drops(&self) {
+        let publications = lock(&self.outlet).publications();
+        let mut seen = lock(&self.dropped);
+        for p in publications {
+            for l in p.stats().subscribers {
+                let key = (p.topic().to_string(), l.id);
+                let before = seen.insert(key, l.dropped).unwrap_or(0);
+                if l.dropped > before {
+                    (self.log)(&format!(
+                        "warning: {} lost {} message(s) of {}: its queue was full (a slow \
+                         subscriber; the others were not held up)",
+                        l.callerid,
+                        l.dropped - before,
+                        p.topic()
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Publishes the interval; the report, the answer and a description of the request.
+    fn publish(
+        &self,
+        req: &PlayIntervalRequest,
+        start: RosTime,
+        end: RosTime,
+        rate: f64,
+        control: &mpsc::Receiver<Control>,
+    ) -> Result<(Report, PlayIntervalResponse, String), String> {
+        let mut outlet = lock(&self.outlet);
         let what = format!(
             "[{start}, {end}] {} at {}",
             if req.topics.is_empty() {
@@ -319,31 +416,22 @@ impl Bagserver {
                 &self.catalog,
                 Some(end),
                 received.into_iter(),
-                &control,
+                control,
                 &mut |p| {
                     first.get_or_insert(p.time);
                     last = Some(p.time);
                 },
             ))
         });
-        let report = report.map_err(refused);
-        // Stopped: no waiting for the subscribers, the node is about to close.
-        let flushed = match &report {
-            Ok(r) if !r.stopped => self.node.flush(self.options.flush_timeout),
-            _ => false,
-        };
-        *lock(&self.current) = None;
-        drop(outlet);
         let report = report?;
+        // Stopped: no waiting for the subscribers (the client is gone or the node closing).
+        let flushed = !report.stopped
+            && self
+                .node
+                .flush_within(self.options.flush_timeout, Some(STALL_ALLOWANCE));
+        drop(outlet);
         let response = Self::response(&report, first, last, flushed, started.elapsed());
-        (self.log)(&format!("{what}: {}", response.message));
-        if report.stopped {
-            return Err(format!(
-                "stopped (the bagserver is shutting down) after {} message(s)",
-                report.published
-            ));
-        }
-        Ok(response)
+        Ok((report, response, what))
     }
 
     fn response(
@@ -376,7 +464,7 @@ impl Bagserver {
                 message.push_str(": their topic is published with another type");
             }
         }
-        if !flushed {
+        if !flushed && !report.stopped {
             message.push_str("; some subscribers had not received everything yet");
         }
         PlayIntervalResponse {

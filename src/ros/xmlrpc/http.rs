@@ -107,9 +107,15 @@ pub(crate) fn read_body(
         if len > max {
             return Err(too_large);
         }
-        let mut body = vec![0; len];
-        r.read_exact(&mut body)
+        // Grown as the bytes arrive: memory follows what the peer sends, not what it declares.
+        let mut body = Vec::new();
+        r.by_ref()
+            .take(u64::try_from(len).unwrap_or(u64::MAX))
+            .read_to_end(&mut body)
             .map_err(|e| XmlRpcError::io("reading the HTTP body", e))?;
+        if body.len() < len {
+            return Err(XmlRpcError::io("reading the HTTP body", cut_short()));
+        }
         return Ok(body);
     }
     if !to_eof {
@@ -146,13 +152,24 @@ fn read_chunked(r: &mut impl BufRead, max: usize) -> Result<Vec<u8>, XmlRpcError
             });
         }
         let start = body.len();
-        body.resize(start + size, 0);
-        r.read_exact(body.get_mut(start..).unwrap_or_default())
+        r.by_ref()
+            .take(u64::try_from(size).unwrap_or(u64::MAX))
+            .read_to_end(&mut body)
             .map_err(|e| XmlRpcError::io("reading an HTTP chunk", e))?;
+        if body.len() - start < size {
+            return Err(XmlRpcError::io("reading an HTTP chunk", cut_short()));
+        }
         if !read_line(r, &mut budget)?.is_empty() {
             return Err(XmlRpcError::Http("chunk not followed by a line end".into()));
         }
     }
+}
+
+fn cut_short() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        "the connection closed inside the body",
+    )
 }
 
 /// Writes a complete message: start line, our headers, `Content-Length`, body.
