@@ -148,7 +148,7 @@ pub fn run(args: &ServeArgs) -> Outcome {
     {
         let (tx, lost) = (tx.clone(), Arc::clone(&master_lost));
         node.watch_master(MASTER_CHECK, MASTER_MISSES, move |why| {
-            eprintln!("bagscope: error: lost the ROS master at {master_uri}: {why}");
+            super::print_error(format_args!("lost the ROS master at {master_uri}: {why}"));
             lost.store(true, Ordering::SeqCst);
             let _ = tx.send(Control::Stop);
         });
