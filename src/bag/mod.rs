@@ -42,6 +42,7 @@ pub mod rewrite;
 mod source;
 mod summary;
 mod table;
+mod unread;
 pub mod writer;
 
 use std::collections::HashMap;
@@ -59,6 +60,7 @@ pub use query::Query;
 pub use recovery::{Loss, Recovery};
 pub use source::Source;
 pub use summary::{CompressionStats, TopicSummary};
+pub use unread::Unread;
 
 use crate::format::{BagHeader, Version, compression::DEFAULT_MAX_CHUNK_SIZE, read_head};
 use crate::time::RosTime;
@@ -305,6 +307,29 @@ impl Bag {
         lock.get_or_init(|| self.load_entries(chunk)).clone()
     }
 
+    /// Messages of the selected connections that the index (chunk info) lists in chunk `chunk`
+    /// but that its entries do not hold: the chunk's index data did not check out and walking
+    /// its records found fewer. 0 for chunks read from consistent index data or recovered.
+    pub fn unfound(&self, chunk: u32, wants: impl Fn(ConnId) -> bool) -> u64 {
+        let Some(c) = self.inner.chunks.get(chunk as usize) else {
+            return 0;
+        };
+        let listed: u64 = c.counts.iter().map(|&(_, n)| u64::from(n)).sum();
+        let entries = self.chunk_entries(chunk);
+        if entries.len() as u64 == listed && c.counts.len() <= 1 {
+            return 0;
+        }
+        let mut found: HashMap<ConnId, u64> = HashMap::new();
+        for e in entries.iter() {
+            *found.entry(e.conn).or_default() += 1;
+        }
+        c.counts
+            .iter()
+            .filter(|&&(conn, _)| wants(conn))
+            .map(|&(conn, n)| u64::from(n).saturating_sub(found.get(&conn).copied().unwrap_or(0)))
+            .sum()
+    }
+
     /// The messages of chunk `chunk` if they are already in memory (never reads the file).
     pub fn loaded_entries(&self, chunk: u32) -> Option<Arc<[IndexEntry]>> {
         self.inner.entries.get(chunk as usize)?.get().cloned()
@@ -493,11 +518,28 @@ fn open_v2(
         Err(e) => format!("the bag header is unreadable ({e}); the file was scanned"),
     };
     let scan_from = if header.is_ok() { after } else { start };
-    Ok(recover_v2::recover(
+    let mut opened = recover_v2::recover(
         source,
         scan_from,
         reason,
         options.max_chunk_size,
         options.threads,
-    ))
+    );
+    // A closed bag cut short (an interrupted copy): even when the cut falls between records
+    // and every record read is whole, the rest of the recording is missing.
+    let len = source.len() as u64;
+    if let Ok(h) = &header {
+        if h.index_pos > len {
+            let last = opened
+                .chunks
+                .iter()
+                .filter(|c| c.message_count() > 0)
+                .map(|c| c.end)
+                .max();
+            if let Some(r) = opened.recovery.as_mut() {
+                r.note_truncated_end(len, h.index_pos, last);
+            }
+        }
+    }
+    Ok(opened)
 }

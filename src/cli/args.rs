@@ -90,12 +90,7 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
         Outcome::Failed
     };
     for b in catalog.bags() {
-        if let Some(r) = b.recovery().filter(|r| !r.is_lossless()) {
-            eprintln!(
-                "bagscope: warning: {}: damaged, read in part ({} bytes could not be read)",
-                b.path().display(),
-                r.lost_bytes()
-            );
+        if super::damage::print_losses(b) {
             outcome = outcome.max(Outcome::Problems);
         }
     }

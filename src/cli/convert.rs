@@ -195,14 +195,10 @@ fn to_yaml(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
         return Outcome::Failed;
     }
     let mut outcome = Outcome::Ok;
-    if let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) {
-        eprintln!(
-            "bagscope: warning: {}: damaged, read in part ({} bytes could not be read)",
-            bag.path().display(),
-            r.lost_bytes()
-        );
+    if super::damage::print_losses(&bag) {
         outcome = Outcome::Problems;
     }
+    outcome = outcome.max(super::damage::report_unread(&report.unread));
     print_topics(&report.topics);
     println!(
         "wrote:     {}: {}, {}",

@@ -10,6 +10,7 @@ use crate::catalog::Schemas;
 use crate::msg::{json, yaml};
 
 use super::args::{MsgPathArgs, SelectArgs, open_catalog};
+use super::damage::report_unread;
 use super::{Outcome, print_error};
 
 /// Output formats of `echo`.
@@ -66,6 +67,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut written = 0u64;
+    let mut unread = crate::bag::Unread::default();
     for item in catalog.messages(&args.select.selection(&catalog)) {
         if args.limit.is_some_and(|n| written >= n) {
             break;
@@ -73,8 +75,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
         let m = match item {
             Ok(m) => m,
             Err(e) => {
-                print_error(&e);
-                outcome = outcome.max(Outcome::Problems);
+                unread.note(e);
                 continue;
             }
         };
@@ -86,13 +87,14 @@ pub fn run(args: &EchoArgs) -> Outcome {
             outcome = outcome.max(Outcome::Problems);
         }
         if let Err(e) = out.write_all(text.as_bytes()) {
-            return broken_pipe(&e, outcome);
+            return broken_pipe(&e, outcome.max(report_unread(&unread)));
         }
         written += 1;
     }
     if let Err(e) = out.flush() {
-        return broken_pipe(&e, outcome);
+        return broken_pipe(&e, outcome.max(report_unread(&unread)));
     }
+    outcome = outcome.max(report_unread(&unread));
     outcome
 }
 

@@ -11,6 +11,7 @@ use crate::msg::csv::CsvLayout;
 use crate::msg::json;
 
 use super::args::{MsgPathArgs, SelectArgs, open_catalog};
+use super::damage::report_unread;
 use super::echo::broken_pipe;
 use super::output::Output;
 use super::{Outcome, print_error};
@@ -82,12 +83,12 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let mut layout: Option<CsvLayout> = None;
     let mut text = String::new();
     let (mut rows, mut misfit) = (0u64, 0u64);
+    let mut unread = crate::bag::Unread::default();
     for item in catalog.messages(&args.select.selection(&catalog)) {
         let m = match item {
             Ok(m) => m,
             Err(e) => {
-                print_error(&e);
-                outcome = outcome.max(Outcome::Problems);
+                unread.note(e);
                 continue;
             }
         };
@@ -139,12 +140,13 @@ pub fn run(args: &ExportArgs) -> Outcome {
         text.push('\n');
         rows += 1;
         if let Err(e) = out.write_all(text.as_bytes()) {
-            return broken_pipe(&e, outcome);
+            return broken_pipe(&e, outcome.max(report_unread(&unread)));
         }
     }
     if let Err(e) = out.flush() {
-        return broken_pipe(&e, outcome);
+        return broken_pipe(&e, outcome.max(report_unread(&unread)));
     }
+    outcome = outcome.max(report_unread(&unread));
     drop(out);
     if misfit > 0 {
         eprintln!(

@@ -72,7 +72,16 @@ pub fn run(args: &IndexArgs) -> Outcome {
                         index.display(),
                         r.bytes
                     );
-                    Outcome::Ok
+                    // What the index leaves out of damaged bags.
+                    let mut outcome = Outcome::Ok;
+                    for (path, loss) in &r.losses {
+                        eprintln!(
+                            "bagscope: warning: {}: lost (not indexed): {loss}",
+                            path.display()
+                        );
+                        outcome = Outcome::Problems;
+                    }
+                    outcome.max(super::damage::report_unread(&r.unread))
                 }
                 Err(e) => {
                     print_error(e);

@@ -8,6 +8,7 @@ pub mod args;
 pub mod call;
 pub mod convert;
 pub mod copy;
+pub mod damage;
 pub mod echo;
 pub mod export;
 pub mod filter;

@@ -59,22 +59,23 @@ pub fn run(args: &ReindexArgs) -> Outcome {
         bag.path().display(),
         bag.version()
     );
+    let unread = report.unreadable.messages();
     match bag.recovery() {
         Some(r) => {
             for line in recovery_lines(r) {
                 println!("{line}");
             }
         }
-        None if bag.version() == Version::V2_0 => {
+        None if bag.version() == Version::V2_0 && report.unreadable.is_empty() => {
             println!("index:     complete; the copy holds the same messages");
         }
+        None if bag.version() == Version::V2_0 => println!("index:     complete"),
         None => println!("index:     read from the version {} index", bag.version()),
     }
     if !report.unreadable.is_empty() {
-        println!(
-            "lost:      {} unreadable message(s) or chunk(s), listed above",
-            report.unreadable.len()
-        );
+        println!("lost:      {unread} message(s) could not be read (listed on stderr)");
+    } else if bag.recovery().is_none_or(crate::bag::Recovery::is_lossless) {
+        println!("lost:      nothing");
     }
     if report.filled_definitions > 0 {
         println!(

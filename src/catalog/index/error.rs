@@ -38,6 +38,14 @@ pub enum IndexError {
         /// What changed.
         what: String,
     },
+    /// The index path holds (or, by its name, would be) something other than an index.
+    #[error("{}: refusing to write the index there: {why} (give the index file first: `index build INDEX BAG...`)", path.display())]
+    NotAnIndex {
+        /// The path given for the index.
+        path: PathBuf,
+        /// What it is.
+        why: String,
+    },
     /// The output would overwrite an input.
     #[error("{}: refusing to overwrite an input", path.display())]
     SameFile {

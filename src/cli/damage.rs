@@ -1,0 +1,37 @@
+//! How every command that reads messages tells what it could not read: the losses found when
+//! a bag was opened (truncation, damaged stretches) and the messages reading met errors on,
+//! counted as `verify` counts them (a chunk that does not decompress costs all its messages).
+
+use crate::bag::{Bag, Unread};
+
+use super::{Outcome, print_error};
+
+/// Prints the losses found while opening `bag` as warnings on stderr
+/// (`bagscope: warning: FILE: lost: …`); true when there are any.
+pub fn print_losses(bag: &Bag) -> bool {
+    let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) else {
+        return false;
+    };
+    for l in &r.losses {
+        eprintln!("bagscope: warning: {}: lost: {l}", bag.path().display());
+    }
+    true
+}
+
+/// Prints every error of `unread`, then per file how many messages could not be read;
+/// [`Outcome::Problems`] when anything could not be read.
+pub fn report_unread(unread: &Unread) -> Outcome {
+    if unread.is_empty() {
+        return Outcome::Ok;
+    }
+    for e in unread.errors() {
+        print_error(e);
+    }
+    for (path, n) in unread.by_file() {
+        print_error(format!(
+            "{}: {n} message(s) could not be read",
+            path.display()
+        ));
+    }
+    Outcome::Problems
+}
