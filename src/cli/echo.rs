@@ -52,23 +52,16 @@ pub fn run(args: &EchoArgs) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    if args.select.warn_unknown_topics(&catalog)
-        && catalog.topics().iter().all(|t| {
-            !args
-                .select
-                .topics
-                .iter()
-                .any(|s| crate::catalog::topic_matches(s, &t.topic))
-        })
-    {
-        return Outcome::Failed;
-    }
+    let selection = match args.select.checked_selection(&catalog) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
     let mut printer = Printer::new(args.format, registry);
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut written = 0u64;
     let mut unread = crate::bag::Unread::default();
-    for item in catalog.messages(&args.select.selection(&catalog)) {
+    for item in catalog.messages(&selection) {
         if args.limit.is_some_and(|n| written >= n) {
             break;
         }

@@ -61,9 +61,10 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Ok(c) => c,
         Err(o) => return o,
     };
-    if args.select.warn_unknown_topics(&catalog) {
-        return Outcome::Failed;
-    }
+    let selection = match args.select.checked_selection(&catalog) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
     let registry = match args.msg.registry() {
         Ok(r) => r,
         Err(o) => return o,
@@ -84,7 +85,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let mut text = String::new();
     let (mut rows, mut misfit) = (0u64, 0u64);
     let mut unread = crate::bag::Unread::default();
-    for item in catalog.messages(&args.select.selection(&catalog)) {
+    for item in catalog.messages(&selection) {
         let m = match item {
             Ok(m) => m,
             Err(e) => {

@@ -155,18 +155,14 @@ pub fn query(args: &QueryArgs) -> Outcome {
     };
     let origin = ix.start_time().unwrap_or_default();
     let (start, end) = (args.start.resolve(origin), args.end.resolve(origin));
-    let known = ix.topics();
-    for t in &args.topics {
-        if !known
-            .iter()
-            .any(|k| crate::catalog::topic_matches(t, &k.topic))
-        {
-            print_error(format!(
-                "{}: the index holds no topic '{t}'",
-                args.index.display()
-            ));
-            return Outcome::Failed;
-        }
+    let known: Vec<String> = ix.topics().iter().map(|t| t.topic.clone()).collect();
+    let holder = format!("{}: the index holds no", args.index.display());
+    let span = ix.start_time().zip(ix.end_time());
+    let problem = super::args::unknown_topics(&args.topics, &known, &holder)
+        .or_else(|| super::args::check_range(Some(start), Some(end), span).err());
+    if let Some(why) = problem {
+        print_error(why);
+        return Outcome::Failed;
     }
     let catalog = match ix.catalog() {
         Ok(c) => c,

@@ -136,6 +136,23 @@ pub fn main() -> ExitCode {
 
 /// Runs a parsed command line.
 pub fn run(cli: &Cli) -> Outcome {
+    // Commands that write files leave no temporary file behind when stopped by Ctrl-C, a
+    // SIGTERM or a file-size limit (the others handle their signals themselves).
+    if matches!(
+        &cli.command,
+        Some(
+            Command::Filter(_)
+                | Command::Reindex(_)
+                | Command::Convert(_)
+                | Command::Export(_)
+                | Command::Index(_)
+                | Command::Query(_)
+        )
+    ) {
+        if let Err(e) = crate::bag::writer::remove_temp_files_on_signals() {
+            print_error(format!("cannot install the signal handlers: {e}"));
+        }
+    }
     match &cli.command {
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Echo(args)) => echo::run(args),

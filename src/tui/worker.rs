@@ -71,6 +71,8 @@ pub struct ExportRequest {
     pub start: RosTime,
     /// See `start`.
     pub end: RosTime,
+    /// The topics to write (all when empty).
+    pub topics: Vec<String>,
     /// The bag to write.
     pub path: std::path::PathBuf,
 }
@@ -278,17 +280,23 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
             id,
             start,
             end,
+            topics,
             path,
         }) => {
             let selection = crate::catalog::Selection {
-                topics: Vec::new(),
+                topics,
                 start: Some(start),
                 end: Some(end),
                 parallel: true,
             };
-            let messages = catalog
-                .messages(&selection)
-                .map(|m| m.map(|m| (m.bag, m.message)).map_err(|e| e.to_string()));
+            // Messages that could not be read, counted as `verify` counts them.
+            let lost = std::cell::Cell::new(0u64);
+            let messages = catalog.messages(&selection).map(|m| {
+                m.map(|m| (m.bag, m.message)).map_err(|e| {
+                    lost.set(lost.get() + e.lost_messages());
+                    e.to_string()
+                })
+            });
             let options = crate::bag::writer::WriterOptions {
                 compression: crate::format::Compression::Lz4,
                 ..crate::bag::writer::WriterOptions::default()
@@ -298,12 +306,12 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
                     let skipped = if done.skipped.is_empty() {
                         String::new()
                     } else {
-                        format!(" ({} unreadable skipped)", done.skipped.len())
+                        format!(" ({} unreadable messages skipped)", lost.get())
                     };
                     format!(
-                        "wrote {} messages to {}{skipped}",
-                        done.summary.messages,
-                        path.display()
+                        "wrote {}: {} messages{skipped}",
+                        path.display(),
+                        done.summary.messages
                     )
                 })
                 .map_err(|e| e.to_string());

@@ -3,9 +3,10 @@
 //! decompressed) wherever they have it.
 
 use std::collections::BTreeMap;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::bag::writer::AtomicFile;
 use crate::bag::{Bag, BagErrorKind, Loss, OpenOptions, Unread};
 
 use super::error::IndexError;
@@ -199,19 +200,9 @@ pub fn build(
     let blocks = entry_count.div_ceil(BLOCK_ENTRIES as u64);
     let file_len = blocks_offset + blocks * 8;
     // Write a temporary file beside the index; rename it over the index when complete.
-    let dir = index
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temp = tempfile::Builder::new()
-        .prefix(".bagscope-index-")
-        .suffix(".partial")
-        .tempfile_in(dir)
-        .map_err(io(index, "cannot create a temporary file beside it"))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, temp);
-    let write = |out: &mut std::io::BufWriter<tempfile::NamedTempFile>, b: &[u8]| {
-        out.write_all(b).map_err(io(index, "cannot write"))
-    };
+    let mut out = AtomicFile::create(index)?;
+    let write =
+        |out: &mut AtomicFile, b: &[u8]| out.write_all(b).map_err(io(index, "cannot write"));
     write(&mut out, &[0u8; HEADER_LEN])?;
     write(&mut out, &meta)?;
     write(
@@ -245,22 +236,8 @@ pub fn build(
         meta_checksum: checksum(&meta),
         blocks_checksum: checksum(&block_sums),
     };
-    out.seek(SeekFrom::Start(0))
-        .map_err(io(index, "cannot write"))?;
-    write(&mut out, &header.encode())?;
-    let temp = out.into_inner().map_err(|e| IndexError::Io {
-        path: index.to_path_buf(),
-        what: "cannot write",
-        source: e.into_error(),
-    })?;
-    temp.as_file()
-        .sync_all()
-        .map_err(io(index, "cannot sync"))?;
-    temp.persist(index).map_err(|e| IndexError::Io {
-        path: index.to_path_buf(),
-        what: "cannot rename the temporary file",
-        source: e.error,
-    })?;
+    out.patch(0, &header.encode())?;
+    out.commit()?;
     Ok(BuildReport {
         files: files.len(),
         topics: topic_table.len(),

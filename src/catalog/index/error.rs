@@ -17,6 +17,9 @@ pub enum IndexError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The index file could not be written.
+    #[error("{0}")]
+    Write(#[from] crate::bag::writer::WriteError),
     /// A bag could not be opened.
     #[error("{0}")]
     Bag(#[from] BagError),
