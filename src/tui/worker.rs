@@ -324,7 +324,7 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
                 .map(|v| crate::msg::yaml::message_to_string(&v))
                 .and_then(|text| match save_to {
                     None => Ok(YamlDone::Text(text)),
-                    Some(path) => std::fs::write(&path, &text)
+                    Some(path) => save(&path, &text)
                         .map(|()| YamlDone::Saved(path.clone(), text.len()))
                         .map_err(|e| format!("cannot write {}: {e}", path.display())),
                 });
@@ -335,4 +335,12 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
             }
         }
     }
+}
+
+/// Writes a small text file as every output is written (complete or not at all).
+fn save(path: &std::path::Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut file = crate::bag::writer::AtomicFile::create(path).map_err(|e| e.to_string())?;
+    file.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    file.commit().map_err(|e| e.to_string())
 }
