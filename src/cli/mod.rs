@@ -213,7 +213,11 @@ fn explore(cli: &Cli) -> Outcome {
             config: None,
         },
     };
-    match crate::tui::run(catalog, &options) {
+    let result = crate::tui::run(catalog, &options);
+    // A bag still being written by `E` when the explorer ends (quit, Ctrl-C, SIGTERM) is not
+    // finished: remove its temporary file rather than leave it behind.
+    crate::bag::writer::remove_temp_files();
+    match result {
         Ok(()) => Outcome::Ok,
         Err(e) => {
             print_error(format!("terminal: {e}"));

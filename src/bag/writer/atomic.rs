@@ -88,10 +88,12 @@ impl AtomicFile {
     /// Overwrites the bytes at `at` with `bytes` (within what was written), then goes on
     /// writing at the end.
     pub fn patch(&mut self, at: u64, bytes: &[u8]) -> Result<(), WriteError> {
+        let write = self.io("cannot write");
+        self.file.flush().map_err(write)?;
         let io = self.io("cannot rewrite what was written");
         self.file
-            .flush()
-            .and_then(|()| self.file.get_mut().seek(SeekFrom::Start(at)))
+            .get_mut()
+            .seek(SeekFrom::Start(at))
             .and_then(|_| self.file.get_mut().write_all(bytes))
             .and_then(|()| self.file.get_mut().seek(SeekFrom::End(0)))
             .map(|_| ())
