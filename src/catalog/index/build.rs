@@ -121,11 +121,13 @@ pub fn build(
     let mut groups: BTreeMap<(String, String, String), Vec<RawEntry>> = BTreeMap::new();
     let mut losses = Vec::new();
     let mut unread = Unread::default();
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for (fi, path) in bags.iter().enumerate() {
         progress(path);
         let abs = path.canonicalize().map_err(io(path, "cannot resolve it"))?;
         let (size, mtime_ns) = stat(&abs).map_err(io(path, "cannot read its size and time"))?;
         let bag = Bag::open_with(&abs, OpenOptions::default())?;
+        seen.extend(bag.connections().iter().map(|c| c.topic.clone()));
         let file = u32::try_from(fi).unwrap_or(u32::MAX);
         let wanted =
             |t: &str| topics.is_empty() || topics.iter().any(|w| super::super::topic_matches(w, t));
@@ -173,6 +175,21 @@ pub fn build(
             relative,
             size,
             mtime_ns,
+        });
+    }
+    // A topic asked for that no bag holds is a mistake, not an empty group.
+    let missing: Vec<&String> = topics
+        .iter()
+        .filter(|t| !seen.iter().any(|k| super::super::topic_matches(t, k)))
+        .collect();
+    if !missing.is_empty() {
+        return Err(IndexError::UnknownTopics {
+            topics: missing
+                .iter()
+                .map(|t| format!("'{t}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            known: seen.into_iter().collect::<Vec<_>>().join(", "),
         });
     }
     let mut topic_table = Vec::with_capacity(groups.len());

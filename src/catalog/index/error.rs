@@ -49,6 +49,14 @@ pub enum IndexError {
         /// What it is.
         why: String,
     },
+    /// `--topics` names topics no bag holds.
+    #[error("no bag holds topic {topics}; the topics are: {known}")]
+    UnknownTopics {
+        /// The topics asked for that were not found, quoted.
+        topics: String,
+        /// The topics the bags hold.
+        known: String,
+    },
     /// The output would overwrite an input.
     #[error("{}: refusing to overwrite an input", path.display())]
     SameFile {
