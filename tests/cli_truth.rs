@@ -282,10 +282,23 @@ fn a_chunk_that_does_not_decompress_costs_all_its_messages_everywhere() {
         "{}",
         text(&o.stdout)
     );
-    // index build reads index data only: it has nothing to say about the chunk's bytes.
+    // index build reads index data only: it has nothing to say about the chunk's bytes; a
+    // query through the index meets them.
+    let index = dir.path().join("index.bsx");
     for (name, o, out) in read_everything(&path, dir.path()) {
         if name == "index build" {
             assert_eq!(o.status.code(), Some(0), "{name}");
+            for extra in [vec![], vec!["--out", s(&dir.path().join("q.bag"))]] {
+                let mut args = vec!["query", s(&index), "--start", "+0", "--end", "+100"];
+                args.extend(extra);
+                let o = run(&args);
+                let err = text(&o.stderr);
+                assert_eq!(o.status.code(), Some(1), "{err}");
+                assert!(
+                    err.contains(&format!("{n} message(s) could not be read")),
+                    "{err}"
+                );
+            }
             continue;
         }
         let err = text(&o.stderr);

@@ -24,8 +24,22 @@ pub fn report_unread(unread: &Unread) -> Outcome {
     if unread.is_empty() {
         return Outcome::Ok;
     }
+    // The same error met for several messages (random access into a chunk that does not
+    // decompress) is printed once, with how often.
+    let mut distinct: Vec<(String, usize)> = Vec::new();
     for e in unread.errors() {
-        print_error(e);
+        let text = e.to_string();
+        match distinct.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, n)) => *n += 1,
+            None => distinct.push((text, 1)),
+        }
+    }
+    for (text, n) in distinct {
+        if n == 1 {
+            print_error(text);
+        } else {
+            print_error(format!("{text} ({n} times)"));
+        }
     }
     for (path, n) in unread.by_file() {
         print_error(format!(

@@ -12,6 +12,7 @@ use crate::format::Compression;
 use crate::time::{TimeSpec, parse_time_spec};
 
 use super::args::MsgPathArgs;
+use super::damage::report_unread;
 use super::echo::{EchoFormat, Printer, broken_pipe};
 use super::{Outcome, print_error};
 
@@ -190,10 +191,29 @@ fn read_entry(
     ix: &Index,
     catalog: &crate::catalog::Catalog,
     e: Result<index::RawEntry, index::IndexError>,
-) -> Result<(usize, crate::bag::Message), String> {
+) -> Result<(usize, crate::bag::Message), index::IndexError> {
     e.and_then(|e| ix.read(catalog, &e))
         .map(|m| (m.bag, m.message))
-        .map_err(|e| e.to_string())
+}
+
+/// Files a read error: a bag's error goes to `unread` (reported like every command's, per
+/// file), anything else (the index itself) is printed at once.
+fn note_error(
+    args: &QueryArgs,
+    unread: &mut crate::bag::Unread,
+    e: index::IndexError,
+) -> Option<String> {
+    match e {
+        index::IndexError::Bag(b) => {
+            unread.note(b);
+            None
+        }
+        other => {
+            let text = format!("{}: {other}", args.index.display());
+            print_error(&text);
+            Some(text)
+        }
+    }
 }
 
 fn print(
@@ -209,12 +229,13 @@ fn print(
     let mut printer = Printer::new(args.format, registry);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut outcome = Outcome::Ok;
+    let mut unread = crate::bag::Unread::default();
     for e in entries {
         let read = read_entry(ix, catalog, e);
         let (file, message) = match read {
             Ok(x) => x,
             Err(e) => {
-                print_error(format!("{}: {e}", args.index.display()));
+                note_error(args, &mut unread, e);
                 outcome = Outcome::Problems;
                 continue;
             }
@@ -227,13 +248,13 @@ fn print(
             outcome = Outcome::Problems;
         }
         if let Err(e) = out.write_all(text.as_bytes()) {
-            return broken_pipe(&e, outcome);
+            return broken_pipe(&e, outcome.max(report_unread(&unread)));
         }
     }
     if let Err(e) = out.flush() {
-        return broken_pipe(&e, outcome);
+        return broken_pipe(&e, outcome.max(report_unread(&unread)));
     }
-    outcome
+    outcome.max(report_unread(&unread))
 }
 
 fn write_bag(
@@ -248,7 +269,11 @@ fn write_bag(
         "bz2" => Compression::Bz2,
         _ => Compression::Lz4,
     };
-    let messages = entries.map(|e| read_entry(ix, catalog, e));
+    let unread = std::cell::RefCell::new(crate::bag::Unread::default());
+    let messages = entries.map(|e| {
+        read_entry(ix, catalog, e)
+            .map_err(|e| note_error(args, &mut unread.borrow_mut(), e).unwrap_or_default())
+    });
     let options = WriterOptions {
         compression,
         ..WriterOptions::default()
@@ -261,16 +286,14 @@ fn write_bag(
         std::slice::from_ref(&args.index),
     ) {
         Ok(done) => {
-            for s in &done.skipped {
-                print_error(format!("{}: {s}", args.index.display()));
-            }
             eprintln!(
                 "bagscope: wrote {} messages to {}",
                 done.summary.messages,
                 path.display()
             );
+            let outcome = report_unread(&unread.borrow());
             if done.skipped.is_empty() {
-                Outcome::Ok
+                outcome
             } else {
                 Outcome::Problems
             }
