@@ -149,3 +149,75 @@ impl Drop for AtomicFile {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn complete_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.txt");
+        // Dropped unfinished: nothing at the target, no temporary file.
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.write_all(b"half").unwrap();
+        assert_eq!(names(dir.path()).len(), 1);
+        drop(f);
+        assert!(names(dir.path()).is_empty());
+        // Committed, with a patch: the whole file.
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.write_all(b"xxxx tail").unwrap();
+        f.patch(0, b"head").unwrap();
+        f.write_all(b"!").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"head tail!");
+        assert_eq!(names(dir.path()), vec!["out.txt"]);
+    }
+
+    #[test]
+    fn unfinished_files_are_registered_for_removal_on_a_signal() {
+        // (Removing them is tested end to end in tests/cli_truth.rs: calling the global
+        // cleanup here would race with the other tests writing files.)
+        let dir = tempfile::tempdir().unwrap();
+        let f = AtomicFile::create(&dir.path().join("a.bag")).unwrap();
+        let temp = f.temp.as_deref().unwrap().to_path_buf();
+        assert!(cleanup::is_pending(&temp));
+        f.commit().unwrap();
+        assert!(!cleanup::is_pending(&temp));
+        let f = AtomicFile::create(&dir.path().join("b.bag")).unwrap();
+        let temp = f.temp.as_deref().unwrap().to_path_buf();
+        drop(f);
+        assert!(!cleanup::is_pending(&temp) && !temp.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_written_through_even_to_files_not_there_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("sub/real.csv", &link).unwrap();
+        let mut f = AtomicFile::create(&link).unwrap();
+        f.write_all(b"a,b\n").unwrap();
+        f.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(sub.join("real.csv")).unwrap(), b"a,b\n");
+        assert_eq!(names(&sub), vec!["real.csv"]);
+    }
+}

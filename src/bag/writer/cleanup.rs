@@ -27,6 +27,12 @@ pub(super) fn unregister(path: &Path) {
     }
 }
 
+/// True while `path` is registered (tests).
+#[cfg(test)]
+pub(super) fn is_pending(path: &Path) -> bool {
+    pending().iter().any(|p| p == path)
+}
+
 /// Removes the temporary file of every output being written (the process is about to end).
 pub fn remove_temp_files() {
     for p in pending().drain(..) {
