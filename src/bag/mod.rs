@@ -110,6 +110,9 @@ struct Inner {
     entries: Vec<OnceLock<Arc<[IndexEntry]>>>,
     warnings: Vec<Warning>,
     late_warnings: Mutex<Vec<Warning>>,
+    /// Per chunk whose index data did not check out: messages per connection that its chunk
+    /// info lists but walking the chunk did not find.
+    unfound: Mutex<HashMap<u32, Vec<(ConnId, u64)>>>,
     recovery: Option<Recovery>,
     cache: Mutex<ChunkCache>,
     options: OpenOptions,
@@ -196,6 +199,7 @@ impl Bag {
                 entries,
                 warnings,
                 late_warnings: Mutex::new(Vec::new()),
+                unfound: Mutex::new(HashMap::new()),
                 recovery,
                 cache,
                 options,
@@ -311,23 +315,19 @@ impl Bag {
     /// but that its entries do not hold: the chunk's index data did not check out and walking
     /// its records found fewer. 0 for chunks read from consistent index data or recovered.
     pub fn unfound(&self, chunk: u32, wants: impl Fn(ConnId) -> bool) -> u64 {
-        let Some(c) = self.inner.chunks.get(chunk as usize) else {
-            return 0;
-        };
-        let listed: u64 = c.counts.iter().map(|&(_, n)| u64::from(n)).sum();
-        let entries = self.chunk_entries(chunk);
-        if entries.len() as u64 == listed && c.counts.len() <= 1 {
-            return 0;
-        }
-        let mut found: HashMap<ConnId, u64> = HashMap::new();
-        for e in entries.iter() {
-            *found.entry(e.conn).or_default() += 1;
-        }
-        c.counts
-            .iter()
-            .filter(|&&(conn, _)| wants(conn))
-            .map(|&(conn, n)| u64::from(n).saturating_sub(found.get(&conn).copied().unwrap_or(0)))
-            .sum()
+        // Entries are loaded (and shortfalls noted) on first use.
+        let _ = self.chunk_entries(chunk);
+        self.inner
+            .unfound
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&chunk)
+            .map_or(0, |list| {
+                list.iter()
+                    .filter(|&&(conn, _)| wants(conn))
+                    .map(|&(_, n)| n)
+                    .sum()
+            })
     }
 
     /// The messages of chunk `chunk` if they are already in memory (never reads the file).
@@ -366,7 +366,28 @@ impl Bag {
                     offset,
                 })
             })
+            .collect::<Vec<IndexEntry>>();
+        // What the chunk info lists that the walk did not find.
+        let mut found: HashMap<ConnId, u64> = HashMap::new();
+        for e in &list {
+            *found.entry(e.conn).or_default() += 1;
+        }
+        let short: Vec<(ConnId, u64)> = chunk
+            .counts
+            .iter()
+            .map(|&(conn, n)| {
+                let got = found.get(&conn).copied().unwrap_or(0);
+                (conn, u64::from(n).saturating_sub(got))
+            })
+            .filter(|&(_, n)| n > 0)
             .collect();
+        if !short.is_empty() {
+            self.inner
+                .unfound
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(index, short);
+        }
         Arc::from(entries::finish(list))
     }
 
