@@ -215,7 +215,8 @@ fn bad_selections_are_reported() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!out.exists());
-    // An unknown topic is a warning; the other topics are still copied.
+    // An unknown topic is a usage error (a typo would otherwise give a quietly smaller
+    // copy): exit 2, the topics there are listed, nothing is written.
     let o = run(&[
         os("filter"),
         input.as_os_str(),
@@ -225,9 +226,19 @@ fn bad_selections_are_reported() {
         os("-t"),
         os("/map_name"),
     ]);
-    assert!(o.status.success());
+    assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("no topic '/nope'"), "{err}");
+    assert!(err.contains("has no topic '/nope'"), "{err}");
+    assert!(err.contains("/map_name, /odom"), "{err}");
+    assert!(!out.exists());
+    let o = run(&[
+        os("filter"),
+        input.as_os_str(),
+        out.as_os_str(),
+        os("-t"),
+        os("map_name"),
+    ]);
+    assert!(o.status.success());
     assert_eq!(Bag::open(&out).unwrap().message_count(), 1);
     assert_eq!(listing(dir.path()), vec!["f.bag"]);
 }

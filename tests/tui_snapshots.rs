@@ -221,17 +221,36 @@ fn marked_interval_is_shown_exported_and_played() {
         .collect();
     assert_eq!(written.len(), 1, "{written:?}");
     let out = Bag::open(&written[0]).unwrap();
+    // Only the topics the `/` filter shows, as `p` publishes them.
+    let rows = h.app.topics.rows();
+    let shown: Vec<String> = h
+        .app
+        .topics
+        .visible()
+        .iter()
+        .filter_map(|v| rows.get(v.row))
+        .map(|r| r.topic.clone())
+        .collect();
+    assert!(!shown.is_empty() && shown.len() < rows.len(), "{shown:?}");
     let expected = h
         .app
         .catalog
         .messages(&bagscope::catalog::Selection {
+            topics: shown.clone(),
             start: Some(a),
             end: Some(b),
             ..Default::default()
         })
         .count() as u64;
+    assert!(expected > 0);
     assert_eq!(out.message_count(), expected);
-    assert!(h.screen().contains("wrote"));
+    assert!(out.connections().iter().all(|c| shown.contains(&c.topic)));
+    // The status bar names the bag written, with its full path.
+    let screen = h.screen();
+    assert!(
+        screen.contains(&format!("wrote {}", written[0].display())),
+        "{screen}"
+    );
     // Play: from the cursor at 1x, then 4x; the latest /imu message follows the cursor.
     h.act(&[Action::StartJump]);
     for c in "+5".chars() {

@@ -45,6 +45,13 @@ pub enum BagErrorKind {
     /// removed): what was read before may no longer match it, so reading stops.
     #[error("changed on disk while it was read: {0}")]
     ChangedOnDisk(super::source::Changed),
+    /// The index lists messages of a chunk that its records do not hold (the chunk's index
+    /// data did not check out and walking the chunk found fewer messages).
+    #[error("{lost} message(s) the index lists in this chunk were not found in it")]
+    NotFound {
+        /// Messages listed but not found.
+        lost: u64,
+    },
     /// The bag holds nothing readable at all.
     #[error("{0}")]
     Unreadable(String),
@@ -82,6 +89,15 @@ impl BagError {
     pub fn at(mut self, offset: u64) -> Self {
         self.offset = Some(offset);
         self
+    }
+
+    /// How many messages this error cost a reader: the count of a damaged chunk or of
+    /// messages not found, else one (a message that did not read).
+    pub fn lost_messages(&self) -> u64 {
+        match &*self.kind {
+            BagErrorKind::ChunkDamaged { lost, .. } | BagErrorKind::NotFound { lost } => *lost,
+            _ => 1,
+        }
     }
 
     /// The message without the path and offset.

@@ -93,6 +93,13 @@ impl Messages {
                 pos: 0,
                 data: None,
             };
+            // Messages the index lists that the chunk turned out not to hold.
+            let lost = self.bag.unfound(next, |c| self.query.query.wants_conn(c));
+            if lost > 0 {
+                let pos = self.bag.chunks().get(next as usize).map_or(0, |c| c.pos);
+                self.errors
+                    .push_back(self.bag.error(BagErrorKind::NotFound { lost }).at(pos));
+            }
             match advance(&mut cursor, &self.query) {
                 Some(first) => self.heap.push(Reverse((first, slot))),
                 None => self.loader.skip(next),
@@ -205,9 +212,12 @@ impl Iterator for Messages {
                 }
                 cursor.data = Some(match loaded.error {
                     Some(e) if loaded.bytes.is_empty() => {
-                        let remaining = 1 + cursor.entries.get(cursor.pos..).map_or(0, |rest| {
-                            rest.iter().filter(|e| self.query.wants(e)).count()
-                        });
+                        // This message, the next one (already queued) and those after it.
+                        let remaining = 1
+                            + usize::from(!last)
+                            + cursor.entries.get(cursor.pos..).map_or(0, |rest| {
+                                rest.iter().filter(|e| self.query.wants(e)).count()
+                            });
                         self.errors
                             .push_back(self.bag.error(BagErrorKind::ChunkDamaged {
                                 lost: remaining as u64,

@@ -43,6 +43,7 @@ pub mod rewrite;
 mod source;
 mod summary;
 mod table;
+mod unread;
 pub mod writer;
 
 use std::collections::HashMap;
@@ -61,6 +62,7 @@ pub use query::Query;
 pub use recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
 pub use source::{Changed, Source, open_regular};
 pub use summary::{CompressionStats, TopicSummary};
+pub use unread::Unread;
 
 use crate::format::{BagHeader, Version, compression::DEFAULT_MAX_CHUNK_SIZE, read_head};
 use crate::time::RosTime;
@@ -117,6 +119,9 @@ struct Inner {
     entries: Vec<OnceLock<Arc<[IndexEntry]>>>,
     warnings: Vec<Warning>,
     late_warnings: Mutex<Vec<Warning>>,
+    /// Per chunk whose index data did not check out: messages per connection that its chunk
+    /// info lists but walking the chunk did not find.
+    unfound: Mutex<HashMap<u32, Vec<(ConnId, u64)>>>,
     recovery: Option<Recovery>,
     cache: Mutex<ChunkCache>,
     budget: Arc<Budget>,
@@ -215,6 +220,7 @@ impl Bag {
                 entries,
                 warnings,
                 late_warnings: Mutex::new(Vec::new()),
+                unfound: Mutex::new(HashMap::new()),
                 recovery,
                 cache,
                 budget,
@@ -336,6 +342,25 @@ impl Bag {
         lock.get_or_init(|| self.load_entries(chunk)).clone()
     }
 
+    /// Messages of the selected connections that the index (chunk info) lists in chunk `chunk`
+    /// but that its entries do not hold: the chunk's index data did not check out and walking
+    /// its records found fewer. 0 for chunks read from consistent index data or recovered.
+    pub fn unfound(&self, chunk: u32, wants: impl Fn(ConnId) -> bool) -> u64 {
+        // Entries are loaded (and shortfalls noted) on first use.
+        let _ = self.chunk_entries(chunk);
+        self.inner
+            .unfound
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&chunk)
+            .map_or(0, |list| {
+                list.iter()
+                    .filter(|&&(conn, _)| wants(conn))
+                    .map(|&(_, n)| n)
+                    .sum()
+            })
+    }
+
     /// The messages of chunk `chunk` if they are already in memory (never reads the file).
     pub fn loaded_entries(&self, chunk: u32) -> Option<Arc<[IndexEntry]>> {
         self.inner.entries.get(chunk as usize)?.get().cloned()
@@ -376,7 +401,28 @@ impl Bag {
                     offset,
                 })
             })
+            .collect::<Vec<IndexEntry>>();
+        // What the chunk info lists that the walk did not find.
+        let mut found: HashMap<ConnId, u64> = HashMap::new();
+        for e in &list {
+            *found.entry(e.conn).or_default() += 1;
+        }
+        let short: Vec<(ConnId, u64)> = chunk
+            .counts
+            .iter()
+            .map(|&(conn, n)| {
+                let got = found.get(&conn).copied().unwrap_or(0);
+                (conn, u64::from(n).saturating_sub(got))
+            })
+            .filter(|&(_, n)| n > 0)
             .collect();
+        if !short.is_empty() {
+            self.inner
+                .unfound
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(index, short);
+        }
         Arc::from(entries::finish(list))
     }
 
@@ -564,7 +610,7 @@ fn open_v2(
         Err(e) => format!("the bag header is unreadable ({e}); the file was scanned"),
     };
     let scan_from = if header.is_ok() { after } else { start };
-    recover_v2::recover(
+    let mut opened = recover_v2::recover(
         source,
         scan_from,
         reason,
@@ -575,7 +621,24 @@ fn open_v2(
             progress: options.progress.as_ref(),
         },
     )
-    .map_err(OpenError::Changed)
+    .map_err(OpenError::Changed)?;
+    // A closed bag cut short (an interrupted copy): even when the cut falls between records
+    // and every record read is whole, the rest of the recording is missing.
+    let len = source.len();
+    if let Ok(h) = &header {
+        if h.index_pos > len {
+            let last = opened
+                .chunks
+                .iter()
+                .filter(|c| c.message_count() > 0)
+                .map(|c| c.end)
+                .max();
+            if let Some(r) = opened.recovery.as_mut() {
+                r.note_truncated_end(len, h.index_pos, last);
+            }
+        }
+    }
+    Ok(opened)
 }
 
 /// The start of the file through the bag header record's header (one read, two when the

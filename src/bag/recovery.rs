@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::time::RosTime;
+
 /// A stretch of the file that could not be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loss {
@@ -47,6 +49,38 @@ impl Recovery {
     /// Total bytes that could not be read.
     pub fn lost_bytes(&self) -> u64 {
         self.losses.iter().map(|l| l.bytes).sum()
+    }
+
+    /// Records that the file ends at `file_len`, before the index section its bag header
+    /// places at `index_pos`: the end of the recording is missing, whether the cut fell
+    /// between records or inside one. `last` is the receive time of the last message read.
+    /// A loss already starting at the end of the file (a chunk cut off) is extended.
+    pub(crate) fn note_truncated_end(
+        &mut self,
+        file_len: u64,
+        index_pos: u64,
+        last: Option<RosTime>,
+    ) {
+        let since = match last {
+            Some(t) => format!("every message after {t} (the last one read)"),
+            None => "every message".to_string(),
+        };
+        let what = format!(
+            "the file is truncated before its index section (at byte {index_pos}): the end of \
+             the recording is missing, {since}"
+        );
+        let missing = index_pos.saturating_sub(file_len);
+        if let Some(tail) = self.losses.iter_mut().find(|l| l.offset >= file_len) {
+            tail.bytes = tail.bytes.max(missing);
+            tail.reason = format!("{}; {what}", tail.reason);
+            return;
+        }
+        self.losses.push(Loss {
+            offset: file_len,
+            bytes: missing,
+            messages: None,
+            reason: what,
+        });
     }
 }
 

@@ -15,7 +15,7 @@ use crate::time::RosTime;
 
 use super::definitions::DefinitionSource;
 use super::writer::{BagWriter, WriteError, WriteSummary, WriterOptions, ensure_distinct};
-use super::{Bag, BagError, ConnId, Connection, Query};
+use super::{Bag, ConnId, Connection, Query, Unread};
 
 /// How connection ids are assigned in the copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub struct RewriteReport {
     /// What was written.
     pub summary: WriteSummary,
     /// Messages (or whole chunks) that the reader found but could not read.
-    pub unreadable: Vec<BagError>,
+    pub unreadable: Unread,
     /// Connections of an old bag written with an empty definition.
     pub missing_definitions: Vec<MissingDefinition>,
     /// Connections of an old bag whose definition came from the [`DefinitionSource`].
@@ -91,20 +91,20 @@ pub fn rewrite(
         missing: Vec::new(),
         filled: 0,
     };
-    let mut unreadable = Vec::new();
+    let mut unreadable = Unread::default();
     let mut copied = 0u64;
     let query = options.query.clone().parallel(true);
     for message in bag.messages(&query) {
         let message = match message {
             Ok(m) => m,
             Err(e) => {
-                unreadable.push(e);
+                unreadable.note(e);
                 continue;
             }
         };
         let entry = message.entry;
         let Some(id) = conns.id_for(bag, entry.conn, options, &mut writer)? else {
-            unreadable.push(bag.error(super::BagErrorKind::UnknownConnection { conn: entry.conn }));
+            unreadable.note(bag.error(super::BagErrorKind::UnknownConnection { conn: entry.conn }));
             continue;
         };
         writer.write(id, entry.time, &message.data)?;

@@ -6,7 +6,7 @@ use clap::Args;
 
 use crate::catalog::{Catalog, Selection};
 use crate::msg::Registry;
-use crate::time::{TimeSpec, parse_time_spec};
+use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
 use super::{Outcome, print_error};
 
@@ -36,21 +36,82 @@ impl SelectArgs {
         }
     }
 
-    /// Warns about topics no bag holds; true when at least one was unknown.
-    pub fn warn_unknown_topics(&self, catalog: &Catalog) -> bool {
-        let known = catalog.topics();
-        let mut unknown = false;
-        for t in &self.topics {
-            if !known
-                .iter()
-                .any(|k| crate::catalog::topic_matches(t, &k.topic))
-            {
-                print_error(format!("no bag holds topic '{t}'"));
-                unknown = true;
+    /// The selection over `catalog`, checked: a topic no bag holds, an empty or inverted
+    /// time range, or one that lies entirely outside the bags' messages selects nothing and
+    /// is a usage error (printed; `Err(Outcome::Failed)`, exit 2).
+    pub fn checked_selection(&self, catalog: &Catalog) -> Result<Selection, Outcome> {
+        let known: Vec<String> = catalog.topics().into_iter().map(|t| t.topic).collect();
+        let selection = self.selection(catalog);
+        let problem = unknown_topics(&self.topics, &known, "no bag holds").or_else(|| {
+            let span = catalog.start_time().zip(catalog.end_time());
+            check_range(selection.start, selection.end, span).err()
+        });
+        match problem {
+            Some(why) => {
+                print_error(why);
+                Err(Outcome::Failed)
             }
+            None => Ok(selection),
         }
-        unknown
     }
+}
+
+/// The error for topics in `given` that match none of `known` (a missing leading `/` is
+/// tolerated), listing the topics there are; `None` when every topic is known.
+pub fn unknown_topics(given: &[String], known: &[String], holder: &str) -> Option<String> {
+    let missing: Vec<String> = given
+        .iter()
+        .filter(|t| !known.iter().any(|k| crate::catalog::topic_matches(t, k)))
+        .map(|t| format!("'{t}'"))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let mut list: Vec<&str> = known.iter().map(String::as_str).collect();
+    list.sort_unstable();
+    list.dedup();
+    Some(format!(
+        "{holder} topic {}; the topics are: {}",
+        missing.join(", "),
+        if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.join(", ")
+        }
+    ))
+}
+
+/// Checks a resolved time range: empty or inverted (`start` after `end`), or entirely
+/// outside `span` (the first and last message times), it selects nothing.
+pub fn check_range(
+    start: Option<RosTime>,
+    end: Option<RosTime>,
+    span: Option<(RosTime, RosTime)>,
+) -> Result<(), String> {
+    if let (Some(s), Some(e)) = (start, end) {
+        if s > e {
+            return Err(format!(
+                "--start ({s}) is after --end ({e}): the time range is empty"
+            ));
+        }
+    }
+    let Some((first, last)) = span else {
+        return Ok(());
+    };
+    let outside = match (start, end) {
+        (Some(s), _) if s > last => true,
+        (_, Some(e)) if e < first => true,
+        _ => false,
+    };
+    if outside {
+        let show = |t: Option<RosTime>| t.map_or_else(|| "…".to_string(), |t| t.to_string());
+        return Err(format!(
+            "the time range {} .. {} lies outside the messages ({first} .. {last}): nothing to select",
+            show(start),
+            show(end)
+        ));
+    }
+    Ok(())
 }
 
 /// Where to find message definitions bags do not carry.
@@ -90,12 +151,7 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
         Outcome::Failed
     };
     for b in catalog.bags() {
-        if let Some(r) = b.recovery().filter(|r| !r.is_lossless()) {
-            super::print_warning(format_args!(
-                "{}: damaged, read in part ({} bytes could not be read)",
-                b.path().display(),
-                r.lost_bytes()
-            ));
+        if super::damage::print_losses(b) {
             outcome = outcome.max(Outcome::Problems);
         }
     }

@@ -17,7 +17,7 @@ use super::copy::{CompressionArg, DefinitionArgs};
 use super::output::Output;
 use super::rosbag_fmt::human_size;
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error, print_warning};
+use super::{Outcome, print_error};
 
 /// Arguments of `bagscope convert`.
 #[derive(Args, Debug)]
@@ -202,14 +202,10 @@ fn to_yaml(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
         return Outcome::Failed;
     }
     let mut outcome = Outcome::Ok;
-    if let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) {
-        print_warning(format_args!(
-            "{}: damaged, read in part ({} bytes could not be read)",
-            bag.path().display(),
-            r.lost_bytes()
-        ));
+    if super::damage::print_losses(&bag) {
         outcome = Outcome::Problems;
     }
+    outcome = outcome.max(super::damage::report_unread(&report.unread));
     let mut out = Stdout::human();
     print_topics(&mut out, &report.topics);
     outln!(

@@ -120,10 +120,7 @@ pub fn report_problems(bag: &Bag, report: &RewriteReport) -> Outcome {
     if bag.recovery().is_some_and(|r| !r.is_lossless()) {
         outcome = Outcome::Problems;
     }
-    for e in &report.unreadable {
-        print_error(e);
-        outcome = Outcome::Problems;
-    }
+    outcome = outcome.max(super::damage::report_unread(&report.unreadable));
     for w in bag.warnings() {
         print_warning(format_args!("{}: {w}", bag.path().display()));
     }
@@ -164,7 +161,8 @@ fn count(n: u64, what: &str) -> String {
     }
 }
 
-/// Lines describing how a bag without a usable index was read.
+/// Lines describing how a bag without a usable index was read (`lost:` lines only for
+/// losses: the caller says when nothing at all was lost).
 pub fn recovery_lines(recovery: &Recovery) -> Vec<String> {
     let mut lines = vec![format!("index:     {}", recovery.reason)];
     if recovery.complete_chunks + recovery.partial_chunks > 0 {
@@ -178,9 +176,6 @@ pub fn recovery_lines(recovery: &Recovery) -> Vec<String> {
                 "chunks"
             }
         ));
-    }
-    if recovery.losses.is_empty() {
-        lines.push("lost:      nothing".to_string());
     }
     for l in &recovery.losses {
         lines.push(format!("lost:      {l}"));

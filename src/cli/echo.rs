@@ -9,6 +9,7 @@ use crate::catalog::Schemas;
 use crate::msg::{json, yaml};
 
 use super::args::{MsgPathArgs, SelectArgs, open_catalog};
+use super::damage::report_unread;
 use super::term::Stdout;
 use super::{Outcome, print_error, print_warning};
 
@@ -51,29 +52,22 @@ pub fn run(args: &EchoArgs) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    if args.select.warn_unknown_topics(&catalog)
-        && catalog.topics().iter().all(|t| {
-            !args
-                .select
-                .topics
-                .iter()
-                .any(|s| crate::catalog::topic_matches(s, &t.topic))
-        })
-    {
-        return Outcome::Failed;
-    }
+    let selection = match args.select.checked_selection(&catalog) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
     let mut printer = Printer::new(args.format, registry);
     let mut out = Stdout::data();
     let mut written = 0u64;
-    for item in catalog.messages(&args.select.selection(&catalog)) {
+    let mut unread = crate::bag::Unread::default();
+    for item in catalog.messages(&selection) {
         if args.limit.is_some_and(|n| written >= n) {
             break;
         }
         let m = match item {
             Ok(m) => m,
             Err(e) => {
-                print_error(&e);
-                outcome = outcome.max(Outcome::Problems);
+                unread.note(e);
                 continue;
             }
         };
@@ -90,6 +84,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
         }
         written += 1;
     }
+    outcome = outcome.max(report_unread(&unread));
     out.finish(outcome)
 }
 

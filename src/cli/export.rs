@@ -11,6 +11,7 @@ use crate::msg::csv::CsvLayout;
 use crate::msg::json;
 
 use super::args::{MsgPathArgs, SelectArgs, open_catalog};
+use super::damage::report_unread;
 use super::output::Output;
 use super::term::{Stdout, write_failed};
 use super::{Outcome, print_error, print_note, print_warning};
@@ -60,9 +61,10 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Ok(c) => c,
         Err(o) => return o,
     };
-    if args.select.warn_unknown_topics(&catalog) {
-        return Outcome::Failed;
-    }
+    let selection = match args.select.checked_selection(&catalog) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
     let registry = match args.msg.registry() {
         Ok(r) => r,
         Err(o) => return o,
@@ -82,12 +84,12 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let mut layout: Option<CsvLayout> = None;
     let mut text = String::new();
     let (mut rows, mut misfit) = (0u64, 0u64);
-    for item in catalog.messages(&args.select.selection(&catalog)) {
+    let mut unread = crate::bag::Unread::default();
+    for item in catalog.messages(&selection) {
         let m = match item {
             Ok(m) => m,
             Err(e) => {
-                print_error(&e);
-                outcome = outcome.max(Outcome::Problems);
+                unread.note(e);
                 continue;
             }
         };
@@ -139,12 +141,13 @@ pub fn run(args: &ExportArgs) -> Outcome {
         text.push('\n');
         rows += 1;
         if let Err(e) = out.write_all(text.as_bytes()) {
-            return write_failed(&e, outcome);
+            return write_failed(&e, outcome.max(report_unread(&unread)));
         }
     }
     if let Err(e) = out.flush() {
-        return write_failed(&e, outcome);
+        return write_failed(&e, outcome.max(report_unread(&unread)));
     }
+    outcome = outcome.max(report_unread(&unread));
     drop(out);
     if misfit > 0 {
         print_warning(format_args!(

@@ -9,6 +9,7 @@ use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
 use crate::bag::{Bag, ConnId, Query};
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
+use super::args::{check_range, unknown_topics};
 use super::copy::{
     DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
 };
@@ -82,28 +83,27 @@ pub fn run(args: &FilterArgs) -> Outcome {
     out.finish(outcome)
 }
 
-/// The query for the topics and time range asked for; unknown topics are warned about.
+/// The query for the topics and time range asked for. A topic IN does not have, an empty or
+/// inverted range, or one entirely outside IN's messages is a usage error (nothing would be
+/// selected).
 fn selection(bag: &Bag, args: &FilterArgs) -> Result<Query, String> {
     let mut query = Query::all();
     if !args.topics.is_empty() {
+        let known: Vec<String> = bag.connections().iter().map(|c| c.topic.clone()).collect();
+        let holder = format!("{} has no", bag.path().display());
+        if let Some(why) = unknown_topics(&args.topics, &known, &holder) {
+            return Err(why);
+        }
         let mut conns: Vec<ConnId> = Vec::new();
         for topic in &args.topics {
-            let found = matching(bag, topic);
-            if found.is_empty() {
-                print_warning(format_args!("{}: no topic '{topic}'", bag.path().display()));
-            }
-            conns.extend(found);
+            conns.extend(matching(bag, topic));
         }
         query = query.connections(conns);
     }
     let base = bag.start_time().unwrap_or(RosTime::MIN);
     let start = args.start.map(|t| t.resolve(base));
     let end = args.end.map(|t| t.resolve(base));
-    if let (Some(s), Some(e)) = (start, end) {
-        if s > e {
-            return Err(format!("--start ({s}) is after --end ({e})"));
-        }
-    }
+    check_range(start, end, bag.start_time().zip(bag.end_time()))?;
     Ok(query.time_range(start, end))
 }
 

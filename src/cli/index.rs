@@ -12,9 +12,10 @@ use crate::format::Compression;
 use crate::time::{TimeSpec, parse_time_spec};
 
 use super::args::MsgPathArgs;
+use super::damage::report_unread;
 use super::echo::{EchoFormat, Printer};
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error, print_note};
+use super::{Outcome, print_error, print_note, print_warning};
 
 /// `bagscope index ...`.
 #[derive(Args, Debug)]
@@ -73,7 +74,16 @@ pub fn run(args: &IndexArgs) -> Outcome {
                         index.display(),
                         r.bytes
                     ));
-                    Outcome::Ok
+                    // What the index leaves out of damaged bags.
+                    let mut outcome = Outcome::Ok;
+                    for (path, loss) in &r.losses {
+                        print_warning(format_args!(
+                            "{}: lost (not indexed): {loss}",
+                            path.display()
+                        ));
+                        outcome = Outcome::Problems;
+                    }
+                    outcome.max(super::damage::report_unread(&r.unread))
                 }
                 Err(e) => {
                     print_error(e);
@@ -155,18 +165,14 @@ pub fn query(args: &QueryArgs) -> Outcome {
     };
     let origin = ix.start_time().unwrap_or_default();
     let (start, end) = (args.start.resolve(origin), args.end.resolve(origin));
-    let known = ix.topics();
-    for t in &args.topics {
-        if !known
-            .iter()
-            .any(|k| crate::catalog::topic_matches(t, &k.topic))
-        {
-            print_error(format!(
-                "{}: the index holds no topic '{t}'",
-                args.index.display()
-            ));
-            return Outcome::Failed;
-        }
+    let known: Vec<String> = ix.topics().iter().map(|t| t.topic.clone()).collect();
+    let holder = format!("{}: the index holds no", args.index.display());
+    let span = ix.start_time().zip(ix.end_time());
+    let problem = super::args::unknown_topics(&args.topics, &known, &holder)
+        .or_else(|| super::args::check_range(Some(start), Some(end), span).err());
+    if let Some(why) = problem {
+        print_error(why);
+        return Outcome::Failed;
     }
     let catalog = match ix.catalog() {
         Ok(c) => c,
@@ -194,10 +200,29 @@ fn read_entry(
     ix: &Index,
     catalog: &crate::catalog::Catalog,
     e: Result<index::RawEntry, index::IndexError>,
-) -> Result<(usize, crate::bag::Message), String> {
+) -> Result<(usize, crate::bag::Message), index::IndexError> {
     e.and_then(|e| ix.read(catalog, &e))
         .map(|m| (m.bag, m.message))
-        .map_err(|e| e.to_string())
+}
+
+/// Files a read error: a bag's error goes to `unread` (reported like every command's, per
+/// file), anything else (the index itself) is printed at once.
+fn note_error(
+    args: &QueryArgs,
+    unread: &mut crate::bag::Unread,
+    e: index::IndexError,
+) -> Option<String> {
+    match e {
+        index::IndexError::Bag(b) => {
+            unread.note(b);
+            None
+        }
+        other => {
+            let text = format!("{}: {other}", args.index.display());
+            print_error(&text);
+            Some(text)
+        }
+    }
 }
 
 fn print(
@@ -213,12 +238,13 @@ fn print(
     let mut printer = Printer::new(args.format, registry);
     let mut out = Stdout::data();
     let mut outcome = Outcome::Ok;
+    let mut unread = crate::bag::Unread::default();
     for e in entries {
         let read = read_entry(ix, catalog, e);
         let (file, message) = match read {
             Ok(x) => x,
             Err(e) => {
-                print_error(format!("{}: {e}", args.index.display()));
+                note_error(args, &mut unread, e);
                 outcome = Outcome::Problems;
                 continue;
             }
@@ -235,6 +261,7 @@ fn print(
             break;
         }
     }
+    let outcome = outcome.max(report_unread(&unread));
     out.finish(outcome)
 }
 
@@ -250,7 +277,11 @@ fn write_bag(
         "bz2" => Compression::Bz2,
         _ => Compression::Lz4,
     };
-    let messages = entries.map(|e| read_entry(ix, catalog, e));
+    let unread = std::cell::RefCell::new(crate::bag::Unread::default());
+    let messages = entries.map(|e| {
+        read_entry(ix, catalog, e)
+            .map_err(|e| note_error(args, &mut unread.borrow_mut(), e).unwrap_or_default())
+    });
     let options = WriterOptions {
         compression,
         ..WriterOptions::default()
@@ -271,8 +302,9 @@ fn write_bag(
                 done.summary.messages,
                 path.display()
             ));
+            let outcome = report_unread(&unread.borrow());
             if done.skipped.is_empty() {
-                Outcome::Ok
+                outcome
             } else {
                 Outcome::Problems
             }

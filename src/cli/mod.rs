@@ -8,6 +8,7 @@ pub mod args;
 pub mod call;
 pub mod convert;
 pub mod copy;
+pub mod damage;
 pub mod echo;
 pub mod export;
 pub mod filter;
@@ -133,6 +134,23 @@ pub fn main() -> ExitCode {
 
 /// Runs a parsed command line.
 pub fn run(cli: &Cli) -> Outcome {
+    // Commands that write files leave no temporary file behind when stopped by Ctrl-C, a
+    // SIGTERM or a file-size limit (the others handle their signals themselves).
+    if matches!(
+        &cli.command,
+        Some(
+            Command::Filter(_)
+                | Command::Reindex(_)
+                | Command::Convert(_)
+                | Command::Export(_)
+                | Command::Index(_)
+                | Command::Query(_)
+        )
+    ) {
+        if let Err(e) = crate::bag::writer::remove_temp_files_on_signals() {
+            print_error(format!("cannot install the signal handlers: {e}"));
+        }
+    }
     match &cli.command {
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Echo(args)) => echo::run(args),
@@ -193,7 +211,11 @@ fn explore(cli: &Cli) -> Outcome {
             config: None,
         },
     };
-    match crate::tui::run(catalog, &options) {
+    let result = crate::tui::run(catalog, &options);
+    // A bag still being written by `E` when the explorer ends (quit, Ctrl-C, SIGTERM) is not
+    // finished: remove its temporary file rather than leave it behind.
+    crate::bag::writer::remove_temp_files();
+    match result {
         Ok(()) => Outcome::Ok,
         Err(e) => {
             print_error(format!("terminal: {e}"));

@@ -1,16 +1,16 @@
-//! Text output files of the command line (`export -o`, YAML conversion): written to a
-//! temporary file beside the target and renamed over it only when complete; never an input.
+//! Text output files of the command line (`export -o`, YAML conversion): an
+//! [`AtomicFile`] — written to a temporary file beside the target, synced and renamed over it
+//! only when complete (through a symbolic link, onto the file it names); never an input.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use crate::bag::writer::AtomicFile;
 
 /// A file being written. Flushing it completes it (sync + rename); dropping it unflushed
 /// removes the temporary file.
 pub struct Output {
-    target: PathBuf,
-    file: Option<BufWriter<NamedTempFile>>,
+    file: Option<AtomicFile>,
 }
 
 impl Output {
@@ -18,41 +18,15 @@ impl Output {
     pub fn create(target: &Path, inputs: &[PathBuf]) -> io::Result<Output> {
         crate::bag::writer::ensure_distinct(target, inputs)
             .map_err(|e| io::Error::other(e.to_string()))?;
-        let dir = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let temp = tempfile::Builder::new()
-            .prefix(".bagscope-")
-            .suffix(".partial")
-            .tempfile_in(dir)
-            .map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!(
-                        "{}: cannot create a temporary file beside it: {e}",
-                        target.display()
-                    ),
-                )
-            })?;
-        Ok(Output {
-            target: target.to_path_buf(),
-            file: Some(BufWriter::with_capacity(1 << 16, temp)),
-        })
+        let file = AtomicFile::create(target).map_err(|e| io::Error::other(e.to_string()))?;
+        Ok(Output { file: Some(file) })
     }
 
     fn commit(&mut self) -> io::Result<()> {
-        if let Some(f) = self.file.take() {
-            let temp = f.into_inner().map_err(io::IntoInnerError::into_error)?;
-            temp.as_file().sync_all()?;
-            temp.persist(&self.target).map_err(|e| {
-                io::Error::new(
-                    e.error.kind(),
-                    format!("{}: {}", self.target.display(), e.error),
-                )
-            })?;
+        match self.file.take() {
+            Some(f) => f.commit().map_err(|e| io::Error::other(e.to_string())),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 

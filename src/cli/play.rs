@@ -214,17 +214,10 @@ pub fn run(args: &PlayArgs) -> Outcome {
         Ok(c) => c,
         Err(o) => return o,
     };
-    let known = catalog.topics();
-    if args.select.warn_unknown_topics(&catalog)
-        && !known.iter().any(|k| {
-            args.select
-                .topics
-                .iter()
-                .any(|t| crate::catalog::topic_matches(t, &k.topic))
-        })
-    {
-        return Outcome::Failed;
-    }
+    let selection = match args.select.checked_selection(&catalog) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
     let namespace = match crate::play::namespace(args.namespace.as_deref()) {
         Ok(ns) => ns,
         Err(e) => {
@@ -240,7 +233,6 @@ pub fn run(args: &PlayArgs) -> Outcome {
         }
     };
     let master_uri = config.master_uri.clone();
-    let selection = args.select.selection(&catalog);
     let limits = QueueLimits {
         messages: args.queue.max(1),
         ..QueueLimits::default()

@@ -62,15 +62,17 @@ pub fn run(args: &ReindexArgs) -> Outcome {
         bag.path().display(),
         bag.version()
     );
+    let unread = report.unreadable.messages();
     match bag.recovery() {
         Some(r) => {
             for line in recovery_lines(r) {
                 outln!(out, "{line}");
             }
         }
-        None if bag.version() == Version::V2_0 => {
+        None if bag.version() == Version::V2_0 && report.unreadable.is_empty() => {
             outln!(out, "index:     complete; the copy holds the same messages");
         }
+        None if bag.version() == Version::V2_0 => outln!(out, "index:     complete"),
         None => outln!(
             out,
             "index:     read from the version {} index",
@@ -80,9 +82,10 @@ pub fn run(args: &ReindexArgs) -> Outcome {
     if !report.unreadable.is_empty() {
         outln!(
             out,
-            "lost:      {} unreadable message(s) or chunk(s), listed above",
-            report.unreadable.len()
+            "lost:      {unread} message(s) could not be read (listed on stderr)"
         );
+    } else if bag.recovery().is_none_or(crate::bag::Recovery::is_lossless) {
+        outln!(out, "lost:      nothing");
     }
     if report.filled_definitions > 0 {
         outln!(

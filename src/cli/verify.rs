@@ -208,7 +208,16 @@ fn verify_chunk(
             return (0, problems);
         }
     };
-    // Every message record of the chunk must be in its index.
+    // Every message the index lists must be in the chunk...
+    let lost = bag.unfound(chunk.index, |_| true);
+    if lost > 0 {
+        problems.push(Problem {
+            offset: Some(chunk.pos),
+            topic: None,
+            what: crate::bag::BagErrorKind::NotFound { lost }.to_string(),
+        });
+    }
+    // ...and every message record of the chunk must be in its index.
     if chunk.is_record() {
         let (records, walk_error) = bag.count_message_records(chunk, &bytes);
         if records > entries.len() {
@@ -256,7 +265,9 @@ fn verify_chunk(
         };
         checked += 1;
         if let Some(Ok(schema)) = schemas.get(&entry.conn) {
-            if let Err(e) = crate::msg::validate(schema, &message.data) {
+            // The decoder itself, not a lighter check: verify passes exactly the messages
+            // that `echo` and the other commands can decode (its value cap included).
+            if let Err(e) = crate::msg::decode(schema, &message.data) {
                 problems.push(Problem {
                     offset: Some(at),
                     topic: topic(entry.conn),

@@ -55,7 +55,10 @@ pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
 }
 
 /// Checks that `bytes` is exactly one message of `schema` without building values: the same
-/// bounds and length checks and errors as [`decode`], no allocation (for `verify`).
+/// bounds and length checks and errors as [`decode`], no allocation. It does not apply
+/// [`decode`]'s cap on the number of values ([`values_allowed`]): a message of nested arrays
+/// of empty messages can pass here and fail to decode, so checks that must agree with what
+/// can be shown (`verify`) call [`decode`].
 pub fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
     let mut reader = Reader {
         data: bytes,
@@ -193,12 +196,14 @@ impl<'a> Reader<'a> {
         let at = self.pos;
         let len = self.u32()? as usize;
         if len > self.remaining() {
+            // The length the string declares, against what follows its length field.
+            let available = self.remaining() as u64;
             self.pos = at;
             return Err(DecodeError::new(
                 at,
                 DecodeErrorKind::Truncated {
-                    needed: len as u64 + 4,
-                    available: self.remaining() as u64,
+                    needed: len as u64,
+                    available,
                 },
             ));
         }
@@ -612,6 +617,26 @@ mod tests {
         );
         assert_eq!(validate(&inner, &[]), Ok(()));
         assert!(decode(&inner, &[]).is_ok());
+    }
+
+    #[test]
+    fn a_string_too_long_quotes_its_declared_length() {
+        let s = schema("t/T", "string s\n");
+        // Declares 100 bytes; 3 follow the length field.
+        let p = [100u8, 0, 0, 0, b'a', b'b', b'c'];
+        for e in [decode(&s, &p).unwrap_err(), validate(&s, &p).unwrap_err()] {
+            assert_eq!(
+                e.kind(),
+                &DecodeErrorKind::Truncated {
+                    needed: 100,
+                    available: 3
+                }
+            );
+            assert_eq!(
+                e.to_string(),
+                "s at payload byte 0: needs 100 bytes but only 3 remain"
+            );
+        }
     }
 
     #[test]

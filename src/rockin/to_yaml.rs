@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::bag::Bag;
+use crate::bag::{Bag, BagErrorKind, Unread};
 use crate::msg::{Registry, Schema};
 
 use super::emit::write_item;
@@ -22,13 +22,17 @@ pub struct ToYamlReport {
     pub bytes: u64,
     /// Messages per topic and type, in order of first appearance.
     pub topics: Vec<TopicCount>,
+    /// What could not be read (skipped; the rest is converted).
+    pub unread: Unread,
 }
 
 /// Writes every message of `bag` to `out` as a RoCKIn YAML list. Messages come in the order
 /// they are stored (chunk by chunk, record by record: for a bag made from YAML, the YAML's
 /// order). An item gets a `type` key when its topic is not in the RoCKIn table with that
 /// type. `out_name` names the output in errors. Old bags without definitions take them
-/// from `registry`.
+/// from `registry`. Messages that cannot be read (a chunk that does not decompress, a
+/// message the index lists that is not there) are skipped and listed in the report's
+/// `unread`, as the other commands do.
 pub fn bag_to_yaml<W: Write>(
     bag: &Bag,
     registry: &Registry,
@@ -54,9 +58,35 @@ pub fn bag_to_yaml<W: Write>(
         }
         let mut entries = bag.chunk_entries(chunk.index).to_vec();
         entries.sort_by_key(|e| e.offset);
-        let bytes = bag.chunk_bytes(chunk.index)?;
+        let missing = bag.unfound(chunk.index, |_| true);
+        if missing > 0 {
+            report.unread.note(
+                bag.error(BagErrorKind::NotFound { lost: missing })
+                    .at(chunk.pos),
+            );
+        }
+        let bytes = match bag.chunk_bytes(chunk.index) {
+            Ok(b) => b,
+            Err(e) => {
+                let e = match &*e.kind {
+                    BagErrorKind::Format(reason) => bag.error(BagErrorKind::ChunkDamaged {
+                        lost: entries.len() as u64,
+                        reason: reason.clone(),
+                    }),
+                    _ => e,
+                };
+                report.unread.note(e);
+                continue;
+            }
+        };
         for entry in &entries {
-            let msg = bag.read_with(entry, &bytes)?;
+            let msg = match bag.read_with(entry, &bytes) {
+                Ok(m) => m,
+                Err(e) => {
+                    report.unread.note(e);
+                    continue;
+                }
+            };
             let Some(conn) = bag.connection(entry.conn) else {
                 continue;
             };

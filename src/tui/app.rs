@@ -929,17 +929,44 @@ impl App {
         true
     }
 
+    /// `E`: writes the marked interval — the topics the topic list shows, as `p` publishes
+    /// them — to a new bag beside the first bag (`BAG-START-END.bag`), in the background.
     fn export_marked(&mut self) {
         let (Some(a), Some(b)) = self.marks else {
             self.flash("mark an interval first: [ at its start, ] at its end", true);
             return;
         };
-        let stem = self
-            .catalog
-            .bags()
-            .first()
-            .and_then(|b| b.path().file_stem())
+        let topics: Vec<String> = if self.topics.filter().is_empty() {
+            Vec::new()
+        } else {
+            let rows = self.topics.rows();
+            let shown: Vec<String> = self
+                .topics
+                .visible()
+                .iter()
+                .filter_map(|v| rows.get(v.row))
+                .map(|r| r.topic.clone())
+                .collect();
+            if shown.is_empty() {
+                self.flash("no topic matches the filter: nothing to export", true);
+                return;
+            }
+            shown
+        };
+        let first = self.catalog.bags().first().map(|b| b.path().to_path_buf());
+        let stem = first
+            .as_ref()
+            .and_then(|p| p.file_stem())
             .map_or_else(|| "bag".to_string(), |s| s.to_string_lossy().to_string());
+        // Beside the first bag, unless another directory was set (or the bag has none: the
+        // bundled demo).
+        let dir = match first.as_ref().and_then(|p| p.parent()) {
+            Some(d) if self.output_dir == std::path::Path::new(".") && d.is_dir() => {
+                d.to_path_buf()
+            }
+            _ => self.output_dir.clone(),
+        };
+        let dir = std::path::absolute(&dir).unwrap_or(dir);
         let base = format!(
             "{stem}-{}.{:03}-{}.{:03}",
             a.sec,
@@ -947,11 +974,11 @@ impl App {
             b.sec,
             b.nsec / 1_000_000
         );
-        let mut path = self.output_dir.join(format!("{base}.bag"));
+        let mut path = dir.join(format!("{base}.bag"));
         let mut n = 1;
         while path.exists() {
             n += 1;
-            path = self.output_dir.join(format!("{base}-{n}.bag"));
+            path = dir.join(format!("{base}-{n}.bag"));
         }
         let id = self.id();
         self.export_id = id;
@@ -961,6 +988,7 @@ impl App {
                 id,
                 start: a,
                 end: b,
+                topics,
                 path,
             }));
     }

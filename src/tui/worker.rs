@@ -71,6 +71,8 @@ pub struct ExportRequest {
     pub start: RosTime,
     /// See `start`.
     pub end: RosTime,
+    /// The topics to write (all when empty).
+    pub topics: Vec<String>,
     /// The bag to write.
     pub path: std::path::PathBuf,
 }
@@ -278,17 +280,23 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
             id,
             start,
             end,
+            topics,
             path,
         }) => {
             let selection = crate::catalog::Selection {
-                topics: Vec::new(),
+                topics,
                 start: Some(start),
                 end: Some(end),
                 parallel: true,
             };
-            let messages = catalog
-                .messages(&selection)
-                .map(|m| m.map(|m| (m.bag, m.message)).map_err(|e| e.to_string()));
+            // Messages that could not be read, counted as `verify` counts them.
+            let lost = std::cell::Cell::new(0u64);
+            let messages = catalog.messages(&selection).map(|m| {
+                m.map(|m| (m.bag, m.message)).map_err(|e| {
+                    lost.set(lost.get() + e.lost_messages());
+                    e.to_string()
+                })
+            });
             let options = crate::bag::writer::WriterOptions {
                 compression: crate::format::Compression::Lz4,
                 ..crate::bag::writer::WriterOptions::default()
@@ -298,12 +306,12 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
                     let skipped = if done.skipped.is_empty() {
                         String::new()
                     } else {
-                        format!(" ({} unreadable skipped)", done.skipped.len())
+                        format!(" ({} unreadable messages skipped)", lost.get())
                     };
                     format!(
-                        "wrote {} messages to {}{skipped}",
-                        done.summary.messages,
-                        path.display()
+                        "wrote {}: {} messages{skipped}",
+                        path.display(),
+                        done.summary.messages
                     )
                 })
                 .map_err(|e| e.to_string());
@@ -316,7 +324,7 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
                 .map(|v| crate::msg::yaml::message_to_string(&v))
                 .and_then(|text| match save_to {
                     None => Ok(YamlDone::Text(text)),
-                    Some(path) => std::fs::write(&path, &text)
+                    Some(path) => save(&path, &text)
                         .map(|()| YamlDone::Saved(path.clone(), text.len()))
                         .map_err(|e| format!("cannot write {}: {e}", path.display())),
                 });
@@ -327,4 +335,12 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
             }
         }
     }
+}
+
+/// Writes a small text file as every output is written (complete or not at all).
+fn save(path: &std::path::Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut file = crate::bag::writer::AtomicFile::create(path).map_err(|e| e.to_string())?;
+    file.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
+    file.commit().map_err(|e| e.to_string())
 }

@@ -30,6 +30,8 @@
 //! the target by [`BagWriter::finish`]; a writer dropped before that (or an error) removes the
 //! temporary file. Memory: one chunk and its index, plus a few bytes per chunk and connection.
 
+mod atomic;
+mod cleanup;
 mod error;
 mod open_chunk;
 mod target;
@@ -44,6 +46,8 @@ use crate::format::{
 };
 use crate::time::RosTime;
 
+pub use atomic::AtomicFile;
+pub use cleanup::{remove_temp_files, remove_temp_files_on_signals};
 pub use error::WriteError;
 pub use target::ensure_distinct;
 

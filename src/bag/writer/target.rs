@@ -5,16 +5,45 @@ use std::path::{Path, PathBuf};
 
 use super::error::WriteError;
 
-/// The path to rename the finished bag to: `path` itself, or the file a symbolic link at
+/// The path to rename the finished file to: `path` itself, or the file a symbolic link at
 /// `path` points to (so the link keeps working and the file it names is replaced, as when
-/// writing through the link).
+/// writing through the link) — also when that file does not exist yet.
 pub(super) fn resolve(path: &Path) -> PathBuf {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    let mut at = path.to_path_buf();
+    // Follow the chain of links (at most as many as the system would).
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {}
+            _ => break,
         }
-        _ => path.to_path_buf(),
+        if let Ok(p) = std::fs::canonicalize(&at) {
+            return p;
+        }
+        // A link to a file that does not exist yet: resolve it by hand.
+        let Ok(link) = std::fs::read_link(&at) else {
+            break;
+        };
+        at = match at.parent() {
+            Some(dir) if link.is_relative() => dir.join(link),
+            _ => link,
+        };
     }
+    at
+}
+
+/// Makes the rename of `target` durable (POSIX: fsync its directory).
+#[cfg(unix)]
+pub(super) fn sync_dir(target: &Path) -> std::io::Result<()> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+pub(super) fn sync_dir(_target: &Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// The canonical form of `path`, also when the file does not exist yet (its directory is

@@ -3,19 +3,20 @@
 //! decompressed) wherever they have it.
 
 use std::collections::BTreeMap;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::bag::{Bag, OpenOptions};
+use crate::bag::writer::AtomicFile;
+use crate::bag::{Bag, BagErrorKind, Loss, OpenOptions, Unread};
 
 use super::error::IndexError;
 use super::layout::{
-    BLOCK_ENTRIES, ENTRY_LEN, HEADER_LEN, IndexHeader, IndexedFile, IndexedTopic, RawEntry,
+    BLOCK_ENTRIES, ENTRY_LEN, HEADER_LEN, IndexHeader, IndexedFile, IndexedTopic, MAGIC, RawEntry,
     checksum, encode_meta,
 };
 
-/// What was indexed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What was indexed, and what could not be.
+#[derive(Clone, Debug, Default)]
 pub struct BuildReport {
     /// Bags.
     pub files: usize,
@@ -25,6 +26,61 @@ pub struct BuildReport {
     pub entries: u64,
     /// Size of the index file.
     pub bytes: u64,
+    /// What opening damaged bags found lost (these messages are not in the index).
+    pub losses: Vec<(PathBuf, Loss)>,
+    /// Messages the bags' indexes list that could not be found (not in the index either).
+    pub unread: Unread,
+}
+
+/// Refuses an index path that is not an index: a name ending in `.bag` (`index build *.bag`
+/// makes the first bag the index), or an existing file that is not a bagscope index.
+fn check_index_path(index: &Path) -> Result<(), IndexError> {
+    let refuse = |why: String| {
+        Err(IndexError::NotAnIndex {
+            path: index.to_path_buf(),
+            why,
+        })
+    };
+    let ext = |p: &Path| {
+        p.extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default()
+    };
+    let bag_name = match ext(index).as_str() {
+        "bag" => true,
+        "active" => index
+            .file_stem()
+            .is_some_and(|s| ext(Path::new(s)) == "bag"),
+        _ => false,
+    };
+    if bag_name {
+        return refuse("the name is that of a bag".into());
+    }
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(index).and_then(|mut f| {
+        let mut n = 0;
+        while n < head.len() {
+            match std::io::Read::read(&mut f, head.get_mut(n..).unwrap_or_default())? {
+                0 => break,
+                k => n += k,
+            }
+        }
+        Ok(n)
+    });
+    match read {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(IndexError::Io {
+            path: index.to_path_buf(),
+            what: "cannot read what is there",
+            source: e,
+        }),
+        Ok(_) if head.starts_with(b"#ROSBAG") || head.starts_with(b"#ROSRECORD") => {
+            refuse("it is a bag".into())
+        }
+        Ok(0) => Ok(()),
+        Ok(n) if head.get(..n) == MAGIC.get(..n) => Ok(()),
+        Ok(_) => refuse("the file exists and is not a bagscope index".into()),
+    }
 }
 
 /// The size and modification time of a file, as the index records them.
@@ -54,6 +110,7 @@ pub fn build(
             path: index.to_path_buf(),
         });
     }
+    check_index_path(index)?;
     let index_dir = index
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -62,14 +119,21 @@ pub fn build(
         .map_err(io(index, "cannot resolve its directory"))?;
     let mut files = Vec::with_capacity(bags.len());
     let mut groups: BTreeMap<(String, String, String), Vec<RawEntry>> = BTreeMap::new();
+    let mut losses = Vec::new();
+    let mut unread = Unread::default();
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for (fi, path) in bags.iter().enumerate() {
         progress(path);
         let abs = path.canonicalize().map_err(io(path, "cannot resolve it"))?;
         let (size, mtime_ns) = stat(&abs).map_err(io(path, "cannot read its size and time"))?;
         let bag = Bag::open_with(&abs, OpenOptions::default())?;
+        seen.extend(bag.connections().iter().map(|c| c.topic.clone()));
         let file = u32::try_from(fi).unwrap_or(u32::MAX);
         let wanted =
             |t: &str| topics.is_empty() || topics.iter().any(|w| super::super::topic_matches(w, t));
+        if let Some(r) = bag.recovery() {
+            losses.extend(r.losses.iter().map(|l| (path.clone(), l.clone())));
+        }
         for chunk in bag.chunks() {
             if !chunk
                 .counts
@@ -77,6 +141,12 @@ pub fn build(
                 .any(|(c, _)| bag.connection(*c).is_some_and(|c| wanted(&c.topic)))
             {
                 continue;
+            }
+            let lost = bag.unfound(chunk.index, |c| {
+                bag.connection(c).is_some_and(|c| wanted(&c.topic))
+            });
+            if lost > 0 {
+                unread.note(bag.error(BagErrorKind::NotFound { lost }).at(chunk.pos));
             }
             for e in bag.chunk_entries(chunk.index).iter() {
                 let Some(c) = bag.connection(e.conn) else {
@@ -107,6 +177,21 @@ pub fn build(
             mtime_ns,
         });
     }
+    // A topic asked for that no bag holds is a mistake, not an empty group.
+    let missing: Vec<&String> = topics
+        .iter()
+        .filter(|t| !seen.iter().any(|k| super::super::topic_matches(t, k)))
+        .collect();
+    if !missing.is_empty() {
+        return Err(IndexError::UnknownTopics {
+            topics: missing
+                .iter()
+                .map(|t| format!("'{t}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            known: seen.into_iter().collect::<Vec<_>>().join(", "),
+        });
+    }
     let mut topic_table = Vec::with_capacity(groups.len());
     let mut first = 0u64;
     for ((topic, datatype, md5sum), entries) in &mut groups {
@@ -132,19 +217,9 @@ pub fn build(
     let blocks = entry_count.div_ceil(BLOCK_ENTRIES as u64);
     let file_len = blocks_offset + blocks * 8;
     // Write a temporary file beside the index; rename it over the index when complete.
-    let dir = index
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temp = tempfile::Builder::new()
-        .prefix(".bagscope-index-")
-        .suffix(".partial")
-        .tempfile_in(dir)
-        .map_err(io(index, "cannot create a temporary file beside it"))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, temp);
-    let write = |out: &mut std::io::BufWriter<tempfile::NamedTempFile>, b: &[u8]| {
-        out.write_all(b).map_err(io(index, "cannot write"))
-    };
+    let mut out = AtomicFile::create(index)?;
+    let write =
+        |out: &mut AtomicFile, b: &[u8]| out.write_all(b).map_err(io(index, "cannot write"));
     write(&mut out, &[0u8; HEADER_LEN])?;
     write(&mut out, &meta)?;
     write(
@@ -178,26 +253,14 @@ pub fn build(
         meta_checksum: checksum(&meta),
         blocks_checksum: checksum(&block_sums),
     };
-    out.seek(SeekFrom::Start(0))
-        .map_err(io(index, "cannot write"))?;
-    write(&mut out, &header.encode())?;
-    let temp = out.into_inner().map_err(|e| IndexError::Io {
-        path: index.to_path_buf(),
-        what: "cannot write",
-        source: e.into_error(),
-    })?;
-    temp.as_file()
-        .sync_all()
-        .map_err(io(index, "cannot sync"))?;
-    temp.persist(index).map_err(|e| IndexError::Io {
-        path: index.to_path_buf(),
-        what: "cannot rename the temporary file",
-        source: e.error,
-    })?;
+    out.patch(0, &header.encode())?;
+    out.commit()?;
     Ok(BuildReport {
         files: files.len(),
         topics: topic_table.len(),
         entries: entry_count,
         bytes: file_len,
+        losses,
+        unread,
     })
 }

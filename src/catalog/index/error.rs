@@ -17,6 +17,9 @@ pub enum IndexError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The index file could not be written.
+    #[error("{0}")]
+    Write(#[from] crate::bag::writer::WriteError),
     /// A bag could not be opened.
     #[error("{0}")]
     Bag(#[from] BagError),
@@ -37,6 +40,22 @@ pub enum IndexError {
         bag: String,
         /// What changed.
         what: String,
+    },
+    /// The index path holds (or, by its name, would be) something other than an index.
+    #[error("{}: refusing to write the index there: {why} (give the index file first: `index build INDEX BAG...`)", path.display())]
+    NotAnIndex {
+        /// The path given for the index.
+        path: PathBuf,
+        /// What it is.
+        why: String,
+    },
+    /// `--topics` names topics no bag holds.
+    #[error("no bag holds topic {topics}; the topics are: {known}")]
+    UnknownTopics {
+        /// The topics asked for that were not found, quoted.
+        topics: String,
+        /// The topics the bags hold.
+        known: String,
     },
     /// The output would overwrite an input.
     #[error("{}: refusing to overwrite an input", path.display())]

@@ -70,6 +70,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     // While publishing into ROS (or after), its state comes first on the right and may take
     // most of the bar: the file name and cursor time give way, and the `? help` hint goes.
     let (ros, right) = match &app.publishing {
+        // A message (e.g. the full path of a bag written) may take all but the start of
+        // the bar; the help hint half of it.
+        None if app.flash.is_some() => (String::new(), fit(&right, w.saturating_sub(MIN_LEFT))),
         None => (String::new(), fit(&right, w / 2)),
         Some(p) => {
             let room = w.saturating_sub(MIN_LEFT);

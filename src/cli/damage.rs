@@ -1,0 +1,51 @@
+//! How every command that reads messages tells what it could not read: the losses found when
+//! a bag was opened (truncation, damaged stretches) and the messages reading met errors on,
+//! counted as `verify` counts them (a chunk that does not decompress costs all its messages).
+
+use crate::bag::{Bag, Unread};
+
+use super::{Outcome, print_error, print_warning};
+
+/// Prints the losses found while opening `bag` as warnings on stderr
+/// (`bagscope: warning: FILE: lost: …`); true when there are any.
+pub fn print_losses(bag: &Bag) -> bool {
+    let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) else {
+        return false;
+    };
+    for l in &r.losses {
+        print_warning(format_args!("{}: lost: {l}", bag.path().display()));
+    }
+    true
+}
+
+/// Prints every error of `unread`, then per file how many messages could not be read;
+/// [`Outcome::Problems`] when anything could not be read.
+pub fn report_unread(unread: &Unread) -> Outcome {
+    if unread.is_empty() {
+        return Outcome::Ok;
+    }
+    // The same error met for several messages (random access into a chunk that does not
+    // decompress) is printed once, with how often.
+    let mut distinct: Vec<(String, usize)> = Vec::new();
+    for e in unread.errors() {
+        let text = e.to_string();
+        match distinct.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, n)) => *n += 1,
+            None => distinct.push((text, 1)),
+        }
+    }
+    for (text, n) in distinct {
+        if n == 1 {
+            print_error(text);
+        } else {
+            print_error(format!("{text} ({n} times)"));
+        }
+    }
+    for (path, n) in unread.by_file() {
+        print_error(format!(
+            "{}: {n} message(s) could not be read",
+            path.display()
+        ));
+    }
+    Outcome::Problems
+}
