@@ -245,6 +245,8 @@ fn marked_interval_is_shown_exported_and_played() {
             .advance_play(t0 + std::time::Duration::from_millis(500))
     );
     h.pump();
+    // The play state leads the timeline's title: visible at 80 columns.
+    insta::assert_snapshot!("playing_80x24", h.screen());
     let start = h.app.timeline.bounds().0;
     assert_eq!(h.app.timeline.cursor().nanos_since(start), 5_500_000_000);
     let shown = h.app.inspector.data.as_ref().unwrap().time;
@@ -502,6 +504,10 @@ fn sibling_topics_stay_apart_at_80_columns() {
             "/turtle2/pose",
             "Esc clears the filter and keeps the topic"
         );
+        // `y` says where the YAML went (the terminal does not answer OSC 52).
+        h.act(&[Action::CopyYaml]);
+        let bar = h.status_bar();
+        assert!(bar.contains("OSC 52") && bar.contains("Y saves"), "{bar}");
         // `:` says what is wrong.
         h.act(&[Action::StartJump, Action::Enter]);
         assert!(

@@ -5,6 +5,9 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use crate::bag::ConnId;
 
+/// Filtering this many names or more is spread over threads.
+const PARALLEL_FROM: usize = 20_000;
+
 /// One topic as the list shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TopicRow {
@@ -273,9 +276,9 @@ impl TopicList {
     /// Recomputes the visible rows; `within`: only these rows can match (the filter was
     /// extended: a name matching the longer filter matches the shorter one).
     fn refresh_from(&mut self, within: Option<Vec<usize>>) {
-        let matcher = SkimMatcherV2::default().ignore_case();
         let pattern: Vec<char> = self.filter.to_lowercase().chars().collect();
-        let score = |r: &TopicRow| -> Option<i64> {
+        let filter = self.filter.as_str();
+        let score = |matcher: &SkimMatcherV2, r: &TopicRow| -> Option<i64> {
             if pattern.is_empty() {
                 return Some(0);
             }
@@ -289,14 +292,37 @@ impl TopicList {
             if want.peek().is_some() {
                 return None;
             }
-            matcher.fuzzy_match(&r.topic, &self.filter)
+            matcher.fuzzy_match(&r.topic, filter)
         };
         let candidates: Vec<usize> = within.unwrap_or_else(|| (0..self.rows.len()).collect());
-        let mut scored: Vec<(i64, usize)> = candidates
-            .into_iter()
-            .filter_map(|i| Some((score(self.rows.get(i)?)?, i)))
-            .collect();
         let rows = &self.rows;
+        let score_all = |part: &[usize]| -> Vec<(i64, usize)> {
+            let matcher = SkimMatcherV2::default().ignore_case();
+            part.iter()
+                .filter_map(|&i| Some((score(&matcher, rows.get(i)?)?, i)))
+                .collect()
+        };
+        // Scoring hundreds of thousands of names: on every core.
+        let threads = if pattern.is_empty() || candidates.len() < PARALLEL_FROM {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+        };
+        let mut scored: Vec<(i64, usize)> = if threads > 1 {
+            let size = candidates.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let parts: Vec<_> = candidates
+                    .chunks(size)
+                    .map(|part| scope.spawn(|| score_all(part)))
+                    .collect();
+                parts
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_default())
+                    .collect()
+            })
+        } else {
+            score_all(&candidates)
+        };
         scored.sort_by(|&(sa, a), &(sb, b)| {
             let (Some(ra), Some(rb)) = (rows.get(a), rows.get(b)) else {
                 return std::cmp::Ordering::Equal;
