@@ -6,6 +6,11 @@
 //! ```
 //!
 //! Worker requests are served between frames and not counted: that work is off the UI thread.
+//!
+//! `cargo bench --bench tui -- --topics 300000` writes a bag of that many topics (one
+//! connection and two messages each) to a temporary directory, then times opening it, building
+//! the app and drawing the first frame, a few key presses (moving, filtering, sorting, the
+//! health view), and applying the health scan's reply, all on the UI thread.
 
 #![allow(
     clippy::unwrap_used,
@@ -33,7 +38,19 @@ fn pct(v: &mut [Duration], p: f64) -> Duration {
     v[((v.len() - 1) as f64 * p) as usize]
 }
 
+#[path = "../tests/common/many_topics.rs"]
+#[allow(dead_code)]
+mod many_topics;
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--topics") {
+        let n: usize = args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(300_000);
+        return bench_many_topics(n);
+    }
     let path = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with("--"))
@@ -126,4 +143,87 @@ fn main() {
         pct(&mut replies, 0.99).as_secs_f64() * 1e3,
         pct(&mut replies, 1.0).as_secs_f64() * 1e3
     );
+}
+
+/// Opening, the first frame and a few key presses with `n` topics.
+fn bench_many_topics(n: usize) {
+    use bagscope::tui::worker::Reply;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many_topics.bag");
+    let t = Instant::now();
+    many_topics::write(&path, n, 2);
+    println!(
+        "wrote {n} topics, {} messages, {} MB in {:.1} s",
+        2 * n,
+        std::fs::metadata(&path).unwrap().len() / 1_000_000,
+        t.elapsed().as_secs_f64()
+    );
+    let (w, h) = (160, 48);
+    drop(Bag::open(&path).unwrap());
+    let t0 = Instant::now();
+    let bag = Bag::open(&path).unwrap();
+    let opened = t0.elapsed();
+    let (worker, requests) = Worker::manual();
+    let mut app = App::new(Catalog::new(vec![bag]), worker, w, h);
+    let built = t0.elapsed();
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| ui::draw(f, &app, Theme::from_env())).unwrap();
+    let first_frame = t0.elapsed();
+    println!(
+        "open {:.0} ms, app built {:.0} ms, first frame ({w}x{h}) {:.0} ms after opening started",
+        opened.as_secs_f64() * 1e3,
+        built.as_secs_f64() * 1e3,
+        first_frame.as_secs_f64() * 1e3
+    );
+    let mut decoder = Decoder::new();
+    let mut serve = |app: &mut App| {
+        while let Ok(r) = requests.try_recv() {
+            let reply = worker::serve(&app.catalog, &mut decoder, r);
+            app.handle(AppEvent::Worker(reply));
+        }
+    };
+    serve(&mut app);
+    // The health scan runs on the worker; applying its report is UI work.
+    let t = Instant::now();
+    let report = bagscope::catalog::health::compute(&app.catalog, &mut |_| {});
+    let scan = t.elapsed();
+    let t = Instant::now();
+    app.handle(AppEvent::Worker(Reply::Scanned(Box::new(report))));
+    term.draw(|f| ui::draw(f, &app, Theme::from_env())).unwrap();
+    println!(
+        "health scan (worker) {:.0} ms; applying its report + draw (UI) {:.0} ms",
+        scan.as_secs_f64() * 1e3,
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let keys: Vec<(&str, Vec<Action>)> = vec![
+        ("Down", vec![Action::Down]),
+        ("End", vec![Action::Bottom]),
+        ("PageUp", vec![Action::PageUp]),
+        ("/ s", vec![Action::StartFilter, Action::Input('s')]),
+        (
+            "type 'ensor_042'",
+            "ensor_042".chars().map(Action::Input).collect(),
+        ),
+        ("Esc", vec![Action::Back]),
+        ("s (sort by count)", vec![Action::CycleSort]),
+        ("! (health view)", vec![Action::ToggleHealth]),
+        ("G in health", vec![Action::Bottom]),
+        ("Esc", vec![Action::Back]),
+        ("t (time format)", vec![Action::CycleTimeFormat]),
+        ("q", vec![Action::Quit]),
+    ];
+    for (name, actions) in keys {
+        let t = Instant::now();
+        for a in &actions {
+            app.apply(*a);
+            term.draw(|f| ui::draw(f, &app, Theme::from_env())).unwrap();
+        }
+        let per = t.elapsed() / u32::try_from(actions.len()).unwrap();
+        serve(&mut app);
+        println!(
+            "  {name}: {:.1} ms per key (input + draw)",
+            per.as_secs_f64() * 1e3
+        );
+    }
+    assert!(app.quit);
 }

@@ -264,6 +264,8 @@ fn marked_interval_is_shown_exported_and_played() {
             .advance_play(t0 + std::time::Duration::from_millis(500))
     );
     h.pump();
+    // The play state leads the timeline's title: visible at 80 columns.
+    insta::assert_snapshot!("playing_80x24", h.screen());
     let start = h.app.timeline.bounds().0;
     assert_eq!(h.app.timeline.cursor().nanos_since(start), 5_500_000_000);
     let shown = h.app.inspector.data.as_ref().unwrap().time;
@@ -417,4 +419,252 @@ fn publishing_in_progress_stopped_and_done() {
     );
     assert_eq!(master.topics("registerPublisher"), ["/replay/imu/data"]);
     assert_eq!(master.topics("unregisterPublisher"), ["/replay/imu/data"]);
+}
+
+/// A screen of the opening state (the bags are opened on a background thread).
+fn opening_screen(opening: &bagscope::tui::opening::Opening, w: u16, hh: u16) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut t = Terminal::new(TestBackend::new(w, hh)).unwrap();
+    t.draw(|f| {
+        let area = f.area();
+        bagscope::tui::panes::opening::draw(
+            f,
+            opening,
+            std::time::Duration::from_millis(3400),
+            bagscope::tui::theme::Theme::mono(),
+            area,
+        );
+    })
+    .unwrap();
+    format!("{}", t.backend())
+}
+
+#[test]
+fn opening_screen_says_what_is_happening() {
+    use bagscope::tui::opening::{Bags, Opening, Progress};
+    let paths = vec![
+        std::path::PathBuf::from("/data/runs/2026-11-20/unindexed_bz2.bag"),
+        std::path::PathBuf::from("/data/runs/2026-11-20/second.bag"),
+    ];
+    let mut o = Opening::new(&Bags::Paths(paths, OpenOptions::default()));
+    for (w, hh) in [(80, 24), (160, 48)] {
+        insta::assert_snapshot!(format!("opening_{w}x{hh}"), opening_screen(&o, w, hh));
+    }
+    o.apply(&Progress::Preparing(300_000));
+    insta::assert_snapshot!("opening_preparing_80x24", opening_screen(&o, 80, 24));
+}
+
+#[test]
+fn an_empty_or_unreadable_bag_says_why() {
+    use bagscope::bag::writer::{BagWriter, WriterOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.bag");
+    BagWriter::create(&path, WriterOptions::default())
+        .unwrap()
+        .finish()
+        .unwrap();
+    let bag = Bag::open(&path).unwrap();
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::new(Catalog::new(vec![bag.clone()]), w, hh);
+        h.scan();
+        insta::assert_snapshot!(format!("empty_bag_{w}x{hh}"), h.screen());
+    }
+    // A version line and then nothing a reader can use.
+    let mut bytes = b"#ROSBAG V2.0\n".to_vec();
+    bytes.extend((0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    let Ok(bag) = Bag::from_bytes("damaged.bag", bytes, OpenOptions::default()) else {
+        return;
+    };
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::new(Catalog::new(vec![bag.clone()]), w, hh);
+        h.scan();
+        let screen = h.screen();
+        assert!(screen.contains("damaged"), "{screen}");
+        insta::assert_snapshot!(format!("damaged_bag_{w}x{hh}"), screen);
+    }
+}
+
+#[test]
+fn sibling_topics_stay_apart_at_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("turtles.bag");
+    common::many_topics::write_named(
+        &path,
+        &[
+            "/turtle1/color_sensor",
+            "/turtle2/color_sensor",
+            "/turtle1/cmd_vel",
+            "/turtle2/cmd_vel",
+            "/turtle1/pose",
+            "/turtle2/pose",
+            "/diagnostics_aggregated/very/long/namespace/status",
+        ],
+    );
+    let bag = Bag::open(&path).unwrap();
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::new(Catalog::new(vec![bag.clone()]), w, hh);
+        h.scan();
+        let screen = h.screen();
+        if w == 80 {
+            assert!(
+                screen.contains("/turtle1/") && screen.contains("/turtle2/"),
+                "siblings keep what tells them apart:\n{screen}"
+            );
+        }
+        insta::assert_snapshot!(format!("turtles_{w}x{hh}"), screen);
+        // The filter text and the selection survive Esc.
+        select_topic(&mut h, "turtle2/pose");
+        h.act(&[Action::StartFilter, Action::Input('p')]);
+        insta::assert_snapshot!(format!("turtles_filter_{w}x{hh}"), h.screen());
+        h.act(&[Action::Back]);
+        assert_eq!(
+            h.app.topics.selected_row().unwrap().topic,
+            "/turtle2/pose",
+            "Esc clears the filter and keeps the topic"
+        );
+        // `y` says where the YAML went (the terminal does not answer OSC 52).
+        h.act(&[Action::CopyYaml]);
+        let bar = h.status_bar();
+        assert!(bar.contains("OSC 52") && bar.contains("Y saves"), "{bar}");
+        // `:` says what is wrong.
+        h.act(&[Action::StartJump, Action::Enter]);
+        assert!(
+            h.status_bar().contains("no time typed"),
+            "{}",
+            h.status_bar()
+        );
+        h.act(&[Action::StartJump]);
+        h.type_text("+100");
+        h.act(&[Action::Enter]);
+        insta::assert_snapshot!(format!("jump_outside_{w}x{hh}"), h.screen());
+    }
+}
+
+#[test]
+fn health_view_scrolls_wraps_and_goes_to_a_gap() {
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        h.act(&[Action::ToggleHealth, Action::Bottom]);
+        insta::assert_snapshot!(format!("health_end_{w}x{hh}"), h.screen());
+        let lines = h.app.health.lines.len();
+        let rows = h.app.health_rows();
+        assert_eq!(
+            h.app.health.scroll,
+            lines.saturating_sub(rows),
+            "no blank box past the end"
+        );
+        h.act(&[Action::PageDown, Action::Down]);
+        assert_eq!(h.app.health.scroll, lines.saturating_sub(rows));
+        // Enter on a gap: the topic is selected and the cursor is at the gap.
+        let gap = (0..lines)
+            .position(|i| h.app.health.line(i, 200).unwrap().0.contains("gap of"))
+            .expect("the demo bag has a gap");
+        h.act(&[Action::Top]);
+        for _ in 0..gap {
+            h.act(&[Action::Down]);
+        }
+        let target = h.app.health.target().unwrap();
+        h.act(&[Action::Enter]);
+        assert_eq!(h.app.mode, bagscope::tui::app::Mode::Normal);
+        assert_eq!(h.app.topics.selected_row().unwrap().topic, target.topic);
+        assert_eq!(Some(h.app.timeline.cursor()), target.time);
+        insta::assert_snapshot!(format!("health_gap_entered_{w}x{hh}"), h.screen());
+    }
+}
+
+#[test]
+fn small_layout_after_a_resize_keeps_a_full_message_list() {
+    let mut h = Harness::demo(80, 24);
+    h.scan();
+    select_topic(&mut h, "/imu/data");
+    h.act(&[Action::Focus(Pane::Messages), Action::Bottom]);
+    h.act(&[Action::Focus(Pane::Topics), Action::Resize(60, 20)]);
+    h.act(&[Action::Focus(Pane::Messages)]);
+    let rows = h.app.layout.messages_rows();
+    let shown = h.app.messages.window.entries.len() - h.app.messages.offset;
+    assert!(
+        shown >= rows.min(h.app.messages.window.entries.len()),
+        "{shown} of {rows} rows used:\n{}",
+        h.screen()
+    );
+    insta::assert_snapshot!("compact_messages_after_resize_60x20", h.screen());
+}
+
+#[test]
+fn fifty_thousand_topics_open_move_and_quit() {
+    // Not a benchmark (see benches/tui.rs): an O(n²) step would take minutes here.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.bag");
+    common::many_topics::write(&path, 50_000, 1);
+    let t = std::time::Instant::now();
+    let bag = Bag::open(&path).unwrap();
+    let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
+    h.screen();
+    h.scan();
+    h.act(&[
+        Action::Down,
+        Action::Bottom,
+        Action::ToggleHealth,
+        Action::Bottom,
+    ]);
+    h.act(&[Action::Back, Action::StartFilter]);
+    h.type_text("042");
+    h.act(&[Action::Back, Action::CycleSort]);
+    h.screen();
+    h.act(&[Action::Quit]);
+    assert!(h.app.quit);
+    assert_eq!(h.app.topics.rows().len(), 50_000);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(120),
+        "took {:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn out_of_order_is_counted_per_bag_as_recorded() {
+    use bagscope::bag::writer::{BagWriter, WriterOptions};
+    use bagscope::format::{Compression, ConnectionHeader};
+    use bagscope::time::RosTime;
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, times: &[(u32, u32)]| {
+        let path = dir.path().join(name);
+        let mut w = BagWriter::create(
+            &path,
+            WriterOptions {
+                compression: Compression::None,
+                chunk_size: 4096,
+            },
+        )
+        .unwrap();
+        let header = ConnectionHeader::build(
+            "/status",
+            "std_msgs/String",
+            "992ce8a1687cec8c8bd883ec73ca41d1",
+            "string data\n",
+            Some("/node"),
+            Some("0"),
+        );
+        let c = w.add_connection("/status", &header).unwrap();
+        for &(s, ns) in times {
+            w.write(c, RosTime::new(s, ns), &[2, 0, 0, 0, b'o', b'k'])
+                .unwrap();
+        }
+        w.finish().unwrap();
+        Bag::open(&path).unwrap()
+    };
+    // Two bags recorded in order whose times interleave: nothing is out of order.
+    let a = write("a.bag", &[(100, 0), (101, 0), (102, 0)]);
+    let b = write("b.bag", &[(100, 500_000_000), (101, 500_000_000)]);
+    let report = bagscope::catalog::health::compute(&Catalog::new(vec![a, b]), &mut |_| {});
+    let t = &report.topics[0];
+    assert_eq!((t.count, t.out_of_order), (5, 0), "{t:?}");
+    assert!(report.notes[0].starts_with("#1 "), "{:?}", report.notes);
+    assert!(report.notes[1].starts_with("#2 "), "{:?}", report.notes);
+    // One bag with a message stored after a later one.
+    let c = write("c.bag", &[(100, 0), (102, 0), (101, 0), (103, 0)]);
+    let report = bagscope::catalog::health::compute(&Catalog::new(vec![c]), &mut |_| {});
+    assert_eq!(report.topics[0].out_of_order, 1);
 }

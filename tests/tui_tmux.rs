@@ -96,9 +96,96 @@ fn sigterm_restores_the_terminal() {
     );
     let screen = s.wait("the shell", |t| t.contains("DONE"));
     assert!(!screen.contains("Topics"), "{screen}");
-    assert!(screen.contains("EXITED:0"), "{screen}");
+    assert!(screen.contains("EXITED:143"), "128 + SIGTERM:\n{screen}");
     assert!(
         screen.contains("icanon echo") && !screen.contains("-icanon"),
         "canonical mode and echo are back:\n{screen}"
     );
+}
+
+/// Runs the explorer in tmux on `args` (with `env` set), writing its pid; returns the
+/// session and the pid once `ready` holds on the screen.
+fn start_explorer(
+    name: &str,
+    env: &str,
+    args: &str,
+    ready: &str,
+) -> (Session, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = format!(
+        "sh -c 'echo $$ > {}; {env} exec {} {args}'; echo EXITED:$?; echo DONE; sleep 30",
+        pidfile.display(),
+        env!("CARGO_BIN_EXE_bagscope")
+    );
+    let s = Session::start(name, 100, 30, &cmd);
+    s.wait(ready, |t| t.contains(ready));
+    let pid = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(!pid.is_empty(), "no process found");
+    (s, pid, dir)
+}
+
+#[test]
+fn signals_end_with_128_plus_their_number() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    for (sig, code) in [("HUP", 129), ("INT", 130), ("TERM", 143)] {
+        let (s, pid, _dir) = start_explorer(&format!("sig{sig}"), "", "", "Topics");
+        assert!(
+            Command::new("kill")
+                .args([&format!("-{sig}"), &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let screen = s.wait("the shell", |t| t.contains("DONE"));
+        assert!(
+            screen.contains(&format!("EXITED:{code}")),
+            "SIG{sig}:\n{screen}"
+        );
+        assert!(
+            !screen.contains("Topics"),
+            "the terminal is restored:\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn q_and_signals_work_while_the_bags_are_opened() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    let bag = common::fixtures_dir().join("recorded.bag");
+    if !bag.exists() {
+        common::skip("tests/fixtures/recorded.bag is not present");
+        return;
+    }
+    let slow = "BAGSCOPE_TEST_SLOW_OPEN_MS=60000";
+    let args = bag.display().to_string();
+    // The first frame is at once and says what is happening.
+    let (s, _pid, _dir) = start_explorer("openq", slow, &args, "opening");
+    let screen = s.screen();
+    assert!(
+        screen.contains("recorded.bag") && screen.contains("q or Ctrl-C quits"),
+        "{screen}"
+    );
+    s.keys(&["q"]);
+    let screen = s.wait("the shell", |t| t.contains("DONE"));
+    assert!(screen.contains("EXITED:0"), "{screen}");
+    let (s, pid, _dir) = start_explorer("openterm", slow, &args, "opening");
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let screen = s.wait("the shell", |t| t.contains("DONE"));
+    assert!(screen.contains("EXITED:143"), "{screen}");
 }

@@ -50,7 +50,9 @@ pub struct TopicHealth {
     pub gaps: Vec<Gap>,
     /// Number of gaps found in all.
     pub gap_count: usize,
-    /// Messages stored after a message of the same topic with a later receive time.
+    /// Messages stored after a message of the same connection in the same bag with a later
+    /// receive time: counted per bag, in file order, as each bag was recorded (bags opened
+    /// together interleave in time; that is not disorder).
     pub out_of_order: u64,
     /// Approximate bytes of its message records.
     pub bytes: u64,
@@ -116,7 +118,6 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
     struct Acc {
         times: Vec<RosTime>,
         out_of_order: u64,
-        last_in_file: Option<RosTime>,
         bytes: u64,
         kinds: Vec<String>,
     }
@@ -139,7 +140,6 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
             let a = acc.entry(c.topic.clone()).or_insert_with(|| Acc {
                 times: Vec::new(),
                 out_of_order: 0,
-                last_in_file: None,
                 bytes: 0,
                 kinds: Vec::new(),
             });
@@ -148,6 +148,8 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                 a.kinds.push(kind);
             }
         }
+        // The latest receive time stored so far per connection of this bag.
+        let mut last_in_file: HashMap<ConnId, RosTime> = HashMap::new();
         // Chunks in file order, so "out of order" means: stored after a later message.
         let mut order: Vec<_> = bag.chunks().iter().collect();
         order.sort_by_key(|c| c.pos);
@@ -168,10 +170,11 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                     continue;
                 };
                 a.bytes += next.saturating_sub(e.offset);
-                if a.last_in_file.is_some_and(|l| e.time < l) {
+                let last = last_in_file.entry(e.conn).or_insert(e.time);
+                if e.time < *last {
                     a.out_of_order += 1;
                 }
-                a.last_in_file = Some(a.last_in_file.map_or(e.time, |l| l.max(e.time)));
+                *last = (*last).max(e.time);
                 a.times.push(e.time);
             }
             if chunk.is_record() {
@@ -188,7 +191,8 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
             done += 1;
             progress(done as f64 / total_chunks as f64);
         }
-        let name = bag.path().display();
+        // Bags are numbered as in the explorer (`#1`, `#2`, …).
+        let name = format!("#{} {}", bi + 1, bag.path().display());
         match bag.recovery() {
             None => report.notes.push(format!("{name}: read from its index")),
             Some(r) => {

@@ -1,8 +1,9 @@
 //! The topics of a catalog, merged across bags.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::bag::ConnId;
+use crate::time::RosTime;
 
 use super::Catalog;
 
@@ -51,5 +52,39 @@ impl Catalog {
             }
         }
         map.into_values().collect()
+    }
+}
+
+impl Catalog {
+    /// For each topic of `topics` (as [`Catalog::topics`] returns them), the time range
+    /// covered by the chunks holding its messages, from chunk infos alone. One pass over every
+    /// chunk's per-connection counts: proportional to the size of the index, whatever the
+    /// number of topics.
+    pub fn topic_spans(&self, topics: &[CatalogTopic]) -> Vec<Option<(RosTime, RosTime)>> {
+        let mut owner: HashMap<(usize, ConnId), usize> = HashMap::new();
+        for (ti, t) in topics.iter().enumerate() {
+            for &pair in &t.connections {
+                owner.insert(pair, ti);
+            }
+        }
+        let mut spans: Vec<Option<(RosTime, RosTime)>> = vec![None; topics.len()];
+        for (bi, bag) in self.bags().iter().enumerate() {
+            for c in bag.chunks() {
+                for &(conn, n) in &c.counts {
+                    if n == 0 {
+                        continue;
+                    }
+                    let Some(span) = owner.get(&(bi, conn)).and_then(|&ti| spans.get_mut(ti))
+                    else {
+                        continue;
+                    };
+                    *span = Some(match *span {
+                        None => (c.start, c.end),
+                        Some((lo, hi)) => (lo.min(c.start), hi.max(c.end)),
+                    });
+                }
+            }
+        }
+        spans
     }
 }

@@ -99,6 +99,8 @@ pub enum Outcome {
     Problems,
     /// Usage error, or a file that cannot be opened at all.
     Failed,
+    /// The explorer was ended by this signal (exit code 128 + n, as shells report it).
+    Signal(u8),
 }
 
 impl From<Outcome> for ExitCode {
@@ -107,6 +109,7 @@ impl From<Outcome> for ExitCode {
             Outcome::Ok => ExitCode::SUCCESS,
             Outcome::Problems => ExitCode::from(1),
             Outcome::Failed => ExitCode::from(2),
+            Outcome::Signal(n) => ExitCode::from(128_u8.saturating_add(n)),
         }
     }
 }
@@ -171,14 +174,22 @@ pub fn run(cli: &Cli) -> Outcome {
 /// The bundled demo bag (see `assets/README.md`).
 const DEMO_BAG: &[u8] = include_bytes!("../../assets/demo.bag");
 
-/// `bagscope [BAG]...`: the terminal explorer (the demo bag when no bag is given).
+/// `bagscope [BAG]...`: the terminal explorer (the demo bag when no bag is given). The bags
+/// are opened by the explorer itself, on a background thread, so its first frame is at once.
 fn explore(cli: &Cli) -> Outcome {
+    use crate::tui::{Bags, Ended};
     use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        print_error(
+            "the explorer needs a terminal; use `bagscope info` or `bagscope echo` in scripts",
+        );
+        return Outcome::Failed;
+    }
     let options = crate::bag::OpenOptions::default();
-    let (catalog, note) = if cli.bags.is_empty() {
+    let (bags, note) = if cli.bags.is_empty() {
         match Bag::from_bytes("demo.bag", DEMO_BAG.to_vec(), options) {
             Ok(bag) => (
-                crate::catalog::Catalog::new(vec![bag]),
+                Bags::Open(crate::catalog::Catalog::new(vec![bag])),
                 Some("bundled demo bag (bagscope BAG... opens yours)".to_string()),
             ),
             Err(e) => {
@@ -187,21 +198,8 @@ fn explore(cli: &Cli) -> Outcome {
             }
         }
     } else {
-        let (catalog, errors) = crate::catalog::Catalog::open(&cli.bags, &options);
-        for e in &errors {
-            print_error(e);
-        }
-        if catalog.is_empty() {
-            return Outcome::Failed;
-        }
-        (catalog, None)
+        (Bags::Paths(cli.bags.clone(), options), None)
     };
-    if !std::io::stdout().is_terminal() {
-        print_error(
-            "the explorer needs a terminal; use `bagscope info` or `bagscope echo` in scripts",
-        );
-        return Outcome::Failed;
-    }
     let options = crate::tui::Options {
         note,
         mouse: !cli.no_mouse,
@@ -211,12 +209,29 @@ fn explore(cli: &Cli) -> Outcome {
             config: None,
         },
     };
-    let result = crate::tui::run(catalog, &options);
+    let result = crate::tui::run(bags, &options);
     // A bag still being written by `E` when the explorer ends (quit, Ctrl-C, SIGTERM) is not
     // finished: remove its temporary file rather than leave it behind.
     crate::bag::writer::remove_temp_files();
     match result {
-        Ok(()) => Outcome::Ok,
+        Ok(Ended::Quit { errors }) => {
+            for e in &errors {
+                print_error(e);
+            }
+            // Some bags given could not be shown.
+            if errors.is_empty() {
+                Outcome::Ok
+            } else {
+                Outcome::Problems
+            }
+        }
+        Ok(Ended::Signal(n)) => Outcome::Signal(u8::try_from(n).unwrap_or(127)),
+        Ok(Ended::Unopenable(errors)) => {
+            for e in &errors {
+                print_error(e);
+            }
+            Outcome::Failed
+        }
         Err(e) => {
             print_error(format!("terminal: {e}"));
             Outcome::Failed

@@ -16,12 +16,11 @@ use super::layout::{Layout, layout};
 use super::model::histogram::{self, Histogram};
 use super::model::inspector::Inspector;
 use super::model::messages::{MessageList, MsgRef};
-use super::model::timefmt::{TimeFormat, parse_jump};
+use super::model::timefmt::TimeFormat;
 use super::model::timeline::Timeline;
 use super::model::topics::{TopicList, TopicRow};
 use super::publish::{self, Job, Phase, Publisher, Publishing, RosEvent, Scope};
 use super::worker::{Reply, Request, Worker, YamlDone};
-use crate::catalog::health::HealthReport;
 
 /// Messages fetched on each side of the cursor when a topic is selected.
 const WINDOW_SIDE: usize = 200;
@@ -52,16 +51,7 @@ pub struct Flash {
     pub error: bool,
 }
 
-/// The health view's state.
-#[derive(Debug, Default)]
-pub struct HealthView {
-    /// The report, once computed.
-    pub report: Option<HealthReport>,
-    /// Scan progress (0..1).
-    pub progress: f64,
-    /// First line shown.
-    pub scroll: usize,
-}
+pub use super::model::health::HealthView;
 
 /// Playback of the timeline: the cursor moves through time.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -126,6 +116,8 @@ pub struct App {
     pub output_dir: PathBuf,
     /// How `p` publishes into the ROS graph (namespace, rate, node configuration).
     pub publish_settings: publish::Settings,
+    /// Bags that could not be opened (`FILE: WHAT`), counted as warnings in the status bar.
+    pub unopened: Vec<String>,
     /// The latest ROS publishing run, as shown in the status bar.
     pub publishing: Option<Publishing>,
     publisher: Option<Publisher>,
@@ -142,11 +134,13 @@ pub struct App {
 impl App {
     /// A new app over `catalog` of `width`×`height`, asking `worker` for data.
     pub fn new(catalog: Catalog, worker: Worker, width: u16, height: u16) -> App {
-        let rows = catalog
-            .topics()
+        let topics = catalog.topics();
+        let spans = catalog.topic_spans(&topics);
+        let rows = topics
             .into_iter()
-            .map(|t| {
-                let span = topic_span(&catalog, &t.connections);
+            .zip(spans)
+            .map(|(t, span)| {
+                let span = span.map(|(lo, hi)| hi.nanos_since(lo) as f64 / 1e9);
                 let rate = span
                     .filter(|s| *s > 0.0 && t.message_count > 1)
                     .map(|s| (t.message_count - 1) as f64 / s);
@@ -189,6 +183,7 @@ impl App {
             output_dir: PathBuf::from("."),
             publish_settings: publish::Settings::default(),
             publishing: None,
+            unopened: Vec::new(),
             publisher: None,
             events: None,
             help_scroll: 0,
@@ -258,7 +253,7 @@ impl App {
                 true
             }
             AppEvent::Tick => self.advance_play(std::time::Instant::now()),
-            AppEvent::Input(_) => false,
+            AppEvent::Input(_) | AppEvent::Opening(_) => false,
         }
     }
 
@@ -315,6 +310,7 @@ impl App {
             }
             Action::Focus(p) => self.set_focus(p),
             Action::StartFilter => {
+                self.topics.begin_filter();
                 self.mode = Mode::Filter;
                 self.prompt = self.topics.filter().to_string();
                 self.set_focus(Pane::Topics);
@@ -327,6 +323,7 @@ impl App {
             Action::CycleTimeFormat => {
                 self.time_format = self.time_format.next();
                 self.inspector.rebuild(self.time_format, self.start());
+                self.rebuild_health();
                 self.flash(format!("times shown as {}", self.time_format.name()), false);
             }
             Action::ZoomIn => {
@@ -382,8 +379,7 @@ impl App {
                 } else if self.marks != (None, None) {
                     self.marks = (None, None);
                 } else if !self.topics.filter().is_empty() {
-                    self.topics.set_filter("");
-                    self.topic_changed();
+                    self.clear_filter(false);
                 } else if self.focus != Pane::Topics {
                     self.set_focus(Pane::Topics);
                 } else {
@@ -405,7 +401,25 @@ impl App {
 
     fn set_focus(&mut self, pane: Pane) {
         self.focus = pane;
+        let before = self.layout;
         self.layout = layout(self.area, pane);
+        // In the compact layout a pane becomes visible (and gets its real height) here.
+        if self.layout != before {
+            self.fit_viewports();
+        }
+    }
+
+    /// Keeps every list's selection inside its (new) viewport and fetches what became visible.
+    fn fit_viewports(&mut self) {
+        let (th, mh, ih) = (
+            self.layout.topics_rows(),
+            self.layout.messages_rows(),
+            self.layout.inspector_rows(),
+        );
+        self.topics.scroll_into_view(th);
+        self.messages.scroll_into_view(mh);
+        self.inspector.scroll_into_view(ih);
+        self.request_sizes();
     }
 
     fn flash(&mut self, text: impl Into<String>, error: bool) {
@@ -415,19 +429,12 @@ impl App {
         });
     }
 
-    fn resize(&mut self, w: u16, h: u16) -> bool {
+    pub(crate) fn resize(&mut self, w: u16, h: u16) -> bool {
         self.area = Rect::new(0, 0, w, h);
         self.layout = layout(self.area, self.focus);
-        let (th, mh, ih) = (
-            self.layout.topics_rows(),
-            self.layout.messages_rows(),
-            self.layout.inspector_rows(),
-        );
-        self.topics.scroll_into_view(th);
-        self.messages.scroll_into_view(mh);
-        self.inspector.scroll_into_view(ih);
+        self.fit_viewports();
         self.refresh_histogram();
-        self.request_sizes();
+        self.rebuild_health();
         true
     }
 
@@ -594,8 +601,7 @@ impl App {
             Action::ClearInput => self.prompt.clear(),
             Action::Back => {
                 if self.mode == Mode::Filter {
-                    self.topics.set_filter("");
-                    self.topic_changed();
+                    self.clear_filter(true);
                 }
                 self.mode = Mode::Normal;
                 return true;
@@ -605,7 +611,11 @@ impl App {
                 self.mode = Mode::Normal;
                 if mode == Mode::Jump {
                     let text = std::mem::take(&mut self.prompt);
-                    match parse_jump(&text, self.start(), self.time_format == TimeFormat::Local) {
+                    match super::model::timefmt::jump_target(
+                        &text,
+                        self.timeline.bounds(),
+                        self.time_format,
+                    ) {
                         Ok(t) => {
                             self.timeline.set_cursor(t);
                             self.cursor_moved();
@@ -632,23 +642,16 @@ impl App {
         true
     }
 
-    fn health_action(&mut self, action: Action) -> bool {
-        match action {
-            Action::ToggleHealth | Action::Back => self.mode = Mode::Normal,
-            Action::Up => self.health.scroll = self.health.scroll.saturating_sub(1),
-            Action::Down => self.health.scroll += 1,
-            Action::PageUp => self.health.scroll = self.health.scroll.saturating_sub(10),
-            Action::PageDown => self.health.scroll += 10,
-            Action::Top => self.health.scroll = 0,
-            Action::Resize(w, h) => return self.resize(w, h),
-            Action::ToggleHelp => self.mode = Mode::Help,
-            _ => return false,
-        }
-        true
+    /// Clears the topic filter, keeping the selected topic (`cancel`: the one selected before
+    /// filtering).
+    fn clear_filter(&mut self, cancel: bool) {
+        self.topics.clear_filter(cancel);
+        self.topics.scroll_into_view(self.layout.topics_rows());
+        self.topic_changed();
     }
 
     /// The selected topic changed: new histogram, new message window.
-    fn topic_changed(&mut self) {
+    pub(crate) fn topic_changed(&mut self) {
         self.refresh_histogram();
         let Some(row) = self.topics.selected_row().cloned() else {
             self.messages = MessageList::default();
@@ -819,14 +822,23 @@ impl App {
                 self.mode == Mode::Health
             }
             Reply::Scanned(report) => {
+                let by_topic: std::collections::HashMap<
+                    &str,
+                    &crate::catalog::health::TopicHealth,
+                > = report
+                    .topics
+                    .iter()
+                    .map(|t| (t.topic.as_str(), t))
+                    .collect();
                 self.topics.update_stats(|row| {
-                    if let Some(t) = report.topics.iter().find(|t| t.topic == row.topic) {
+                    if let Some(t) = by_topic.get(row.topic.as_str()) {
                         row.rate = t.rate().or(row.rate);
                         row.bytes = Some(t.bytes);
                     }
                 });
                 self.health.report = Some(*report);
                 self.health.progress = 1.0;
+                self.rebuild_health();
                 // Index data is in memory now: the histogram can be exact.
                 self.refresh_histogram();
                 true
@@ -1136,7 +1148,7 @@ impl App {
         self.worker.send(Request::Yaml { id, msg, save_to });
     }
 
-    fn yaml_done(&mut self, topic: &str, result: Result<YamlDone, String>) {
+    fn yaml_done(&mut self, _topic: &str, result: Result<YamlDone, String>) {
         const CLIPBOARD_LIMIT: usize = 1 << 20;
         match result {
             Err(e) => self.flash(e, true),
@@ -1159,9 +1171,10 @@ impl App {
                 use base64::Engine;
                 let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
                 self.outbox.push(format!("\x1b]52;c;{b64}\x07"));
+                // The terminal gives no answer: say where the text went and where it works.
                 self.flash(
                     format!(
-                        "copied {topic} message as YAML ({})",
+                        "YAML {} sent via OSC 52 (tmux: set-clipboard on); Y saves",
                         crate::tui::text::bytes(text.len() as u64)
                     ),
                     false,
@@ -1174,22 +1187,4 @@ impl App {
     pub fn pane_at(&self, p: Position) -> Option<Pane> {
         self.layout.pane_at(p.x, p.y)
     }
-}
-
-/// Time span (s) covered by the chunks holding `connections`.
-fn topic_span(catalog: &Catalog, connections: &[(usize, crate::bag::ConnId)]) -> Option<f64> {
-    let mut lo: Option<RosTime> = None;
-    let mut hi: Option<RosTime> = None;
-    for (bi, bag) in catalog.bags().iter().enumerate() {
-        for c in bag.chunks() {
-            if c.counts
-                .iter()
-                .any(|&(conn, n)| n > 0 && connections.contains(&(bi, conn)))
-            {
-                lo = Some(lo.map_or(c.start, |l| l.min(c.start)));
-                hi = Some(hi.map_or(c.end, |h| h.max(c.end)));
-            }
-        }
-    }
-    Some(hi?.nanos_since(lo?) as f64 / 1e9)
 }

@@ -17,4 +17,6 @@ pub enum AppEvent {
     Signal(i32),
     /// Time passes (only while something animates).
     Tick,
+    /// News from the thread opening the bags.
+    Opening(super::opening::Progress),
 }

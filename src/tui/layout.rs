@@ -56,7 +56,12 @@ pub fn layout(area: Rect, focus: Pane) -> Layout {
         return l;
     }
     let share = |v: u16, pct: u32| u16::try_from(u32::from(v) * pct / 100).unwrap_or(v);
-    let left_w = share(body.width, 38).clamp(28, 64);
+    // Wide terminals give the topic table room for full names and types.
+    let left_w = if body.width >= 150 {
+        share(body.width, 46).min(96)
+    } else {
+        share(body.width, 40).clamp(28, 64)
+    };
     let right_w = body.width - left_w;
     let topics_h = share(body.height, 56);
     let hist_h = share(body.height, 30).clamp(6, 14);
@@ -146,7 +151,7 @@ mod tests {
         assert_eq!(c.messages, Rect::new(0, 1, 60, 18));
         assert_eq!(c.topics, Rect::default());
         let big = layout(Rect::new(0, 0, 400, 120), Pane::Topics);
-        assert_eq!(big.topics.width, 64);
+        assert_eq!(big.topics.width, 96);
         assert_eq!(big.histogram.height, 14);
     }
 }

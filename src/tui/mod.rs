@@ -9,10 +9,12 @@
 
 pub mod action;
 pub mod app;
+mod app_health;
 pub mod event;
 pub mod keymap;
 pub mod layout;
 pub mod model;
+pub mod opening;
 pub mod panes;
 pub mod publish;
 pub mod terminal;
@@ -28,13 +30,12 @@ use crossterm::event::Event;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use crate::catalog::Catalog;
-
 use app::App;
 use event::AppEvent;
+pub use opening::Bags;
+use opening::Opening;
 use terminal::TerminalGuard;
 use theme::Theme;
-use worker::Worker;
 
 /// Options of the explorer.
 #[derive(Clone, Debug, Default)]
@@ -50,8 +51,23 @@ pub struct Options {
 /// How long leaving waits for a running ROS publication to stop and unregister.
 const UNREGISTER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Runs the explorer until the user quits or a signal arrives.
-pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
+/// How the explorer ended.
+#[derive(Debug)]
+pub enum Ended {
+    /// The user quit (`q`, Ctrl-C).
+    Quit {
+        /// Bags that could not be opened (the others were shown).
+        errors: Vec<crate::bag::BagError>,
+    },
+    /// A signal (SIGINT, SIGTERM, SIGHUP) ended it; the terminal was restored.
+    Signal(i32),
+    /// No bag could be opened.
+    Unopenable(Vec<crate::bag::BagError>),
+}
+
+/// Runs the explorer until the user quits or a signal arrives. The bags are opened on a
+/// background thread while a first frame says so.
+pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let guard = TerminalGuard::enter(options.mouse)?;
     // Before the input thread starts: creating the terminal may query the cursor position,
     // and the reply must not be eaten by our reader.
@@ -83,14 +99,48 @@ pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
             });
         }
     }
-    let worker = Worker::start(catalog.clone(), tx.clone());
+    let theme = Theme::from_env();
     let (w, h) = crossterm::terminal::size()?;
-    let mut app = App::new(catalog, worker, w, h);
+    let mut opening = Opening::new(&bags);
+    opening::start(bags, w, h, tx.clone());
+    let ready = loop {
+        terminal.draw(|f| {
+            let area = f.area();
+            panes::opening::draw(f, &opening, opening.started.elapsed(), theme, area);
+        })?;
+        // Redrawn every 100 ms for the elapsed time.
+        let ev = match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(ev) => ev,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Ok(Ended::Quit { errors: Vec::new() });
+            }
+        };
+        match ev {
+            AppEvent::Signal(n) => return Ok(Ended::Signal(n)),
+            AppEvent::Input(Event::Key(k))
+                if k.kind != crossterm::event::KeyEventKind::Release
+                    && keymap::KeyMap::default().action(k, keymap::Context::Global)
+                        == Some(action::Action::Quit) =>
+            {
+                return Ok(Ended::Quit { errors: Vec::new() });
+            }
+            AppEvent::Opening(opening::Progress::Ready(r)) => break *r,
+            AppEvent::Opening(p) => opening.apply(&p),
+            _ => {}
+        }
+    };
+    let opening::Ready { app, errors } = ready;
+    let Some(mut app) = app else {
+        return Ok(Ended::Unopenable(errors));
+    };
     app.note.clone_from(&options.note);
     app.publish_settings.clone_from(&options.publish);
-    app.set_events(tx);
-    let theme = Theme::from_env();
+    // The terminal may have been resized while opening.
+    let (w, h) = crossterm::terminal::size()?;
+    app.apply(action::Action::Resize(w, h));
     terminal.draw(|f| ui::draw(f, &app, theme))?;
+    let mut signal = None;
     // While playing, the loop wakes up ten times a second to move the cursor.
     let tick = std::time::Duration::from_millis(100);
     loop {
@@ -106,8 +156,14 @@ pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
                 Err(_) => break,
             }
         };
+        if let AppEvent::Signal(n) = first {
+            signal = Some(n);
+        }
         let mut changed = app.handle(first);
         while let Ok(more) = rx.try_recv() {
+            if let AppEvent::Signal(n) = more {
+                signal = Some(n);
+            }
             changed |= app.handle(more);
         }
         if app.quit {
@@ -126,7 +182,10 @@ pub fn run(catalog: Catalog, options: &Options) -> io::Result<()> {
     }
     drop(terminal);
     drop(guard);
-    Ok(())
+    Ok(match signal {
+        Some(n) => Ended::Signal(n),
+        None => Ended::Quit { errors },
+    })
 }
 
 /// After quitting (or a signal) while publishing: waits, at most [`UNREGISTER_WAIT`], for

@@ -1,5 +1,6 @@
 //! UI-agnostic models: plain structs with unit tests, no terminal types. Panes render them.
 
+pub mod health;
 pub mod histogram;
 pub mod inspector;
 pub mod messages;

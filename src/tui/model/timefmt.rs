@@ -199,9 +199,57 @@ pub fn parse_jump(text: &str, start: RosTime, local: bool) -> Result<RosTime, St
     ))
 }
 
+/// What `:` jumps to: `text` read by [`parse_jump`] against the catalog's `bounds`. Says
+/// what is wrong when nothing was typed or the time is outside the bags.
+pub fn jump_target(
+    text: &str,
+    bounds: (RosTime, RosTime),
+    format: TimeFormat,
+) -> Result<RosTime, String> {
+    let (start, end) = bounds;
+    if text.trim().is_empty() {
+        return Err(
+            "no time typed: give seconds since the epoch, +offset, a date or a time of day"
+                .to_string(),
+        );
+    }
+    let t = parse_jump(text, start, format == TimeFormat::Local)?;
+    if t < start || t > end {
+        // The range as offsets first (short), then as shown in the current format.
+        let absolute = match format {
+            TimeFormat::Offset => String::new(),
+            _ => format!(
+                " ({} to {})",
+                format.short(start, start),
+                format.short(end, start)
+            ),
+        };
+        return Err(format!(
+            "{} is outside the bags: they run from {} to {} s{absolute}",
+            text.trim(),
+            offset(start, start, 1),
+            offset(end, start, 1),
+        ));
+    }
+    Ok(t)
+}
+
 #[cfg(test)]
 mod jump_tests {
     use super::*;
+
+    #[test]
+    fn says_what_is_wrong_with_a_jump() {
+        let b = (RosTime::new(100, 0), RosTime::new(110, 0));
+        let e = jump_target("  ", b, TimeFormat::Offset).unwrap_err();
+        assert!(e.starts_with("no time typed"), "{e}");
+        let e = jump_target("+20", b, TimeFormat::Offset).unwrap_err();
+        assert!(e.contains("outside the bags") && e.contains("+10.0"), "{e}");
+        assert_eq!(
+            jump_target("+5", b, TimeFormat::Offset).unwrap(),
+            RosTime::new(105, 0)
+        );
+    }
 
     #[test]
     fn parses_every_form() {

@@ -5,6 +5,9 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use crate::bag::ConnId;
 
+/// Filtering this many names or more is spread over threads.
+const PARALLEL_FROM: usize = 20_000;
+
 /// One topic as the list shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TopicRow {
@@ -64,13 +67,12 @@ impl SortKey {
     }
 }
 
-/// A row as currently shown: which topic, and which characters of its name matched the filter.
+/// A row as currently shown: which topic. The matched characters of its name are found when
+/// it is drawn ([`TopicList::matched`]), not for every row at each key press.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VisibleRow {
     /// Index into the rows.
     pub row: usize,
-    /// Character positions of the matched characters in the topic name.
-    pub matched: Vec<usize>,
 }
 
 /// The topic list model.
@@ -82,13 +84,26 @@ pub struct TopicList {
     sort: SortKey,
     selected: usize,
     offset: usize,
+    /// Widest topic name and type (characters), for column widths.
+    widest: (usize, usize),
+    /// The topic selected when filtering started (what cancelling the filter returns to).
+    before_filter: Option<String>,
 }
 
 impl TopicList {
-    /// A list of `rows`, sorted by name, unfiltered.
-    pub fn new(rows: Vec<TopicRow>) -> Self {
+    /// A list of `rows` (put in name order), unfiltered.
+    pub fn new(mut rows: Vec<TopicRow>) -> Self {
+        // Name order (the catalog's already): the rows' order breaks ties and allows lookups.
+        rows.sort_by(|a, b| a.topic.cmp(&b.topic));
+        let widest = rows.iter().fold((0, 0), |(n, t), r| {
+            (
+                n.max(r.topic.chars().count()),
+                t.max(r.datatype.chars().count()),
+            )
+        });
         let mut list = TopicList {
             rows,
+            widest,
             ..TopicList::default()
         };
         list.refresh();
@@ -108,6 +123,11 @@ impl TopicList {
         if let Some(t) = selected {
             self.select_topic(&t);
         }
+    }
+
+    /// The widest topic name and type, in characters.
+    pub fn widest(&self) -> (usize, usize) {
+        self.widest
     }
 
     /// The rows shown, in order.
@@ -144,10 +164,38 @@ impl TopicList {
 
     /// Sets the filter and recomputes the visible rows (best matches first).
     pub fn set_filter(&mut self, filter: &str) {
+        if self.filter.is_empty() && !filter.is_empty() {
+            self.before_filter = self.selected_row().map(|r| r.topic.clone());
+        }
+        // Typing one more character: only the rows shown can still match.
+        let within = (!self.filter.is_empty() && filter.starts_with(self.filter.as_str()))
+            .then(|| self.visible.iter().map(|v| v.row).collect());
         self.filter = filter.to_string();
         self.selected = 0;
         self.offset = 0;
-        self.refresh();
+        self.refresh_from(within);
+    }
+
+    /// Typing a filter starts: remembers the selected topic for [`TopicList::clear_filter`].
+    pub fn begin_filter(&mut self) {
+        self.before_filter = self.selected_row().map(|r| r.topic.clone());
+    }
+
+    /// Removes the filter. The selected topic stays selected; with `cancel`, or when the
+    /// filter matched nothing, the topic selected before filtering is selected again.
+    pub fn clear_filter(&mut self, cancel: bool) {
+        let current = self.selected_row().map(|r| r.topic.clone());
+        let before = self.before_filter.take();
+        let keep = if cancel {
+            before.or(current)
+        } else {
+            current.or(before)
+        };
+        self.set_filter("");
+        self.before_filter = None;
+        if let Some(t) = keep {
+            self.select_topic(&t);
+        }
     }
 
     /// Cycles the sort order.
@@ -209,30 +257,74 @@ impl TopicList {
             super::scroll::offset_for(self.selected, self.offset, self.visible.len(), height);
     }
 
+    /// Character positions of `topic` matched by the filter (for highlighting).
+    pub fn matched(&self, topic: &str) -> Vec<usize> {
+        if self.filter.is_empty() {
+            return Vec::new();
+        }
+        SkimMatcherV2::default()
+            .ignore_case()
+            .fuzzy_indices(topic, &self.filter)
+            .map(|(_, m)| m)
+            .unwrap_or_default()
+    }
+
     fn refresh(&mut self) {
-        let matcher = SkimMatcherV2::default().ignore_case();
-        let mut scored: Vec<(i64, VisibleRow)> = self
-            .rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                if self.filter.is_empty() {
-                    return Some((
-                        0,
-                        VisibleRow {
-                            row: i,
-                            matched: Vec::new(),
-                        },
-                    ));
+        self.refresh_from(None);
+    }
+
+    /// Recomputes the visible rows; `within`: only these rows can match (the filter was
+    /// extended: a name matching the longer filter matches the shorter one).
+    fn refresh_from(&mut self, within: Option<Vec<usize>>) {
+        let pattern: Vec<char> = self.filter.to_lowercase().chars().collect();
+        let filter = self.filter.as_str();
+        let score = |matcher: &SkimMatcherV2, r: &TopicRow| -> Option<i64> {
+            if pattern.is_empty() {
+                return Some(0);
+            }
+            // A cheap subsequence test first: most names fail it for a longer filter.
+            let mut want = pattern.iter().filter(|c| !c.is_whitespace()).peekable();
+            for c in r.topic.chars().flat_map(char::to_lowercase) {
+                if want.peek() == Some(&&c) {
+                    want.next();
                 }
-                let (score, matched) = matcher.fuzzy_indices(&r.topic, &self.filter)?;
-                Some((score, VisibleRow { row: i, matched }))
-            })
-            .collect();
+            }
+            if want.peek().is_some() {
+                return None;
+            }
+            matcher.fuzzy_match(&r.topic, filter)
+        };
+        let candidates: Vec<usize> = within.unwrap_or_else(|| (0..self.rows.len()).collect());
         let rows = &self.rows;
-        let key = |v: &VisibleRow| rows.get(v.row);
-        scored.sort_by(|(sa, a), (sb, b)| {
-            let (Some(ra), Some(rb)) = (key(a), key(b)) else {
+        let score_all = |part: &[usize]| -> Vec<(i64, usize)> {
+            let matcher = SkimMatcherV2::default().ignore_case();
+            part.iter()
+                .filter_map(|&i| Some((score(&matcher, rows.get(i)?)?, i)))
+                .collect()
+        };
+        // Scoring hundreds of thousands of names: on every core.
+        let threads = if pattern.is_empty() || candidates.len() < PARALLEL_FROM {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+        };
+        let mut scored: Vec<(i64, usize)> = if threads > 1 {
+            let size = candidates.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let parts: Vec<_> = candidates
+                    .chunks(size)
+                    .map(|part| scope.spawn(|| score_all(part)))
+                    .collect();
+                parts
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_default())
+                    .collect()
+            })
+        } else {
+            score_all(&candidates)
+        };
+        scored.sort_by(|&(sa, a), &(sb, b)| {
+            let (Some(ra), Some(rb)) = (rows.get(a), rows.get(b)) else {
                 return std::cmp::Ordering::Equal;
             };
             let by_sort = match self.sort {
@@ -243,13 +335,17 @@ impl TopicList {
             };
             // With a filter and name order, the best matches come first.
             let by_score = if self.sort == SortKey::Name {
-                sb.cmp(sa)
+                sb.cmp(&sa)
             } else {
                 std::cmp::Ordering::Equal
             };
-            by_score.then(by_sort).then_with(|| ra.topic.cmp(&rb.topic))
+            // Rows are in name order: their index breaks ties like the name would.
+            by_score.then(by_sort).then(a.cmp(&b))
         });
-        self.visible = scored.into_iter().map(|(_, v)| v).collect();
+        self.visible = scored
+            .into_iter()
+            .map(|(_, row)| VisibleRow { row })
+            .collect();
         self.selected = self.selected.min(self.visible.len().saturating_sub(1));
     }
 }
@@ -286,12 +382,35 @@ mod tests {
             .map(|v| l.rows()[v.row].topic.clone())
             .collect();
         assert_eq!(names, vec!["/camera/image_raw"]);
-        assert_eq!(l.visible()[0].matched.len(), 3);
+        assert_eq!(l.matched("/camera/image_raw").len(), 3);
         l.set_filter("zzz");
         assert!(l.visible().is_empty());
         assert!(l.selected_row().is_none());
         l.set_filter("");
         assert_eq!(l.visible().len(), 3);
+    }
+
+    #[test]
+    fn clearing_the_filter_keeps_or_restores_the_selection() {
+        let mut l = TopicList::new(vec![row("/a", 1), row("/b", 2), row("/c", 3)]);
+        assert!(l.select_topic("/b"));
+        l.set_filter("c");
+        l.clear_filter(true);
+        assert_eq!(
+            l.selected_row().unwrap().topic,
+            "/b",
+            "cancelled: back to /b"
+        );
+        l.set_filter("c");
+        l.clear_filter(false);
+        assert_eq!(l.selected_row().unwrap().topic, "/c", "accepted: /c stays");
+        l.set_filter("zzz");
+        l.clear_filter(false);
+        assert_eq!(
+            l.selected_row().unwrap().topic,
+            "/c",
+            "nothing matched: back to /c"
+        );
     }
 
     #[test]

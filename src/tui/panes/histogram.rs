@@ -35,27 +35,30 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let (start, end) = app.timeline.bounds();
     let (v0, v1) = app.timeline.view();
     let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
-    let mut title = format!(" Timeline · {scope} · {:.0} msgs in view", h.total());
+    // What the user started (playing, marking) comes first: it must stay visible when the
+    // title is cut at 80 columns.
+    let mut title = String::from(" ");
+    if let Some(p) = app.play {
+        let _ = write!(
+            title,
+            "{} {}× · ",
+            if p.paused { "paused" } else { "▶" },
+            p.speed
+        );
+    }
+    match app.marks {
+        (Some(a), Some(b)) => {
+            let _ = write!(title, "marked {:.3} s · ", b.nanos_since(a) as f64 / 1e9);
+        }
+        (Some(_), None) => title.push_str("marking… · "),
+        _ => {}
+    }
+    let _ = write!(title, "Timeline · {scope} · {:.0} msgs in view", h.total());
     if !h.exact {
         title.push_str(" (est.)");
     }
     if app.timeline.is_zoomed() {
         let _ = write!(title, " · zoom ×{zoom:.1}");
-    }
-    match app.marks {
-        (Some(a), Some(b)) => {
-            let _ = write!(title, " · marked {:.3} s", b.nanos_since(a) as f64 / 1e9);
-        }
-        (Some(_), None) => title.push_str(" · marking…"),
-        _ => {}
-    }
-    if let Some(p) = app.play {
-        let _ = write!(
-            title,
-            " · {} {}×",
-            if p.paused { "paused" } else { "▶" },
-            p.speed
-        );
     }
     title.push(' ');
     frame.render_widget(
@@ -123,7 +126,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         app.time_format
     };
     let cursor = app.timeline.cursor();
-    let axis = |left: String, mid: String, right: String| -> Line<'static> {
+    let axis = |left: String, mid: String, right: String, marker: bool| -> Line<'static> {
         let mut s = vec![' '; w];
         let put = |s: &mut Vec<char>, at: usize, text: &str| {
             for (i, c) in text.chars().enumerate() {
@@ -132,29 +135,58 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
                 }
             }
         };
-        put(&mut s, 0, &left);
-        let rw = width(&right);
-        put(&mut s, w.saturating_sub(rw), &right);
-        if let Some(col) = cursor_col {
-            let mw = width(&mid);
-            let at = col.saturating_sub(mw / 2).min(w.saturating_sub(mw));
-            // Only where it does not collide with the ends.
-            if at > width(&left) && at + mw < w.saturating_sub(rw) {
-                put(&mut s, at, &mid);
-            }
+        let (lw, rw) = (width(&left), width(&right));
+        // The cursor's label starts at the cursor's column (`▲` under it), or ends there when
+        // it would run past the right edge.
+        let mid_at = cursor_col.map(|col| {
+            let mw = width(&mid) + usize::from(marker);
+            let text = if col + mw <= w {
+                if marker {
+                    format!("▲{mid}")
+                } else {
+                    mid.clone()
+                }
+            } else if marker {
+                format!("{mid}▲")
+            } else {
+                mid.clone()
+            };
+            let at = if col + mw <= w {
+                col
+            } else {
+                (col + 1).saturating_sub(mw)
+            };
+            (at, mw, text)
+        });
+        // The ends give way to the cursor's label.
+        let clear_of = |a: usize, aw: usize| {
+            mid_at
+                .as_ref()
+                .is_none_or(|(m, mw, _)| a + aw < *m || *m + mw < a)
+        };
+        if clear_of(0, lw) {
+            put(&mut s, 0, &left);
+        }
+        if clear_of(w.saturating_sub(rw), rw) {
+            put(&mut s, w.saturating_sub(rw), &right);
+        }
+        if let Some((at, _, text)) = &mid_at {
+            put(&mut s, *at, text);
         }
         Line::from(s.into_iter().collect::<String>())
     };
     let mut labels = vec![axis(
         format!("{} s", offset(v0, start, 1)),
-        format!("▲{} s", offset(cursor, start, 3)),
+        format!("{} s", offset(cursor, start, 3)),
         format!("{} s", offset(v1, start, 1)),
+        true,
     )];
     if label_rows > 1 {
         labels.push(axis(
             fmt.short(v0, start),
             fmt.short(cursor, start),
             fmt.short(v1, start),
+            false,
         ));
     }
     for (i, l) in labels.into_iter().enumerate() {

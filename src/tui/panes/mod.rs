@@ -5,6 +5,7 @@ pub mod help;
 pub mod histogram;
 pub mod inspector;
 pub mod messages;
+pub mod opening;
 pub mod status;
 pub mod topics;
 

@@ -36,11 +36,25 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
                 bytes(one.size())
             )
         }
-        many => format!(
-            "{} bags · {}",
-            many.len(),
-            bytes(many.iter().map(crate::bag::Bag::size).sum())
-        ),
+        // Several bags: the legend of `#1`, `#2`, … (the health view lists full paths).
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let name = b.path().file_name().map_or_else(
+                        || b.path().display().to_string(),
+                        |n| n.to_string_lossy().to_string(),
+                    );
+                    format!("#{} {name}", i + 1)
+                })
+                .collect();
+            format!(
+                "{} · {}",
+                names.join(" "),
+                bytes(many.iter().map(crate::bag::Bag::size).sum())
+            )
+        }
     };
     let files = match &app.note {
         Some(n) => format!("{n} · {files}"),
@@ -50,17 +64,30 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         "@ {}",
         app.time_format.format(app.timeline.cursor(), app.start())
     );
-    let warnings: usize = bags
+    // Every loss of a recovery scan and every warning of every bag, and bags not opened.
+    let losses: usize = bags
         .iter()
-        .map(|b| b.warnings().len() + usize::from(b.recovery().is_some_and(|r| !r.is_lossless())))
+        .filter_map(|b| b.recovery())
+        .map(|r| r.losses.len())
         .sum();
+    let warnings: usize =
+        bags.iter().map(|b| b.warnings().len()).sum::<usize>() + app.unopened.len();
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let problems = match (losses, warnings) {
+        (0, 0) => String::new(),
+        (0, w) => format!("⚠ {w} warning{}", plural(w)),
+        (l, 0) => format!("⚠ damaged: {l} part{} lost", plural(l)),
+        (l, w) => format!(
+            "⚠ damaged: {l} part{} lost, {w} warning{}",
+            plural(l),
+            plural(w)
+        ),
+    };
+    let warnings = losses + warnings;
     let right = match (&app.flash, warnings) {
         (Some(f), _) => f.text.clone(),
         (None, 0) => "? help".to_string(),
-        (None, n) => format!(
-            "⚠ {n} warning{} (! health) · ? help",
-            if n == 1 { "" } else { "s" }
-        ),
+        (None, _) => format!("{problems} · ! health"),
     };
     let right_style = match &app.flash {
         Some(f) if f.error => theme.error(),
@@ -70,9 +97,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     // While publishing into ROS (or after), its state comes first on the right and may take
     // most of the bar: the file name and cursor time give way, and the `? help` hint goes.
     let (ros, right) = match &app.publishing {
-        // A message (e.g. the full path of a bag written) may take all but the start of
-        // the bar; the help hint half of it.
-        None if app.flash.is_some() => (String::new(), fit(&right, w.saturating_sub(MIN_LEFT))),
+        // A message may take most of the bar: it is what the user just asked about.
+        None if app.flash.is_some() => (String::new(), fit(&right, w.saturating_sub(MIN_LEFT + 3))),
         None => (String::new(), fit(&right, w / 2)),
         Some(p) => {
             let room = w.saturating_sub(MIN_LEFT);

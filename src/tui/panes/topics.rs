@@ -1,7 +1,5 @@
 //! The topic pane: name (filter matches highlighted), type, count, rate, size.
 
-use std::fmt::Write as _;
-
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -11,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use super::{block, inner};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Mode};
-use crate::tui::text::{bytes, fit, fit_left, pad, pad_left, width};
+use crate::tui::text::{bytes, common_prefix, fit, fit_middle, pad, pad_left, width};
 use crate::tui::theme::Theme;
 
 /// Draws the topic pane.
@@ -21,15 +19,23 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     }
     let list = &app.topics;
     let total_bags = app.catalog.bags().len();
-    let mut title = format!(
-        " Topics {}/{} · {} ",
-        list.visible().len(),
-        list.rows().len(),
-        list.sort().name()
-    );
-    if !list.filter().is_empty() && app.mode != Mode::Filter {
-        let _ = write!(title, "· filter: {} ", list.filter());
-    }
+    // With a filter, the filter comes first (it must stay visible in a narrow pane).
+    let title = if !list.filter().is_empty() && app.mode != Mode::Filter {
+        format!(
+            " filter \"{}\" · {}/{} · {} ",
+            list.filter(),
+            list.visible().len(),
+            list.rows().len(),
+            list.sort().name()
+        )
+    } else {
+        format!(
+            " Topics {}/{} · {} ",
+            list.visible().len(),
+            list.rows().len(),
+            list.sort().name()
+        )
+    };
     frame.render_widget(
         block(
             app,
@@ -41,16 +47,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     );
     let inner = inner(area);
     let w = inner.width as usize;
-    // Columns: name, type (if room), count, rate, size.
-    let count_w = 7;
-    let rate_w = 8;
-    let size_w = if w >= 60 { 9 } else { 0 };
-    let type_w = if w >= 50 {
-        (w.saturating_sub(count_w + rate_w + size_w)) * 2 / 5
-    } else {
-        0
-    };
-    let name_w = w.saturating_sub(count_w + rate_w + size_w + type_w);
+    let cols = columns(w, list.widest());
+    let (name_w, type_w, count_w, rate_w, size_w) =
+        (cols.name, cols.datatype, cols.count, cols.rate, cols.size);
     let mut lines = Vec::with_capacity(inner.height as usize);
     let mut header = pad("topic", name_w);
     if type_w > 0 {
@@ -64,12 +63,18 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     lines.push(Line::styled(header, theme.header()));
     let rows = inner.height.saturating_sub(1) as usize;
     if list.visible().is_empty() {
-        let text = if list.filter().is_empty() {
-            "no topics"
+        if list.filter().is_empty() {
+            for l in why_empty(app) {
+                for part in crate::tui::text::wrap(&l, w, 2) {
+                    lines.push(Line::styled(part, theme.warning()));
+                }
+            }
         } else {
-            "no topic matches the filter"
-        };
-        lines.push(Line::styled(fit(text, w), theme.dim()));
+            lines.push(Line::styled(
+                fit("no topic matches the filter (Esc clears it)", w),
+                theme.dim(),
+            ));
+        }
     }
     for (i, v) in list
         .visible()
@@ -97,23 +102,17 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             String::new()
         };
         let name_room = name_w.saturating_sub(1 + marker.len() + width(&bags));
-        let shown = if width(&row.topic) <= name_room {
-            row.topic.clone()
-        } else {
-            fit_left(&row.topic, name_room)
+        // Where the name differs from its neighbours stays visible when it is shortened.
+        let neighbour = |j: Option<usize>| {
+            j.and_then(|j| list.visible().get(j))
+                .and_then(|n| list.rows().get(n.row))
+                .map_or(0, |n| common_prefix(&n.topic, &row.topic))
         };
-        // Highlight matched characters; indices refer to the full name, which may be cut on
-        // the left ("…" + its last characters).
-        let cut = shown != row.topic;
-        let total = row.topic.chars().count();
-        let kept = shown.chars().count().saturating_sub(usize::from(cut));
-        for (ci, c) in shown.chars().enumerate() {
-            let orig = if cut {
-                (ci + total).checked_sub(kept + 1)
-            } else {
-                Some(ci)
-            };
-            let is_match = !(cut && ci == 0) && orig.is_some_and(|o| v.matched.contains(&o));
+        let keep = neighbour(i.checked_sub(1)).max(neighbour(Some(i + 1)));
+        let (shown, map) = fit_middle(&row.topic, name_room, Some(keep));
+        let matched = list.matched(&row.topic);
+        for (c, orig) in shown.chars().zip(map) {
+            let is_match = orig.is_some_and(|o| matched.contains(&o));
             let style = if is_match {
                 base.patch(theme.matched())
             } else {
@@ -165,4 +164,79 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         lines.push(Line::styled(fit(&prompt, w), theme.matched()));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Column widths of the topic table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Columns {
+    name: usize,
+    datatype: usize,
+    count: usize,
+    rate: usize,
+    size: usize,
+}
+
+/// Splits `w` cells between the columns: counts and rates always; sizes from 60 cells; types
+/// from 50, as wide as the widest type when there is room beside the names (`widest`: the
+/// widest name and type, in characters). Numeric columns keep a leading space.
+fn columns(w: usize, widest: (usize, usize)) -> Columns {
+    let count = 7;
+    let rate = if w >= 40 { 7 } else { 6 };
+    let size = if w >= 60 { 11 } else { 0 };
+    let rest = w.saturating_sub(count + rate + size);
+    let datatype = if w >= 50 {
+        let (name_max, type_max) = (widest.0 + 2, widest.1 + 1);
+        if name_max + type_max <= rest {
+            // Both fit: the names get the extra room.
+            type_max
+        } else {
+            // Names first, but types keep two fifths.
+            type_max.min(rest.saturating_sub(name_max).max(rest * 2 / 5))
+        }
+    } else {
+        0
+    };
+    Columns {
+        name: rest.saturating_sub(datatype),
+        datatype,
+        count,
+        rate,
+        size,
+    }
+}
+
+/// Why a catalog shows no topic: per bag, that it holds no message, or what its recovery
+/// scan lost (the health view, `!`, lists every loss).
+fn why_empty(app: &App) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, b) in app.catalog.bags().iter().enumerate() {
+        let name = b.path().file_name().map_or_else(
+            || b.path().display().to_string(),
+            |n| n.to_string_lossy().to_string(),
+        );
+        let name = if app.catalog.bags().len() > 1 {
+            format!("#{} {name}", i + 1)
+        } else {
+            name
+        };
+        match b.recovery().filter(|r| !r.is_lossless()) {
+            Some(r) => {
+                out.push(format!(
+                    "{name}: nothing readable: {} bytes lost in {} part{}",
+                    r.lost_bytes(),
+                    r.losses.len(),
+                    if r.losses.len() == 1 { "" } else { "s" }
+                ));
+                if let Some(first) = r.losses.first() {
+                    out.push(format!("first: {first}"));
+                }
+                out.push("(! health lists every loss)".to_string());
+            }
+            None if b.connections().is_empty() => {
+                out.push(format!("{name}: no messages (an empty bag)"));
+            }
+            None => out.push(format!("{name}: no messages")),
+        }
+    }
+    out
 }

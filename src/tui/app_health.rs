@@ -1,0 +1,80 @@
+//! The health view's keys: moving through its lines, `Enter` on a topic or a gap, and
+//! rebuilding its lines when the report, the width or the time format changes.
+
+use super::action::Action;
+use super::app::{App, Mode};
+use super::model::health::{self, Context};
+
+impl App {
+    /// Rows of the health view's list (inside its border, above the status bar).
+    pub fn health_rows(&self) -> usize {
+        self.area.height.saturating_sub(3).max(1) as usize
+    }
+
+    /// Lays the health report out again for the current width and time format.
+    pub(crate) fn rebuild_health(&mut self) {
+        let Some(report) = &self.health.report else {
+            return;
+        };
+        let bags: Vec<String> = self
+            .catalog
+            .bags()
+            .iter()
+            .map(|b| b.path().display().to_string())
+            .collect();
+        let cx = Context {
+            width: self.area.width.saturating_sub(2) as usize,
+            time_format: self.time_format,
+            start: self.start(),
+            bags: &bags,
+            rows: self.topics.rows(),
+            unopened: &self.unopened,
+        };
+        let built = health::build(report, &cx);
+        self.health.lines = built.lines;
+        self.health.name_width = built.name_width;
+        self.health.topic_bags = built.topic_bags;
+        let rows = self.health_rows();
+        self.health.scroll_into_view(rows);
+    }
+
+    /// Keys in the health view.
+    pub(crate) fn health_action(&mut self, action: Action) -> bool {
+        let rows = self.health_rows();
+        let page = isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
+        match action {
+            Action::ToggleHealth | Action::Back => self.mode = Mode::Normal,
+            Action::Up => self.health.move_by(-1, rows),
+            Action::Down => self.health.move_by(1, rows),
+            Action::PageUp => self.health.move_by(-page, rows),
+            Action::PageDown => self.health.move_by(page, rows),
+            Action::Top => self.health.move_by(isize::MIN / 2, rows),
+            Action::Bottom => self.health.move_by(isize::MAX / 2, rows),
+            Action::Enter => return self.go_to_health_target(),
+            Action::Resize(w, h) => return self.resize(w, h),
+            Action::ToggleHelp => self.mode = Mode::Help,
+            _ => return false,
+        }
+        true
+    }
+
+    /// `Enter` in the health view: selects the line's topic (clearing a filter that hides
+    /// it), moves the cursor to its gap, and closes the view.
+    fn go_to_health_target(&mut self) -> bool {
+        let Some(target) = self.health.target() else {
+            return false;
+        };
+        if !self.topics.select_topic(&target.topic) {
+            self.topics.set_filter("");
+            self.prompt.clear();
+            self.topics.select_topic(&target.topic);
+        }
+        self.topics.scroll_into_view(self.layout.topics_rows());
+        if let Some(t) = target.time {
+            self.timeline.set_cursor(t);
+        }
+        self.mode = Mode::Normal;
+        self.topic_changed();
+        true
+    }
+}

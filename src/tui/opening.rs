@@ -1,0 +1,157 @@
+//! Opening the bags off the UI thread. A bag without a usable index is scanned record by
+//! record (and compressed chunks decompressed), which can take many seconds: meanwhile the
+//! explorer shows what it is opening and for how long, and `q`, Ctrl-C and signals work. The
+//! app (topic table, first requests to the worker) is built on the same thread, so the UI
+//! thread never waits for work proportional to the bag.
+
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use crate::bag::{Bag, BagError, OpenOptions};
+use crate::catalog::Catalog;
+
+use super::app::App;
+use super::event::AppEvent;
+use super::worker::Worker;
+
+/// What to explore.
+#[derive(Clone, Debug)]
+pub enum Bags {
+    /// Bags already open (the bundled demo bag, tests).
+    Open(Catalog),
+    /// Paths to open, in this order.
+    Paths(Vec<PathBuf>, OpenOptions),
+}
+
+/// News from the opening thread.
+pub enum Progress {
+    /// Bag `index` is being opened.
+    Bag(usize),
+    /// Every bag is open; the topic table over this many connections is being built.
+    Preparing(usize),
+    /// Done: the app, and the bags that could not be opened.
+    Ready(Box<Ready>),
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Progress::Bag(i) => write!(f, "Bag({i})"),
+            Progress::Preparing(n) => write!(f, "Preparing({n})"),
+            Progress::Ready(r) => write!(f, "Ready({} errors)", r.errors.len()),
+        }
+    }
+}
+
+/// The result of opening.
+pub struct Ready {
+    /// The app over the bags that opened (`None` when none did).
+    pub app: Option<App>,
+    /// Bags that could not be opened.
+    pub errors: Vec<BagError>,
+}
+
+/// What the opening screen shows.
+#[derive(Clone, Debug)]
+pub struct Opening {
+    /// The bags (path and size when known).
+    pub bags: Vec<(String, Option<u64>)>,
+    /// The bag being opened.
+    pub current: usize,
+    /// Set once every bag is open: topics being prepared.
+    pub preparing: Option<usize>,
+    /// When opening started.
+    pub started: Instant,
+}
+
+impl Opening {
+    /// The screen for `bags`, started now.
+    pub fn new(bags: &Bags) -> Opening {
+        let list = match bags {
+            Bags::Open(c) => c
+                .bags()
+                .iter()
+                .map(|b| (b.path().display().to_string(), Some(b.size())))
+                .collect(),
+            Bags::Paths(paths, _) => paths
+                .iter()
+                .map(|p| {
+                    (
+                        p.display().to_string(),
+                        std::fs::metadata(p).ok().map(|m| m.len()),
+                    )
+                })
+                .collect(),
+        };
+        Opening {
+            bags: list,
+            current: 0,
+            preparing: None,
+            started: Instant::now(),
+        }
+    }
+
+    /// Applies news from the opening thread.
+    pub fn apply(&mut self, p: &Progress) {
+        match p {
+            Progress::Bag(i) => self.current = *i,
+            Progress::Preparing(n) => self.preparing = Some(*n),
+            Progress::Ready(_) => {}
+        }
+    }
+}
+
+/// Starts the opening thread: opens `bags`, starts the worker and builds the app of
+/// `width`×`height`; reports through `events`.
+pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
+    std::thread::spawn(move || {
+        let send = |p: Progress| events.send(AppEvent::Opening(p)).is_ok();
+        let (catalog, errors) = match bags {
+            Bags::Open(c) => (c, Vec::new()),
+            Bags::Paths(paths, options) => {
+                let mut opened = Vec::new();
+                let mut errors = Vec::new();
+                for (i, p) in paths.iter().enumerate() {
+                    if !send(Progress::Bag(i)) {
+                        return;
+                    }
+                    test_delay();
+                    match Bag::open_with(p, options.clone()) {
+                        Ok(b) => opened.push(b),
+                        Err(e) => errors.push(e),
+                    }
+                }
+                (Catalog::new(opened), errors)
+            }
+        };
+        if catalog.is_empty() {
+            let _ = send(Progress::Ready(Box::new(Ready { app: None, errors })));
+            return;
+        }
+        let connections: usize = catalog.bags().iter().map(|b| b.connections().len()).sum();
+        if !send(Progress::Preparing(connections)) {
+            return;
+        }
+        let worker = Worker::start(catalog.clone(), events.clone());
+        let mut app = App::new(catalog, worker, width, height);
+        app.set_events(events.clone());
+        app.unopened = errors.iter().map(ToString::to_string).collect();
+        let _ = send(Progress::Ready(Box::new(Ready {
+            app: Some(app),
+            errors,
+        })));
+    });
+}
+
+/// Debug builds only: `BAGSCOPE_TEST_SLOW_OPEN_MS` makes each bag take that much longer to
+/// open, so end-to-end tests can act while opening is under way.
+fn test_delay() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("BAGSCOPE_TEST_SLOW_OPEN_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms.min(600_000)));
+    }
+}
