@@ -451,6 +451,39 @@ fn opening_screen_says_what_is_happening() {
     for (w, hh) in [(80, 24), (160, 48)] {
         insta::assert_snapshot!(format!("opening_{w}x{hh}"), opening_screen(&o, w, hh));
     }
+    // A bag without an index: the recovery scan's progress, redrawn only when its text changes.
+    use bagscope::bag::RecoveryProgress::{Decoding, Scanning};
+    let gib = 1_288_490_189; // 1.2 GiB
+    assert!(o.apply(&Progress::Recovery(Scanning {
+        done: gib * 42 / 100 + 1000,
+        total: gib
+    })));
+    assert!(
+        !o.apply(&Progress::Recovery(Scanning {
+            done: gib * 42 / 100 + 2000,
+            total: gib
+        })),
+        "still 42 %: nothing to redraw"
+    );
+    assert_eq!(o.stage().as_deref(), Some("scanning 42 % of 1.2 GiB"));
+    for (w, hh) in [(80, 24), (160, 48)] {
+        insta::assert_snapshot!(
+            format!("opening_scanning_{w}x{hh}"),
+            opening_screen(&o, w, hh)
+        );
+    }
+    assert!(o.apply(&Progress::Recovery(Decoding {
+        done: 10,
+        total: 80
+    })));
+    assert!(
+        !o.apply(&Progress::Recovery(Decoding { done: 9, total: 80 })),
+        "a late report from another decompression worker does not go backwards"
+    );
+    assert_eq!(o.stage().as_deref(), Some("decoding chunk 10 of 80"));
+    insta::assert_snapshot!("opening_decoding_80x24", opening_screen(&o, 80, 24));
+    assert!(o.apply(&Progress::Bag(1)), "the next bag: its own progress");
+    assert_eq!(o.stage(), None);
     o.apply(&Progress::Preparing(300_000));
     insta::assert_snapshot!("opening_preparing_80x24", opening_screen(&o, 80, 24));
 }
