@@ -644,6 +644,15 @@ fn fifty_thousand_topics_open_move_and_quit() {
     ]);
     h.act(&[Action::Back, Action::StartFilter]);
     h.type_text("042");
+    // 50 000 names are scored on the filter thread: the rows follow as an event.
+    h.wait_until(
+        "the filter's rows",
+        std::time::Duration::from_secs(60),
+        |a| !a.topics.is_filtering(),
+    );
+    let first = h.app.topics.selected_row().map(|r| r.topic.clone());
+    assert_eq!(first.as_deref(), Some("/robot0/sensor_042/data"));
+    assert!(h.app.topics.visible().len() < 50_000);
     h.act(&[Action::Back, Action::CycleSort]);
     h.screen();
     h.act(&[Action::Quit]);
