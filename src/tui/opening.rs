@@ -172,6 +172,7 @@ pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
                         (f.0)(p);
                     }
                     let _ = tx.send(AppEvent::Opening(Progress::Recovery(p)));
+                    test_delay("BAGSCOPE_TEST_SLOW_PROGRESS_MS");
                 })));
                 let mut opened = Vec::new();
                 let mut errors = Vec::new();
@@ -179,7 +180,7 @@ pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
                     if !send(Progress::Bag(i)) {
                         return;
                     }
-                    test_delay();
+                    test_delay("BAGSCOPE_TEST_SLOW_OPEN_MS");
                     match Bag::open_with(p, options.clone()) {
                         Ok(b) => opened.push(b),
                         Err(e) => errors.push(e),
@@ -208,13 +209,13 @@ pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
 }
 
 /// Debug builds only: `BAGSCOPE_TEST_SLOW_OPEN_MS` makes each bag take that much longer to
-/// open, so end-to-end tests can act while opening is under way.
-fn test_delay() {
+/// open, `BAGSCOPE_TEST_SLOW_PROGRESS_MS` each report of a recovery scan, so end-to-end tests
+/// can act and look while opening is under way.
+fn test_delay(var: &str) {
     #[cfg(debug_assertions)]
-    if let Some(ms) = std::env::var("BAGSCOPE_TEST_SLOW_OPEN_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
+    if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok()) {
         std::thread::sleep(std::time::Duration::from_millis(ms.min(600_000)));
     }
+    #[cfg(not(debug_assertions))]
+    let _ = var;
 }
