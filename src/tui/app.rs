@@ -206,13 +206,10 @@ impl App {
     }
 
     /// Where background threads other than the worker (the ROS publisher) send their
-    /// reports: the event channel of the loop. Without it, `p` cannot publish.
+    /// reports: the event channel of the loop. Without it, `p` cannot publish and the topic
+    /// filter is always applied inline.
     pub fn set_events(&mut self, events: std::sync::mpsc::Sender<AppEvent>) {
-        let tx = events.clone();
-        self.topics
-            .filter_in_background(std::sync::Arc::new(move |done| {
-                let _ = tx.send(AppEvent::Filtered(done));
-            }));
+        self.filter_in_background(events.clone());
         self.events = Some(events);
     }
 

@@ -1,9 +1,20 @@
 //! The topic filter's background results: shown when they are the newest.
 
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+
 use super::app::App;
+use super::event::AppEvent;
 use super::model::topic_filter::Filtered;
 
 impl App {
+    /// Large topic filters are scored on a thread whose results come back as events.
+    pub(crate) fn filter_in_background(&mut self, events: Sender<AppEvent>) {
+        self.topics.filter_in_background(Arc::new(move |done| {
+            let _ = events.send(AppEvent::Filtered(done));
+        }));
+    }
+
     /// A filtering computed on the background thread arrived: shows it if it is still the
     /// current filter's (first row selected). True when the screen must be redrawn.
     pub(crate) fn filtered(&mut self, done: Filtered) -> bool {
