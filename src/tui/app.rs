@@ -956,22 +956,13 @@ impl App {
         if self.still_filtering() {
             return;
         }
-        let topics: Vec<String> = if self.topics.filter().is_empty() {
-            Vec::new()
-        } else {
-            let rows = self.topics.rows();
-            let shown: Vec<String> = self
-                .topics
-                .visible()
-                .iter()
-                .filter_map(|v| rows.get(v.row))
-                .map(|r| r.topic.clone())
-                .collect();
-            if shown.is_empty() {
+        let topics = match self.topics.filtered_topics() {
+            None => Vec::new(),
+            Some(shown) if shown.is_empty() => {
                 self.flash("no topic matches the filter: nothing to export", true);
                 return;
             }
-            shown
+            Some(shown) => shown,
         };
         let first = self.catalog.bags().first().map(|b| b.path().to_path_buf());
         let stem = first
@@ -1040,22 +1031,15 @@ impl App {
         if self.still_filtering() {
             return;
         }
-        let (topics, scope) = if self.topics.filter().is_empty() {
-            (Vec::new(), Scope::All)
-        } else {
-            let rows = self.topics.rows();
-            let topics: Vec<String> = self
-                .topics
-                .visible()
-                .iter()
-                .filter_map(|v| rows.get(v.row))
-                .map(|r| r.topic.clone())
-                .collect();
-            let scope = Scope::Filtered {
-                shown: topics.len(),
-                of: rows.len(),
-            };
-            (topics, scope)
+        let (topics, scope) = match self.topics.filtered_topics() {
+            None => (Vec::new(), Scope::All),
+            Some(topics) => {
+                let scope = Scope::Filtered {
+                    shown: topics.len(),
+                    of: self.topics.rows().len(),
+                };
+                (topics, scope)
+            }
         };
         if topics.is_empty() && scope != Scope::All {
             self.flash("no topic matches the filter: nothing to publish", true);

@@ -145,6 +145,21 @@ impl TopicList {
         &self.visible
     }
 
+    /// The topics a filter selects, in the order shown: `None` without a filter (every
+    /// topic), else the shown rows' names (empty when nothing matches).
+    pub fn filtered_topics(&self) -> Option<Vec<String>> {
+        if self.filter.is_empty() {
+            return None;
+        }
+        Some(
+            self.visible
+                .iter()
+                .filter_map(|v| self.rows.get(v.row))
+                .map(|r| r.topic.clone())
+                .collect(),
+        )
+    }
+
     /// The filter text.
     pub fn filter(&self) -> &str {
         &self.filter
