@@ -4,9 +4,9 @@
 //! A file another process shrinks while we read it (copied over with `cp`, rewritten by
 //! `rosbag reindex`, on a USB stick that is pulled) must end in an error, not in SIGBUS: every
 //! read of message data goes through [`Source::read_at`], which notices a short read and
-//! reports it as [`Changed`]. Only the whole-file views [`Source::whole`] (scanning a bag that
-//! has no usable index, and the pre-2.0 layouts) still map the file; see
-//! `docs/reliability.md`.
+//! reports it as [`Changed`]; so does the recovery walk of a 2.0 bag without a usable index
+//! (through `bag/window.rs`). Only the whole-file view [`Source::whole`] of the pre-2.0 layouts
+//! still maps the file; see `docs/reliability.md`.
 
 #![allow(unsafe_code)]
 
@@ -187,8 +187,7 @@ impl Source {
         }
     }
 
-    /// The whole file as one slice, for the walks that need it: scanning a 2.0 bag without a
-    /// usable index, and the pre-2.0 layouts. For a file this maps it (once); the map is the
+    /// The whole file as one slice, for the walks that need it: the pre-2.0 layouts. For a file this maps it (once); the map is the
     /// one `unsafe` of the crate, and the one read path that a file shrinking under us can
     /// still end with SIGBUS (see `docs/reliability.md`). Empty if the map fails.
     pub fn whole(&self) -> &[u8] {
