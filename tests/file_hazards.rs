@@ -665,3 +665,68 @@ fn info_and_echo_on_an_unindexed_bag_truncated_under_them_end_cleanly() {
         );
     }
 }
+
+/// A 1.2 and a 1.1 bag (from the shared corpus) cut while iterated: read from a copy taken at
+/// open, so iteration either goes on with the bag as opened or ends with `ChangedOnDisk`;
+/// never SIGBUS. `echo` on them, cut under it, ends by itself.
+#[test]
+fn pre_2_0_bags_truncated_while_iterating_end_cleanly() {
+    let Some(corpus) = common::corpus_dir() else {
+        common::skip("no shared corpus");
+        return;
+    };
+    for name in [
+        "ccny-rosrecord-v1.2-gpsd-2010-06-v3.bag",
+        "gen-v12_unindexed.bag",
+        "gen-v11.bag",
+    ] {
+        let src = corpus.join(name);
+        if !src.exists() {
+            common::skip(&format!("{name} missing"));
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("old.bag");
+        std::fs::copy(&src, &copy).unwrap();
+        let bag = Bag::open_with(&copy, OpenOptions::default()).unwrap();
+        let expected: Vec<_> = bag
+            .messages(&Query::all())
+            .map(|m| m.unwrap().data.to_vec())
+            .collect();
+        assert!(expected.len() > 2, "{name}");
+        let mut it = bag.messages(&Query::all());
+        it.next().unwrap().unwrap();
+        let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
+        f.set_len(bag.size() / 10).unwrap();
+        let rest: Vec<_> = it.collect();
+        for (i, r) in rest.iter().enumerate() {
+            match r {
+                Ok(m) => assert_eq!(m.data.to_vec(), expected[i + 1], "{name}: message {i}"),
+                Err(e) => assert!(
+                    matches!(*e.kind, BagErrorKind::ChangedOnDisk(_)),
+                    "{name}: {e}"
+                ),
+            }
+        }
+        for delay_ms in [0u64, 30] {
+            std::fs::copy(&src, &copy).unwrap();
+            let mut child = bagscope()
+                .arg("echo")
+                .arg(&copy)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
+            f.set_len(100).unwrap();
+            let status = wait_bounded(&mut child, Duration::from_secs(60), name);
+            assert_eq!(
+                status.signal(),
+                None,
+                "{name}: killed by a signal: {status:?}"
+            );
+            assert!(matches!(status.code(), Some(0..=2)), "{name}: {status:?}");
+        }
+    }
+}
