@@ -210,10 +210,10 @@ fn a_bag_cut_between_records_is_truncated_everywhere() {
             "{args:?}: {err}"
         );
     }
-    // The explorer's status bar counts it as a warning.
+    // The explorer's status bar says the bag is damaged.
     let h = common::tui::Harness::new(Catalog::new(vec![bag]), 80, 24);
     let status = h.status_bar();
-    assert!(status.contains("1 warning"), "{status}");
+    assert!(status.contains("damaged: 1 part lost"), "{status}");
 }
 
 // ---------------------------------------------------------------------------------------

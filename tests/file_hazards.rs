@@ -96,7 +96,7 @@ fn a_bag_truncated_while_iterating_ends_with_changed_on_disk() {
             );
             let e = errors[0];
             assert!(
-                matches!(*e.kind, BagErrorKind::ChangedOnDisk(_)),
+                matches!(*e.kind, BagErrorKind::ChangedOnDisk { .. }),
                 "{compression}: {e}"
             );
             let text = e.to_string();
@@ -116,7 +116,10 @@ fn a_bag_truncated_while_iterating_ends_with_changed_on_disk() {
             // Random access says the same, and so does the bag.
             assert!(bag.changed_on_disk().is_some());
             let err = bag.read(&late).map(|_| ()).unwrap_err();
-            assert!(matches!(*err.kind, BagErrorKind::ChangedOnDisk(_)), "{err}");
+            assert!(
+                matches!(*err.kind, BagErrorKind::ChangedOnDisk { .. }),
+                "{err}"
+            );
         }
     }
 }
@@ -161,7 +164,24 @@ fn echo_on_a_bag_truncated_under_it_exits_1_with_one_error() {
         path.display()
     );
     assert_eq!(err.matches(&expected).count(), 1, "{err}");
-    assert_eq!(err.lines().count(), 1, "one error line: {err}");
+    // Then how many messages were not read: all those not printed.
+    let printed = [first, rest]
+        .concat()
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64;
+    let total = 200 * 50;
+    let unread = err.lines().nth(1).unwrap_or_default();
+    assert_eq!(
+        unread,
+        format!(
+            "bagscope: error: {}: {} message(s) could not be read",
+            path.display(),
+            total - printed
+        ),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 2, "two error lines: {err}");
 }
 
 #[test]

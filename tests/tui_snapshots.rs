@@ -451,6 +451,39 @@ fn opening_screen_says_what_is_happening() {
     for (w, hh) in [(80, 24), (160, 48)] {
         insta::assert_snapshot!(format!("opening_{w}x{hh}"), opening_screen(&o, w, hh));
     }
+    // A bag without an index: the recovery scan's progress, redrawn only when its text changes.
+    use bagscope::bag::RecoveryProgress::{Decoding, Scanning};
+    let gib = 1_288_490_189; // 1.2 GiB
+    assert!(o.apply(&Progress::Recovery(Scanning {
+        done: gib * 42 / 100 + 1000,
+        total: gib
+    })));
+    assert!(
+        !o.apply(&Progress::Recovery(Scanning {
+            done: gib * 42 / 100 + 2000,
+            total: gib
+        })),
+        "still 42 %: nothing to redraw"
+    );
+    assert_eq!(o.stage().as_deref(), Some("scanning 42 % of 1.2 GiB"));
+    for (w, hh) in [(80, 24), (160, 48)] {
+        insta::assert_snapshot!(
+            format!("opening_scanning_{w}x{hh}"),
+            opening_screen(&o, w, hh)
+        );
+    }
+    assert!(o.apply(&Progress::Recovery(Decoding {
+        done: 10,
+        total: 80
+    })));
+    assert!(
+        !o.apply(&Progress::Recovery(Decoding { done: 9, total: 80 })),
+        "a late report from another decompression worker does not go backwards"
+    );
+    assert_eq!(o.stage().as_deref(), Some("decoding chunk 10 of 80"));
+    insta::assert_snapshot!("opening_decoding_80x24", opening_screen(&o, 80, 24));
+    assert!(o.apply(&Progress::Bag(1)), "the next bag: its own progress");
+    assert_eq!(o.stage(), None);
     o.apply(&Progress::Preparing(300_000));
     insta::assert_snapshot!("opening_preparing_80x24", opening_screen(&o, 80, 24));
 }
@@ -611,6 +644,15 @@ fn fifty_thousand_topics_open_move_and_quit() {
     ]);
     h.act(&[Action::Back, Action::StartFilter]);
     h.type_text("042");
+    // 50 000 names are scored on the filter thread: the rows follow as an event.
+    h.wait_until(
+        "the filter's rows",
+        std::time::Duration::from_secs(60),
+        |a| !a.topics.is_filtering(),
+    );
+    let first = h.app.topics.selected_row().map(|r| r.topic.clone());
+    assert_eq!(first.as_deref(), Some("/robot0/sensor_042/data"));
+    assert!(h.app.topics.visible().len() < 50_000);
     h.act(&[Action::Back, Action::CycleSort]);
     h.screen();
     h.act(&[Action::Quit]);

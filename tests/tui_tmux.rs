@@ -189,3 +189,32 @@ fn q_and_signals_work_while_the_bags_are_opened() {
     let screen = s.wait("the shell", |t| t.contains("DONE"));
     assert!(screen.contains("EXITED:143"), "{screen}");
 }
+
+#[test]
+fn opening_a_bag_without_index_shows_how_far_the_scan_is() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    let Some(corpus) = common::corpus_dir() else {
+        common::skip("../shared/corpus is not present");
+        return;
+    };
+    let bag = corpus.join("gen-truncated_bz2.bag");
+    if !bag.exists() {
+        common::skip("gen-truncated_bz2.bag is not in the corpus");
+        return;
+    }
+    // Each progress report of the recovery scan waits a minute: the first one stays shown.
+    let slow = "BAGSCOPE_TEST_SLOW_PROGRESS_MS=60000";
+    let args = bag.display().to_string();
+    let (s, _pid, _dir) = start_explorer("openscan", slow, &args, "scanning");
+    let screen = s.screen();
+    assert!(
+        screen.contains("gen-truncated_bz2.bag") && screen.contains("% of "),
+        "{screen}"
+    );
+    s.keys(&["q"]);
+    let screen = s.wait("the shell", |t| t.contains("DONE"));
+    assert!(screen.contains("EXITED:0"), "{screen}");
+}

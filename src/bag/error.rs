@@ -43,8 +43,14 @@ pub enum BagErrorKind {
     },
     /// The file shrank or was replaced while it was read (copied over, reindexed, its disk
     /// removed): what was read before may no longer match it, so reading stops.
-    #[error("changed on disk while it was read: {0}")]
-    ChangedOnDisk(super::source::Changed),
+    #[error("changed on disk while it was read: {changed}")]
+    ChangedOnDisk {
+        /// The read that came back short.
+        changed: super::source::Changed,
+        /// Selected messages that were not read because of it (when reading stopped during
+        /// an iteration; 1 for a single message read, 0 while opening).
+        unread: u64,
+    },
     /// The index lists messages of a chunk that its records do not hold (the chunk's index
     /// data did not check out and walking the chunk found fewer messages).
     #[error("{lost} message(s) the index lists in this chunk were not found in it")]
@@ -95,7 +101,9 @@ impl BagError {
     /// messages not found, else one (a message that did not read).
     pub fn lost_messages(&self) -> u64 {
         match &*self.kind {
-            BagErrorKind::ChunkDamaged { lost, .. } | BagErrorKind::NotFound { lost } => *lost,
+            BagErrorKind::ChunkDamaged { lost, .. }
+            | BagErrorKind::NotFound { lost }
+            | BagErrorKind::ChangedOnDisk { unread: lost, .. } => *lost,
             _ => 1,
         }
     }

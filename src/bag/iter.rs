@@ -61,14 +61,38 @@ impl Messages {
         }
     }
 
-    /// Ends the iteration with the file's [`BagErrorKind::ChangedOnDisk`] error.
-    fn stop(&mut self, changed: Option<Changed>) {
+    /// Ends the iteration with the file's [`BagErrorKind::ChangedOnDisk`] error, counting the
+    /// selected messages it leaves unread: `in_flight` (popped from the merge but not read), those
+    /// queued in the merge and left in open chunks, and those the chunk infos list for the
+    /// chunks not opened yet (all of a chunk's selected connections, even where it reaches past
+    /// a time range: an upper bound there).
+    fn stop(&mut self, changed: Option<Changed>, in_flight: u64) {
         if self.stopped {
             return;
         }
         self.stopped = true;
-        let kind =
-            BagErrorKind::ChangedOnDisk(changed.unwrap_or_else(|| self.bag.source().short_read()));
+        let queued = self.heap.len() as u64;
+        let in_cursors: u64 = self
+            .cursors
+            .iter()
+            .map(|c| {
+                c.entries.get(c.pos..).map_or(0, |rest| {
+                    rest.iter().filter(|e| self.query.wants(e)).count()
+                }) as u64
+            })
+            .sum();
+        let in_pending: u64 = self
+            .pending
+            .iter()
+            .filter_map(|&i| self.bag.chunks().get(i as usize))
+            .flat_map(|c| c.counts.iter())
+            .filter(|&&(conn, _)| self.query.query.wants_conn(conn))
+            .map(|&(_, n)| u64::from(n))
+            .sum();
+        let kind = BagErrorKind::ChangedOnDisk {
+            changed: changed.unwrap_or_else(|| self.bag.source().short_read()),
+            unread: in_flight + queued + in_cursors + in_pending,
+        };
         self.errors.push_back(self.bag.error(kind));
         self.heap.clear();
         self.pending.clear();
@@ -87,9 +111,15 @@ impl Messages {
                 break;
             }
             self.pending.pop_front();
+            let entries = self.bag.chunk_entries(next);
+            if entries.is_empty() && self.bag.source().changed() {
+                // Its index data could not be read: still unread, counted when stopping.
+                self.pending.push_front(next);
+                break;
+            }
             let slot = self.cursors.len();
             let mut cursor = Cursor {
-                entries: self.bag.chunk_entries(next),
+                entries,
                 pos: 0,
                 data: None,
             };
@@ -176,7 +206,7 @@ impl Iterator for Messages {
             self.open_due_chunks();
             if self.bag.source().changed() {
                 // An index read came back short.
-                self.stop(None);
+                self.stop(None, 0);
                 continue;
             }
             if let Some(e) = self.errors.pop_front() {
@@ -195,7 +225,7 @@ impl Iterator for Messages {
                 let mut loaded = match self.loader.get(&self.bag, entry.chunk) {
                     Ok(l) => l,
                     Err(c) => {
-                        self.stop(Some(c));
+                        self.stop(Some(c), 1);
                         continue;
                     }
                 };

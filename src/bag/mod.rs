@@ -171,7 +171,15 @@ impl Bag {
     fn from_source(path: Arc<Path>, source: Source, options: OpenOptions) -> Result<Bag, BagError> {
         let source = Arc::new(source);
         let budget = Budget::new(options.decode_budget);
-        let changed = |c: Changed| BagError::new(&path, BagErrorKind::ChangedOnDisk(c));
+        let changed = |c: Changed| {
+            BagError::new(
+                &path,
+                BagErrorKind::ChangedOnDisk {
+                    changed: c,
+                    unread: 0,
+                },
+            )
+        };
         let head = source.read_at(0, HEAD_READ);
         if source.changed() {
             return Err(changed(source.short_read()));
@@ -248,10 +256,12 @@ impl Bag {
     /// The error to end with once a read found the file shorter than when it was opened
     /// (another process truncated or rewrote it): [`BagErrorKind::ChangedOnDisk`].
     pub fn changed_on_disk(&self) -> Option<BagError> {
-        self.inner
-            .source
-            .changed()
-            .then(|| self.error(BagErrorKind::ChangedOnDisk(self.inner.source.short_read())))
+        self.inner.source.changed().then(|| {
+            self.error(BagErrorKind::ChangedOnDisk {
+                changed: self.inner.source.short_read(),
+                unread: 0,
+            })
+        })
     }
 
     /// True when the bag was opened from a complete, consistent index.
@@ -458,9 +468,12 @@ impl Bag {
             .chunks
             .get(index as usize)
             .ok_or_else(|| self.error(BagErrorKind::Unreadable(format!("no chunk {index}"))))?;
-        let loaded = self
-            .load_chunk_uncached(chunk)
-            .map_err(|c| self.error(BagErrorKind::ChangedOnDisk(c)))?;
+        let loaded = self.load_chunk_uncached(chunk).map_err(|c| {
+            self.error(BagErrorKind::ChangedOnDisk {
+                changed: c,
+                unread: 1,
+            })
+        })?;
         if let Some(e) = loaded.error.filter(|_| chunk.state == ChunkState::Complete) {
             // What decoded is still useful for the messages it holds, but say why the rest
             // is missing.

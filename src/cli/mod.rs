@@ -179,6 +179,17 @@ const DEMO_BAG: &[u8] = include_bytes!("../../assets/demo.bag");
 fn explore(cli: &Cli) -> Outcome {
     use crate::tui::{Bags, Ended};
     use std::io::IsTerminal;
+    // What cannot be a bag (missing, a FIFO, a directory, a device) is refused at once, before
+    // the terminal is taken over.
+    for path in &cli.bags {
+        if let Err(e) = crate::bag::open_regular(path) {
+            print_error(crate::bag::BagError::new(
+                &std::sync::Arc::from(path.as_path()),
+                e.into(),
+            ));
+            return Outcome::Failed;
+        }
+    }
     if !std::io::stdout().is_terminal() {
         print_error(
             "the explorer needs a terminal; use `bagscope info` or `bagscope echo` in scripts",

@@ -206,8 +206,10 @@ impl App {
     }
 
     /// Where background threads other than the worker (the ROS publisher) send their
-    /// reports: the event channel of the loop. Without it, `p` cannot publish.
+    /// reports: the event channel of the loop. Without it, `p` cannot publish and the topic
+    /// filter is always applied inline.
     pub fn set_events(&mut self, events: std::sync::mpsc::Sender<AppEvent>) {
+        self.filter_in_background(events.clone());
         self.events = Some(events);
     }
 
@@ -253,6 +255,7 @@ impl App {
                 true
             }
             AppEvent::Tick => self.advance_play(std::time::Instant::now()),
+            AppEvent::Filtered(done) => self.filtered(done),
             AppEvent::Input(_) | AppEvent::Opening(_) => false,
         }
     }
@@ -422,7 +425,7 @@ impl App {
         self.request_sizes();
     }
 
-    fn flash(&mut self, text: impl Into<String>, error: bool) {
+    pub(crate) fn flash(&mut self, text: impl Into<String>, error: bool) {
         self.flash = Some(Flash {
             text: text.into(),
             error,
@@ -637,7 +640,9 @@ impl App {
         if self.mode == Mode::Filter {
             let text = self.prompt.clone();
             self.topics.set_filter(&text);
-            self.topic_changed();
+            if !self.topics.is_filtering() {
+                self.topic_changed();
+            }
         }
         true
     }
@@ -948,6 +953,9 @@ impl App {
             self.flash("mark an interval first: [ at its start, ] at its end", true);
             return;
         };
+        if self.still_filtering() {
+            return;
+        }
         let topics: Vec<String> = if self.topics.filter().is_empty() {
             Vec::new()
         } else {
@@ -1029,6 +1037,9 @@ impl App {
             self.flash("publishing to ROS is not available here", true);
             return;
         };
+        if self.still_filtering() {
+            return;
+        }
         let (topics, scope) = if self.topics.filter().is_empty() {
             (Vec::new(), Scope::All)
         } else {

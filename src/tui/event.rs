@@ -19,4 +19,6 @@ pub enum AppEvent {
     Tick,
     /// News from the thread opening the bags.
     Opening(super::opening::Progress),
+    /// The topic filter computed on the background thread.
+    Filtered(super::model::topic_filter::Filtered),
 }

@@ -9,6 +9,7 @@
 
 pub mod action;
 pub mod app;
+mod app_filter;
 mod app_health;
 pub mod event;
 pub mod keymap;
@@ -103,13 +104,19 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let (w, h) = crossterm::terminal::size()?;
     let mut opening = Opening::new(&bags);
     opening::start(bags, w, h, tx.clone());
+    // Redrawn every 100 ms for the elapsed time, and when the text shown changes.
+    let tick = std::time::Duration::from_millis(100);
+    let mut drawn: Option<std::time::Instant> = None;
     let ready = loop {
-        terminal.draw(|f| {
-            let area = f.area();
-            panes::opening::draw(f, &opening, opening.started.elapsed(), theme, area);
-        })?;
-        // Redrawn every 100 ms for the elapsed time.
-        let ev = match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+        if drawn.is_none_or(|d| d.elapsed() >= tick) {
+            terminal.draw(|f| {
+                let area = f.area();
+                panes::opening::draw(f, &opening, opening.started.elapsed(), theme, area);
+            })?;
+            drawn = Some(std::time::Instant::now());
+        }
+        let wait = drawn.map_or(tick, |d| tick.saturating_sub(d.elapsed()));
+        let ev = match rx.recv_timeout(wait) {
             Ok(ev) => ev,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -126,7 +133,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
                 return Ok(Ended::Quit { errors: Vec::new() });
             }
             AppEvent::Opening(opening::Progress::Ready(r)) => break *r,
-            AppEvent::Opening(p) => opening.apply(&p),
+            AppEvent::Opening(p) if opening.apply(&p) => drawn = None,
             _ => {}
         }
     };

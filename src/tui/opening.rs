@@ -5,10 +5,11 @@
 //! thread never waits for work proportional to the bag.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use crate::bag::{Bag, BagError, OpenOptions};
+use crate::bag::{Bag, BagError, OpenOptions, ProgressFn, RecoveryProgress};
 use crate::catalog::Catalog;
 
 use super::app::App;
@@ -28,6 +29,8 @@ pub enum Bags {
 pub enum Progress {
     /// Bag `index` is being opened.
     Bag(usize),
+    /// The bag being opened has no usable index: how far its recovery scan is.
+    Recovery(RecoveryProgress),
     /// Every bag is open; the topic table over this many connections is being built.
     Preparing(usize),
     /// Done: the app, and the bags that could not be opened.
@@ -38,6 +41,7 @@ impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Progress::Bag(i) => write!(f, "Bag({i})"),
+            Progress::Recovery(p) => write!(f, "Recovery({p:?})"),
             Progress::Preparing(n) => write!(f, "Preparing({n})"),
             Progress::Ready(r) => write!(f, "Ready({} errors)", r.errors.len()),
         }
@@ -61,6 +65,8 @@ pub struct Opening {
     pub current: usize,
     /// Set once every bag is open: topics being prepared.
     pub preparing: Option<usize>,
+    /// How far the recovery scan of the current bag is, if it needs one.
+    pub recovery: Option<RecoveryProgress>,
     /// When opening started.
     pub started: Instant,
 }
@@ -88,16 +94,64 @@ impl Opening {
             bags: list,
             current: 0,
             preparing: None,
+            recovery: None,
             started: Instant::now(),
         }
     }
 
-    /// Applies news from the opening thread.
-    pub fn apply(&mut self, p: &Progress) {
+    /// Applies news from the opening thread; true when the text shown changed (apart from
+    /// the elapsed time), so a slow terminal is redrawn only then.
+    pub fn apply(&mut self, p: &Progress) -> bool {
+        let before = (self.current, self.preparing, self.stage());
         match p {
-            Progress::Bag(i) => self.current = *i,
+            Progress::Bag(i) => {
+                self.current = *i;
+                self.recovery = None;
+            }
+            Progress::Recovery(now) => {
+                // Decompression workers may report out of order: never go backwards.
+                let behind = match (self.recovery, now) {
+                    (
+                        Some(RecoveryProgress::Scanning { done, total }),
+                        RecoveryProgress::Scanning {
+                            done: next,
+                            total: of,
+                        },
+                    )
+                    | (
+                        Some(RecoveryProgress::Decoding { done, total }),
+                        RecoveryProgress::Decoding {
+                            done: next,
+                            total: of,
+                        },
+                    ) => total == *of && done > *next,
+                    _ => false,
+                };
+                if !behind {
+                    self.recovery = Some(*now);
+                }
+            }
             Progress::Preparing(n) => self.preparing = Some(*n),
             Progress::Ready(_) => {}
+        }
+        before != (self.current, self.preparing, self.stage())
+    }
+
+    /// Where the recovery scan of the current bag is, as shown: "scanning 42 % of 1.2 GiB",
+    /// "decoding chunk 10 of 80".
+    pub fn stage(&self) -> Option<String> {
+        match self.recovery? {
+            RecoveryProgress::Scanning { done, total } => {
+                let pct = if total == 0 {
+                    100
+                } else {
+                    u128::from(done.min(total)) * 100 / u128::from(total)
+                };
+                Some(format!("scanning {pct} % of {}", super::text::bytes(total)))
+            }
+            RecoveryProgress::Decoding { done, total } => {
+                Some(format!("decoding chunk {} of {total}", done.min(total)))
+            }
         }
     }
 }
@@ -109,14 +163,24 @@ pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
         let send = |p: Progress| events.send(AppEvent::Opening(p)).is_ok();
         let (catalog, errors) = match bags {
             Bags::Open(c) => (c, Vec::new()),
-            Bags::Paths(paths, options) => {
+            Bags::Paths(paths, mut options) => {
+                // Recovery scans report how far they are (from any thread).
+                let tx = events.clone();
+                let theirs = options.progress.take();
+                options.progress = Some(ProgressFn(Arc::new(move |p| {
+                    if let Some(f) = &theirs {
+                        (f.0)(p);
+                    }
+                    let _ = tx.send(AppEvent::Opening(Progress::Recovery(p)));
+                    test_delay("BAGSCOPE_TEST_SLOW_PROGRESS_MS");
+                })));
                 let mut opened = Vec::new();
                 let mut errors = Vec::new();
                 for (i, p) in paths.iter().enumerate() {
                     if !send(Progress::Bag(i)) {
                         return;
                     }
-                    test_delay();
+                    test_delay("BAGSCOPE_TEST_SLOW_OPEN_MS");
                     match Bag::open_with(p, options.clone()) {
                         Ok(b) => opened.push(b),
                         Err(e) => errors.push(e),
@@ -145,13 +209,13 @@ pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
 }
 
 /// Debug builds only: `BAGSCOPE_TEST_SLOW_OPEN_MS` makes each bag take that much longer to
-/// open, so end-to-end tests can act while opening is under way.
-fn test_delay() {
+/// open, `BAGSCOPE_TEST_SLOW_PROGRESS_MS` each report of a recovery scan, so end-to-end tests
+/// can act and look while opening is under way.
+fn test_delay(var: &str) {
     #[cfg(debug_assertions)]
-    if let Some(ms) = std::env::var("BAGSCOPE_TEST_SLOW_OPEN_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
+    if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok()) {
         std::thread::sleep(std::time::Duration::from_millis(ms.min(600_000)));
     }
+    #[cfg(not(debug_assertions))]
+    let _ = var;
 }

@@ -7,4 +7,5 @@ pub mod messages;
 pub mod scroll;
 pub mod timefmt;
 pub mod timeline;
+pub mod topic_filter;
 pub mod topics;

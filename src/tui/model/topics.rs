@@ -1,12 +1,12 @@
 //! The topic list: rows, sorting, fuzzy filtering with match positions, selection and scroll.
 
+use std::sync::Arc;
+
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
+use super::topic_filter::{self, BACKGROUND_FROM, Deliver, FilterJob, Filtered, Filterer};
 use crate::bag::ConnId;
-
-/// Filtering this many names or more is spread over threads.
-const PARALLEL_FROM: usize = 20_000;
 
 /// One topic as the list shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,9 +78,18 @@ pub struct VisibleRow {
 /// The topic list model.
 #[derive(Debug, Default)]
 pub struct TopicList {
-    rows: Vec<TopicRow>,
+    rows: Arc<Vec<TopicRow>>,
     visible: Vec<VisibleRow>,
     filter: String,
+    /// The filter the visible rows were computed for (differs from `filter` while the
+    /// background thread computes the current one).
+    shown_filter: String,
+    /// Generation of the newest filtering; results of older ones are dropped.
+    generation: u64,
+    /// A background filtering of generation `generation` is under way.
+    pending: bool,
+    /// The background filtering thread, when set up.
+    filterer: Option<Filterer>,
     sort: SortKey,
     selected: usize,
     offset: usize,
@@ -102,7 +111,7 @@ impl TopicList {
             )
         });
         let mut list = TopicList {
-            rows,
+            rows: Arc::new(rows),
             widest,
             ..TopicList::default()
         };
@@ -118,7 +127,8 @@ impl TopicList {
     /// Replaces per-topic statistics (rates, sizes) keeping the selection.
     pub fn update_stats(&mut self, f: impl Fn(&mut TopicRow)) {
         let selected = self.selected_row().map(|r| r.topic.clone());
-        self.rows.iter_mut().for_each(f);
+        // Copied only if a background filtering still holds the rows.
+        Arc::make_mut(&mut self.rows).iter_mut().for_each(f);
         self.refresh();
         if let Some(t) = selected {
             self.select_topic(&t);
@@ -162,18 +172,67 @@ impl TopicList {
             .and_then(|v| self.rows.get(v.row))
     }
 
-    /// Sets the filter and recomputes the visible rows (best matches first).
+    /// Scores filters of [`BACKGROUND_FROM`] rows or more on a background thread from now on,
+    /// handing results to `deliver` (to be given back with [`TopicList::apply_filtered`]).
+    pub fn filter_in_background(&mut self, deliver: Deliver) {
+        self.filterer = Some(Filterer::start(deliver));
+    }
+
+    /// A background filtering is under way: the rows shown are those of the previous filter.
+    pub fn is_filtering(&self) -> bool {
+        self.pending
+    }
+
+    /// Sets the filter and recomputes the visible rows (best matches first): at once, or for
+    /// many rows on the background thread (see [`TopicList::filter_in_background`]), the
+    /// previous rows staying shown until [`TopicList::apply_filtered`].
     pub fn set_filter(&mut self, filter: &str) {
         if self.filter.is_empty() && !filter.is_empty() {
             self.before_filter = self.selected_row().map(|r| r.topic.clone());
         }
         // Typing one more character: only the rows shown can still match.
-        let within = (!self.filter.is_empty() && filter.starts_with(self.filter.as_str()))
-            .then(|| self.visible.iter().map(|v| v.row).collect());
+        let within = (!self.shown_filter.is_empty()
+            && filter.starts_with(self.shown_filter.as_str()))
+        .then(|| self.visible.iter().map(|v| v.row).collect());
         self.filter = filter.to_string();
+        self.generation += 1;
+        if !filter.is_empty() && self.rows.len() >= BACKGROUND_FROM {
+            if let Some(f) = &self.filterer {
+                let job = FilterJob {
+                    generation: self.generation,
+                    rows: Arc::clone(&self.rows),
+                    filter: filter.to_string(),
+                    sort: self.sort,
+                    within,
+                };
+                if f.send(job) {
+                    self.pending = true;
+                    return;
+                }
+                self.filterer = None;
+                self.selected = 0;
+                self.offset = 0;
+                self.refresh();
+                return;
+            }
+        }
         self.selected = 0;
         self.offset = 0;
         self.refresh_from(within);
+    }
+
+    /// Shows a background result if it is the newest; true when it was applied (the
+    /// selection is then the first row).
+    pub fn apply_filtered(&mut self, done: Filtered) -> bool {
+        if !self.pending || done.generation != self.generation || done.filter != self.filter {
+            return false;
+        }
+        self.pending = false;
+        self.visible = done.visible;
+        self.shown_filter = done.filter;
+        self.selected = 0;
+        self.offset = 0;
+        true
     }
 
     /// Typing a filter starts: remembers the selected topic for [`TopicList::clear_filter`].
@@ -257,14 +316,15 @@ impl TopicList {
             super::scroll::offset_for(self.selected, self.offset, self.visible.len(), height);
     }
 
-    /// Character positions of `topic` matched by the filter (for highlighting).
+    /// Character positions of `topic` matched by the filter of the rows shown (for
+    /// highlighting).
     pub fn matched(&self, topic: &str) -> Vec<usize> {
-        if self.filter.is_empty() {
+        if self.shown_filter.is_empty() {
             return Vec::new();
         }
         SkimMatcherV2::default()
             .ignore_case()
-            .fuzzy_indices(topic, &self.filter)
+            .fuzzy_indices(topic, &self.shown_filter)
             .map(|(_, m)| m)
             .unwrap_or_default()
     }
@@ -273,79 +333,14 @@ impl TopicList {
         self.refresh_from(None);
     }
 
-    /// Recomputes the visible rows; `within`: only these rows can match (the filter was
-    /// extended: a name matching the longer filter matches the shorter one).
+    /// Recomputes the visible rows at once (dropping any background result under way);
+    /// `within`: only these rows can match (the filter was extended: a name matching the
+    /// longer filter matches the shorter one).
     fn refresh_from(&mut self, within: Option<Vec<usize>>) {
-        let pattern: Vec<char> = self.filter.to_lowercase().chars().collect();
-        let filter = self.filter.as_str();
-        let score = |matcher: &SkimMatcherV2, r: &TopicRow| -> Option<i64> {
-            if pattern.is_empty() {
-                return Some(0);
-            }
-            // A cheap subsequence test first: most names fail it for a longer filter.
-            let mut want = pattern.iter().filter(|c| !c.is_whitespace()).peekable();
-            for c in r.topic.chars().flat_map(char::to_lowercase) {
-                if want.peek() == Some(&&c) {
-                    want.next();
-                }
-            }
-            if want.peek().is_some() {
-                return None;
-            }
-            matcher.fuzzy_match(&r.topic, filter)
-        };
-        let candidates: Vec<usize> = within.unwrap_or_else(|| (0..self.rows.len()).collect());
-        let rows = &self.rows;
-        let score_all = |part: &[usize]| -> Vec<(i64, usize)> {
-            let matcher = SkimMatcherV2::default().ignore_case();
-            part.iter()
-                .filter_map(|&i| Some((score(&matcher, rows.get(i)?)?, i)))
-                .collect()
-        };
-        // Scoring hundreds of thousands of names: on every core.
-        let threads = if pattern.is_empty() || candidates.len() < PARALLEL_FROM {
-            1
-        } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-        };
-        let mut scored: Vec<(i64, usize)> = if threads > 1 {
-            let size = candidates.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                let parts: Vec<_> = candidates
-                    .chunks(size)
-                    .map(|part| scope.spawn(|| score_all(part)))
-                    .collect();
-                parts
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_default())
-                    .collect()
-            })
-        } else {
-            score_all(&candidates)
-        };
-        scored.sort_by(|&(sa, a), &(sb, b)| {
-            let (Some(ra), Some(rb)) = (rows.get(a), rows.get(b)) else {
-                return std::cmp::Ordering::Equal;
-            };
-            let by_sort = match self.sort {
-                SortKey::Name => std::cmp::Ordering::Equal,
-                SortKey::Count => rb.count.cmp(&ra.count),
-                SortKey::Rate => rb.rate.unwrap_or(0.0).total_cmp(&ra.rate.unwrap_or(0.0)),
-                SortKey::Size => rb.bytes.unwrap_or(0).cmp(&ra.bytes.unwrap_or(0)),
-            };
-            // With a filter and name order, the best matches come first.
-            let by_score = if self.sort == SortKey::Name {
-                sb.cmp(&sa)
-            } else {
-                std::cmp::Ordering::Equal
-            };
-            // Rows are in name order: their index breaks ties like the name would.
-            by_score.then(by_sort).then(a.cmp(&b))
-        });
-        self.visible = scored
-            .into_iter()
-            .map(|(_, row)| VisibleRow { row })
-            .collect();
+        self.generation += 1;
+        self.pending = false;
+        self.visible = topic_filter::compute(&self.rows, &self.filter, self.sort, within);
+        self.shown_filter.clone_from(&self.filter);
         self.selected = self.selected.min(self.visible.len().saturating_sub(1));
     }
 }

@@ -1,5 +1,5 @@
-//! The screen shown while the bags are opened: which bag, its size, for how long, and that
-//! `q` leaves.
+//! The screen shown while the bags are opened: which bag, its size, how far a recovery scan
+//! is, for how long, and that `q` leaves.
 
 use std::time::Duration;
 
@@ -40,6 +40,9 @@ pub fn draw(frame: &mut Frame<'_>, opening: &Opening, elapsed: Duration, theme: 
             format!("opening {name}{size}{which}: reading its index or scanning it… {secs:.1} s"),
             false,
         ));
+        if let Some(stage) = opening.stage() {
+            text.push((format!("{stage}…"), false));
+        }
         text.push((String::new(), true));
         text.push((
             "A bag without a usable index (not closed, cut short, damaged) is read record \

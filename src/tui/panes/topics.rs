@@ -20,7 +20,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let list = &app.topics;
     let total_bags = app.catalog.bags().len();
     // With a filter, the filter comes first (it must stay visible in a narrow pane).
-    let title = if !list.filter().is_empty() && app.mode != Mode::Filter {
+    let mut title = if !list.filter().is_empty() && app.mode != Mode::Filter {
         format!(
             " filter \"{}\" · {}/{} · {} ",
             list.filter(),
@@ -36,6 +36,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             list.sort().name()
         )
     };
+    if list.is_filtering() {
+        // The rows are still the previous filter's.
+        title.insert_str(1, "filtering… · ");
+    }
     frame.render_widget(
         block(
             app,

@@ -1,0 +1,249 @@
+//! Scoring and ordering the topic rows for a filter, inline or on a background thread.
+//!
+//! Typing a filter over hundreds of thousands of names costs a tenth of a second or more per
+//! character (skim's fuzzy score of every name that still matches). From
+//! [`BACKGROUND_FROM`] rows on, and when a delivery callback is set, the topic list hands that
+//! work to one background thread: the newest job wins, each carries a generation, and the list
+//! keeps showing the previous result (marked as filtering) until the current one arrives.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+use super::topics::{SortKey, TopicRow, VisibleRow};
+
+/// Scoring this many names or more is spread over threads.
+const PARALLEL_FROM: usize = 20_000;
+
+/// Filtering this many rows or more runs on the background thread (when one is set up).
+pub const BACKGROUND_FROM: usize = 20_000;
+
+/// What to compute: the rows shown for `filter` in `sort` order.
+pub struct FilterJob {
+    /// Generation: only the newest job's result is applied.
+    pub generation: u64,
+    /// The rows (shared with the list; never changed while a job holds them).
+    pub rows: Arc<Vec<TopicRow>>,
+    /// The filter text.
+    pub filter: String,
+    /// The sort order.
+    pub sort: SortKey,
+    /// Only these rows can match (the filter extends the one of the rows shown).
+    pub within: Option<Vec<usize>>,
+}
+
+/// A finished job.
+#[derive(Debug)]
+pub struct Filtered {
+    /// The job's generation.
+    pub generation: u64,
+    /// The filter it was computed for.
+    pub filter: String,
+    /// The rows to show, in order.
+    pub visible: Vec<VisibleRow>,
+}
+
+/// Where results go (the app turns them into events for its loop).
+pub type Deliver = Arc<dyn Fn(Filtered) + Send + Sync>;
+
+/// The background filtering thread; it ends when this handle is dropped.
+pub struct Filterer {
+    jobs: Sender<FilterJob>,
+}
+
+impl std::fmt::Debug for Filterer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Filterer")
+    }
+}
+
+impl Filterer {
+    /// Starts the thread; results are handed to `deliver`.
+    pub fn start(deliver: Deliver) -> Filterer {
+        let (jobs, rx) = mpsc::channel();
+        std::thread::spawn(move || run(&rx, &deliver));
+        Filterer { jobs }
+    }
+
+    /// Queues a job (older queued jobs are skipped). False when the thread is gone.
+    pub fn send(&self, job: FilterJob) -> bool {
+        self.jobs.send(job).is_ok()
+    }
+}
+
+fn run(rx: &Receiver<FilterJob>, deliver: &Deliver) {
+    while let Ok(mut job) = rx.recv() {
+        // The newest job wins: the ones typed over are never computed.
+        while let Ok(newer) = rx.try_recv() {
+            job = newer;
+        }
+        let visible = compute(&job.rows, &job.filter, job.sort, job.within);
+        deliver(Filtered {
+            generation: job.generation,
+            filter: job.filter,
+            visible,
+        });
+    }
+}
+
+/// The rows of `rows` matching `filter` in `sort` order (with a filter and name order, best
+/// matches first); `within`: only these rows can match.
+pub fn compute(
+    rows: &[TopicRow],
+    filter: &str,
+    sort: SortKey,
+    within: Option<Vec<usize>>,
+) -> Vec<VisibleRow> {
+    let pattern: Vec<char> = filter.to_lowercase().chars().collect();
+    let score = |matcher: &SkimMatcherV2, r: &TopicRow| -> Option<i64> {
+        if pattern.is_empty() {
+            return Some(0);
+        }
+        // A cheap subsequence test first: most names fail it for a longer filter.
+        let mut want = pattern.iter().filter(|c| !c.is_whitespace()).peekable();
+        for c in r.topic.chars().flat_map(char::to_lowercase) {
+            if want.peek() == Some(&&c) {
+                want.next();
+            }
+        }
+        if want.peek().is_some() {
+            return None;
+        }
+        matcher.fuzzy_match(&r.topic, filter)
+    };
+    let candidates: Vec<usize> = within.unwrap_or_else(|| (0..rows.len()).collect());
+    let score_all = |part: &[usize]| -> Vec<(i64, usize)> {
+        let matcher = SkimMatcherV2::default().ignore_case();
+        part.iter()
+            .filter_map(|&i| Some((score(&matcher, rows.get(i)?)?, i)))
+            .collect()
+    };
+    // Scoring hundreds of thousands of names: on every core.
+    let threads = if pattern.is_empty() || candidates.len() < PARALLEL_FROM {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    };
+    let mut scored: Vec<(i64, usize)> = if threads > 1 {
+        let size = candidates.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = candidates
+                .chunks(size)
+                .map(|part| scope.spawn(|| score_all(part)))
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    } else {
+        score_all(&candidates)
+    };
+    scored.sort_by(|&(sa, a), &(sb, b)| {
+        let (Some(ra), Some(rb)) = (rows.get(a), rows.get(b)) else {
+            return std::cmp::Ordering::Equal;
+        };
+        let by_sort = match sort {
+            SortKey::Name => std::cmp::Ordering::Equal,
+            SortKey::Count => rb.count.cmp(&ra.count),
+            SortKey::Rate => rb.rate.unwrap_or(0.0).total_cmp(&ra.rate.unwrap_or(0.0)),
+            SortKey::Size => rb.bytes.unwrap_or(0).cmp(&ra.bytes.unwrap_or(0)),
+        };
+        // With a filter and name order, the best matches come first.
+        let by_score = if sort == SortKey::Name {
+            sb.cmp(&sa)
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        // Rows are in name order: their index breaks ties like the name would.
+        by_score.then(by_sort).then(a.cmp(&b))
+    });
+    scored
+        .into_iter()
+        .map(|(_, row)| VisibleRow { row })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::topics::TopicList;
+    use super::*;
+
+    fn rows(n: usize) -> Vec<TopicRow> {
+        (0..n)
+            .map(|i| TopicRow {
+                topic: format!("/sensor_{i:06}/data"),
+                datatype: "std_msgs/String".into(),
+                count: i as u64,
+                rate: None,
+                bytes: None,
+                connections: vec![],
+                bags: vec![0],
+                conflicting: false,
+            })
+            .collect()
+    }
+
+    fn names(l: &TopicList) -> Vec<String> {
+        l.visible()
+            .iter()
+            .map(|v| l.rows()[v.row].topic.clone())
+            .collect()
+    }
+
+    #[test]
+    fn many_rows_are_filtered_in_the_background_newest_wins() {
+        let n = BACKGROUND_FROM + 5;
+        let mut inline = TopicList::new(rows(n));
+        let mut l = TopicList::new(rows(n));
+        let (tx, rx) = mpsc::channel();
+        let tx = std::sync::Mutex::new(tx);
+        l.filter_in_background(Arc::new(move |d| {
+            let _ = tx.lock().map(|t| t.send(d));
+        }));
+        l.set_filter("0000");
+        assert!(l.is_filtering(), "scored on the background thread");
+        assert_eq!(
+            l.visible().len(),
+            n,
+            "the previous rows stay shown meanwhile"
+        );
+        l.set_filter("00001");
+        let mut applied = 0;
+        while l.is_filtering() {
+            let done = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+            applied += usize::from(l.apply_filtered(done));
+        }
+        assert_eq!(applied, 1, "only the newest filter's result is shown");
+        inline.set_filter("00001");
+        assert_eq!(names(&l), names(&inline), "same rows as inline filtering");
+        assert!(!l.visible().is_empty() && l.visible().len() < n);
+        assert_eq!(l.matched("/sensor_000010/data").len(), 5);
+        // Clearing is immediate and drops any result under way.
+        l.set_filter("000012");
+        assert!(l.is_filtering());
+        l.clear_filter(true);
+        assert!(!l.is_filtering());
+        assert_eq!(l.visible().len(), n);
+        let late = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        assert!(!l.apply_filtered(late), "a stale result is dropped");
+        assert_eq!(l.visible().len(), n);
+    }
+
+    #[test]
+    fn few_rows_are_filtered_at_once() {
+        let mut l = TopicList::new(rows(100));
+        l.filter_in_background(Arc::new(|_| panic!("no background work for 100 rows")));
+        l.set_filter("0000");
+        assert!(!l.is_filtering());
+        assert_eq!(l.visible().len(), 100);
+        l.set_filter("00009");
+        // Fuzzy: the exact run first, then the scattered ones.
+        let shown = names(&l);
+        assert_eq!(shown.len(), 19);
+        assert_eq!(shown[0], "/sensor_000090/data");
+        assert_eq!(shown[10], "/sensor_000009/data");
+    }
+}
