@@ -603,7 +603,10 @@ fn an_unindexed_bag_truncated_during_the_recovery_walk_ends_with_changed_on_disk
     };
     let err = Bag::open_with(&path, options).map(|_| ()).unwrap_err();
     assert!(cut.load(std::sync::atomic::Ordering::SeqCst), "never cut");
-    assert!(matches!(*err.kind, BagErrorKind::ChangedOnDisk(_)), "{err}");
+    assert!(
+        matches!(*err.kind, BagErrorKind::ChangedOnDisk { .. }),
+        "{err}"
+    );
     assert!(
         err.to_string().starts_with(&format!(
             "{}: changed on disk while it was read",
@@ -635,7 +638,7 @@ fn an_unindexed_bag_truncated_while_iterating_ends_with_changed_on_disk() {
         let errors: Vec<_> = rest.iter().filter_map(|r| r.as_ref().err()).collect();
         assert_eq!(errors.len(), 1, "{compression}: {errors:?}");
         assert!(
-            matches!(*errors[0].kind, BagErrorKind::ChangedOnDisk(_)),
+            matches!(*errors[0].kind, BagErrorKind::ChangedOnDisk { .. }),
             "{compression}: {}",
             errors[0]
         );
@@ -723,7 +726,7 @@ fn pre_2_0_bags_truncated_while_iterating_end_cleanly() {
             match r {
                 Ok(m) => assert_eq!(m.data.to_vec(), expected[i + 1], "{name}: message {i}"),
                 Err(e) => assert!(
-                    matches!(*e.kind, BagErrorKind::ChangedOnDisk(_)),
+                    matches!(*e.kind, BagErrorKind::ChangedOnDisk { .. }),
                     "{name}: {e}"
                 ),
             }
