@@ -566,3 +566,190 @@ fn recovery_tells_its_progress() {
         "the cut chunk was decoded: {seen:?}"
     );
 }
+
+/// `path` without its index section (as a recording that crashed before closing): the file is
+/// cut where the bag header's `index_pos` points, so that opening it runs the recovery walk.
+fn drop_index(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    let at = bytes.windows(10).position(|w| w == b"index_pos=").unwrap();
+    let pos = u64::from_le_bytes(bytes[at + 10..at + 18].try_into().unwrap());
+    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.set_len(pos).unwrap();
+}
+
+#[test]
+fn an_unindexed_bag_truncated_during_the_recovery_walk_ends_with_changed_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("active.bag");
+    string_bag(&path, Compression::Lz4, 300, 50, 2000);
+    drop_index(&path);
+    let cut_path = path.clone();
+    let cut = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&cut);
+    let progress = bagscope::bag::ProgressFn(std::sync::Arc::new(move |p| {
+        if let bagscope::bag::RecoveryProgress::Scanning { done, total } = p {
+            if done > total / 4 && !flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&cut_path)
+                    .unwrap();
+                f.set_len(total / 10).unwrap();
+            }
+        }
+    }));
+    let options = OpenOptions {
+        progress: Some(progress),
+        ..OpenOptions::default()
+    };
+    let err = Bag::open_with(&path, options).map(|_| ()).unwrap_err();
+    assert!(cut.load(std::sync::atomic::Ordering::SeqCst), "never cut");
+    assert!(
+        matches!(*err.kind, BagErrorKind::ChangedOnDisk { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().starts_with(&format!(
+            "{}: changed on disk while it was read",
+            path.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unindexed_bag_truncated_while_iterating_ends_with_changed_on_disk() {
+    for compression in [Compression::None, Compression::Lz4] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("active.bag");
+        string_bag(&path, compression, 40, 50, 2000);
+        drop_index(&path);
+        let bag = Bag::open_with(&path, OpenOptions::default()).unwrap();
+        assert!(!bag.is_indexed());
+        assert!(bag.recovery().is_some());
+        let total = bag.message_count();
+        assert_eq!(total, 2000, "{compression}");
+        let mut it = bag.messages(&Query::all());
+        for _ in 0..60 {
+            it.next().unwrap().unwrap();
+        }
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(bag.size() / 10).unwrap();
+        let rest: Vec<_> = it.collect();
+        let errors: Vec<_> = rest.iter().filter_map(|r| r.as_ref().err()).collect();
+        assert_eq!(errors.len(), 1, "{compression}: {errors:?}");
+        assert!(
+            matches!(*errors[0].kind, BagErrorKind::ChangedOnDisk { .. }),
+            "{compression}: {}",
+            errors[0]
+        );
+        assert!(
+            rest.last().unwrap().is_err(),
+            "the error ends the iteration"
+        );
+    }
+}
+
+#[test]
+fn info_and_echo_on_an_unindexed_bag_truncated_under_them_end_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("orig.bag");
+    string_bag(&path, Compression::Lz4, 300, 50, 2000);
+    drop_index(&path);
+    for (cmd, delay_ms) in [("info", 0u64), ("info", 20), ("echo", 0), ("echo", 100)] {
+        let copy = dir.path().join("copy.bag");
+        std::fs::copy(&path, &copy).unwrap();
+        let mut child = bagscope()
+            .arg(cmd)
+            .arg(&copy)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
+        f.set_len(3000).unwrap();
+        let status = wait_bounded(&mut child, Duration::from_secs(60), cmd);
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert_eq!(
+            status.signal(),
+            None,
+            "{cmd}: killed by a signal: {status:?}\n{err}"
+        );
+        // 0 (finished before the cut), 1 (the cut reported as a loss or a change on disk).
+        assert!(
+            matches!(status.code(), Some(0..=2)),
+            "{cmd}: {status:?}\n{err}"
+        );
+    }
+}
+
+/// A 1.2 and a 1.1 bag (from the shared corpus) cut while iterated: read from a copy taken at
+/// open, so iteration either goes on with the bag as opened or ends with `ChangedOnDisk`;
+/// never SIGBUS. `echo` on them, cut under it, ends by itself.
+#[test]
+fn pre_2_0_bags_truncated_while_iterating_end_cleanly() {
+    let Some(corpus) = common::corpus_dir() else {
+        common::skip("no shared corpus");
+        return;
+    };
+    for name in [
+        "ccny-rosrecord-v1.2-gpsd-2010-06-v3.bag",
+        "gen-v12_unindexed.bag",
+        "gen-v11.bag",
+    ] {
+        let src = corpus.join(name);
+        if !src.exists() {
+            common::skip(&format!("{name} missing"));
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("old.bag");
+        std::fs::copy(&src, &copy).unwrap();
+        let bag = Bag::open_with(&copy, OpenOptions::default()).unwrap();
+        let expected: Vec<_> = bag
+            .messages(&Query::all())
+            .map(|m| m.unwrap().data.to_vec())
+            .collect();
+        assert!(expected.len() > 2, "{name}");
+        let mut it = bag.messages(&Query::all());
+        it.next().unwrap().unwrap();
+        let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
+        f.set_len(bag.size() / 10).unwrap();
+        let rest: Vec<_> = it.collect();
+        for (i, r) in rest.iter().enumerate() {
+            match r {
+                Ok(m) => assert_eq!(m.data.to_vec(), expected[i + 1], "{name}: message {i}"),
+                Err(e) => assert!(
+                    matches!(*e.kind, BagErrorKind::ChangedOnDisk { .. }),
+                    "{name}: {e}"
+                ),
+            }
+        }
+        for delay_ms in [0u64, 30] {
+            std::fs::copy(&src, &copy).unwrap();
+            let mut child = bagscope()
+                .arg("echo")
+                .arg(&copy)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(delay_ms));
+            let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
+            f.set_len(100).unwrap();
+            let status = wait_bounded(&mut child, Duration::from_secs(60), name);
+            assert_eq!(
+                status.signal(),
+                None,
+                "{name}: killed by a signal: {status:?}"
+            );
+            assert!(matches!(status.code(), Some(0..=2)), "{name}: {status:?}");
+        }
+    }
+}

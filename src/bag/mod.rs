@@ -44,6 +44,7 @@ mod source;
 mod summary;
 mod table;
 mod unread;
+mod window;
 pub mod writer;
 
 use std::collections::HashMap;

@@ -27,9 +27,13 @@ use super::parallel::parallel_map;
 use super::recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
 use super::source::{Changed, Source};
 use super::table::ConnTable;
+use super::window::Window;
 
 /// How far before an `op` field a record may start when resynchronising.
 const RESYNC_LOOKBACK: usize = 512;
+
+/// The largest record header the windowed resynchronisation accepts.
+const MAX_RESYNC_HEADER: u64 = 64 << 10;
 
 /// A chunk found by the walk.
 #[derive(Debug)]
@@ -47,8 +51,9 @@ struct Found {
 }
 
 /// The walk's state.
-struct Walk<'a> {
-    buf: &'a [u8],
+struct Walk {
+    /// Size of the file when it was opened.
+    len: u64,
     table: ConnTable,
     found: Vec<Found>,
     losses: Vec<Loss>,
@@ -64,16 +69,21 @@ pub(crate) fn recover(
     reason: String,
     settings: &Settings<'_>,
 ) -> Result<Opened, Changed> {
-    let buf: &[u8] = source.whole();
+    // The file is read through a window of positioned reads, never mapped: a file that
+    // shrinks under the walk ends it with `Changed`, not SIGBUS.
+    let mut win = Window::new(source);
     let mut walk = Walk {
-        buf,
+        len: source.len(),
         table: ConnTable::default(),
         found: Vec::new(),
         losses: Vec::new(),
         warnings: Vec::new(),
         chunk_infos: 0,
     };
-    walk.run(start, settings.progress);
+    walk.run(&mut win, start, settings.progress);
+    if let Some(c) = win.changed() {
+        return Err(c);
+    }
     walk.build(source, settings, reason)
 }
 
@@ -105,9 +115,13 @@ fn tell(
     }
 }
 
-impl Walk<'_> {
+impl Walk {
     fn len(&self) -> u64 {
-        self.buf.len() as u64
+        self.len
+    }
+
+    fn len_usize(&self) -> usize {
+        usize::try_from(self.len).unwrap_or(usize::MAX)
     }
 
     fn lose(&mut self, offset: u64, bytes: u64, reason: String) {
@@ -122,22 +136,23 @@ impl Walk<'_> {
     }
 
     /// Skips from a damaged position to the next plausible record, recording the loss.
-    fn skip_damage(&mut self, pos: usize, reason: String) -> Option<usize> {
-        let next = find_next_record(self.buf, pos + 1);
-        let end = next.unwrap_or(self.buf.len());
+    fn skip_damage(&mut self, win: &mut Window<'_>, pos: usize, reason: String) -> Option<usize> {
+        let next = find_next_record_in(win, pos + 1);
+        let end = next.unwrap_or(self.len_usize());
         self.lose(pos as u64, (end - pos) as u64, reason);
         next
     }
 
-    fn run(&mut self, start: usize, progress: Option<&ProgressFn>) {
+    fn run(&mut self, win: &mut Window<'_>, start: usize, progress: Option<&ProgressFn>) {
         let mut pos = start;
         let mut told = 0;
         let scanning = |done, total| RecoveryProgress::Scanning { done, total };
-        while pos < self.buf.len() {
+        while pos < self.len_usize() && win.changed().is_none() {
             tell(progress, &mut told, pos as u64, self.len(), scanning);
-            let head = match read_head(self.buf, pos, 0) {
+            let v = win.head(pos as u64);
+            let head = match read_head(v.buf, v.at, v.base) {
                 Ok(h) => h,
-                Err(e) => match self.skip_damage(pos, e.to_string()) {
+                Err(e) => match self.skip_damage(win, pos, e.to_string()) {
                     Some(n) => {
                         pos = n;
                         continue;
@@ -146,31 +161,54 @@ impl Walk<'_> {
                 },
             };
             let record_end = usize::try_from(head.end()).unwrap_or(usize::MAX);
-            let next = match head.op() {
-                Ok(Ok(Op::Chunk)) => self.chunk(pos, &head),
+            let op = head.op();
+            let chunk = match op {
+                Ok(Ok(Op::Chunk)) => Some(
+                    ChunkHeader::from_head(&head)
+                        .map(|h| (h, head.data_offset, head.data_len, head.end()))
+                        .map_err(|e| e.to_string()),
+                ),
+                _ => None,
+            };
+            let next = match op {
+                Ok(Ok(Op::Chunk)) => match chunk {
+                    Some(Ok(c)) => self.chunk(win, pos, c),
+                    Some(Err(e)) => self.skip_damage(win, pos, e),
+                    None => None,
+                },
                 Ok(Ok(Op::MessageData | Op::Connection)) => {
-                    let end = self.top_level_run(pos, None);
+                    let end = self.top_level_run(win, pos, None);
                     if end > pos {
                         Some(end)
                     } else {
-                        self.skip_damage(pos, "a record is cut off or damaged".into())
+                        self.skip_damage(win, pos, "a record is cut off or damaged".into())
                     }
                 }
                 Ok(Ok(Op::IndexData)) => {
                     // Index data not directly after a chunk (ours are consumed by `chunk`).
-                    match IndexData::read(self.buf, pos, 0) {
+                    let v = win.record(pos as u64);
+                    match IndexData::read(v.buf, v.at, v.base) {
                         Ok(idx) => Some(usize::try_from(idx.end).unwrap_or(usize::MAX)),
-                        Err(e) => self.skip_damage(pos, e.to_string()),
+                        Err(e) => {
+                            let e = e.to_string();
+                            self.skip_damage(win, pos, e)
+                        }
                     }
                 }
-                Ok(Ok(Op::ChunkInfo)) => match ChunkInfo::read(self.buf, pos, 0) {
-                    Ok(info) => {
-                        self.chunk_infos += 1;
-                        Some(usize::try_from(info.end).unwrap_or(usize::MAX))
+                Ok(Ok(Op::ChunkInfo)) => {
+                    let v = win.record(pos as u64);
+                    match ChunkInfo::read(v.buf, v.at, v.base) {
+                        Ok(info) => {
+                            self.chunk_infos += 1;
+                            Some(usize::try_from(info.end).unwrap_or(usize::MAX))
+                        }
+                        Err(e) => {
+                            let e = e.to_string();
+                            self.skip_damage(win, pos, e)
+                        }
                     }
-                    Err(e) => self.skip_damage(pos, e.to_string()),
-                },
-                Ok(_) if record_end <= self.buf.len() => Some(record_end),
+                }
+                Ok(_) if record_end <= self.len_usize() => Some(record_end),
                 Ok(_) => {
                     self.lose(
                         pos as u64,
@@ -179,7 +217,10 @@ impl Walk<'_> {
                     );
                     None
                 }
-                Err(e) => self.skip_damage(pos, e.to_string()),
+                Err(e) => {
+                    let e = e.to_string();
+                    self.skip_damage(win, pos, e)
+                }
             };
             match next {
                 Some(n) if n > pos => pos = n,
@@ -190,47 +231,47 @@ impl Walk<'_> {
     }
 
     /// Handles a chunk record at `pos`; returns where to continue.
-    fn chunk(&mut self, pos: usize, head: &crate::format::RecordHead<'_>) -> Option<usize> {
-        let header = match ChunkHeader::from_head(head) {
-            Ok(h) => h,
-            Err(e) => return self.skip_damage(pos, e.to_string()),
-        };
+    fn chunk(
+        &mut self,
+        win: &mut Window<'_>,
+        pos: usize,
+        (header, data_offset, data_len, head_end): (ChunkHeader, u64, u32, u64),
+    ) -> Option<usize> {
         let len = self.len();
-        let data_offset = head.data_offset;
         let mut found = Found {
             pos: pos as u64,
             compression: header.compression,
             declared_size: u64::from(header.size),
             data_offset,
-            data_len: u64::from(head.data_len),
+            data_len: u64::from(data_len),
             state: ChunkState::Complete,
             index: Vec::new(),
             scan: None,
         };
-        if head.data_len == 0 && header.size == 0 {
+        if data_len == 0 && header.size == 0 {
             // A chunk the recorder never closed: its records (or compressed bytes) follow.
             found.state = ChunkState::Open;
             let data_start = usize::try_from(data_offset).unwrap_or(usize::MAX);
             if header.compression == Compression::None {
-                return Some(self.top_level_run(data_start, Some(found)));
+                return Some(self.top_level_run(win, data_start, Some(found)));
             }
-            let end = find_next_record(self.buf, data_start).unwrap_or(self.buf.len());
+            let end = find_next_record_in(win, data_start).unwrap_or(self.len_usize());
             found.data_len = (end as u64).saturating_sub(data_offset);
             self.found.push(found);
             return Some(end);
         }
-        if head.end() > len {
+        if head_end > len {
             found.state = ChunkState::Truncated {
                 available: len.saturating_sub(data_offset),
             };
             found.data_len = len.saturating_sub(data_offset);
             self.lose(
                 len,
-                head.end() - len,
+                head_end - len,
                 format!(
                     "the file ends inside the chunk at byte {pos}: {} of its {} bytes are missing",
-                    head.end() - len,
-                    head.data_len
+                    head_end - len,
+                    data_len
                 ),
             );
             self.found.push(found);
@@ -239,18 +280,20 @@ impl Walk<'_> {
         // The chunk's index data records follow it. They are trusted only when a whole record
         // of another kind follows them: a file cut inside (or right after) them may have lost
         // some, and then the chunk is walked instead.
-        let mut at = usize::try_from(head.end()).unwrap_or(usize::MAX);
+        let mut at = usize::try_from(head_end).unwrap_or(usize::MAX);
         let complete_index = loop {
-            if at >= self.buf.len() {
+            if at >= self.len_usize() {
                 break false;
             }
-            let Ok(h) = read_head(self.buf, at, 0) else {
+            let v = win.head(at as u64);
+            let Ok(h) = read_head(v.buf, v.at, v.base) else {
                 break false;
             };
             if !matches!(h.op(), Ok(Ok(Op::IndexData))) {
                 break true;
             }
-            match IndexData::read(self.buf, at, 0) {
+            let v = win.record(at as u64);
+            match IndexData::read(v.buf, v.at, v.base) {
                 Ok(idx) if idx.ver == 1 => {
                     found
                         .index
@@ -270,15 +313,28 @@ impl Walk<'_> {
     /// Collects a run of connection and message records lying at top level: the body of an
     /// unterminated uncompressed chunk (or the connection records of an index section).
     /// Returns where the run ends.
-    fn top_level_run(&mut self, start: usize, open: Option<Found>) -> usize {
+    fn top_level_run(&mut self, win: &mut Window<'_>, start: usize, open: Option<Found>) -> usize {
         let mut pos = start;
         let mut messages = 0usize;
-        while pos < self.buf.len() {
-            let Ok(rec) = read_record(self.buf, pos, 0) else {
+        while pos < self.len_usize() {
+            // A message's data is not needed, only that the file holds all of it.
+            let v = win.head(pos as u64);
+            let Ok(head) = read_head(v.buf, v.at, v.base) else {
+                break;
+            };
+            if matches!(head.op(), Ok(Ok(Op::MessageData))) {
+                if head.end() > self.len() {
+                    break;
+                }
+                messages += 1;
+                pos = usize::try_from(head.end()).unwrap_or(usize::MAX);
+                continue;
+            }
+            let v = win.record(pos as u64);
+            let Ok(rec) = read_record(v.buf, v.at, v.base) else {
                 break;
             };
             match rec.op() {
-                Ok(Ok(Op::MessageData)) => messages += 1,
                 Ok(Ok(Op::Connection)) => match ConnectionRecord::from_record(&rec) {
                     Ok(c) => {
                         self.table.insert(
@@ -535,6 +591,47 @@ impl Walk<'_> {
     }
 }
 
+/// [`find_next_record`] through a window: searches the file a window at a time (each window
+/// overlapping the last by the pattern's length), checking candidates with a view of their
+/// own.
+fn find_next_record_in(win: &mut Window<'_>, from: usize) -> Option<usize> {
+    const PATTERN: &[u8] = b"\x04\x00\x00\x00op=";
+    let len = usize::try_from(win.len()).unwrap_or(usize::MAX);
+    let mut search = from;
+    while search < len {
+        let hit = {
+            let v = win.view(search as u64, PATTERN.len() as u64);
+            let hay = v.buf.get(v.at..).unwrap_or_default();
+            if hay.len() < PATTERN.len() {
+                return None;
+            }
+            let found = hay.windows(PATTERN.len()).position(|w| w == PATTERN);
+            if found.is_none() {
+                search += hay.len() - (PATTERN.len() - 1);
+            }
+            found.map(|i| search + i)
+        };
+        let Some(hit) = hit else { continue };
+        let lowest = hit.saturating_sub(RESYNC_LOOKBACK).max(from);
+        let mut q = hit.checked_sub(4);
+        while let Some(start) = q {
+            if start < lowest {
+                break;
+            }
+            let file_len = win.len();
+            // Record headers are small: a candidate claiming a larger one is not taken (and
+            // does not make us read it).
+            let v = win.view(start as u64, 8 + MAX_RESYNC_HEADER);
+            if plausible_at(v.buf, v.at, v.base, hit, file_len) {
+                return Some(start);
+            }
+            q = start.checked_sub(1);
+        }
+        search = hit + 1;
+    }
+    None
+}
+
 /// Finds the first position at or after `from` where a plausible record starts: a header that
 /// parses, holds a known op and is followed by a data length that fits the file.
 pub(crate) fn find_next_record(buf: &[u8], from: usize) -> Option<usize> {
@@ -561,9 +658,18 @@ pub(crate) fn find_next_record(buf: &[u8], from: usize) -> Option<usize> {
 }
 
 fn plausible_record(buf: &[u8], start: usize, op_field: usize) -> bool {
-    let Ok(head) = read_head(buf, start, 0) else {
+    plausible_at(buf, start, 0, op_field, buf.len() as u64)
+}
+
+/// True when a plausible record starts at `buf[at]` (absolute offset `base + at`) whose `op`
+/// field is at absolute offset `op_field`, in a file of `file_len` bytes.
+fn plausible_at(buf: &[u8], at: usize, base: u64, op_field: usize, file_len: u64) -> bool {
+    let Ok(head) = read_head(buf, at, base) else {
         return false;
     };
+    let start = usize::try_from(base)
+        .unwrap_or(usize::MAX)
+        .saturating_add(at);
     let header_start = start + 4;
     let header_end = header_start + head.header.bytes().len();
     if op_field < header_start || op_field >= header_end {
@@ -578,7 +684,7 @@ fn plausible_record(buf: &[u8], start: usize, op_field: usize) -> bool {
             | Op::IndexData
             | Op::ChunkInfo
             | Op::BagHeader,
-        )) => head.end() <= buf.len() as u64,
+        )) => head.end() <= file_len,
         _ => false,
     }
 }

@@ -4,8 +4,9 @@
 //! A file another process shrinks while we read it (copied over with `cp`, rewritten by
 //! `rosbag reindex`, on a USB stick that is pulled) must end in an error, not in SIGBUS: every
 //! read of message data goes through [`Source::read_at`], which notices a short read and
-//! reports it as [`Changed`]. Only the whole-file views [`Source::whole`] (scanning a bag that
-//! has no usable index, and the pre-2.0 layouts) still map the file; see
+//! reports it as [`Changed`]; so does the recovery walk of a 2.0 bag without a usable index
+//! (through `bag/window.rs`). The whole-file view [`Source::whole`] of the pre-2.0 layouts is
+//! a copy read at open, except for files over [`WHOLE_READ_MAX`], which are still mapped; see
 //! `docs/reliability.md`.
 
 #![allow(unsafe_code)]
@@ -47,6 +48,9 @@ impl std::fmt::Display for Changed {
     }
 }
 
+/// The largest file [`Source::whole`] reads into memory rather than maps.
+pub const WHOLE_READ_MAX: u64 = 256 << 20;
+
 /// The bytes of a bag file.
 pub struct Source {
     kind: Kind,
@@ -60,6 +64,8 @@ enum Kind {
         file: File,
         len: u64,
         map: OnceLock<Option<memmap2::Mmap>>,
+        /// The whole file read into memory (files up to [`WHOLE_READ_MAX`]).
+        copy: OnceLock<Vec<u8>>,
     },
     /// Bytes held in memory.
     Owned(Vec<u8>),
@@ -77,6 +83,7 @@ impl Source {
                 file,
                 len,
                 map: OnceLock::new(),
+                copy: OnceLock::new(),
             },
             changed: OnceLock::new(),
         })
@@ -187,16 +194,31 @@ impl Source {
         }
     }
 
-    /// The whole file as one slice, for the walks that need it: scanning a 2.0 bag without a
-    /// usable index, and the pre-2.0 layouts. For a file this maps it (once); the map is the
+    /// The whole file as one slice, for the walks that need it: the pre-2.0 layouts. A file
+    /// of up to [`WHOLE_READ_MAX`] bytes is read into memory once, with positioned reads (a
+    /// short read gives the bytes read and turns [`Source::changed`] true): a file shrinking
+    /// under us later cannot touch that copy. A larger file is mapped (once); the map is the
     /// one `unsafe` of the crate, and the one read path that a file shrinking under us can
     /// still end with SIGBUS (see `docs/reliability.md`). Empty if the map fails.
     pub fn whole(&self) -> &[u8] {
         match &self.kind {
             Kind::Owned(v) => v,
-            Kind::File { file, len, map } => {
+            Kind::File {
+                file,
+                len,
+                map,
+                copy,
+            } => {
                 if *len == 0 {
                     return &[];
+                }
+                if *len <= WHOLE_READ_MAX {
+                    return copy.get_or_init(|| {
+                        let mut buf = Vec::new();
+                        // A short read is kept by `read_exact_into` (`changed`).
+                        let _ = self.read_exact_into(0, *len, &mut buf);
+                        buf
+                    });
                 }
                 let map = map.get_or_init(|| {
                     // SAFETY: the map is read-only and private to this process. Another

@@ -78,8 +78,16 @@ impl IndexHeader {
         h
     }
 
-    /// Decodes and checks a header (magic, version, checksum, sizes against `file_len`).
+    /// Decodes and checks a header (magic, version, checksum, sizes against the length of
+    /// `bytes`, the whole file).
+    #[cfg(test)]
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
+        Self::decode_sized(bytes, bytes.len() as u64)
+    }
+
+    /// Decodes and checks a header read from the start of a file of `file_len` bytes (`bytes`
+    /// holds at least the header).
+    pub fn decode_sized(bytes: &[u8], file_len: u64) -> Result<Self, String> {
         let h = bytes
             .get(..HEADER_LEN)
             .ok_or("the file is too short to be a bagscope index")?;
@@ -112,7 +120,7 @@ impl IndexHeader {
             meta_checksum: u64_at(88),
             blocks_checksum: u64_at(96),
         };
-        let len = bytes.len() as u64;
+        let len = file_len;
         let entries_end = header
             .entry_count
             .checked_mul(ENTRY_LEN as u64)

@@ -1,13 +1,17 @@
 //! A persistent index over many bags, in the spirit of ROS's `bagserver`: for every topic,
-//! the sorted `(time, file, connection, chunk, offset)` of its messages, memory-mapped and
-//! binary-searched, so that locating an interval costs a few page reads whatever the size of
-//! the index (format: `docs/index-format.md`).
+//! the sorted `(time, file, connection, chunk, offset)` of its messages, binary-searched with
+//! positioned reads (`pread`, one 32-byte entry each), so that locating an interval costs a few
+//! small reads whatever the size of the index (format: `docs/index-format.md`). The index is
+//! never mapped: an index file that shrinks while it is read gives a "damaged" error naming
+//! the short read, not SIGBUS. Only the header, the metadata and the block checksum table are
+//! read into memory at open; entries are read when used.
 
 mod build;
 mod error;
 mod layout;
 mod query;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -20,7 +24,7 @@ use crate::bag::{Bag, OpenOptions, Source};
 use crate::time::RosTime;
 
 use super::{Catalog, CatalogMessage};
-use layout::{BLOCK_ENTRIES, ENTRY_LEN, IndexHeader, checksum, decode_meta};
+use layout::{BLOCK_ENTRIES, ENTRY_LEN, HEADER_LEN, IndexHeader, checksum, decode_meta};
 
 /// An open index.
 pub struct Index {
@@ -55,23 +59,24 @@ impl Index {
             what: "cannot open",
             source,
         })?;
-        let header = IndexHeader::decode(source.whole()).map_err(damaged)?;
-        let meta_start = usize::try_from(header.meta_offset).map_err(|e| damaged(e.to_string()))?;
-        let meta_end = usize::try_from(header.meta_offset + header.meta_len)
-            .map_err(|e| damaged(e.to_string()))?;
-        let meta = source
-            .whole()
-            .get(meta_start..meta_end)
+        let head = Self::slice(&source, 0, (HEADER_LEN as u64).min(source.len()))
+            .map_err(damaged)?
+            .unwrap_or_default();
+        let header = IndexHeader::decode_sized(&head, source.len()).map_err(damaged)?;
+        let meta = Self::slice(&source, header.meta_offset, header.meta_len)
+            .map_err(damaged)?
             .ok_or_else(|| damaged("metadata out of range".into()))?;
+        let meta: &[u8] = &meta;
         if checksum(meta) != header.meta_checksum {
             return Err(damaged(
                 "the metadata section is damaged (checksum mismatch)".into(),
             ));
         }
         let blocks = header.entry_count.div_ceil(BLOCK_ENTRIES as u64);
-        let table = Self::slice(source.whole(), header.blocks_offset, blocks * 8)
+        let table = Self::slice(&source, header.blocks_offset, blocks.saturating_mul(8))
+            .map_err(damaged)?
             .ok_or_else(|| damaged("block table out of range".into()))?;
-        if checksum(table) != header.blocks_checksum {
+        if checksum(&table) != header.blocks_checksum {
             return Err(damaged("the block checksum table is damaged".into()));
         }
         let (files, topics) = decode_meta(
@@ -104,10 +109,18 @@ impl Index {
         Ok(index)
     }
 
-    fn slice(source: &[u8], offset: u64, len: u64) -> Option<&[u8]> {
-        let a = usize::try_from(offset).ok()?;
-        let b = usize::try_from(offset.checked_add(len)?).ok()?;
-        source.get(a..b)
+    /// `len` bytes at `offset` of the index file, read with one `pread`: `None` when they lie
+    /// outside the file as opened, an error (what went wrong) when the file no longer holds
+    /// them (it shrank or was replaced while open).
+    fn slice(source: &Source, offset: u64, len: u64) -> Result<Option<Cow<'_, [u8]>>, String> {
+        match offset.checked_add(len) {
+            Some(end) if end <= source.len() => {}
+            _ => return Ok(None),
+        }
+        source
+            .read_exact_at(offset, len)
+            .map(Some)
+            .map_err(|c| format!("changed on disk while it was read: {c}"))
     }
 
     /// The bag files, where they are now (the recorded path, or the one relative to the index).
@@ -191,7 +204,7 @@ impl Index {
     /// Entry `i` (not checked against its block checksum).
     fn entry_unchecked(&self, i: u64) -> Option<RawEntry> {
         let at = self.header.entries_offset + i * ENTRY_LEN as u64;
-        RawEntry::decode(Self::slice(self.source.whole(), at, ENTRY_LEN as u64)?)
+        RawEntry::decode(&Self::slice(&self.source, at, ENTRY_LEN as u64).ok()??)
     }
 
     /// Entry `i`, verifying its block's checksum the first time the block is used.
@@ -210,18 +223,16 @@ impl Index {
             let first = block * BLOCK_ENTRIES as u64;
             let n = (self.header.entry_count - first).min(BLOCK_ENTRIES as u64);
             let bytes = Self::slice(
-                self.source.whole(),
+                &self.source,
                 self.header.entries_offset + first * ENTRY_LEN as u64,
                 n * ENTRY_LEN as u64,
             )
+            .map_err(damaged)?
             .ok_or_else(|| damaged(format!("entry block {block} out of range")))?;
-            let expected = Self::slice(
-                self.source.whole(),
-                self.header.blocks_offset + block * 8,
-                8,
-            )
-            .and_then(crate::format::cursor::le_u64);
-            if expected != Some(checksum(bytes)) {
+            let expected = Self::slice(&self.source, self.header.blocks_offset + block * 8, 8)
+                .map_err(damaged)?
+                .and_then(|b| crate::format::cursor::le_u64(&b));
+            if expected != Some(checksum(&bytes)) {
                 return Err(damaged(format!(
                     "entry block {block} is damaged (checksum mismatch)"
                 )));
