@@ -398,3 +398,28 @@ fn every_command_ends_quietly_on_a_closed_pipe() {
         assert!(err.is_empty(), "{what}: stderr {err:?}");
     }
 }
+
+#[test]
+fn usage_errors_escape_the_arguments_they_quote() {
+    // A mistyped option or subcommand quotes what was typed (or what a glob expanded to).
+    for args in [
+        vec!["--bogus\u{1b}]0;pwned\u{7}"],
+        vec!["info", "--nope\u{1b}[2J", "x.bag"],
+        vec!["echo", "--format", "yaml\u{9b}31m", "x.bag"],
+    ] {
+        let out = run_escaped(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_clean(&format!("{args:?}"), &out);
+    }
+    // A value clap quotes whole keeps the escape visible.
+    let out = run_escaped(&["echo", "--format", "yaml\u{9b}31m", "x.bag"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("'yaml\\u{9b}31m'"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // --help still prints clap's text on stdout, exit 0.
+    let out = run_escaped(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"));
+}

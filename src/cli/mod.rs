@@ -26,6 +26,7 @@ pub mod verify;
 
 pub use term::{print_error, print_note, print_warning};
 
+use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -126,10 +127,17 @@ pub fn open_bag(path: &Path) -> Result<Bag, Outcome> {
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() => {
+            // A usage error quotes the arguments, which may come from file names: escaped, as
+            // every diagnostic (plain text, without clap's colours).
+            let text = e.render().to_string();
+            let _ = write!(io::stderr().lock(), "{}", crate::printable::escape(&text));
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            // --help, --version: clap's own output on stdout.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
         }
     };
     run(&cli).into()
