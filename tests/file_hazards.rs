@@ -62,6 +62,40 @@ fn wait_bounded(child: &mut Child, limit: Duration, what: &str) -> std::process:
     }
 }
 
+/// Copies `original` to `copy`, runs `bagscope CMD COPY`, cuts the copy to `len` bytes after
+/// `delay_ms`, and waits (bounded) for it to end: it must end by itself, not by a signal, with
+/// an exit code of 0 to 2. Returns the exit code and stderr.
+fn cut_under(cmd: &str, original: &Path, copy: &Path, delay_ms: u64, len: u64) -> (i32, String) {
+    std::fs::copy(original, copy).unwrap();
+    let mut child = bagscope()
+        .arg(cmd)
+        .arg(copy)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(delay_ms));
+    let f = std::fs::OpenOptions::new().write(true).open(copy).unwrap();
+    f.set_len(len).unwrap();
+    let status = wait_bounded(&mut child, Duration::from_secs(60), cmd);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(
+        status.signal(),
+        None,
+        "{cmd} {}: killed by a signal: {status:?}\n{err}",
+        original.display()
+    );
+    let code = status.code().unwrap();
+    assert!((0..=2).contains(&code), "{cmd}: {status:?}\n{err}");
+    (code, err)
+}
+
 #[test]
 fn a_bag_truncated_while_iterating_ends_with_changed_on_disk() {
     for compression in [Compression::None, Compression::Lz4] {
@@ -197,32 +231,7 @@ fn verify_and_info_on_a_bag_truncated_under_them_end_cleanly() {
         ("info", 0),
         ("echo", 100),
     ] {
-        let copy = dir.path().join("copy.bag");
-        std::fs::copy(&path, &copy).unwrap();
-        let mut child = bagscope()
-            .arg(cmd)
-            .arg(&copy)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
-        f.set_len(3000).unwrap();
-        let status = wait_bounded(&mut child, Duration::from_secs(60), cmd);
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        assert_eq!(
-            status.signal(),
-            None,
-            "{cmd}: killed by a signal: {status:?}\n{err}"
-        );
-        assert!(matches!(status.code(), Some(0..=2)), "{cmd}: {status:?}");
+        let (_, err) = cut_under(cmd, &path, &dir.path().join("copy.bag"), delay_ms, 3000);
         assert!(!err.contains("panicked"), "{cmd}: {err}");
     }
 }
@@ -656,36 +665,8 @@ fn info_and_echo_on_an_unindexed_bag_truncated_under_them_end_cleanly() {
     string_bag(&path, Compression::Lz4, 300, 50, 2000);
     drop_index(&path);
     for (cmd, delay_ms) in [("info", 0u64), ("info", 20), ("echo", 0), ("echo", 100)] {
-        let copy = dir.path().join("copy.bag");
-        std::fs::copy(&path, &copy).unwrap();
-        let mut child = bagscope()
-            .arg(cmd)
-            .arg(&copy)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
-        f.set_len(3000).unwrap();
-        let status = wait_bounded(&mut child, Duration::from_secs(60), cmd);
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        assert_eq!(
-            status.signal(),
-            None,
-            "{cmd}: killed by a signal: {status:?}\n{err}"
-        );
-        // 0 (finished before the cut), 1 (the cut reported as a loss or a change on disk).
-        assert!(
-            matches!(status.code(), Some(0..=2)),
-            "{cmd}: {status:?}\n{err}"
-        );
+        // 0 (finished before the cut), 1 (the cut reported as a loss or a change on disk), 2.
+        cut_under(cmd, &path, &dir.path().join("copy.bag"), delay_ms, 3000);
     }
 }
 
@@ -732,24 +713,7 @@ fn pre_2_0_bags_truncated_while_iterating_end_cleanly() {
             }
         }
         for delay_ms in [0u64, 30] {
-            std::fs::copy(&src, &copy).unwrap();
-            let mut child = bagscope()
-                .arg("echo")
-                .arg(&copy)
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            std::thread::sleep(Duration::from_millis(delay_ms));
-            let f = std::fs::OpenOptions::new().write(true).open(&copy).unwrap();
-            f.set_len(100).unwrap();
-            let status = wait_bounded(&mut child, Duration::from_secs(60), name);
-            assert_eq!(
-                status.signal(),
-                None,
-                "{name}: killed by a signal: {status:?}"
-            );
-            assert!(matches!(status.code(), Some(0..=2)), "{name}: {status:?}");
+            cut_under("echo", &src, &copy, delay_ms, 100);
         }
     }
 }
