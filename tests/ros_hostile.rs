@@ -45,6 +45,23 @@ const END: &str = "1795297623.5";
 /// The normal client's call: two topics, at four times the recorded speed.
 const NORMAL: &[&str] = &[NS, START, END, "-t", "/odom", "-t", "/tf", "--rate", "4"];
 
+/// A TCPROS subscriber to `topic` at `tcpros` that completes its handshake and then never
+/// reads.
+fn stuck_subscriber(tcpros: SocketAddr, topic: &str) -> TcpStream {
+    let mut stuck = TcpStream::connect(tcpros).unwrap();
+    let hello = Header::new()
+        .with("callerid", "/stuck")
+        .with("md5sum", "*")
+        .with("topic", topic);
+    stuck.write_all(&hello.encode()).unwrap();
+    stuck
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let reply = Header::read_from(&mut stuck, MAX_HEADER).unwrap();
+    assert_eq!(reply.get("error"), None);
+    stuck
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -326,17 +343,7 @@ fn serve_holds_under_slow_and_hostile_peers() {
     }
 
     // 5. A subscriber that never reads.
-    let mut stuck = TcpStream::connect(tcpros).unwrap();
-    let hello = Header::new()
-        .with("callerid", "/stuck")
-        .with("md5sum", "*")
-        .with("topic", "/hist/odom");
-    stuck.write_all(&hello.encode()).unwrap();
-    stuck
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
-    let reply = Header::read_from(&mut stuck, MAX_HEADER).unwrap();
-    assert_eq!(reply.get("error"), None);
+    let mut stuck = stuck_subscriber(tcpros, "/hist/odom");
     normal_call(&graph, bound, "a subscriber that never reads");
     normal_calls += 1;
     let mut one = [0u8; 1];
@@ -556,17 +563,7 @@ fn serve_is_not_held_up_by_a_subscriber_that_never_reads() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    let mut stuck = TcpStream::connect(tcpros).unwrap();
-    let hello = Header::new()
-        .with("callerid", "/stuck")
-        .with("md5sum", "*")
-        .with("topic", "/hist/big");
-    stuck.write_all(&hello.encode()).unwrap();
-    stuck
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
-    let reply = Header::read_from(&mut stuck, MAX_HEADER).unwrap();
-    assert_eq!(reply.get("error"), None);
+    let stuck = stuck_subscriber(tcpros, "/hist/big");
 
     let (answer, took) = call(&graph, &[NS, "+0", "+3"]);
     assert!(answer.status.success(), "{}", text(&answer.stderr));
