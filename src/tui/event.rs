@@ -1,8 +1,23 @@
 //! The one stream of events the loop blocks on: terminal input, worker replies, ROS
-//! publishing reports, signals, ticks.
+//! publishing reports, the opening thread's news, signals, ticks. This is the one file that
+//! names both sides: the background threads report their own types through a [`Notify`],
+//! wrapped here into [`AppEvent`]s, and [`App::handle`] routes each event back to the app.
 
+use std::sync::mpsc::Sender;
+
+use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
+
+use crate::bag::BagError;
+use crate::catalog::Catalog;
+
+use super::action::Action;
+use super::app::{App, Mode};
+use super::keymap::Context;
+use super::model::topic_filter::Filtered;
+use super::notify::Notify;
+use super::opening::Progress;
 use super::publish::RosEvent;
-use super::worker::Reply;
+use super::worker::{Reply, Worker};
 
 /// An event for the app.
 #[derive(Debug)]
@@ -18,7 +33,111 @@ pub enum AppEvent {
     /// Time passes (only while something animates).
     Tick,
     /// News from the thread opening the bags.
-    Opening(super::opening::Progress),
+    Opening(Progress),
+    /// The bags are open and the app is built (on the opening thread).
+    Opened(Box<Ready>),
     /// The topic filter computed on the background thread.
-    Filtered(super::model::topic_filter::Filtered),
+    Filtered(Filtered),
+}
+
+/// The result of opening.
+pub struct Ready {
+    /// The app over the bags that opened (`None` when none did).
+    pub app: Option<App>,
+    /// Bags that could not be opened.
+    pub errors: Vec<BagError>,
+}
+
+impl std::fmt::Debug for Ready {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Ready({} errors)", self.errors.len())
+    }
+}
+
+/// A [`Notify`] that wraps each piece of news with `wrap` into an event on `events`.
+pub fn notify<T: 'static>(events: &Sender<AppEvent>, wrap: fn(T) -> AppEvent) -> Notify<T> {
+    let events = events.clone();
+    Notify::new(move |news| events.send(wrap(news)).is_ok())
+}
+
+/// Builds the app of `width`×`height` over the bags that opened (on the opening thread, so
+/// the UI never waits for work proportional to the bags): starts the worker and wires every
+/// background thread's reports into `events`.
+pub fn ready(
+    catalog: Catalog,
+    errors: Vec<BagError>,
+    (width, height): (u16, u16),
+    events: &Sender<AppEvent>,
+) -> Ready {
+    if catalog.is_empty() {
+        return Ready { app: None, errors };
+    }
+    let worker = Worker::start(catalog.clone(), notify(events, AppEvent::Worker));
+    let mut app = App::new(catalog, worker, width, height);
+    app.set_events(events.clone());
+    app.unopened = errors.iter().map(ToString::to_string).collect();
+    Ready {
+        app: Some(app),
+        errors,
+    }
+}
+
+impl App {
+    /// Where background threads other than the worker (the ROS publisher, the topic filter)
+    /// send their reports: the event channel of the loop. Without it, `p` cannot publish and
+    /// the topic filter is always applied inline.
+    pub fn set_events(&mut self, events: Sender<AppEvent>) {
+        self.filter_in_background(notify(&events, AppEvent::Filtered));
+        self.set_ros_notify(Notify::new(move |ev| {
+            events.send(AppEvent::Ros(ev)).is_ok()
+        }));
+    }
+
+    /// Handles one event; returns true when the screen must be redrawn.
+    pub fn handle(&mut self, event: AppEvent) -> bool {
+        match event {
+            AppEvent::Input(input) => self.input(input),
+            AppEvent::Worker(reply) => self.reply(reply),
+            AppEvent::Ros(event) => self.ros_event(event),
+            AppEvent::Signal(_) => {
+                self.quit = true;
+                true
+            }
+            AppEvent::Tick => self.advance_play(std::time::Instant::now()),
+            AppEvent::Filtered(done) => self.filtered(done),
+            AppEvent::Opening(_) | AppEvent::Opened(_) => false,
+        }
+    }
+
+    /// Terminal input: keys through the keymap, the mouse, resizes, pasted text in a prompt.
+    fn input(&mut self, input: Event) -> bool {
+        match input {
+            Event::Key(k) if k.kind != KeyEventKind::Release => {
+                let context = match self.mode {
+                    Mode::Filter | Mode::Jump => Context::Prompt,
+                    _ => Context::Global,
+                };
+                match self.keymap.action(k, context) {
+                    Some(a) => self.apply(a),
+                    None => false,
+                }
+            }
+            Event::Mouse(m) => match m.kind {
+                MouseEventKind::Down(MouseButton::Left) => {
+                    self.apply(Action::Click(m.column, m.row))
+                }
+                MouseEventKind::ScrollDown => self.apply(Action::Scroll(m.column, m.row, true)),
+                MouseEventKind::ScrollUp => self.apply(Action::Scroll(m.column, m.row, false)),
+                _ => false,
+            },
+            Event::Resize(w, h) => self.apply(Action::Resize(w, h)),
+            Event::Paste(text) if matches!(self.mode, Mode::Filter | Mode::Jump) => {
+                for c in text.chars().filter(|c| !c.is_control()) {
+                    self.apply(Action::Input(c));
+                }
+                true
+            }
+            _ => false,
+        }
+    }
 }

@@ -9,12 +9,11 @@
 
 pub mod action;
 pub mod app;
-mod app_filter;
-mod app_health;
 pub mod event;
 pub mod keymap;
 pub mod layout;
 pub mod model;
+pub mod notify;
 pub mod opening;
 pub mod panes;
 pub mod publish;
@@ -103,7 +102,17 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let theme = Theme::from_env();
     let (w, h) = crossterm::terminal::size()?;
     let mut opening = Opening::new(&bags);
-    opening::start(bags, w, h, tx.clone());
+    {
+        let events = tx.clone();
+        opening::start(
+            bags,
+            event::notify(&tx, AppEvent::Opening),
+            move |catalog, errors| {
+                let ready = event::ready(catalog, errors, (w, h), &events);
+                let _ = events.send(AppEvent::Opened(Box::new(ready)));
+            },
+        );
+    }
     // Redrawn every 100 ms for the elapsed time, and when the text shown changes.
     let tick = std::time::Duration::from_millis(100);
     let mut drawn: Option<std::time::Instant> = None;
@@ -132,12 +141,12 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
             {
                 return Ok(Ended::Quit { errors: Vec::new() });
             }
-            AppEvent::Opening(opening::Progress::Ready(r)) => break *r,
+            AppEvent::Opened(r) => break *r,
             AppEvent::Opening(p) if opening.apply(&p) => drawn = None,
             _ => {}
         }
     };
-    let opening::Ready { app, errors } = ready;
+    let event::Ready { app, errors } = ready;
     let Some(mut app) = app else {
         return Ok(Ended::Unopenable(errors));
     };

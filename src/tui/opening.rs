@@ -1,20 +1,18 @@
 //! Opening the bags off the UI thread. A bag without a usable index is scanned record by
 //! record (and compressed chunks decompressed), which can take many seconds: meanwhile the
 //! explorer shows what it is opening and for how long, and `q`, Ctrl-C and signals work. The
-//! app (topic table, first requests to the worker) is built on the same thread, so the UI
-//! thread never waits for work proportional to the bag.
+//! app (topic table, first requests to the worker) is built on the same thread (by the
+//! `done` callback the event loop gives), so the UI thread never waits for work proportional
+//! to the bag.
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 use crate::bag::{Bag, BagError, OpenOptions, ProgressFn, RecoveryProgress};
 use crate::catalog::Catalog;
 
-use super::app::App;
-use super::event::AppEvent;
-use super::worker::Worker;
+use super::notify::Notify;
 
 /// What to explore.
 #[derive(Clone, Debug)]
@@ -26,6 +24,7 @@ pub enum Bags {
 }
 
 /// News from the opening thread.
+#[derive(Debug)]
 pub enum Progress {
     /// Bag `index` is being opened.
     Bag(usize),
@@ -33,27 +32,6 @@ pub enum Progress {
     Recovery(RecoveryProgress),
     /// Every bag is open; the topic table over this many connections is being built.
     Preparing(usize),
-    /// Done: the app, and the bags that could not be opened.
-    Ready(Box<Ready>),
-}
-
-impl std::fmt::Debug for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Progress::Bag(i) => write!(f, "Bag({i})"),
-            Progress::Recovery(p) => write!(f, "Recovery({p:?})"),
-            Progress::Preparing(n) => write!(f, "Preparing({n})"),
-            Progress::Ready(r) => write!(f, "Ready({} errors)", r.errors.len()),
-        }
-    }
-}
-
-/// The result of opening.
-pub struct Ready {
-    /// The app over the bags that opened (`None` when none did).
-    pub app: Option<App>,
-    /// Bags that could not be opened.
-    pub errors: Vec<BagError>,
 }
 
 /// What the opening screen shows.
@@ -132,7 +110,6 @@ impl Opening {
                 }
             }
             Progress::Preparing(n) => self.preparing = Some(*n),
-            Progress::Ready(_) => {}
         }
         before != (self.current, self.preparing, self.stage())
     }
@@ -156,28 +133,32 @@ impl Opening {
     }
 }
 
-/// Starts the opening thread: opens `bags`, starts the worker and builds the app of
-/// `width`×`height`; reports through `events`.
-pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
+/// Starts the opening thread: opens `bags`, reporting through `notify`, then hands the
+/// catalog of the bags that opened (maybe none) and the errors of the others to `done`, on
+/// the same thread. Stops early when nobody listens any more.
+pub fn start(
+    bags: Bags,
+    notify: Notify<Progress>,
+    done: impl FnOnce(Catalog, Vec<BagError>) + Send + 'static,
+) {
     std::thread::spawn(move || {
-        let send = |p: Progress| events.send(AppEvent::Opening(p)).is_ok();
         let (catalog, errors) = match bags {
             Bags::Open(c) => (c, Vec::new()),
             Bags::Paths(paths, mut options) => {
                 // Recovery scans report how far they are (from any thread).
-                let tx = events.clone();
+                let recovery = notify.clone();
                 let theirs = options.progress.take();
                 options.progress = Some(ProgressFn(Arc::new(move |p| {
                     if let Some(f) = &theirs {
                         (f.0)(p);
                     }
-                    let _ = tx.send(AppEvent::Opening(Progress::Recovery(p)));
+                    recovery.send(Progress::Recovery(p));
                     test_delay("BAGSCOPE_TEST_SLOW_PROGRESS_MS");
                 })));
                 let mut opened = Vec::new();
                 let mut errors = Vec::new();
                 for (i, p) in paths.iter().enumerate() {
-                    if !send(Progress::Bag(i)) {
+                    if !notify.send(Progress::Bag(i)) {
                         return;
                     }
                     test_delay("BAGSCOPE_TEST_SLOW_OPEN_MS");
@@ -189,22 +170,13 @@ pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
                 (Catalog::new(opened), errors)
             }
         };
-        if catalog.is_empty() {
-            let _ = send(Progress::Ready(Box::new(Ready { app: None, errors })));
-            return;
+        if !catalog.is_empty() {
+            let connections: usize = catalog.bags().iter().map(|b| b.connections().len()).sum();
+            if !notify.send(Progress::Preparing(connections)) {
+                return;
+            }
         }
-        let connections: usize = catalog.bags().iter().map(|b| b.connections().len()).sum();
-        if !send(Progress::Preparing(connections)) {
-            return;
-        }
-        let worker = Worker::start(catalog.clone(), events.clone());
-        let mut app = App::new(catalog, worker, width, height);
-        app.set_events(events.clone());
-        app.unopened = errors.iter().map(ToString::to_string).collect();
-        let _ = send(Progress::Ready(Box::new(Ready {
-            app: Some(app),
-            errors,
-        })));
+        done(catalog, errors);
     });
 }
 

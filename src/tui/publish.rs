@@ -4,7 +4,7 @@
 //! node configuration, starts the node and advertises the selection
 //! ([`Session`](crate::play::Session)), then runs a [`Player`] on a second, scoped thread
 //! while it samples the player's shared [`Status`] every [`POLL`]. What the status bar shows
-//! ([`Update`]) is sent to the app as [`AppEvent::Ros`] only when it changed, so the screen
+//! ([`Update`]) is sent to the app (a [`Notify`]) only when it changed, so the screen
 //! is redrawn only then. `p` again, or leaving the app, sends [`Control::Stop`]; the thread
 //! then flushes, unregisters from the master and reports [`Update::Finished`]. Whatever
 //! happens, its last report is [`Update::Finished`] or [`Update::Failed`].
@@ -21,7 +21,7 @@ use crate::play::{
 use crate::ros::{NodeConfig, QueueLimits, names};
 use crate::time::RosTime;
 
-use super::event::AppEvent;
+use super::notify::Notify;
 
 /// How often the publisher thread looks at the player's progress.
 pub const POLL: Duration = Duration::from_millis(250);
@@ -309,7 +309,7 @@ impl Publisher {
         catalog: Catalog,
         job: Job,
         settings: Settings,
-        events: Sender<AppEvent>,
+        events: Notify<RosEvent>,
     ) -> std::io::Result<Publisher> {
         let (control, rx) = mpsc::channel();
         let stopper = control.clone();
@@ -341,17 +341,17 @@ impl Drop for Publisher {
 /// Sends a run's reports; reports a failure if the thread ends without a last report.
 struct Reporter {
     run: u64,
-    events: Sender<AppEvent>,
+    events: Notify<RosEvent>,
     ended: bool,
 }
 
 impl Reporter {
     fn send(&mut self, update: Update) {
         self.ended |= matches!(update, Update::Finished(_) | Update::Failed(_));
-        let _ = self.events.send(AppEvent::Ros(RosEvent {
+        self.events.send(RosEvent {
             run: self.run,
             update,
-        }));
+        });
     }
 }
 

@@ -8,4 +8,5 @@ pub mod scroll;
 pub mod timefmt;
 pub mod timeline;
 pub mod topic_filter;
+pub mod topic_row;
 pub mod topics;

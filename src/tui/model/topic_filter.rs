@@ -12,7 +12,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use super::topics::{SortKey, TopicRow, VisibleRow};
+use super::topic_row::{SortKey, TopicRow, VisibleRow};
 
 /// Scoring this many names or more is spread over threads.
 const PARALLEL_FROM: usize = 20_000;

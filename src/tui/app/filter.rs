@@ -1,17 +1,17 @@
 //! The topic filter's background results: shown when they are the newest.
 
 use std::sync::Arc;
-use std::sync::mpsc::Sender;
 
-use super::app::App;
-use super::event::AppEvent;
-use super::model::topic_filter::Filtered;
+use super::super::model::topic_filter::Filtered;
+use super::super::notify::Notify;
+use super::App;
 
 impl App {
-    /// Large topic filters are scored on a thread whose results come back as events.
-    pub(crate) fn filter_in_background(&mut self, events: Sender<AppEvent>) {
+    /// Large topic filters are scored on a thread whose results go to `notify` (the event
+    /// loop, which hands them back to [`App::filtered`]). Without it, filters apply inline.
+    pub fn filter_in_background(&mut self, notify: Notify<Filtered>) {
         self.topics.filter_in_background(Arc::new(move |done| {
-            let _ = events.send(AppEvent::Filtered(done));
+            notify.send(done);
         }));
     }
 
@@ -25,9 +25,7 @@ impl App {
         self.topic_changed();
         true
     }
-}
 
-impl App {
     /// The filter is still being computed (the rows shown are the previous filter's): says so
     /// and returns true, for actions on "the topics shown" that must not act on stale rows.
     pub(crate) fn still_filtering(&mut self) -> bool {

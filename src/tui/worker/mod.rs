@@ -1,6 +1,12 @@
-//! Background work, so the UI thread never reads or decompresses: message windows, sizes and
-//! decoding on one thread (latest request of each kind wins), the health/index scan on another.
-//! Replies arrive on the app's event channel; stale ones are dropped by id.
+//! Background work, so the UI thread never reads or decompresses: message windows, sizes,
+//! decoding and YAML on one thread (latest request of each kind wins), exports on their own
+//! thread (a long export never delays the inspector), the health/index scan on a third.
+//! Replies go to a [`Notify`] (the app's event loop); stale ones are dropped by id
+//! ([`pending`]).
+
+pub mod decode;
+mod export;
+pub mod pending;
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
@@ -9,10 +15,12 @@ use crate::bag::ConnId;
 use crate::catalog::Catalog;
 use crate::time::RosTime;
 
-use super::event::AppEvent;
-use super::model::inspector::{self, Inspected};
 use super::model::messages::{self, MsgRef, Window};
+use super::notify::Notify;
 use crate::catalog::health::{self, HealthReport};
+use decode::{Decoder, Inspected};
+pub use export::ExportRequest;
+use pending::RequestId;
 
 /// Work the UI asks for.
 #[derive(Clone, Debug)]
@@ -21,7 +29,7 @@ pub enum Request {
     /// `Some(false)` = earlier ones only).
     Window {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// Topic.
         topic: String,
         /// Its connections.
@@ -38,14 +46,14 @@ pub enum Request {
     /// Payload sizes of these messages.
     Sizes {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// Messages.
         refs: Vec<MsgRef>,
     },
     /// Decode one message for the inspector.
     Decode {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// The message.
         msg: MsgRef,
     },
@@ -54,27 +62,12 @@ pub enum Request {
     /// A message as `rostopic echo` YAML, for the clipboard or saved to a file.
     Yaml {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// The message.
         msg: MsgRef,
         /// Save here instead of returning the text.
         save_to: Option<std::path::PathBuf>,
     },
-}
-
-/// Write every message of an interval to a new bag.
-#[derive(Clone, Debug)]
-pub struct ExportRequest {
-    /// Request id.
-    pub id: u64,
-    /// The interval.
-    pub start: RosTime,
-    /// See `start`.
-    pub end: RosTime,
-    /// The topics to write (all when empty).
-    pub topics: Vec<String>,
-    /// The bag to write.
-    pub path: std::path::PathBuf,
 }
 
 /// What a YAML request produced.
@@ -92,7 +85,7 @@ pub enum Reply {
     /// A message window.
     Window {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// Topic.
         topic: String,
         /// Entries.
@@ -103,14 +96,14 @@ pub enum Reply {
     /// Payload sizes (`None`: unreadable).
     Sizes {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// Sizes.
         sizes: Vec<(MsgRef, Option<usize>)>,
     },
     /// A decoded message.
     Decoded {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// The message.
         msg: MsgRef,
         /// The result.
@@ -119,7 +112,7 @@ pub enum Reply {
     /// A message as YAML (or why not).
     Yaml {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// Topic of the message.
         topic: String,
         /// The result.
@@ -128,7 +121,7 @@ pub enum Reply {
     /// An interval was written to a bag (a summary, or why not).
     Exported {
         /// Request id.
-        id: u64,
+        id: RequestId,
         /// What happened.
         result: Result<String, String>,
     },
@@ -141,31 +134,49 @@ pub enum Reply {
 /// Handle to the worker threads.
 pub struct Worker {
     tx: Option<Sender<Request>>,
+    /// Exports go to their own thread; `None` (a manual worker): with the other requests.
+    export: Option<Sender<ExportRequest>>,
     threads: Vec<JoinHandle<()>>,
 }
 
 impl Worker {
-    /// Starts the workers; replies go to `events`. The health scan starts at once.
-    pub fn start(catalog: Catalog, events: Sender<AppEvent>) -> Worker {
-        let (tx, rx) = mpsc::channel();
-        let interactive = {
-            let catalog = catalog.clone();
-            let events = events.clone();
-            std::thread::spawn(move || interactive_loop(&catalog, &rx, &events))
-        };
+    /// Starts the workers; replies go to `notify`. The health scan starts at once.
+    pub fn start(catalog: Catalog, notify: Notify<Reply>) -> Worker {
+        let mut worker = Worker::serving(catalog.clone(), notify.clone(), export::write);
         let scan = std::thread::spawn(move || {
             let mut last = 0.0;
             let report = health::compute(&catalog, &mut |p| {
                 if p - last >= 0.02 {
                     last = p;
-                    let _ = events.send(AppEvent::Worker(Reply::ScanProgress(p)));
+                    notify.send(Reply::ScanProgress(p));
                 }
             });
-            let _ = events.send(AppEvent::Worker(Reply::Scanned(Box::new(report))));
+            notify.send(Reply::Scanned(Box::new(report)));
+        });
+        worker.threads.push(scan);
+        worker
+    }
+
+    /// The interactive and the export thread (no health scan); `exporter` writes exports.
+    fn serving(
+        catalog: Catalog,
+        notify: Notify<Reply>,
+        exporter: impl Fn(&Catalog, ExportRequest) -> Reply + Send + 'static,
+    ) -> Worker {
+        let (tx, rx) = mpsc::channel();
+        let (export_tx, export_rx) = mpsc::channel();
+        let interactive = {
+            let catalog = catalog.clone();
+            let notify = notify.clone();
+            std::thread::spawn(move || interactive_loop(&catalog, &rx, &notify))
+        };
+        let exports = std::thread::spawn(move || {
+            export::export_loop(&catalog, &export_rx, &notify, exporter);
         });
         Worker {
             tx: Some(tx),
-            threads: vec![interactive, scan],
+            export: Some(export_tx),
+            threads: vec![interactive, exports],
         }
     }
 
@@ -173,17 +184,19 @@ impl Worker {
     pub fn none() -> Worker {
         Worker {
             tx: None,
+            export: None,
             threads: Vec::new(),
         }
     }
 
-    /// A worker without threads whose requests land in the returned receiver, so tests can
-    /// serve them synchronously with [`serve`] and feed the replies back.
+    /// A worker without threads whose requests (exports too) land in the returned receiver,
+    /// so tests can serve them synchronously with [`serve`] and feed the replies back.
     pub fn manual() -> (Worker, Receiver<Request>) {
         let (tx, rx) = mpsc::channel();
         (
             Worker {
                 tx: Some(tx),
+                export: None,
                 threads: Vec::new(),
             },
             rx,
@@ -192,24 +205,34 @@ impl Worker {
 
     /// Queues a request (ignored when the worker has stopped).
     pub fn send(&self, request: Request) {
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(request);
+        match (request, &self.export) {
+            (Request::Export(e), Some(export)) => {
+                let _ = export.send(e);
+            }
+            (request, _) => {
+                if let Some(tx) = &self.tx {
+                    let _ = tx.send(request);
+                }
+            }
         }
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        // Closing the channel ends the interactive loop; the scan thread is left to finish on
-        // its own (its sends fail once the app is gone).
+        // Closing the channels ends the interactive and the export loop (an export under way
+        // finishes first; its reply then goes nowhere); the scan thread is left to finish on
+        // its own (its sends fail once the app is gone). None is waited for: quitting is
+        // never delayed.
         self.tx = None;
+        self.export = None;
         self.threads.clear();
     }
 }
 
 /// Serves requests, keeping only the newest of each kind when several are queued.
-fn interactive_loop(catalog: &Catalog, rx: &Receiver<Request>, events: &Sender<AppEvent>) {
-    let mut decoder = inspector::Decoder::new();
+fn interactive_loop(catalog: &Catalog, rx: &Receiver<Request>, notify: &Notify<Reply>) {
+    let mut decoder = Decoder::new();
     while let Ok(first) = rx.recv() {
         let mut window = None;
         let mut extension = None;
@@ -233,8 +256,7 @@ fn interactive_loop(catalog: &Catalog, rx: &Receiver<Request>, events: &Sender<A
             .into_iter()
             .flatten()
         {
-            let reply = serve(catalog, &mut decoder, r);
-            if events.send(AppEvent::Worker(reply)).is_err() {
+            if !notify.send(serve(catalog, &mut decoder, r)) {
                 return;
             }
         }
@@ -242,7 +264,7 @@ fn interactive_loop(catalog: &Catalog, rx: &Receiver<Request>, events: &Sender<A
 }
 
 /// Does one request (also used directly by tests).
-pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Request) -> Reply {
+pub fn serve(catalog: &Catalog, decoder: &mut Decoder, request: Request) -> Reply {
     match request {
         Request::Window {
             id,
@@ -276,47 +298,7 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
             msg,
             result: Box::new(decoder.inspect(catalog, msg)),
         },
-        Request::Export(ExportRequest {
-            id,
-            start,
-            end,
-            topics,
-            path,
-        }) => {
-            let selection = crate::catalog::Selection {
-                topics,
-                start: Some(start),
-                end: Some(end),
-                parallel: true,
-            };
-            // Messages that could not be read, counted as `verify` counts them.
-            let lost = std::cell::Cell::new(0u64);
-            let messages = catalog.messages(&selection).map(|m| {
-                m.map(|m| (m.bag, m.message)).map_err(|e| {
-                    lost.set(lost.get() + e.lost_messages());
-                    e.to_string()
-                })
-            });
-            let options = crate::bag::writer::WriterOptions {
-                compression: crate::format::Compression::Lz4,
-                ..crate::bag::writer::WriterOptions::default()
-            };
-            let result = crate::catalog::export::write_bag(catalog, messages, &path, options, &[])
-                .map(|done| {
-                    let skipped = if done.skipped.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({} unreadable messages skipped)", lost.get())
-                    };
-                    format!(
-                        "wrote {}: {} messages{skipped}",
-                        path.display(),
-                        done.summary.messages
-                    )
-                })
-                .map_err(|e| e.to_string());
-            Reply::Exported { id, result }
-        }
+        Request::Export(export) => export::write(catalog, export),
         Request::Yaml { id, msg, save_to } => {
             let ins = decoder.inspect(catalog, msg);
             let result = ins
@@ -344,3 +326,6 @@ fn save(path: &std::path::Path, text: &str) -> Result<(), String> {
     file.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
     file.commit().map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests;

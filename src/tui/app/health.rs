@@ -1,9 +1,9 @@
 //! The health view's keys: moving through its lines, `Enter` on a topic or a gap, and
 //! rebuilding its lines when the report, the width or the time format changes.
 
-use super::action::Action;
-use super::app::{App, Mode};
-use super::model::health::{self, Context};
+use super::super::action::Action;
+use super::super::model::health::{self, Context};
+use super::{App, Mode};
 
 impl App {
     /// Rows of the health view's list (inside its border, above the status bar).

@@ -1,0 +1,262 @@
+//! Keys and the mouse: the help overlay, `Esc`, clicks, movement in the focused pane, the
+//! time cursor, and the filter and jump prompts.
+
+use super::super::action::{Action, Pane};
+use super::super::model::timefmt::jump_target;
+use super::{App, Mode};
+
+impl App {
+    /// Keys while the help overlay is shown.
+    pub(super) fn help_action(&mut self, action: Action) -> bool {
+        match action {
+            Action::ToggleHelp | Action::Back | Action::Enter => {
+                self.mode = Mode::Normal;
+                self.help_scroll = 0;
+                true
+            }
+            Action::Up | Action::PageUp => {
+                self.help_scroll =
+                    self.help_scroll
+                        .saturating_sub(if action == Action::Up { 1 } else { 10 });
+                true
+            }
+            Action::Down | Action::PageDown => {
+                self.help_scroll =
+                    (self.help_scroll + if action == Action::Down { 1 } else { 10 }).min(60);
+                true
+            }
+            Action::Resize(w, h) => self.resize(w, h),
+            _ => false,
+        }
+    }
+
+    /// `Esc`: undoes the last thing still in effect — playback, a finished publication's
+    /// status, the marks, the filter, the focus —; false when there is nothing to undo.
+    pub(super) fn back(&mut self) -> bool {
+        if self.play.is_some() {
+            self.play = None;
+            self.flash("playback stopped", false);
+        } else if self.publishing.as_ref().is_some_and(|p| !p.is_active()) {
+            self.publishing = None;
+        } else if self.marks != (None, None) {
+            self.marks = (None, None);
+        } else if !self.topics.filter().is_empty() {
+            self.clear_filter(false);
+        } else if self.focus != Pane::Topics {
+            self.set_focus(Pane::Topics);
+        } else {
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn click(&mut self, x: u16, y: u16) -> bool {
+        let Some(pane) = self.layout.pane_at(x, y) else {
+            return false;
+        };
+        self.set_focus(pane);
+        let rect = self.layout.rect(pane);
+        match pane {
+            Pane::Topics => {
+                let row = y.saturating_sub(rect.y + 2) as usize + self.topics.offset();
+                if y >= rect.y + 2 {
+                    self.topics.select_index(row, self.layout.topics_rows());
+                    self.topic_changed();
+                }
+            }
+            Pane::Messages => {
+                if y >= rect.y + 2 && !self.messages.window.entries.is_empty() {
+                    let row = (y - rect.y - 2) as usize + self.messages.offset;
+                    let delta = isize::try_from(row).unwrap_or(isize::MAX)
+                        - isize::try_from(self.messages.selected).unwrap_or(0);
+                    self.messages.move_by(delta, self.layout.messages_rows());
+                    self.message_changed(true);
+                }
+            }
+            Pane::Histogram => {
+                let inner = rect.width.saturating_sub(2) as usize;
+                if x > rect.x && inner > 0 {
+                    let bin = (x - rect.x - 1) as usize;
+                    let t = self.timeline.time_of_bin(bin.min(inner - 1), inner);
+                    self.timeline.set_cursor(t);
+                    self.cursor_moved();
+                }
+            }
+            Pane::Inspector => {
+                if y > rect.y {
+                    let row = (y - rect.y - 1) as usize + self.inspector.offset;
+                    if row < self.inspector.rows().len() {
+                        let was = self.inspector.selected == row;
+                        self.inspector.selected = row;
+                        if was {
+                            self.inspector.toggle(self.time_format, self.start());
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Movement keys, interpreted by the focused pane.
+    pub(super) fn navigate(&mut self, action: Action) -> bool {
+        let page = |rows: usize| isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
+        match self.focus {
+            Pane::Topics => {
+                let h = self.layout.topics_rows();
+                let before = self.topics.selected_row().map(|r| r.topic.clone());
+                match action {
+                    Action::Up => self.topics.move_by(-1, h),
+                    Action::Down => self.topics.move_by(1, h),
+                    Action::PageUp => self.topics.move_by(-page(h), h),
+                    Action::PageDown => self.topics.move_by(page(h), h),
+                    Action::Top => self.topics.jump(false, h),
+                    Action::Bottom => self.topics.jump(true, h),
+                    Action::Enter | Action::Right => {
+                        self.set_focus(Pane::Messages);
+                        return true;
+                    }
+                    Action::Left | Action::BigLeft | Action::BigRight => {
+                        return self.timeline_action(action);
+                    }
+                    _ => return false,
+                }
+                if self.topics.selected_row().map(|r| r.topic.clone()) != before {
+                    self.topic_changed();
+                }
+                true
+            }
+            Pane::Histogram => self.timeline_action(action),
+            Pane::Messages => {
+                let h = self.layout.messages_rows();
+                match action {
+                    Action::Up => self.messages.move_by(-1, h),
+                    Action::Down => self.messages.move_by(1, h),
+                    Action::PageUp => self.messages.move_by(-page(h), h),
+                    Action::PageDown => self.messages.move_by(page(h), h),
+                    Action::Top => {
+                        self.timeline.set_cursor(self.timeline.bounds().0);
+                        return self.cursor_moved();
+                    }
+                    Action::Bottom => {
+                        self.timeline.set_cursor(self.timeline.bounds().1);
+                        return self.cursor_moved();
+                    }
+                    Action::Enter | Action::Right => {
+                        self.set_focus(Pane::Inspector);
+                        return true;
+                    }
+                    Action::Left => {
+                        self.set_focus(Pane::Topics);
+                        return true;
+                    }
+                    _ => return false,
+                }
+                self.message_changed(true);
+                true
+            }
+            Pane::Inspector => {
+                let h = self.layout.inspector_rows();
+                let (fmt, start) = (self.time_format, self.start());
+                match action {
+                    Action::Up => self.inspector.move_by(-1, h),
+                    Action::Down => self.inspector.move_by(1, h),
+                    Action::PageUp => self.inspector.move_by(-page(h), h),
+                    Action::PageDown => self.inspector.move_by(page(h), h),
+                    Action::Top => self.inspector.move_by(isize::MIN / 2, h),
+                    Action::Bottom => self.inspector.move_by(isize::MAX / 2, h),
+                    Action::Enter => self.inspector.toggle(fmt, start),
+                    Action::Right => self.inspector.set_expanded(true, fmt, start),
+                    Action::Left => self.inspector.set_expanded(false, fmt, start),
+                    _ => return false,
+                }
+                self.inspector.scroll_into_view(h);
+                true
+            }
+        }
+    }
+
+    pub(super) fn timeline_action(&mut self, action: Action) -> bool {
+        let width = self.layout.histogram_width();
+        match action {
+            Action::Left => self.timeline.step(-1, width),
+            Action::Right => self.timeline.step(1, width),
+            Action::BigLeft | Action::PageUp => self.timeline.step(-10, width),
+            Action::BigRight | Action::PageDown => self.timeline.step(10, width),
+            Action::Top => self.timeline.set_cursor(self.timeline.bounds().0),
+            Action::Bottom => self.timeline.set_cursor(self.timeline.bounds().1),
+            Action::Up => {
+                self.topics.move_by(-1, self.layout.topics_rows());
+                self.topic_changed();
+                return true;
+            }
+            Action::Down => {
+                self.topics.move_by(1, self.layout.topics_rows());
+                self.topic_changed();
+                return true;
+            }
+            Action::Enter => {
+                self.set_focus(Pane::Messages);
+                return true;
+            }
+            _ => return false,
+        }
+        self.cursor_moved()
+    }
+
+    pub(super) fn prompt_action(&mut self, action: Action) -> bool {
+        match action {
+            Action::Input(c) => self.prompt.push(c),
+            Action::Backspace => {
+                self.prompt.pop();
+            }
+            Action::ClearInput => self.prompt.clear(),
+            Action::Back => {
+                if self.mode == Mode::Filter {
+                    self.clear_filter(true);
+                }
+                self.mode = Mode::Normal;
+                return true;
+            }
+            Action::Enter => {
+                let mode = self.mode;
+                self.mode = Mode::Normal;
+                if mode == Mode::Jump {
+                    let text = std::mem::take(&mut self.prompt);
+                    match jump_target(&text, self.timeline.bounds(), self.time_format) {
+                        Ok(t) => {
+                            self.timeline.set_cursor(t);
+                            self.cursor_moved();
+                        }
+                        Err(e) => self.flash(e, true),
+                    }
+                }
+                return true;
+            }
+            Action::Up | Action::Down if self.mode == Mode::Filter => {
+                let d = if action == Action::Up { -1 } else { 1 };
+                self.topics.move_by(d, self.layout.topics_rows());
+                self.topic_changed();
+                return true;
+            }
+            Action::Resize(w, h) => return self.resize(w, h),
+            _ => return false,
+        }
+        if self.mode == Mode::Filter {
+            let text = self.prompt.clone();
+            self.topics.set_filter(&text);
+            if !self.topics.is_filtering() {
+                self.topic_changed();
+            }
+        }
+        true
+    }
+
+    /// Clears the topic filter, keeping the selected topic (`cancel`: the one selected before
+    /// filtering).
+    pub(super) fn clear_filter(&mut self, cancel: bool) {
+        self.topics.clear_filter(cancel);
+        self.topics.scroll_into_view(self.layout.topics_rows());
+        self.topic_changed();
+    }
+}

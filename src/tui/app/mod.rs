@@ -1,0 +1,331 @@
+//! The application state and how actions change it. Panes own their logic (in `model/`);
+//! `App` routes actions to them and asks the worker for data. The routing is here; each
+//! concern has its own `impl App` block beside: keys and navigation ([`input`]), what the
+//! selection fetches and the worker's replies ([`fetch`]), playback ([`playback`]), ROS
+//! publishing ([`publishing`]), export and clipboard ([`output`]), the health view ([`health`])
+//! and the background topic filter ([`filter`]).
+
+mod fetch;
+mod filter;
+mod health;
+mod input;
+mod output;
+mod playback;
+mod publishing;
+
+use std::path::PathBuf;
+
+use ratatui::layout::{Position, Rect};
+
+use crate::catalog::Catalog;
+use crate::time::RosTime;
+
+use super::action::{Action, Pane};
+use super::keymap::KeyMap;
+use super::layout::{Layout, layout};
+use super::model::histogram::Histogram;
+use super::model::inspector::Inspector;
+use super::model::messages::MessageList;
+use super::model::timefmt::TimeFormat;
+use super::model::timeline::Timeline;
+use super::model::topics::{TopicList, TopicRow};
+use super::notify::Notify;
+use super::publish::{self, Publisher, Publishing, RosEvent};
+use super::worker::Worker;
+use super::worker::pending::Pending;
+
+pub use playback::Play;
+
+/// What keys currently do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Browsing.
+    Normal,
+    /// Typing a topic filter.
+    Filter,
+    /// Typing a time to jump to.
+    Jump,
+    /// The help overlay.
+    Help,
+    /// The health view.
+    Health,
+}
+
+/// A short message in the status bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flash {
+    /// Text.
+    pub text: String,
+    /// Shown as an error.
+    pub error: bool,
+}
+
+pub use super::model::health::HealthView;
+
+/// The whole application state.
+pub struct App {
+    /// The bags.
+    pub catalog: Catalog,
+    /// Shown in the title (e.g. that this is the bundled demo bag).
+    pub note: Option<String>,
+    /// Key bindings.
+    pub keymap: KeyMap,
+    /// Topic list.
+    pub topics: TopicList,
+    /// Time axis.
+    pub timeline: Timeline,
+    /// How times are shown.
+    pub time_format: TimeFormat,
+    /// Histogram of all topics instead of the selected one.
+    pub hist_all: bool,
+    /// The histogram for the current window and width.
+    pub histogram: Histogram,
+    /// Messages of the selected topic.
+    pub messages: MessageList,
+    /// The decoded message.
+    pub inspector: Inspector,
+    /// The health view.
+    pub health: HealthView,
+    /// Focused pane.
+    pub focus: Pane,
+    /// Input mode.
+    pub mode: Mode,
+    /// Text of the filter or jump prompt.
+    pub prompt: String,
+    /// Status bar message.
+    pub flash: Option<Flash>,
+    /// Terminal size.
+    pub area: Rect,
+    /// Where each pane is.
+    pub layout: Layout,
+    /// Set when the user quits.
+    pub quit: bool,
+    /// Escape sequences to write after the next draw (OSC 52 clipboard).
+    pub outbox: Vec<String>,
+    /// Marked interval (start, end), either end possibly unset.
+    pub marks: (Option<RosTime>, Option<RosTime>),
+    /// Playback, when started.
+    pub play: Option<Play>,
+    /// First line of the help overlay shown.
+    pub help_scroll: usize,
+    /// Where exported intervals and saved messages go (the current directory by default).
+    pub output_dir: PathBuf,
+    /// How `p` publishes into the ROS graph (namespace, rate, node configuration).
+    pub publish_settings: publish::Settings,
+    /// Bags that could not be opened (`FILE: WHAT`), counted as warnings in the status bar.
+    pub unopened: Vec<String>,
+    /// The latest ROS publishing run, as shown in the status bar.
+    pub publishing: Option<Publishing>,
+    publisher: Option<Publisher>,
+    /// Where the ROS publisher reports (set by the event loop; without it `p` cannot publish).
+    ros: Option<Notify<RosEvent>>,
+    worker: Worker,
+    /// The latest worker request of each kind: replies to older ones are dropped.
+    requests: Pending,
+}
+
+impl App {
+    /// A new app over `catalog` of `width`×`height`, asking `worker` for data.
+    pub fn new(catalog: Catalog, worker: Worker, width: u16, height: u16) -> App {
+        let topics = catalog.topics();
+        let spans = catalog.topic_spans(&topics);
+        let rows = topics
+            .into_iter()
+            .zip(spans)
+            .map(|(t, span)| {
+                let span = span.map(|(lo, hi)| hi.nanos_since(lo) as f64 / 1e9);
+                let rate = span
+                    .filter(|s| *s > 0.0 && t.message_count > 1)
+                    .map(|s| (t.message_count - 1) as f64 / s);
+                TopicRow {
+                    topic: t.topic,
+                    datatype: t.datatype,
+                    count: t.message_count,
+                    rate,
+                    bytes: None,
+                    connections: t.connections,
+                    bags: t.bags,
+                    conflicting: t.conflicting_types,
+                }
+            })
+            .collect();
+        let start = catalog.start_time().unwrap_or(RosTime::MIN);
+        let end = catalog.end_time().unwrap_or(start);
+        let area = Rect::new(0, 0, width, height);
+        let mut app = App {
+            note: None,
+            keymap: KeyMap::default(),
+            topics: TopicList::new(rows),
+            timeline: Timeline::new(start, end),
+            time_format: TimeFormat::default(),
+            hist_all: false,
+            histogram: Histogram::default(),
+            messages: MessageList::default(),
+            inspector: Inspector::default(),
+            health: HealthView::default(),
+            focus: Pane::Topics,
+            mode: Mode::Normal,
+            prompt: String::new(),
+            flash: None,
+            area,
+            layout: layout(area, Pane::Topics),
+            quit: false,
+            outbox: Vec::new(),
+            marks: (None, None),
+            play: None,
+            output_dir: PathBuf::from("."),
+            publish_settings: publish::Settings::default(),
+            publishing: None,
+            unopened: Vec::new(),
+            publisher: None,
+            ros: None,
+            help_scroll: 0,
+            worker,
+            requests: Pending::default(),
+            catalog,
+        };
+        app.topic_changed();
+        app
+    }
+
+    /// Where the ROS publisher thread started by `p` reports (the event loop's channel).
+    pub fn set_ros_notify(&mut self, ros: Notify<RosEvent>) {
+        self.ros = Some(ros);
+    }
+
+    /// Start of the catalog (for offsets).
+    pub fn start(&self) -> RosTime {
+        self.timeline.bounds().0
+    }
+
+    /// Applies an action; returns true when the screen must be redrawn.
+    pub fn apply(&mut self, action: Action) -> bool {
+        if action == Action::Quit {
+            self.quit = true;
+            return true;
+        }
+        match self.mode {
+            Mode::Filter | Mode::Jump => return self.prompt_action(action),
+            Mode::Help => return self.help_action(action),
+            Mode::Health => return self.health_action(action),
+            Mode::Normal => {}
+        }
+        self.flash = None;
+        match action {
+            Action::ToggleHelp => self.mode = Mode::Help,
+            Action::ToggleHealth => self.mode = Mode::Health,
+            Action::FocusNext | Action::FocusPrev => self.cycle_focus(action == Action::FocusNext),
+            Action::Focus(p) => self.set_focus(p),
+            Action::StartFilter => {
+                self.topics.begin_filter();
+                self.mode = Mode::Filter;
+                self.prompt = self.topics.filter().to_string();
+                self.set_focus(Pane::Topics);
+            }
+            Action::StartJump => {
+                self.mode = Mode::Jump;
+                self.prompt.clear();
+            }
+            Action::CycleSort => self.topics.cycle_sort(),
+            Action::CycleTimeFormat => {
+                self.time_format = self.time_format.next();
+                self.inspector.rebuild(self.time_format, self.start());
+                self.rebuild_health();
+                self.flash(format!("times shown as {}", self.time_format.name()), false);
+            }
+            Action::ZoomIn | Action::ZoomOut | Action::ZoomReset => {
+                match action {
+                    Action::ZoomIn => self.timeline.zoom_in(),
+                    Action::ZoomOut => self.timeline.zoom_out(),
+                    _ => self.timeline.reset_zoom(),
+                }
+                self.refresh_histogram();
+            }
+            Action::ToggleHistogramScope => {
+                self.hist_all = !self.hist_all;
+                self.refresh_histogram();
+            }
+            Action::ExpandAll | Action::CollapseAll => {
+                self.inspector
+                    .set_all(action == Action::ExpandAll, self.time_format, self.start());
+            }
+            Action::MarkStart | Action::MarkEnd => self.mark(action == Action::MarkStart),
+            Action::ExportMarked => self.export_marked(),
+            Action::TogglePublish => self.toggle_publish(),
+            Action::TogglePlay => self.toggle_play(std::time::Instant::now()),
+            Action::Faster | Action::Slower => self.change_speed(action == Action::Faster),
+            Action::CopyYaml => self.copy_yaml(),
+            Action::SaveYaml => self.save_yaml(),
+            Action::Back => return self.back(),
+            Action::Resize(w, h) => return self.resize(w, h),
+            Action::Click(x, y) => return self.click(x, y),
+            Action::Scroll(x, y, down) => {
+                if let Some(p) = self.layout.pane_at(x, y) {
+                    self.set_focus(p);
+                }
+                return self.navigate(if down { Action::Down } else { Action::Up });
+            }
+            other => return self.navigate(other),
+        }
+        true
+    }
+
+    /// Tab / Shift-Tab: the next (or previous) pane.
+    fn cycle_focus(&mut self, forward: bool) {
+        let i = Pane::ORDER
+            .iter()
+            .position(|p| *p == self.focus)
+            .unwrap_or(0);
+        let n = Pane::ORDER.len();
+        let next = if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        };
+        self.set_focus(Pane::ORDER.get(next).copied().unwrap_or(Pane::Topics));
+    }
+
+    pub(super) fn set_focus(&mut self, pane: Pane) {
+        self.focus = pane;
+        let before = self.layout;
+        self.layout = layout(self.area, pane);
+        // In the compact layout a pane becomes visible (and gets its real height) here.
+        if self.layout != before {
+            self.fit_viewports();
+        }
+    }
+
+    /// Keeps every list's selection inside its (new) viewport and fetches what became visible.
+    pub(super) fn fit_viewports(&mut self) {
+        let (th, mh, ih) = (
+            self.layout.topics_rows(),
+            self.layout.messages_rows(),
+            self.layout.inspector_rows(),
+        );
+        self.topics.scroll_into_view(th);
+        self.messages.scroll_into_view(mh);
+        self.inspector.scroll_into_view(ih);
+        self.request_sizes();
+    }
+
+    pub(crate) fn flash(&mut self, text: impl Into<String>, error: bool) {
+        self.flash = Some(Flash {
+            text: text.into(),
+            error,
+        });
+    }
+
+    pub(crate) fn resize(&mut self, w: u16, h: u16) -> bool {
+        self.area = Rect::new(0, 0, w, h);
+        self.layout = layout(self.area, self.focus);
+        self.fit_viewports();
+        self.refresh_histogram();
+        self.rebuild_health();
+        true
+    }
+
+    /// Hit-testing helper for tests: the pane at a position.
+    pub fn pane_at(&self, p: Position) -> Option<Pane> {
+        self.layout.pane_at(p.x, p.y)
+    }
+}

@@ -1,0 +1,96 @@
+//! Decoding one message for the inspector, on the worker thread: reads it, compiles its
+//! connection's schema once, and keeps what the tree and the hex view show.
+
+use crate::catalog::{Catalog, Schemas};
+use crate::msg::{Decoded, Registry};
+use crate::time::RosTime;
+
+use super::super::model::messages::MsgRef;
+
+/// A decoded message (or why it could not be decoded).
+#[derive(Debug, Clone)]
+pub struct Inspected {
+    /// Which message.
+    pub msg: MsgRef,
+    /// Topic.
+    pub topic: String,
+    /// Type.
+    pub datatype: String,
+    /// Receive time.
+    pub time: RosTime,
+    /// Payload size.
+    pub size: usize,
+    /// The value, or the error (with field path and offset).
+    pub value: Result<Decoded<'static>, String>,
+    /// Things to know (md5sum mismatch, definition from the bundled library, ...).
+    pub notes: Vec<String>,
+    /// The first payload bytes, for a hex view when decoding fails.
+    pub head: Vec<u8>,
+}
+
+/// Decodes messages for the inspector, compiling each connection's schema once.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    schemas: Schemas,
+}
+
+impl Decoder {
+    /// A decoder using the bundled definitions for bags that carry none.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A decoder with a given registry.
+    pub fn with_registry(registry: Registry) -> Self {
+        Decoder {
+            schemas: Schemas::new(registry),
+        }
+    }
+
+    /// Reads and decodes `msg`.
+    pub fn inspect(&mut self, catalog: &Catalog, msg: MsgRef) -> Inspected {
+        let mut out = Inspected {
+            msg,
+            topic: String::new(),
+            datatype: String::new(),
+            time: msg.entry.time,
+            size: 0,
+            value: Err("not read".into()),
+            notes: Vec::new(),
+            head: Vec::new(),
+        };
+        let Some(bag) = catalog.bag(msg.bag) else {
+            out.value = Err("no such bag".into());
+            return out;
+        };
+        let Some(conn) = bag.connection(msg.entry.conn) else {
+            out.value = Err("no such connection".into());
+            return out;
+        };
+        out.topic.clone_from(&conn.topic);
+        out.datatype.clone_from(&conn.datatype);
+        let entry = self.schemas.get(msg.bag, conn);
+        out.notes.clone_from(&entry.notes);
+        let schema = entry.schema.clone().map_err(|e| e.to_string());
+        let message = match bag.read(&msg.entry) {
+            Ok(m) => m,
+            Err(e) => {
+                out.value = Err(e.to_string());
+                return out;
+            }
+        };
+        out.size = message.data.len();
+        out.head = message
+            .data
+            .get(..message.data.len().min(4096))
+            .unwrap_or_default()
+            .to_vec();
+        out.value = match schema {
+            Ok(s) => crate::msg::decode(&s, &message.data)
+                .map(Decoded::into_owned)
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e),
+        };
+        out
+    }
+}
