@@ -164,28 +164,19 @@ const COLS: [usize; 5] = [9, 10, 11, 6, 13];
 pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
     let w = cx.width.max(20);
     let mut out: Vec<Line> = Vec::new();
-    let push_wrapped = |out: &mut Vec<Line>, text: &str, kind: Kind, indent: usize| {
-        for t in wrap(text, w, indent) {
-            out.push(Line::Text {
-                text: t,
-                kind,
-                target: None,
-            });
-        }
-    };
     push_wrapped(
         &mut out,
+        w,
         &format!(
             "msgs: messages · rate: median Hz · max gap, gaps: pauses longer than {GAP_FACTOR} \
              median periods (and {GAP_MIN_SECONDS} s) · out of order: messages stored after a \
              later one of the same connection, counted per bag · Enter: go to the topic or gap"
         ),
-        Kind::Dim,
-        2,
+        (Kind::Dim, 2),
     );
     if cx.bags.len() > 1 {
         for (i, b) in cx.bags.iter().enumerate() {
-            push_wrapped(&mut out, &format!("#{} {b}", i + 1), Kind::Dim, 4);
+            push_wrapped(&mut out, w, &format!("#{} {b}", i + 1), (Kind::Dim, 4));
         }
     }
     let [c_msgs, c_rate, c_gap, c_gaps, c_ooo] = COLS;
@@ -211,11 +202,48 @@ pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
         kind: Kind::Header,
         target: None,
     });
+    let topic_bags = topic_lines(&mut out, report, cx, w);
+    out.push(blank());
+    if !report.chunks.is_empty() {
+        chunk_lines(&mut out, report, w);
+        out.push(blank());
+    }
+    for n in cx.unopened {
+        push_wrapped(&mut out, w, &format!("not opened: {n}"), (Kind::Bad, 4));
+    }
+    for n in &report.notes {
+        let bad = n.contains("lost") || n.contains("warning") || n.contains("recovered");
+        let kind = if bad { Kind::Bad } else { Kind::Plain };
+        push_wrapped(&mut out, w, n, (kind, 4));
+    }
+    Built {
+        lines: out,
+        name_width: name_w,
+        topic_bags,
+    }
+}
+
+/// `text` wrapped to `w` cells as lines of `kind`, continuation lines indented by `indent`.
+fn push_wrapped(out: &mut Vec<Line>, w: usize, text: &str, (kind, indent): (Kind, usize)) {
+    for t in wrap(text, w, indent) {
+        out.push(Line::Text {
+            text: t,
+            kind,
+            target: None,
+        });
+    }
+}
+
+/// A line per topic, then its first gaps and its type conflicts. Returns the bags holding
+/// each topic (` #1,2`; none with a single bag).
+fn topic_lines(
+    out: &mut Vec<Line>,
+    report: &HealthReport,
+    cx: &Context<'_>,
+    w: usize,
+) -> Vec<String> {
     let several = cx.bags.len() > 1;
     let bags_of = |topic: &str| -> String {
-        if !several {
-            return String::new();
-        }
         // `rows` are in name order (sorting the list reorders only what it shows).
         cx.rows
             .binary_search_by(|r| r.topic.as_str().cmp(topic))
@@ -253,71 +281,60 @@ pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
             }
         }
         for c in &t.conflicts {
-            push_wrapped(&mut out, &format!("    type conflict: {c}"), Kind::Bad, 6);
+            push_wrapped(out, w, &format!("    type conflict: {c}"), (Kind::Bad, 6));
         }
     }
-    out.push(blank());
-    if !report.chunks.is_empty() {
-        let mut ratios: Vec<f64> = report.chunks.iter().map(ChunkHealth::ratio).collect();
-        let med = crate::stats::median(&mut ratios).unwrap_or(1.0);
-        let min = ratios.first().copied().unwrap_or(1.0);
-        let max = ratios.last().copied().unwrap_or(1.0);
-        let comp: u64 = report.chunks.iter().map(|c| c.compressed).sum();
-        let unc: u64 = report.chunks.iter().map(|c| c.uncompressed).sum();
+    topic_bags
+}
+
+/// The chunks' compression: totals, ratios, and the three least compressed chunks.
+fn chunk_lines(out: &mut Vec<Line>, report: &HealthReport, w: usize) {
+    let mut ratios: Vec<f64> = report.chunks.iter().map(ChunkHealth::ratio).collect();
+    let med = crate::stats::median(&mut ratios).unwrap_or(1.0);
+    let min = ratios.first().copied().unwrap_or(1.0);
+    let max = ratios.last().copied().unwrap_or(1.0);
+    let comp: u64 = report.chunks.iter().map(|c| c.compressed).sum();
+    let unc: u64 = report.chunks.iter().map(|c| c.uncompressed).sum();
+    push_wrapped(
+        out,
+        w,
+        &format!(
+            "{} chunks · {} → {} · ratio per chunk: min {:.0}%, median {:.0}%, max {:.0}%",
+            report.chunks.len(),
+            bytes(unc),
+            bytes(comp),
+            min * 100.0,
+            med * 100.0,
+            max * 100.0
+        ),
+        (Kind::Header, 2),
+    );
+    let mut worst: Vec<_> = report
+        .chunks
+        .iter()
+        .filter(|c| c.compression != crate::format::Compression::None)
+        .collect();
+    // The three least compressed: a partial selection, not a sort of every chunk.
+    let k = worst.len().min(3);
+    if k > 0 && k < worst.len() {
+        worst.select_nth_unstable_by(k - 1, |a, b| b.ratio().total_cmp(&a.ratio()));
+    }
+    worst.truncate(k);
+    worst.sort_by(|a, b| b.ratio().total_cmp(&a.ratio()));
+    for c in worst {
         push_wrapped(
-            &mut out,
+            out,
+            w,
             &format!(
-                "{} chunks · {} → {} · ratio per chunk: min {:.0}%, median {:.0}%, max {:.0}%",
-                report.chunks.len(),
-                bytes(unc),
-                bytes(comp),
-                min * 100.0,
-                med * 100.0,
-                max * 100.0
+                "    least compressed: chunk {} of bag #{} at byte {}: {:.0}% ({} messages)",
+                c.chunk,
+                c.bag + 1,
+                c.pos,
+                c.ratio() * 100.0,
+                c.messages
             ),
-            Kind::Header,
-            2,
+            (Kind::Dim, 6),
         );
-        let mut worst: Vec<_> = report
-            .chunks
-            .iter()
-            .filter(|c| c.compression != crate::format::Compression::None)
-            .collect();
-        // The three least compressed: a partial selection, not a sort of every chunk.
-        let k = worst.len().min(3);
-        if k > 0 && k < worst.len() {
-            worst.select_nth_unstable_by(k - 1, |a, b| b.ratio().total_cmp(&a.ratio()));
-        }
-        worst.truncate(k);
-        worst.sort_by(|a, b| b.ratio().total_cmp(&a.ratio()));
-        for c in worst {
-            push_wrapped(
-                &mut out,
-                &format!(
-                    "    least compressed: chunk {} of bag #{} at byte {}: {:.0}% ({} messages)",
-                    c.chunk,
-                    c.bag + 1,
-                    c.pos,
-                    c.ratio() * 100.0,
-                    c.messages
-                ),
-                Kind::Dim,
-                6,
-            );
-        }
-        out.push(blank());
-    }
-    for n in cx.unopened {
-        push_wrapped(&mut out, &format!("not opened: {n}"), Kind::Bad, 4);
-    }
-    for n in &report.notes {
-        let bad = n.contains("lost") || n.contains("warning") || n.contains("recovered");
-        push_wrapped(&mut out, n, if bad { Kind::Bad } else { Kind::Plain }, 4);
-    }
-    Built {
-        lines: out,
-        name_width: name_w,
-        topic_bags,
     }
 }
 

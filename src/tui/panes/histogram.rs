@@ -19,11 +19,78 @@ use crate::tui::theme::Theme;
 const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// Draws the timeline pane.
-#[allow(clippy::many_single_char_names)]
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
     }
+    let title = title(app);
+    frame.render_widget(
+        block(
+            app,
+            theme,
+            Pane::Histogram,
+            fit(&title, area.width.saturating_sub(2) as usize),
+        ),
+        area,
+    );
+    let inner = inner(area);
+    let w = inner.width as usize;
+    if w == 0 || inner.height == 0 {
+        return;
+    }
+    let label_rows = match inner.height {
+        0..=2 => 1,
+        _ => 2,
+    };
+    let bar_rows = inner.height.saturating_sub(label_rows).max(1) as usize;
+    let cursor_col = app.timeline.bin_of(app.timeline.cursor(), w);
+    let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
+    lines.extend((0..bar_rows).map(|r| bar_row(app, theme, (w, bar_rows, r), cursor_col)));
+    // Axis: offsets from the start, then absolute times.
+    let fmt = if app.time_format == TimeFormat::Offset {
+        TimeFormat::Epoch
+    } else {
+        app.time_format
+    };
+    let (start, _) = app.timeline.bounds();
+    let (v0, v1) = app.timeline.view();
+    let cursor = app.timeline.cursor();
+    let mut labels = vec![axis(
+        (w, cursor_col),
+        [
+            format!("{} s", offset(v0, start, 1)),
+            format!("{} s", offset(cursor, start, 3)),
+            format!("{} s", offset(v1, start, 1)),
+        ],
+        true,
+    )];
+    if label_rows > 1 {
+        labels.push(axis(
+            (w, cursor_col),
+            [
+                fmt.short(v0, start),
+                fmt.short(cursor, start),
+                fmt.short(v1, start),
+            ],
+            false,
+        ));
+    }
+    for (i, l) in labels.into_iter().enumerate() {
+        let style = if i == 0 { Style::new() } else { theme.dim() };
+        lines.push(l.style(style));
+    }
+    if app.mode == Mode::Jump {
+        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.prompt);
+        if let Some(last) = lines.last_mut() {
+            *last = Line::styled(fit(&prompt, w), theme.matched());
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The pane's title. What the user started (playing, marking) comes first: it must stay
+/// visible when the title is cut at 80 columns.
+fn title(app: &App) -> String {
     let h = &app.histogram;
     let scope = if app.hist_all {
         "all topics".to_string()
@@ -35,8 +102,6 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let (start, end) = app.timeline.bounds();
     let (v0, v1) = app.timeline.view();
     let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
-    // What the user started (playing, marking) comes first: it must stay visible when the
-    // title is cut at 80 columns.
     let mut title = String::from(" ");
     if let Some(p) = app.play {
         let _ = write!(
@@ -61,143 +126,106 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         let _ = write!(title, " · zoom ×{zoom:.1}");
     }
     title.push(' ');
-    frame.render_widget(
-        block(
-            app,
-            theme,
-            Pane::Histogram,
-            fit(&title, area.width.saturating_sub(2) as usize),
-        ),
-        area,
-    );
-    let inner = inner(area);
-    let w = inner.width as usize;
-    if w == 0 || inner.height == 0 {
-        return;
-    }
-    let label_rows = match inner.height {
-        0..=2 => 1,
-        _ => 2,
-    };
-    let bar_rows = inner.height.saturating_sub(label_rows).max(1) as usize;
-    let max = h.max();
-    let cursor_col = app.timeline.bin_of(app.timeline.cursor(), w);
-    let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
-    for r in 0..bar_rows {
-        // Row 0 is the top.
-        let level_base = (bar_rows - 1 - r) * 8;
-        let spans: Vec<Span> = (0..w)
-            .map(|col| {
-                let v = h.bins.get(col).copied().unwrap_or(0.0);
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let eighths = if max > 0.0 {
-                    ((v / max) * (bar_rows * 8) as f64).ceil() as usize
-                } else {
-                    0
-                };
-                // A bin with messages shows at least a sliver.
-                let eighths = if v > 0.0 { eighths.max(1) } else { 0 };
-                let level = eighths.saturating_sub(level_base).min(8);
-                let is_cursor = cursor_col == Some(col);
-                let t = app.timeline.time_of_bin(col, w);
-                let marked = match app.marks {
-                    (Some(a), Some(b)) => t >= a && t <= b,
-                    (Some(a), None) => t >= a && t <= app.timeline.cursor(),
-                    _ => false,
-                };
-                let c = match (level, is_cursor) {
-                    (0, true) => '│',
-                    (l, _) => LEVELS.get(l).copied().unwrap_or(' '),
-                };
-                let style = match (is_cursor, marked) {
-                    (true, _) => theme.cursor(),
-                    (false, true) => theme.marked(),
-                    (false, false) => theme.bars(),
-                };
-                Span::styled(c.to_string(), style)
-            })
-            .collect();
-        lines.push(Line::from(spans));
-    }
-    // Axis: offsets from the start, then absolute times.
-    let fmt = if app.time_format == TimeFormat::Offset {
-        TimeFormat::Epoch
-    } else {
-        app.time_format
-    };
-    let cursor = app.timeline.cursor();
-    let axis = |left: String, mid: String, right: String, marker: bool| -> Line<'static> {
-        let mut s = vec![' '; w];
-        let put = |s: &mut Vec<char>, at: usize, text: &str| {
-            for (i, c) in text.chars().enumerate() {
-                if let Some(slot) = s.get_mut(at + i) {
-                    *slot = c;
-                }
+    title
+}
+
+/// Row `row` (0 is the top) of `bar_rows` rows of bars, `width` columns wide.
+#[allow(clippy::many_single_char_names)]
+fn bar_row(
+    app: &App,
+    theme: Theme,
+    (width, bar_rows, row): (usize, usize, usize),
+    cursor_col: Option<usize>,
+) -> Line<'static> {
+    let (w, hist) = (width, &app.histogram);
+    let max = hist.max();
+    let level_base = (bar_rows - 1 - row) * 8;
+    let spans: Vec<Span> = (0..w)
+        .map(|col| {
+            let v = hist.bins.get(col).copied().unwrap_or(0.0);
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let eighths = if max > 0.0 {
+                ((v / max) * (bar_rows * 8) as f64).ceil() as usize
+            } else {
+                0
+            };
+            // A bin with messages shows at least a sliver.
+            let eighths = if v > 0.0 { eighths.max(1) } else { 0 };
+            let level = eighths.saturating_sub(level_base).min(8);
+            let is_cursor = cursor_col == Some(col);
+            let t = app.timeline.time_of_bin(col, w);
+            let marked = match app.marks {
+                (Some(a), Some(b)) => t >= a && t <= b,
+                (Some(a), None) => t >= a && t <= app.timeline.cursor(),
+                _ => false,
+            };
+            let c = match (level, is_cursor) {
+                (0, true) => '│',
+                (l, _) => LEVELS.get(l).copied().unwrap_or(' '),
+            };
+            let style = match (is_cursor, marked) {
+                (true, _) => theme.cursor(),
+                (false, true) => theme.marked(),
+                (false, false) => theme.bars(),
+            };
+            Span::styled(c.to_string(), style)
+        })
+        .collect();
+    Line::from(spans)
+}
+
+/// An axis line `w` wide: `[left, mid, right]` labels, the middle one at the cursor's column
+/// (`marker`: with `▲` under the cursor).
+fn axis(
+    (w, cursor_col): (usize, Option<usize>),
+    [left, mid, right]: [String; 3],
+    marker: bool,
+) -> Line<'static> {
+    let mut s = vec![' '; w];
+    let put = |s: &mut Vec<char>, at: usize, text: &str| {
+        for (i, c) in text.chars().enumerate() {
+            if let Some(slot) = s.get_mut(at + i) {
+                *slot = c;
             }
-        };
-        let (lw, rw) = (width(&left), width(&right));
-        // The cursor's label starts at the cursor's column (`▲` under it), or ends there when
-        // it would run past the right edge.
-        let mid_at = cursor_col.map(|col| {
-            let mw = width(&mid) + usize::from(marker);
-            let text = if col + mw <= w {
-                if marker {
-                    format!("▲{mid}")
-                } else {
-                    mid.clone()
-                }
-            } else if marker {
-                format!("{mid}▲")
+        }
+    };
+    let (lw, rw) = (width(&left), width(&right));
+    // The cursor's label starts at the cursor's column (`▲` under it), or ends there when
+    // it would run past the right edge.
+    let mid_at = cursor_col.map(|col| {
+        let mw = width(&mid) + usize::from(marker);
+        let text = if col + mw <= w {
+            if marker {
+                format!("▲{mid}")
             } else {
                 mid.clone()
-            };
-            let at = if col + mw <= w {
-                col
-            } else {
-                (col + 1).saturating_sub(mw)
-            };
-            (at, mw, text)
-        });
-        // The ends give way to the cursor's label.
-        let clear_of = |a: usize, aw: usize| {
-            mid_at
-                .as_ref()
-                .is_none_or(|(m, mw, _)| a + aw < *m || *m + mw < a)
+            }
+        } else if marker {
+            format!("{mid}▲")
+        } else {
+            mid.clone()
         };
-        if clear_of(0, lw) {
-            put(&mut s, 0, &left);
-        }
-        if clear_of(w.saturating_sub(rw), rw) {
-            put(&mut s, w.saturating_sub(rw), &right);
-        }
-        if let Some((at, _, text)) = &mid_at {
-            put(&mut s, *at, text);
-        }
-        Line::from(s.into_iter().collect::<String>())
+        let at = if col + mw <= w {
+            col
+        } else {
+            (col + 1).saturating_sub(mw)
+        };
+        (at, mw, text)
+    });
+    // The ends give way to the cursor's label.
+    let clear_of = |a: usize, aw: usize| {
+        mid_at
+            .as_ref()
+            .is_none_or(|(m, mw, _)| a + aw < *m || *m + mw < a)
     };
-    let mut labels = vec![axis(
-        format!("{} s", offset(v0, start, 1)),
-        format!("{} s", offset(cursor, start, 3)),
-        format!("{} s", offset(v1, start, 1)),
-        true,
-    )];
-    if label_rows > 1 {
-        labels.push(axis(
-            fmt.short(v0, start),
-            fmt.short(cursor, start),
-            fmt.short(v1, start),
-            false,
-        ));
+    if clear_of(0, lw) {
+        put(&mut s, 0, &left);
     }
-    for (i, l) in labels.into_iter().enumerate() {
-        let style = if i == 0 { Style::new() } else { theme.dim() };
-        lines.push(l.style(style));
+    if clear_of(w.saturating_sub(rw), rw) {
+        put(&mut s, w.saturating_sub(rw), &right);
     }
-    if app.mode == Mode::Jump {
-        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.prompt);
-        if let Some(last) = lines.last_mut() {
-            *last = Line::styled(fit(&prompt, w), theme.matched());
-        }
+    if let Some((at, _, text)) = &mid_at {
+        put(&mut s, *at, text);
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    Line::from(s.into_iter().collect::<String>())
 }

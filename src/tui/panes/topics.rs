@@ -18,8 +18,56 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         return;
     }
     let list = &app.topics;
-    let total_bags = app.catalog.bags().len();
-    // With a filter, the filter comes first (it must stay visible in a narrow pane).
+    frame.render_widget(
+        block(
+            app,
+            theme,
+            Pane::Topics,
+            fit(&title(app), area.width.saturating_sub(2) as usize),
+        ),
+        area,
+    );
+    let inner = inner(area);
+    let w = inner.width as usize;
+    let cols = columns(w, list.widest());
+    let mut lines = Vec::with_capacity(inner.height as usize);
+    lines.push(Line::styled(header(cols), theme.header()));
+    let rows = inner.height.saturating_sub(1) as usize;
+    if list.visible().is_empty() {
+        if list.filter().is_empty() {
+            for l in why_empty(app) {
+                for part in crate::tui::text::wrap(&l, w, 2) {
+                    lines.push(Line::styled(part, theme.warning()));
+                }
+            }
+        } else {
+            lines.push(Line::styled(
+                fit("no topic matches the filter (Esc clears it)", w),
+                theme.dim(),
+            ));
+        }
+    }
+    for i in (list.offset()..list.visible().len()).take(rows) {
+        if let Some(line) = row_line(app, theme, i, cols) {
+            lines.push(line);
+        }
+    }
+    if app.mode == Mode::Filter {
+        // The prompt takes the last line.
+        let prompt = format!("/{}█", app.prompt);
+        while lines.len() + 1 < inner.height as usize {
+            lines.push(Line::raw(""));
+        }
+        lines.truncate(inner.height.saturating_sub(1) as usize);
+        lines.push(Line::styled(fit(&prompt, w), theme.matched()));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The pane's title. With a filter, the filter comes first (it must stay visible in a narrow
+/// pane).
+fn title(app: &App) -> String {
+    let list = &app.topics;
     let mut title = if !list.filter().is_empty() && app.mode != Mode::Filter {
         format!(
             " filter \"{}\" · {}/{} · {} ",
@@ -40,134 +88,100 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         // The rows are still the previous filter's.
         title.insert_str(1, "filtering… · ");
     }
-    frame.render_widget(
-        block(
-            app,
-            theme,
-            Pane::Topics,
-            fit(&title, area.width.saturating_sub(2) as usize),
-        ),
-        area,
-    );
-    let inner = inner(area);
-    let w = inner.width as usize;
-    let cols = columns(w, list.widest());
-    let (name_w, type_w, count_w, rate_w, size_w) =
-        (cols.name, cols.datatype, cols.count, cols.rate, cols.size);
-    let mut lines = Vec::with_capacity(inner.height as usize);
-    let mut header = pad("topic", name_w);
-    if type_w > 0 {
-        header.push_str(&pad("type", type_w));
+    title
+}
+
+/// The column headings.
+fn header(cols: Columns) -> String {
+    let mut header = pad("topic", cols.name);
+    if cols.datatype > 0 {
+        header.push_str(&pad("type", cols.datatype));
     }
-    header.push_str(&pad_left("msgs", count_w));
-    header.push_str(&pad_left("Hz", rate_w));
-    if size_w > 0 {
-        header.push_str(&pad_left("size", size_w));
+    header.push_str(&pad_left("msgs", cols.count));
+    header.push_str(&pad_left("Hz", cols.rate));
+    if cols.size > 0 {
+        header.push_str(&pad_left("size", cols.size));
     }
-    lines.push(Line::styled(header, theme.header()));
-    let rows = inner.height.saturating_sub(1) as usize;
-    if list.visible().is_empty() {
-        if list.filter().is_empty() {
-            for l in why_empty(app) {
-                for part in crate::tui::text::wrap(&l, w, 2) {
-                    lines.push(Line::styled(part, theme.warning()));
-                }
-            }
+    header
+}
+
+/// Visible row `i` as a line (`None` past the end).
+fn row_line(app: &App, theme: Theme, i: usize, cols: Columns) -> Option<Line<'static>> {
+    let list = &app.topics;
+    let row = list.rows().get(list.visible().get(i)?.row)?;
+    let total_bags = app.catalog.bags().len();
+    let base = if i == list.selected() {
+        theme.selected(app.focus == Pane::Topics)
+    } else {
+        Style::new()
+    };
+    let mut spans = Vec::new();
+    let marker = if row.conflicting { "!" } else { "" };
+    // With several bags, say which ones hold a topic when not all do.
+    let bags = if total_bags > 1 && row.bags.len() < total_bags {
+        let list: Vec<String> = row.bags.iter().map(|b| (b + 1).to_string()).collect();
+        format!(" #{}", list.join(","))
+    } else {
+        String::new()
+    };
+    let name_room = cols.name.saturating_sub(1 + marker.len() + width(&bags));
+    // Where the name differs from its neighbours stays visible when it is shortened.
+    let neighbour = |j: Option<usize>| {
+        j.and_then(|j| list.visible().get(j))
+            .and_then(|n| list.rows().get(n.row))
+            .map_or(0, |n| common_prefix(&n.topic, &row.topic))
+    };
+    let keep = neighbour(i.checked_sub(1)).max(neighbour(Some(i + 1)));
+    let (shown, map) = fit_middle(&row.topic, name_room, Some(keep));
+    let matched = list.matched(&row.topic);
+    for (c, orig) in shown.chars().zip(map) {
+        let is_match = orig.is_some_and(|o| matched.contains(&o));
+        let style = if is_match {
+            base.patch(theme.matched())
         } else {
-            lines.push(Line::styled(
-                fit("no topic matches the filter (Esc clears it)", w),
-                theme.dim(),
-            ));
-        }
+            base
+        };
+        spans.push(Span::styled(c.to_string(), style));
     }
-    for (i, v) in list
-        .visible()
-        .iter()
-        .enumerate()
-        .skip(list.offset())
-        .take(rows)
-    {
-        let Some(row) = list.rows().get(v.row) else {
-            continue;
-        };
-        let selected = i == list.selected();
-        let base = if selected {
-            theme.selected(app.focus == Pane::Topics)
-        } else {
-            Style::new()
-        };
-        let mut spans = Vec::new();
-        let marker = if row.conflicting { "!" } else { "" };
-        // With several bags, say which ones hold a topic when not all do.
-        let bags = if total_bags > 1 && row.bags.len() < total_bags {
-            let list: Vec<String> = row.bags.iter().map(|b| (b + 1).to_string()).collect();
-            format!(" #{}", list.join(","))
-        } else {
-            String::new()
-        };
-        let name_room = name_w.saturating_sub(1 + marker.len() + width(&bags));
-        // Where the name differs from its neighbours stays visible when it is shortened.
-        let neighbour = |j: Option<usize>| {
-            j.and_then(|j| list.visible().get(j))
-                .and_then(|n| list.rows().get(n.row))
-                .map_or(0, |n| common_prefix(&n.topic, &row.topic))
-        };
-        let keep = neighbour(i.checked_sub(1)).max(neighbour(Some(i + 1)));
-        let (shown, map) = fit_middle(&row.topic, name_room, Some(keep));
-        let matched = list.matched(&row.topic);
-        for (c, orig) in shown.chars().zip(map) {
-            let is_match = orig.is_some_and(|o| matched.contains(&o));
-            let style = if is_match {
-                base.patch(theme.matched())
-            } else {
-                base
-            };
-            spans.push(Span::styled(c.to_string(), style));
-        }
-        if !marker.is_empty() {
-            spans.push(Span::styled(marker, base.patch(theme.warning())));
-        }
-        if !bags.is_empty() {
-            spans.push(Span::styled(bags.clone(), base.patch(theme.dim())));
-        }
-        let used = width(&shown) + marker.len() + width(&bags);
-        spans.push(Span::styled(" ".repeat(name_w.saturating_sub(used)), base));
-        if type_w > 0 {
-            spans.push(Span::styled(
-                pad(&fit(&row.datatype, type_w.saturating_sub(1)), type_w),
-                base.patch(theme.dim()),
-            ));
-        }
+    if !marker.is_empty() {
+        spans.push(Span::styled(marker, base.patch(theme.warning())));
+    }
+    if !bags.is_empty() {
+        spans.push(Span::styled(bags.clone(), base.patch(theme.dim())));
+    }
+    let used = width(&shown) + marker.len() + width(&bags);
+    spans.push(Span::styled(
+        " ".repeat(cols.name.saturating_sub(used)),
+        base,
+    ));
+    if cols.datatype > 0 {
         spans.push(Span::styled(
-            pad_left(&row.count.to_string(), count_w),
+            pad(
+                &fit(&row.datatype, cols.datatype.saturating_sub(1)),
+                cols.datatype,
+            ),
+            base.patch(theme.dim()),
+        ));
+    }
+    spans.push(Span::styled(
+        pad_left(&row.count.to_string(), cols.count),
+        base,
+    ));
+    let rate = row.rate.map_or("–".to_string(), |r| {
+        if r >= 100.0 {
+            format!("{r:.0}")
+        } else {
+            format!("{r:.1}")
+        }
+    });
+    spans.push(Span::styled(pad_left(&rate, cols.rate), base));
+    if cols.size > 0 {
+        spans.push(Span::styled(
+            pad_left(&row.bytes.map_or("…".to_string(), bytes), cols.size),
             base,
         ));
-        let rate = row.rate.map_or("–".to_string(), |r| {
-            if r >= 100.0 {
-                format!("{r:.0}")
-            } else {
-                format!("{r:.1}")
-            }
-        });
-        spans.push(Span::styled(pad_left(&rate, rate_w), base));
-        if size_w > 0 {
-            spans.push(Span::styled(
-                pad_left(&row.bytes.map_or("…".to_string(), bytes), size_w),
-                base,
-            ));
-        }
-        lines.push(Line::from(spans));
     }
-    if app.mode == Mode::Filter {
-        // The prompt takes the last line.
-        let prompt = format!("/{}█", app.prompt);
-        while lines.len() + 1 < inner.height as usize {
-            lines.push(Line::raw(""));
-        }
-        lines.truncate(inner.height.saturating_sub(1) as usize);
-        lines.push(Line::styled(fit(&prompt, w), theme.matched()));
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
+    Some(Line::from(spans))
 }
 
 /// Column widths of the topic table.
