@@ -50,6 +50,42 @@ fn slow_exporter(
     }
 }
 
+/// A worker whose exports wait for the test, and the test's ends of its channels.
+struct Slow {
+    worker: Worker,
+    /// Each export says here when it starts.
+    started: Receiver<RequestId>,
+    /// Each send lets one export finish.
+    release: Sender<()>,
+    /// The worker's replies.
+    replies: Receiver<Reply>,
+}
+
+impl Slow {
+    fn start(catalog: Catalog) -> Slow {
+        let (started_tx, started) = mpsc::channel();
+        let (release, release_rx) = mpsc::channel();
+        let (replies_tx, replies) = mpsc::channel();
+        let worker = Worker::serving(
+            catalog,
+            Notify::from(replies_tx),
+            slow_exporter(started_tx, release_rx),
+        );
+        Slow {
+            worker,
+            started,
+            release,
+            replies,
+        }
+    }
+
+    /// Queues export `id` and waits until it runs.
+    fn begin_export(&self, id: u64) {
+        self.worker.send(export_request(id));
+        assert_eq!(self.started.recv_timeout(WAIT), Ok(RequestId(id)));
+    }
+}
+
 /// Closes the channels and waits for the interactive and export threads: true when every
 /// one ended without a panic.
 fn shut_down(mut worker: Worker) -> bool {
@@ -64,14 +100,12 @@ fn shut_down(mut worker: Worker) -> bool {
 fn a_decode_is_answered_while_an_export_runs() {
     let catalog = demo();
     let msg = first_message(&catalog);
-    let (started_tx, started) = mpsc::channel();
-    let (release, release_rx) = mpsc::channel();
-    let (replies_tx, replies) = mpsc::channel();
-    let worker = Worker::serving(
-        catalog,
-        Notify::from(replies_tx),
-        slow_exporter(started_tx, release_rx),
-    );
+    let Slow {
+        worker,
+        started,
+        release,
+        replies,
+    } = Slow::start(catalog);
     worker.send(export_request(1));
     assert_eq!(
         started.recv_timeout(WAIT),
@@ -103,50 +137,32 @@ fn a_decode_is_answered_while_an_export_runs() {
 
 #[test]
 fn the_newest_queued_export_wins() {
-    let catalog = demo();
-    let (started_tx, started) = mpsc::channel();
-    let (release, release_rx) = mpsc::channel();
-    let (replies_tx, replies) = mpsc::channel();
-    let worker = Worker::serving(
-        catalog,
-        Notify::from(replies_tx),
-        slow_exporter(started_tx, release_rx),
-    );
-    worker.send(export_request(1));
-    assert_eq!(started.recv_timeout(WAIT), Ok(RequestId(1)));
+    let slow = Slow::start(demo());
+    slow.begin_export(1);
     // Queued behind the running one: only the newest is done next.
-    worker.send(export_request(2));
-    worker.send(export_request(3));
-    release.send(()).unwrap();
-    release.send(()).unwrap();
-    assert_eq!(started.recv_timeout(WAIT), Ok(RequestId(3)));
+    slow.worker.send(export_request(2));
+    slow.worker.send(export_request(3));
+    slow.release.send(()).unwrap();
+    slow.release.send(()).unwrap();
+    assert_eq!(slow.started.recv_timeout(WAIT), Ok(RequestId(3)));
     let ids: Vec<RequestId> = (0..2)
-        .map(|_| match replies.recv_timeout(WAIT).unwrap() {
+        .map(|_| match slow.replies.recv_timeout(WAIT).unwrap() {
             Reply::Exported { id, .. } => id,
             other => panic!("{other:?}"),
         })
         .collect();
     assert_eq!(ids, [RequestId(1), RequestId(3)]);
-    assert!(shut_down(worker));
+    assert!(shut_down(slow.worker));
 }
 
 #[test]
 fn quitting_during_an_export_ends_its_thread_without_a_panic() {
-    let catalog = demo();
-    let (started_tx, started) = mpsc::channel();
-    let (release, release_rx) = mpsc::channel();
-    let (replies_tx, replies) = mpsc::channel();
-    let worker = Worker::serving(
-        catalog,
-        Notify::from(replies_tx),
-        slow_exporter(started_tx, release_rx),
-    );
-    worker.send(export_request(1));
-    assert_eq!(started.recv_timeout(WAIT), Ok(RequestId(1)));
+    let slow = Slow::start(demo());
+    slow.begin_export(1);
     // The app goes away while the export runs: its reply has nowhere to go.
-    drop(replies);
-    release.send(()).unwrap();
-    assert!(shut_down(worker), "no panic on the closed channel");
+    drop(slow.replies);
+    slow.release.send(()).unwrap();
+    assert!(shut_down(slow.worker), "no panic on the closed channel");
 }
 
 #[test]
