@@ -8,7 +8,7 @@ use super::App;
 
 impl App {
     /// Large topic filters are scored on a thread whose results go to `notify` (the event
-    /// loop, which hands them back to [`App::filtered`]). Without it, filters apply inline.
+    /// loop, which hands them back to `App::filtered`). Without it, filters apply inline.
     pub fn filter_in_background(&mut self, notify: Notify<Filtered>) {
         self.topics.filter_in_background(Arc::new(move |done| {
             notify.send(done);

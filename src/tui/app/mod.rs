@@ -1,9 +1,9 @@
 //! The application state and how actions change it. Panes own their logic (in `model/`);
 //! `App` routes actions to them and asks the worker for data. The routing is here; each
-//! concern has its own `impl App` block beside: keys and navigation ([`input`]), what the
-//! selection fetches and the worker's replies ([`fetch`]), playback ([`playback`]), ROS
-//! publishing ([`publishing`]), export and clipboard ([`output`]), the health view ([`health`])
-//! and the background topic filter ([`filter`]).
+//! concern has its own `impl App` block beside: keys and navigation (`input`), what the
+//! selection fetches and the worker's replies (`fetch`), playback (`playback`), ROS
+//! publishing (`publishing`), export and clipboard (`output`), the health view (`health`)
+//! and the background topic filter (`filter`).
 
 mod fetch;
 mod filter;
