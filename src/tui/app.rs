@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, MsgRef};
 use crate::time::RosTime;
 
 use super::action::{Action, Pane};
@@ -15,7 +15,7 @@ use super::keymap::{Context, KeyMap};
 use super::layout::{Layout, layout};
 use super::model::histogram::{self, Histogram};
 use super::model::inspector::Inspector;
-use super::model::messages::{MessageList, MsgRef};
+use super::model::messages::MessageList;
 use super::model::timefmt::TimeFormat;
 use super::model::timeline::Timeline;
 use super::model::topics::{TopicList, TopicRow};

@@ -5,13 +5,11 @@
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 
-use crate::bag::ConnId;
-use crate::catalog::Catalog;
+use crate::catalog::{BagConn, Catalog, MsgRef, Window};
 use crate::time::RosTime;
 
 use super::event::AppEvent;
 use super::model::inspector::{self, Inspected};
-use super::model::messages::{self, MsgRef, Window};
 use crate::catalog::health::{self, HealthReport};
 
 /// Work the UI asks for.
@@ -25,7 +23,7 @@ pub enum Request {
         /// Topic.
         topic: String,
         /// Its connections.
-        connections: Vec<(usize, ConnId)>,
+        connections: Vec<BagConn>,
         /// Around this time.
         center: RosTime,
         /// Entries wanted before.
@@ -255,7 +253,7 @@ pub fn serve(catalog: &Catalog, decoder: &mut inspector::Decoder, request: Reque
         } => Reply::Window {
             id,
             topic,
-            window: messages::window(catalog, &connections, center, before, after),
+            window: catalog.window(&connections, center, before, after),
             extend,
         },
         Request::Sizes { id, refs } => Reply::Sizes {

@@ -4,11 +4,10 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use crate::catalog::{Catalog, Schemas};
+use crate::catalog::{Catalog, MsgRef, Schemas};
 use crate::msg::{ConstValue, Decoded, Registry, ValueRef};
 use crate::time::RosTime;
 
-use super::messages::MsgRef;
 use super::timefmt::TimeFormat;
 
 /// Array elements shown when an array is first expanded, and added per "show more".

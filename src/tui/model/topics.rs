@@ -6,7 +6,7 @@ use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::topic_filter::{self, BACKGROUND_FROM, Deliver, FilterJob, Filtered, Filterer};
-use crate::bag::ConnId;
+use crate::catalog::BagConn;
 
 /// One topic as the list shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,8 +22,8 @@ pub struct TopicRow {
     pub rate: Option<f64>,
     /// Bytes of its messages (from the index scan), when known.
     pub bytes: Option<u64>,
-    /// `(bag, connection)` pairs.
-    pub connections: Vec<(usize, ConnId)>,
+    /// Its connections.
+    pub connections: Vec<BagConn>,
     /// Bags holding it.
     pub bags: Vec<usize>,
     /// Connections disagree on type or md5sum.
