@@ -8,6 +8,11 @@ use crate::time::RosTime;
 
 use super::{BagConn, Catalog, MsgRef};
 
+/// The type of every message written (each a `std_msgs/String` "ok").
+const TYPE: &str = "std_msgs/String";
+/// Its md5sum.
+const MD5: &str = "992ce8a1687cec8c8bd883ec73ca41d1";
+
 /// Writes a bag with one message per `(topic, seconds, nanoseconds)`, in that order, in
 /// chunks of about `chunk_size` bytes.
 fn write_bag(dir: &std::path::Path, name: &str, msgs: &[(&str, u32, u32)], chunk_size: u32) -> Bag {
@@ -24,14 +29,7 @@ fn write_bag(dir: &std::path::Path, name: &str, msgs: &[(&str, u32, u32)], chunk
     for &(topic, s, ns) in msgs {
         let known = conns.iter().find(|(t, _)| *t == topic).map(|&(_, c)| c);
         let c = known.unwrap_or_else(|| {
-            let header = ConnectionHeader::build(
-                topic,
-                "std_msgs/String",
-                "992ce8a1687cec8c8bd883ec73ca41d1",
-                "string data\n",
-                Some("/node"),
-                Some("0"),
-            );
+            let header = ConnectionHeader::build(topic, TYPE, MD5, "string data\n", None, None);
             let c = w.add_connection(topic, &header).unwrap();
             conns.push((topic, c));
             c

@@ -72,12 +72,73 @@ struct Candidate {
     end: RosTime,
 }
 
-/// One side of a window: the messages found, the bound up to which they are complete, and
-/// whether nothing lies beyond it.
-struct Side {
+/// Which side of the center a search reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// At or after the center, forward by chunk start.
+    Later,
+    /// Before the center, backward by chunk end.
+    Earlier,
+}
+
+impl Side {
+    /// True when chunk `c` may hold messages on this side of `center`.
+    fn may_hold(self, c: &Candidate, center: RosTime) -> bool {
+        match self {
+            Side::Later => c.end >= center,
+            Side::Earlier => c.start < center,
+        }
+    }
+
+    /// True when a message at `t` lies on this side of `center`.
+    fn holds(self, t: RosTime, center: RosTime) -> bool {
+        match self {
+            Side::Later => t >= center,
+            Side::Earlier => t < center,
+        }
+    }
+
+    /// True when a message at `t` is no further from the center than `bound`.
+    fn within(self, t: RosTime, bound: RosTime) -> bool {
+        match self {
+            Side::Later => t <= bound,
+            Side::Earlier => t >= bound,
+        }
+    }
+
+    /// True when chunk `c`, read next, holds nothing within `bound`.
+    fn beyond(self, c: &Candidate, bound: RosTime) -> bool {
+        match self {
+            Side::Later => c.start > bound,
+            Side::Earlier => c.end < bound,
+        }
+    }
+
+    /// Orders chunks in reading order: nearest the center first.
+    fn order(self, chunks: &mut [Candidate]) {
+        match self {
+            Side::Later => chunks.sort_by_key(|c| (c.start, c.bag, c.chunk)),
+            Side::Earlier => chunks.sort_by_key(|c| std::cmp::Reverse((c.end, c.bag, c.chunk))),
+        }
+    }
+
+    /// Orders messages nearest the center first.
+    fn sort(self, found: &mut [MsgRef]) {
+        match self {
+            Side::Later => found.sort_unstable(),
+            Side::Earlier => found.sort_unstable_by(|a, b| b.cmp(a)),
+        }
+    }
+}
+
+/// What a search on one side found: messages nearest the center first; the bound up to
+/// which they are complete, when reached; whether nothing lies beyond it; and whether the
+/// side had any chunk to read.
+struct Searched {
     found: Vec<MsgRef>,
-    bound: RosTime,
+    bound: Option<RosTime>,
     last: bool,
+    any_chunk: bool,
 }
 
 impl Catalog {
@@ -100,17 +161,42 @@ impl Catalog {
                 end: c.chunk.end,
             })
             .collect();
-        let later = self.later_side(&chunks, connections, center, after);
-        let earlier = self.earlier_side(&chunks, connections, center, before);
+        let mut later = self.search(&chunks, connections, center, after.max(1), Side::Later);
+        let to = match later.bound {
+            Some(to) => {
+                later.found.retain(|m| m.entry.time <= to);
+                to
+            }
+            None => later
+                .found
+                .last()
+                .map_or(center, |m| m.entry.time)
+                .max(center),
+        };
+        let mut earlier = self.search(&chunks, connections, center, before, Side::Earlier);
+        let (from, at_start) = match earlier.bound {
+            _ if before == 0 => {
+                earlier.found.clear();
+                (center, !earlier.any_chunk)
+            }
+            Some(from) => {
+                earlier.found.retain(|m| m.entry.time >= from);
+                (from, earlier.last)
+            }
+            None => {
+                let from = earlier.found.last().map_or(center, |m| m.entry.time);
+                (from.min(center), earlier.last)
+            }
+        };
         let mut entries = earlier.found;
         entries.reverse();
         entries.extend(later.found);
         entries.dedup();
         Window {
             entries,
-            from: earlier.bound,
-            to: later.bound,
-            at_start: earlier.last,
+            from,
+            to,
+            at_start,
             at_end: later.last,
         }
     }
@@ -126,101 +212,54 @@ impl Catalog {
         })
     }
 
-    /// At least `after` (one at least) messages at or after `center`, read forward by chunk
-    /// start; sorted.
-    fn later_side(
+    /// Reads the chunks on `side` of `center`, nearest first, until `wanted` messages are
+    /// found and no further chunk can hold one as near as the `wanted`th (that message's time
+    /// is the bound). With `wanted` 0, every chunk of the side is read and no bound is set.
+    fn search(
         &self,
         chunks: &[Candidate],
         connections: &[BagConn],
         center: RosTime,
-        after: usize,
-    ) -> Side {
-        let wanted = after.max(1);
-        let mut fwd: Vec<_> = chunks.iter().filter(|c| c.end >= center).copied().collect();
-        fwd.sort_by_key(|c| (c.start, c.bag, c.chunk));
-        let mut later: Vec<MsgRef> = Vec::new();
-        let mut to = RosTime::MAX;
-        let mut at_end = true;
-        for (i, c) in fwd.iter().enumerate() {
-            later.extend(
-                self.refs_in(c, connections)
-                    .into_iter()
-                    .filter(|m| m.entry.time >= center),
-            );
-            later.sort_unstable();
-            if later.len() < wanted {
-                continue;
-            }
-            let bound = later.get(wanted - 1).map_or(RosTime::MAX, |m| m.entry.time);
-            if fwd.get(i + 1).is_none_or(|next| next.start > bound) {
-                to = bound;
-                at_end =
-                    fwd.get(i + 1).is_none() && later.last().is_some_and(|m| m.entry.time <= bound);
-                break;
-            }
-        }
-        if to == RosTime::MAX {
-            to = later.last().map_or(center, |m| m.entry.time).max(center);
-        } else {
-            later.retain(|m| m.entry.time <= to);
-        }
-        Side {
-            found: later,
-            bound: to,
-            last: at_end,
-        }
-    }
-
-    /// At least `before` messages before `center`, read backward by chunk end; latest first.
-    fn earlier_side(
-        &self,
-        chunks: &[Candidate],
-        connections: &[BagConn],
-        center: RosTime,
-        before: usize,
-    ) -> Side {
-        let mut back: Vec<_> = chunks
+        wanted: usize,
+        side: Side,
+    ) -> Searched {
+        let mut order: Vec<Candidate> = chunks
             .iter()
-            .filter(|c| c.start < center)
+            .filter(|c| side.may_hold(c, center))
             .copied()
             .collect();
-        back.sort_by_key(|c| std::cmp::Reverse((c.end, c.bag, c.chunk)));
-        let mut earlier: Vec<MsgRef> = Vec::new();
-        let mut from = RosTime::MIN;
-        let mut at_start = true;
-        for (i, c) in back.iter().enumerate() {
-            earlier.extend(
+        side.order(&mut order);
+        let mut found: Vec<MsgRef> = Vec::new();
+        for (i, c) in order.iter().enumerate() {
+            found.extend(
                 self.refs_in(c, connections)
                     .into_iter()
-                    .filter(|m| m.entry.time < center),
+                    .filter(|m| side.holds(m.entry.time, center)),
             );
-            earlier.sort_unstable_by(|a, b| b.cmp(a));
-            if before == 0 || earlier.len() < before {
+            side.sort(&mut found);
+            let Some(bound) = wanted.checked_sub(1).and_then(|k| found.get(k)) else {
                 continue;
-            }
-            let bound = earlier
-                .get(before - 1)
-                .map_or(RosTime::MIN, |m| m.entry.time);
-            if back.get(i + 1).is_none_or(|next| next.end < bound) {
-                from = bound;
-                at_start = back.get(i + 1).is_none()
-                    && earlier.last().is_some_and(|m| m.entry.time >= bound);
-                break;
+            };
+            let bound = bound.entry.time;
+            let next = order.get(i + 1);
+            if next.is_none_or(|next| side.beyond(next, bound)) {
+                let last = next.is_none()
+                    && found
+                        .last()
+                        .is_some_and(|m| side.within(m.entry.time, bound));
+                return Searched {
+                    found,
+                    bound: Some(bound),
+                    last,
+                    any_chunk: true,
+                };
             }
         }
-        if before == 0 {
-            from = center;
-            at_start = back.is_empty();
-            earlier.clear();
-        } else if from == RosTime::MIN {
-            from = earlier.last().map_or(center, |m| m.entry.time).min(center);
-        } else {
-            earlier.retain(|m| m.entry.time >= from);
-        }
-        Side {
-            found: earlier,
-            bound: from,
-            last: at_start,
+        Searched {
+            found,
+            bound: None,
+            last: true,
+            any_chunk: !order.is_empty(),
         }
     }
 }
