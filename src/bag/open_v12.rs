@@ -17,8 +17,8 @@ use super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::connection::{ConnId, Connection};
 use super::error::Warning;
 use super::opened::Opened;
-use super::recover_v2::find_next_record;
 use super::recovery::{Recovery, skip_damaged};
+use super::resync::find_next_record;
 
 /// Builds per-topic connections as records are met.
 #[derive(Default)]

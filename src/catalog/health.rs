@@ -113,14 +113,60 @@ pub struct HealthReport {
     pub notes: Vec<String>,
 }
 
+/// What the scan gathers about one topic.
+struct Acc {
+    times: Vec<RosTime>,
+    out_of_order: u64,
+    bytes: u64,
+    kinds: Vec<String>,
+}
+
+impl Acc {
+    /// The topic's health from what was gathered.
+    fn into_health(mut self, topic: String) -> TopicHealth {
+        self.times.sort_unstable();
+        let mut periods: Vec<f64> = self
+            .times
+            .windows(2)
+            .filter_map(|w| Some(w.get(1)?.nanos_since(*w.first()?) as f64 / 1e9))
+            .collect();
+        let median_period = median(&mut periods.clone());
+        let mut gaps: Vec<Gap> = Vec::new();
+        if let Some(m) = median_period {
+            let threshold = (m * GAP_FACTOR).max(GAP_MIN_SECONDS);
+            for w in self.times.windows(2) {
+                if let (Some(&from), Some(&to)) = (w.first(), w.get(1)) {
+                    if to.nanos_since(from) as f64 / 1e9 > threshold {
+                        gaps.push(Gap { from, to });
+                    }
+                }
+            }
+        }
+        periods.clear();
+        let gap_count = gaps.len();
+        gaps.sort_by(|x, y| y.seconds().total_cmp(&x.seconds()));
+        gaps.truncate(GAPS_KEPT);
+        TopicHealth {
+            count: self.times.len() as u64,
+            first: self.times.first().copied(),
+            last: self.times.last().copied(),
+            median_period,
+            gaps,
+            gap_count,
+            out_of_order: self.out_of_order,
+            bytes: self.bytes,
+            conflicts: if self.kinds.len() > 1 {
+                self.kinds
+            } else {
+                Vec::new()
+            },
+            topic,
+        }
+    }
+}
+
 /// Computes the report; `progress` is called with the fraction of chunks done.
 pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport {
-    struct Acc {
-        times: Vec<RosTime>,
-        out_of_order: u64,
-        bytes: u64,
-        kinds: Vec<String>,
-    }
     let total_chunks: usize = catalog
         .bags()
         .iter()
@@ -216,46 +262,7 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
     }
     let mut topics: Vec<TopicHealth> = acc
         .into_iter()
-        .map(|(topic, mut a)| {
-            a.times.sort_unstable();
-            let mut periods: Vec<f64> = a
-                .times
-                .windows(2)
-                .filter_map(|w| Some(w.get(1)?.nanos_since(*w.first()?) as f64 / 1e9))
-                .collect();
-            let median_period = median(&mut periods.clone());
-            let mut gaps: Vec<Gap> = Vec::new();
-            if let Some(m) = median_period {
-                let threshold = (m * GAP_FACTOR).max(GAP_MIN_SECONDS);
-                for w in a.times.windows(2) {
-                    if let (Some(&from), Some(&to)) = (w.first(), w.get(1)) {
-                        if to.nanos_since(from) as f64 / 1e9 > threshold {
-                            gaps.push(Gap { from, to });
-                        }
-                    }
-                }
-            }
-            periods.clear();
-            let gap_count = gaps.len();
-            gaps.sort_by(|x, y| y.seconds().total_cmp(&x.seconds()));
-            gaps.truncate(GAPS_KEPT);
-            TopicHealth {
-                count: a.times.len() as u64,
-                first: a.times.first().copied(),
-                last: a.times.last().copied(),
-                median_period,
-                gaps,
-                gap_count,
-                out_of_order: a.out_of_order,
-                bytes: a.bytes,
-                conflicts: if a.kinds.len() > 1 {
-                    a.kinds
-                } else {
-                    Vec::new()
-                },
-                topic,
-            }
-        })
+        .map(|(topic, a)| a.into_health(topic))
         .collect();
     topics.sort_by(|a, b| a.topic.cmp(&b.topic));
     report.topics = topics;

@@ -3,18 +3,26 @@
 //! Every command that takes `BAG...` and the terminal explorer go through a [`Catalog`], so one
 //! bag and many bags behave the same.
 
+mod bag_conn;
+mod chunk_scan;
 pub mod export;
 pub mod health;
 pub mod index;
 mod merge;
 mod schemas;
+#[cfg(test)]
+mod tests;
 mod topics;
+mod window;
 
 use std::path::{Path, PathBuf};
 
+pub use bag_conn::BagConn;
+pub use chunk_scan::BagChunk;
 pub use merge::{CatalogMessage, CatalogMessages};
 pub use schemas::{SchemaEntry, Schemas, compile};
 pub use topics::CatalogTopic;
+pub use window::{MsgRef, Window};
 
 use crate::bag::{Bag, BagError, OpenOptions, Query};
 use crate::time::RosTime;

@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::bag::{ConnId, Connection};
+use crate::bag::Connection;
 use crate::msg::{MsgError, Registry, Schema};
+
+use super::BagConn;
 
 /// A connection's schema and notes about it.
 #[derive(Clone, Debug)]
@@ -20,7 +22,7 @@ pub struct SchemaEntry {
 #[derive(Debug)]
 pub struct Schemas {
     registry: Registry,
-    cache: HashMap<(usize, ConnId), SchemaEntry>,
+    cache: HashMap<BagConn, SchemaEntry>,
 }
 
 impl Default for Schemas {
@@ -42,7 +44,7 @@ impl Schemas {
     pub fn get(&mut self, bag: usize, conn: &Connection) -> &SchemaEntry {
         let registry = &self.registry;
         self.cache
-            .entry((bag, conn.id))
+            .entry(BagConn::new(bag, conn.id))
             .or_insert_with(|| compile(conn, registry))
     }
 }

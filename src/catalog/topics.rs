@@ -2,10 +2,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::bag::ConnId;
 use crate::time::RosTime;
 
-use super::Catalog;
+use super::{BagConn, Catalog};
 
 /// One topic over all bags.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,8 +15,8 @@ pub struct CatalogTopic {
     pub datatype: String,
     /// md5sum of the first connection.
     pub md5sum: String,
-    /// `(bag index, connection)` pairs carrying the topic.
-    pub connections: Vec<(usize, ConnId)>,
+    /// The connections carrying the topic.
+    pub connections: Vec<BagConn>,
     /// Messages over all bags.
     pub message_count: u64,
     /// True when the connections disagree on type or md5sum.
@@ -44,7 +43,7 @@ impl Catalog {
                 if t.datatype != c.datatype || t.md5sum != c.md5sum {
                     t.conflicting_types = true;
                 }
-                t.connections.push((bi, c.id));
+                t.connections.push(BagConn::new(bi, c.id));
                 t.message_count += c.message_count;
                 if !t.bags.contains(&bi) {
                     t.bags.push(bi);
@@ -61,28 +60,23 @@ impl Catalog {
     /// chunk's per-connection counts: proportional to the size of the index, whatever the
     /// number of topics.
     pub fn topic_spans(&self, topics: &[CatalogTopic]) -> Vec<Option<(RosTime, RosTime)>> {
-        let mut owner: HashMap<(usize, ConnId), usize> = HashMap::new();
+        let mut owner: HashMap<BagConn, usize> = HashMap::new();
         for (ti, t) in topics.iter().enumerate() {
-            for &pair in &t.connections {
-                owner.insert(pair, ti);
+            for &key in &t.connections {
+                owner.insert(key, ti);
             }
         }
         let mut spans: Vec<Option<(RosTime, RosTime)>> = vec![None; topics.len()];
-        for (bi, bag) in self.bags().iter().enumerate() {
-            for c in bag.chunks() {
-                for &(conn, n) in &c.counts {
-                    if n == 0 {
-                        continue;
-                    }
-                    let Some(span) = owner.get(&(bi, conn)).and_then(|&ti| spans.get_mut(ti))
-                    else {
-                        continue;
-                    };
-                    *span = Some(match *span {
-                        None => (c.start, c.end),
-                        Some((lo, hi)) => (lo.min(c.start), hi.max(c.end)),
-                    });
-                }
+        for c in self.chunks() {
+            for (key, _) in c.counts() {
+                let Some(span) = owner.get(&key).and_then(|&ti| spans.get_mut(ti)) else {
+                    continue;
+                };
+                let (start, end) = (c.chunk.start, c.chunk.end);
+                *span = Some(match *span {
+                    None => (start, end),
+                    Some((lo, hi)) => (lo.min(start), hi.max(end)),
+                });
             }
         }
         spans

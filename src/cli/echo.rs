@@ -92,7 +92,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
 pub struct Printer {
     format: EchoFormat,
     schemas: Schemas,
-    told: std::collections::HashSet<(usize, crate::bag::ConnId)>,
+    told: std::collections::HashSet<crate::catalog::BagConn>,
     text: String,
 }
 
@@ -120,7 +120,10 @@ impl Printer {
             return (&self.text, false);
         };
         let entry = self.schemas.get(bag_index, conn);
-        if self.told.insert((bag_index, conn.id)) {
+        if self
+            .told
+            .insert(crate::catalog::BagConn::new(bag_index, conn.id))
+        {
             for n in &entry.notes {
                 print_warning(format_args!("{}: {n}", bag.path().display()));
             }

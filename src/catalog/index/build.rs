@@ -2,12 +2,12 @@
 //! by (topic, type, md5sum) and sorted. Bags are read from their index data (no chunk is
 //! decompressed) wherever they have it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::bag::writer::AtomicFile;
-use crate::bag::{Bag, BagErrorKind, Loss, OpenOptions, Unread};
+use crate::bag::{Bag, BagErrorKind, ConnId, Loss, OpenOptions, Unread};
 
 use super::error::IndexError;
 use super::layout::{
@@ -93,6 +93,23 @@ pub fn stat(path: &Path) -> std::io::Result<(u64, i64)> {
     Ok((meta.len(), mtime))
 }
 
+/// What reading the bags gave: their files, the entries per topic group, and what was lost.
+#[derive(Default)]
+struct Collected {
+    files: Vec<IndexedFile>,
+    groups: BTreeMap<(String, String, String), Vec<RawEntry>>,
+    losses: Vec<(PathBuf, Loss)>,
+    unread: Unread,
+    /// Every topic seen, wanted or not.
+    seen: BTreeSet<String>,
+}
+
+/// The [`IndexError::Io`] for `what` went wrong with `path`.
+fn io(path: &Path, what: &'static str) -> impl FnOnce(std::io::Error) -> IndexError {
+    let path = path.to_path_buf();
+    move |source| IndexError::Io { path, what, source }
+}
+
 /// Builds the index `index` over `bags`, keeping only `topics` when not empty; `progress` is
 /// told each bag as it is read.
 pub fn build(
@@ -101,10 +118,6 @@ pub fn build(
     topics: &[String],
     progress: &mut dyn FnMut(&Path),
 ) -> Result<BuildReport, IndexError> {
-    let io = |path: &Path, what: &'static str| {
-        let path = path.to_path_buf();
-        move |source| IndexError::Io { path, what, source }
-    };
     if crate::bag::writer::ensure_distinct(index, bags).is_err() {
         return Err(IndexError::SameFile {
             path: index.to_path_buf(),
@@ -117,84 +130,110 @@ pub fn build(
         .unwrap_or(Path::new("."))
         .canonicalize()
         .map_err(io(index, "cannot resolve its directory"))?;
-    let mut files = Vec::with_capacity(bags.len());
-    let mut groups: BTreeMap<(String, String, String), Vec<RawEntry>> = BTreeMap::new();
-    let mut losses = Vec::new();
-    let mut unread = Unread::default();
-    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let mut got = Collected::default();
     for (fi, path) in bags.iter().enumerate() {
         progress(path);
-        let abs = path.canonicalize().map_err(io(path, "cannot resolve it"))?;
-        let (size, mtime_ns) = stat(&abs).map_err(io(path, "cannot read its size and time"))?;
-        let bag = Bag::open_with(&abs, OpenOptions::default())?;
-        seen.extend(bag.connections().iter().map(|c| c.topic.clone()));
         let file = u32::try_from(fi).unwrap_or(u32::MAX);
-        let wanted =
-            |t: &str| topics.is_empty() || topics.iter().any(|w| super::super::topic_matches(w, t));
-        if let Some(r) = bag.recovery() {
-            losses.extend(r.losses.iter().map(|l| (path.clone(), l.clone())));
-        }
-        for chunk in bag.chunks() {
-            if !chunk
-                .counts
-                .iter()
-                .any(|(c, _)| bag.connection(*c).is_some_and(|c| wanted(&c.topic)))
-            {
-                continue;
-            }
-            let lost = bag.unfound(chunk.index, |c| {
-                bag.connection(c).is_some_and(|c| wanted(&c.topic))
-            });
-            if lost > 0 {
-                unread.note(bag.error(BagErrorKind::NotFound { lost }).at(chunk.pos));
-            }
-            for e in bag.chunk_entries(chunk.index).iter() {
-                let Some(c) = bag.connection(e.conn) else {
-                    continue;
-                };
-                if !wanted(&c.topic) {
-                    continue;
-                }
-                groups
-                    .entry((c.topic.clone(), c.datatype.clone(), c.md5sum.clone()))
-                    .or_default()
-                    .push(RawEntry {
-                        time: e.time.as_nanos(),
-                        file,
-                        conn: c.file_id,
-                        chunk: e.chunk,
-                        offset: e.offset,
-                    });
-            }
-        }
-        let relative = abs
-            .strip_prefix(&index_dir)
-            .map_or_else(|_| abs.display().to_string(), |r| r.display().to_string());
-        files.push(IndexedFile {
-            path: abs.display().to_string(),
-            relative,
-            size,
-            mtime_ns,
-        });
+        collect_bag(&mut got, path, file, &index_dir, topics)?;
     }
-    // A topic asked for that no bag holds is a mistake, not an empty group.
+    check_topics_known(topics, &got.seen)?;
+    let (topic_table, entry_count) = topic_table(&mut got.groups);
+    let file_len = write_index(index, &got.files, &topic_table, &got.groups, entry_count)?;
+    Ok(BuildReport {
+        files: got.files.len(),
+        topics: topic_table.len(),
+        entries: entry_count,
+        bytes: file_len,
+        losses: got.losses,
+        unread: got.unread,
+    })
+}
+
+/// Reads the bag at `path` (number `file` in the index) into `got`, keeping the messages of
+/// `topics` (all when empty).
+fn collect_bag(
+    got: &mut Collected,
+    path: &Path,
+    file: u32,
+    index_dir: &Path,
+    topics: &[String],
+) -> Result<(), IndexError> {
+    let abs = path.canonicalize().map_err(io(path, "cannot resolve it"))?;
+    let (size, mtime_ns) = stat(&abs).map_err(io(path, "cannot read its size and time"))?;
+    let bag = Bag::open_with(&abs, OpenOptions::default())?;
+    got.seen
+        .extend(bag.connections().iter().map(|c| c.topic.clone()));
+    let wanted =
+        |t: &str| topics.is_empty() || topics.iter().any(|w| super::super::topic_matches(w, t));
+    let wanted_conn = |c: ConnId| bag.connection(c).is_some_and(|c| wanted(&c.topic));
+    if let Some(r) = bag.recovery() {
+        got.losses
+            .extend(r.losses.iter().map(|l| (path.to_path_buf(), l.clone())));
+    }
+    for chunk in bag.chunks() {
+        if !chunk.counts.iter().any(|(c, _)| wanted_conn(*c)) {
+            continue;
+        }
+        let lost = bag.unfound(chunk.index, wanted_conn);
+        if lost > 0 {
+            got.unread
+                .note(bag.error(BagErrorKind::NotFound { lost }).at(chunk.pos));
+        }
+        for e in bag.chunk_entries(chunk.index).iter() {
+            let Some(c) = bag.connection(e.conn).filter(|c| wanted(&c.topic)) else {
+                continue;
+            };
+            got.groups
+                .entry((c.topic.clone(), c.datatype.clone(), c.md5sum.clone()))
+                .or_default()
+                .push(RawEntry {
+                    time: e.time.as_nanos(),
+                    file,
+                    conn: c.file_id,
+                    chunk: e.chunk,
+                    offset: e.offset,
+                });
+        }
+    }
+    let relative = abs
+        .strip_prefix(index_dir)
+        .map_or_else(|_| abs.display().to_string(), |r| r.display().to_string());
+    got.files.push(IndexedFile {
+        path: abs.display().to_string(),
+        relative,
+        size,
+        mtime_ns,
+    });
+    Ok(())
+}
+
+/// A topic asked for that no bag holds is a mistake, not an empty group.
+fn check_topics_known(topics: &[String], seen: &BTreeSet<String>) -> Result<(), IndexError> {
     let missing: Vec<&String> = topics
         .iter()
         .filter(|t| !seen.iter().any(|k| super::super::topic_matches(t, k)))
         .collect();
-    if !missing.is_empty() {
-        return Err(IndexError::UnknownTopics {
-            topics: missing
-                .iter()
-                .map(|t| format!("'{t}'"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            known: seen.into_iter().collect::<Vec<_>>().join(", "),
-        });
+    if missing.is_empty() {
+        return Ok(());
     }
+    Err(IndexError::UnknownTopics {
+        topics: missing
+            .iter()
+            .map(|t| format!("'{t}'"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        known: seen.iter().cloned().collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// Sorts each group's entries and lists the groups with where their entries start; also
+/// returns the number of entries.
+fn topic_table(
+    groups: &mut BTreeMap<(String, String, String), Vec<RawEntry>>,
+) -> (Vec<IndexedTopic>, u64) {
     let mut topic_table = Vec::with_capacity(groups.len());
     let mut first = 0u64;
-    for ((topic, datatype, md5sum), entries) in &mut groups {
+    for ((topic, datatype, md5sum), entries) in groups.iter_mut() {
         entries.sort_unstable();
         let count = entries.len() as u64;
         topic_table.push(IndexedTopic {
@@ -208,15 +247,25 @@ pub fn build(
         });
         first += count;
     }
-    let meta = encode_meta(&files, &topic_table);
+    (topic_table, first)
+}
+
+/// Writes the index file (a temporary file beside it, renamed over it when complete);
+/// returns its size.
+fn write_index(
+    index: &Path,
+    files: &[IndexedFile],
+    topic_table: &[IndexedTopic],
+    groups: &BTreeMap<(String, String, String), Vec<RawEntry>>,
+    entry_count: u64,
+) -> Result<u64, IndexError> {
+    let meta = encode_meta(files, topic_table);
     let meta_offset = HEADER_LEN as u64;
     let entries_offset =
         (meta_offset + meta.len() as u64).div_ceil(ENTRY_LEN as u64) * ENTRY_LEN as u64;
-    let entry_count = first;
     let blocks_offset = entries_offset + entry_count * ENTRY_LEN as u64;
     let blocks = entry_count.div_ceil(BLOCK_ENTRIES as u64);
     let file_len = blocks_offset + blocks * 8;
-    // Write a temporary file beside the index; rename it over the index when complete.
     let mut out = AtomicFile::create(index)?;
     let write =
         |out: &mut AtomicFile, b: &[u8]| out.write_all(b).map_err(io(index, "cannot write"));
@@ -255,12 +304,5 @@ pub fn build(
     };
     out.patch(0, &header.encode())?;
     out.commit()?;
-    Ok(BuildReport {
-        files: files.len(),
-        topics: topic_table.len(),
-        entries: entry_count,
-        bytes: file_len,
-        losses,
-        unread,
-    })
+    Ok(file_len)
 }

@@ -2,10 +2,11 @@
 //! decoded message, the histogram; and the worker's replies, applied when still current.
 
 use super::super::model::histogram;
-use super::super::model::messages::{MessageList, MsgRef};
+use super::super::model::messages::MessageList;
 use super::super::worker::pending::RequestKind;
 use super::super::worker::{Reply, Request};
 use super::{App, Mode};
+use crate::catalog::MsgRef;
 
 /// Messages fetched on each side of the cursor when a topic is selected.
 const WINDOW_SIDE: usize = 200;

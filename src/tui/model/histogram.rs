@@ -2,8 +2,7 @@
 //! selected connections) is spread over its time range. Chunks whose message list is already
 //! in memory contribute exact times instead.
 
-use crate::bag::ConnId;
-use crate::catalog::Catalog;
+use crate::catalog::{BagConn, Catalog};
 use crate::time::RosTime;
 
 /// Entries looked at per histogram before falling back to spreading chunk counts.
@@ -35,7 +34,7 @@ impl Histogram {
 /// Bins the messages of `connections` (all when `None`) over `window` into `width` bins.
 pub fn compute(
     catalog: &Catalog,
-    connections: Option<&[(usize, ConnId)]>,
+    connections: Option<&[BagConn]>,
     window: (RosTime, RosTime),
     width: usize,
 ) -> Histogram {
@@ -52,33 +51,29 @@ pub fn compute(
     };
     // Exact times cost a pass over the entries: keep the UI thread's work bounded on huge bags.
     let mut budget = EXACT_BUDGET;
-    for (bi, bag) in catalog.bags().iter().enumerate() {
-        let wanted = |c: ConnId| connections.is_none_or(|cs| cs.contains(&(bi, c)));
-        for chunk in bag.chunks() {
-            let count: u64 = chunk
-                .counts
-                .iter()
-                .filter(|(c, _)| wanted(*c))
-                .map(|&(_, n)| u64::from(n))
-                .sum();
-            if count == 0 || chunk.end < w0 || chunk.start > w1 {
-                continue;
-            }
-            if let Some(entries) = bag
-                .loaded_entries(chunk.index)
-                .filter(|e| e.len() <= budget)
-            {
-                budget -= entries.len();
-                for e in entries.iter().filter(|e| wanted(e.conn)) {
-                    if let Some(b) = bin_of(e.time).and_then(|b| bins.get_mut(b)) {
-                        *b += 1.0;
-                    }
-                }
-                continue;
-            }
-            exact = false;
-            spread(&mut bins, chunk.start, chunk.end, count as f64, window);
+    for (c, count) in catalog.chunks_holding(connections) {
+        let chunk = c.chunk;
+        if chunk.end < w0 || chunk.start > w1 {
+            continue;
         }
+        if let Some(entries) = c
+            .source
+            .loaded_entries(chunk.index)
+            .filter(|e| e.len() <= budget)
+        {
+            budget -= entries.len();
+            for e in entries
+                .iter()
+                .filter(|e| BagConn::new(c.bag, e.conn).is_in(connections))
+            {
+                if let Some(b) = bin_of(e.time).and_then(|b| bins.get_mut(b)) {
+                    *b += 1.0;
+                }
+            }
+            continue;
+        }
+        exact = false;
+        spread(&mut bins, chunk.start, chunk.end, count as f64, window);
     }
     Histogram {
         bins,

@@ -4,11 +4,11 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
+use crate::catalog::MsgRef;
 use crate::msg::{ConstValue, ValueRef};
 use crate::time::RosTime;
 
 use super::super::worker::decode::Inspected;
-use super::messages::MsgRef;
 use super::timefmt::TimeFormat;
 
 /// Array elements shown when an array is first expanded, and added per "show more".

@@ -1,7 +1,7 @@
 //! One row of the topic list, the sort orders, and a row as shown: the plain data the topic
 //! list and its background filter both work on.
 
-use crate::bag::ConnId;
+use crate::catalog::BagConn;
 
 /// One topic as the list shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,7 +18,7 @@ pub struct TopicRow {
     /// Bytes of its messages (from the index scan), when known.
     pub bytes: Option<u64>,
     /// `(bag, connection)` pairs.
-    pub connections: Vec<(usize, ConnId)>,
+    pub connections: Vec<BagConn>,
     /// Bags holding it.
     pub bags: Vec<usize>,
     /// Connections disagree on type or md5sum.

@@ -5,7 +5,7 @@ use crate::catalog::{Catalog, Schemas};
 use crate::msg::{Decoded, Registry};
 use crate::time::RosTime;
 
-use super::super::model::messages::MsgRef;
+use crate::catalog::MsgRef;
 
 /// A decoded message (or why it could not be decoded).
 #[derive(Debug, Clone)]

@@ -11,11 +11,9 @@ pub mod pending;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 
-use crate::bag::ConnId;
-use crate::catalog::Catalog;
+use crate::catalog::{BagConn, Catalog, MsgRef, Window};
 use crate::time::RosTime;
 
-use super::model::messages::{self, MsgRef, Window};
 use super::notify::Notify;
 use crate::catalog::health::{self, HealthReport};
 use decode::{Decoder, Inspected};
@@ -33,7 +31,7 @@ pub enum Request {
         /// Topic.
         topic: String,
         /// Its connections.
-        connections: Vec<(usize, ConnId)>,
+        connections: Vec<BagConn>,
         /// Around this time.
         center: RosTime,
         /// Entries wanted before.
@@ -277,7 +275,7 @@ pub fn serve(catalog: &Catalog, decoder: &mut Decoder, request: Request) -> Repl
         } => Reply::Window {
             id,
             topic,
-            window: messages::window(catalog, &connections, center, before, after),
+            window: catalog.window(&connections, center, before, after),
             extend,
         },
         Request::Sizes { id, refs } => Reply::Sizes {

@@ -20,7 +20,7 @@ fn demo() -> Catalog {
 fn first_message(catalog: &Catalog) -> MsgRef {
     let topic = catalog.topics().into_iter().next().unwrap();
     let start = catalog.start_time().unwrap();
-    let window = messages::window(catalog, &topic.connections, start, 0, 1);
+    let window = catalog.window(&topic.connections, start, 0, 1);
     *window.entries.first().unwrap()
 }
 

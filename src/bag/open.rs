@@ -1,0 +1,200 @@
+//! Opening a bag: reading the version line and, for 2.0 bags, the bag header and index (or
+//! scanning the file when they do not check out), then building the shared [`Bag`] value.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::format::{BagHeader, Version, read_head};
+
+use super::budget::Budget;
+use super::cache::ChunkCache;
+use super::error::path_arc;
+use super::opened::Opened;
+use super::source::{Changed, Source};
+use super::{
+    Bag, BagError, BagErrorKind, Inner, OpenOptions, open_legacy, open_v2, open_v12, recover_v2,
+};
+
+impl Bag {
+    /// Opens the bag at `path` with default options.
+    pub fn open(path: impl AsRef<Path>) -> Result<Bag, BagError> {
+        Self::open_with(path, OpenOptions::default())
+    }
+
+    /// Opens the bag at `path`.
+    pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<Bag, BagError> {
+        let path = path_arc(path.as_ref());
+        let source = Source::open(&path).map_err(|e| BagError::new(&path, e.into()))?;
+        Self::from_source(path, source, options)
+    }
+
+    /// Opens a bag held in memory; `name` is used in messages.
+    pub fn from_bytes(
+        name: impl AsRef<Path>,
+        bytes: Vec<u8>,
+        options: OpenOptions,
+    ) -> Result<Bag, BagError> {
+        Self::from_source(path_arc(name.as_ref()), Source::owned(bytes), options)
+    }
+
+    pub(super) fn from_source(
+        path: Arc<Path>,
+        source: Source,
+        options: OpenOptions,
+    ) -> Result<Bag, BagError> {
+        let source = Arc::new(source);
+        let budget = Budget::new(options.decode_budget);
+        let changed = |c: Changed| {
+            BagError::new(
+                &path,
+                BagErrorKind::ChangedOnDisk {
+                    changed: c,
+                    unread: 0,
+                },
+            )
+        };
+        let head = source.read_at(0, HEAD_READ);
+        if source.changed() {
+            return Err(changed(source.short_read()));
+        }
+        let (version, start) =
+            crate::format::detect(&head).map_err(|e| BagError::new(&path, e.into()))?;
+        let opened = match version {
+            Version::V2_0 => open_v2(&source, start, &options, &budget).map_err(|e| match e {
+                OpenError::Format(e) => BagError::new(&path, e.into()),
+                OpenError::Changed(c) => changed(c),
+            })?,
+            Version::V1_2 => open_v12::open(source.whole(), start),
+            Version::V1_1 | Version::V1_0 | Version::V0 => {
+                open_legacy::open(source.whole(), version, start)
+            }
+        };
+        if source.changed() {
+            return Err(changed(source.short_read()));
+        }
+        let cache = Mutex::new(ChunkCache::new(options.cache_bytes));
+        let Opened {
+            connections,
+            conn_map,
+            chunks,
+            entries,
+            warnings,
+            recovery,
+        } = opened;
+        let entries = entries
+            .into_iter()
+            .map(|e| {
+                let lock = OnceLock::new();
+                if let Some(e) = e {
+                    let _ = lock.set(e);
+                }
+                lock
+            })
+            .collect();
+        Ok(Bag {
+            inner: Arc::new(Inner {
+                path,
+                source,
+                version,
+                connections,
+                conn_map,
+                chunks,
+                entries,
+                warnings,
+                late_warnings: Mutex::new(Vec::new()),
+                unfound: Mutex::new(HashMap::new()),
+                recovery,
+                cache,
+                budget,
+                options,
+            }),
+        })
+    }
+}
+
+/// How much of the file start is read to find the version line and the bag header.
+const HEAD_READ: usize = 64 << 10;
+
+/// The longest bag header record header read (a longer one is damage: the file is scanned).
+const MAX_BAG_HEADER: usize = 16 << 20;
+
+/// Why a 2.0 bag could not be opened.
+enum OpenError {
+    Format(crate::format::FormatError),
+    Changed(Changed),
+}
+
+/// Opens a 2.0 bag: from its index when that checks out, else by scanning.
+fn open_v2(
+    source: &Arc<Source>,
+    start: usize,
+    options: &OpenOptions,
+    budget: &Arc<Budget>,
+) -> Result<Opened, OpenError> {
+    let head = bag_header_bytes(source, start);
+    let (header, after) = match read_head(&head, start, 0) {
+        Ok(head) => {
+            let h = BagHeader::from_header(&head.header, head.offset);
+            if let Err(e) = &h {
+                if matches!(e.kind, crate::format::ErrorKind::Encrypted(_)) {
+                    return Err(OpenError::Format(e.clone()));
+                }
+            }
+            (h, usize::try_from(head.end()).unwrap_or(usize::MAX))
+        }
+        Err(e) => (Err(e), start),
+    };
+    let reason = match &header {
+        Ok(h) => match open_v2::open_indexed(source, h, options.threads) {
+            Ok(o) => return Ok(o),
+            Err(_) if source.changed() => return Err(OpenError::Changed(source.short_read())),
+            Err(reason) => reason,
+        },
+        Err(e) => format!("the bag header is unreadable ({e}); the file was scanned"),
+    };
+    let scan_from = if header.is_ok() { after } else { start };
+    let mut opened = recover_v2::recover(
+        source,
+        scan_from,
+        reason,
+        &recover_v2::Settings {
+            limit: options.max_chunk_size,
+            threads: options.threads,
+            budget,
+            progress: options.progress.as_ref(),
+        },
+    )
+    .map_err(OpenError::Changed)?;
+    // A closed bag cut short (an interrupted copy): even when the cut falls between records
+    // and every record read is whole, the rest of the recording is missing.
+    let len = source.len();
+    if let Ok(h) = &header {
+        if h.index_pos > len {
+            let last = opened
+                .chunks
+                .iter()
+                .filter(|c| c.message_count() > 0)
+                .map(|c| c.end)
+                .max();
+            if let Some(r) = opened.recovery.as_mut() {
+                r.note_truncated_end(len, h.index_pos, last);
+            }
+        }
+    }
+    Ok(opened)
+}
+
+/// The start of the file through the bag header record's header (one read, two when the
+/// header is unusually long).
+fn bag_header_bytes(source: &Source, start: usize) -> std::borrow::Cow<'_, [u8]> {
+    let first = source.read_at(0, HEAD_READ);
+    let needed = first
+        .get(start..start.saturating_add(4))
+        .and_then(crate::format::cursor::le_u32)
+        .map_or(0, |h| start.saturating_add(h as usize).saturating_add(8));
+    if needed <= first.len() || first.len() < HEAD_READ || needed > MAX_BAG_HEADER {
+        return first;
+    }
+    source.read_at(0, needed)
+}
