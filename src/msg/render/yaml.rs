@@ -10,11 +10,11 @@
 
 use std::fmt::{self, Write};
 
-use super::decoded::{Decoded, MessageRef, ValueRef};
-use super::primitive::Primitive;
 use super::pyrepr;
 use super::pyyaml;
-use super::schema::{Elem, FieldType};
+use crate::msg::Primitive;
+use crate::msg::{Decoded, MessageRef, ValueRef};
+use crate::msg::{Elem, FieldType};
 
 /// The line `rostopic echo` prints after each message.
 pub const SEPARATOR: &str = "---";

@@ -17,8 +17,8 @@
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
-use super::decoded::{Decoded, ValueRef};
 use super::pyrepr;
+use crate::msg::{Decoded, ValueRef};
 use crate::time::RosTime;
 
 /// The columns of a topic's CSV export, fixed by its first message.

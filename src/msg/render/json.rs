@@ -12,7 +12,7 @@ use std::fmt::{self, Write};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use super::decoded::{Decoded, ValueRef};
+use crate::msg::{Decoded, ValueRef};
 use crate::time::RosTime;
 
 /// Writes one message line (without the trailing newline): `topic`, `type`, receive `time`
