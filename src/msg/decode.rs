@@ -14,7 +14,8 @@
 use super::decoded::{Decoded, Node, Span};
 use super::error::{DecodeError, DecodeErrorKind, PathSegment};
 use super::primitive::Primitive;
-use super::schema::{MsgType, Op, Schema};
+use super::schema::Schema;
+use super::types::{MsgType, Op};
 use crate::time::{RosDuration, RosTime};
 
 /// Elements allowed in a variable-length array whose elements occupy no bytes

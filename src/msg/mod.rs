@@ -21,8 +21,10 @@ mod prim_array;
 mod primitive;
 mod registry;
 pub mod render;
+mod scalar;
 mod schema;
 mod service;
+mod types;
 mod value;
 
 pub use constant::{ConstValue, Constant};
@@ -40,8 +42,9 @@ pub use primitive::Primitive;
 pub use registry::Registry;
 pub(crate) use render::pyrepr;
 pub use render::{csv, json, summary, yaml};
-pub use schema::{ArrayKind, Elem, Field, FieldType, MAX_DEPTH, MsgType, Schema};
+pub use schema::{MAX_DEPTH, Schema};
 pub use service::ServiceSchema;
+pub use types::{ArrayKind, Elem, Field, FieldType, MsgType};
 pub use value::{Message, Value};
 
 #[cfg(test)]

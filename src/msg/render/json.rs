@@ -12,6 +12,7 @@ use std::fmt::{self, Write};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
+use super::write_bool_or_integer;
 use crate::msg::{Decoded, ValueRef};
 use crate::time::RosTime;
 
@@ -52,16 +53,10 @@ pub fn message_to_string(
 
 /// Writes just the value (`data` of a message line).
 pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> fmt::Result {
+    if let Some(done) = write_bool_or_integer(out, value) {
+        return done;
+    }
     match value {
-        ValueRef::Bool(v) => out.write_str(if *v { "true" } else { "false" }),
-        ValueRef::I8(v) => write!(out, "{v}"),
-        ValueRef::U8(v) => write!(out, "{v}"),
-        ValueRef::I16(v) => write!(out, "{v}"),
-        ValueRef::U16(v) => write!(out, "{v}"),
-        ValueRef::I32(v) => write!(out, "{v}"),
-        ValueRef::U32(v) => write!(out, "{v}"),
-        ValueRef::I64(v) => write!(out, "{v}"),
-        ValueRef::U64(v) => write!(out, "{v}"),
         ValueRef::F32(v) => write_float(
             out,
             v.is_nan(),
@@ -118,6 +113,8 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> fmt:
             }
             out.write_char('}')
         }
+        // Booleans and integers: written above.
+        _ => Ok(()),
     }
 }
 

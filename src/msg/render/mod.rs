@@ -11,3 +11,27 @@ pub(crate) mod pyrepr;
 mod pyyaml;
 pub mod summary;
 pub mod yaml;
+
+use std::fmt::{self, Write};
+
+use crate::msg::ValueRef;
+
+/// Writes a `bool` or an integer the way every renderer does (Rust's `Display`: `true`, `-3`);
+/// `None` (nothing written) for any other value.
+pub(crate) fn write_bool_or_integer<W: Write + ?Sized>(
+    out: &mut W,
+    value: &ValueRef<'_>,
+) -> Option<fmt::Result> {
+    Some(match value {
+        ValueRef::Bool(v) => write!(out, "{v}"),
+        ValueRef::I8(v) => write!(out, "{v}"),
+        ValueRef::U8(v) => write!(out, "{v}"),
+        ValueRef::I16(v) => write!(out, "{v}"),
+        ValueRef::U16(v) => write!(out, "{v}"),
+        ValueRef::I32(v) => write!(out, "{v}"),
+        ValueRef::U32(v) => write!(out, "{v}"),
+        ValueRef::I64(v) => write!(out, "{v}"),
+        ValueRef::U64(v) => write!(out, "{v}"),
+        _ => return None,
+    })
+}

@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use super::write_bool_or_integer;
 use crate::msg::ValueRef;
 
 /// Limits for summarised rendering.
@@ -77,16 +78,10 @@ fn write_list(
 
 fn write_summary(out: &mut String, value: &ValueRef<'_>, opts: &SummaryOptions, depth: usize) {
     // Writing to a String cannot fail.
+    if write_bool_or_integer(out, value).is_some() {
+        return;
+    }
     let _ = match value {
-        ValueRef::Bool(v) => write!(out, "{v}"),
-        ValueRef::I8(v) => write!(out, "{v}"),
-        ValueRef::U8(v) => write!(out, "{v}"),
-        ValueRef::I16(v) => write!(out, "{v}"),
-        ValueRef::U16(v) => write!(out, "{v}"),
-        ValueRef::I32(v) => write!(out, "{v}"),
-        ValueRef::U32(v) => write!(out, "{v}"),
-        ValueRef::I64(v) => write!(out, "{v}"),
-        ValueRef::U64(v) => write!(out, "{v}"),
         ValueRef::F32(v) if v.is_finite() => write!(out, "{v:?}"),
         ValueRef::F64(v) if v.is_finite() => write!(out, "{v:?}"),
         ValueRef::F32(v) => write!(out, "{v}"),
@@ -154,6 +149,8 @@ fn write_summary(out: &mut String, value: &ValueRef<'_>, opts: &SummaryOptions, 
             out.push('}');
             Ok(())
         }
+        // Booleans and integers: written above.
+        _ => Ok(()),
     };
 }
 
