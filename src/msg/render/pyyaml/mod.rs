@@ -189,39 +189,7 @@ impl Emitter {
 
     fn write_single_quoted(&mut self, text: &[char]) {
         self.write_indicator("'", true, false, false);
-        let len = text.len();
-        let (mut spaces, mut breaks) = (false, false);
-        let (mut start, mut end) = (0usize, 0usize);
-        while end <= len {
-            let ch = text.get(end).copied();
-            if spaces {
-                if ch != Some(' ') {
-                    if start + 1 == end && self.column > BEST_WIDTH && start != 0 && end != len {
-                        self.write_indent();
-                    } else {
-                        self.write_chars(text.get(start..end).unwrap_or_default());
-                    }
-                    start = end;
-                }
-            } else if breaks {
-                if ch.is_none_or(|c| !is_break(c)) {
-                    self.write_breaks(text.get(start..end).unwrap_or_default());
-                    start = end;
-                }
-            } else if ch.is_none_or(|c| c == ' ' || c == '\'' || is_break(c)) && start < end {
-                self.write_chars(text.get(start..end).unwrap_or_default());
-                start = end;
-            }
-            if ch == Some('\'') {
-                self.write("''");
-                start = end + 1;
-            }
-            if let Some(c) = ch {
-                spaces = c == ' ';
-                breaks = is_break(c);
-            }
-            end += 1;
-        }
+        self.write_folded(text, true);
         self.write_indicator("'", false, false, false);
     }
 
@@ -234,6 +202,13 @@ impl Emitter {
         }
         self.whitespace = false;
         self.indention = false;
+        self.write_folded(text, false);
+    }
+
+    /// The loop of PyYAML's `write_single_quoted` (`single`) and `write_plain`: a lone space
+    /// past the width becomes a line break, line breaks are written as breaks, quotes are
+    /// doubled (single-quoted); a plain scalar also starts each new line as non-whitespace.
+    fn write_folded(&mut self, text: &[char], single: bool) {
         let len = text.len();
         let (mut spaces, mut breaks) = (false, false);
         let (mut start, mut end) = (0usize, 0usize);
@@ -241,10 +216,11 @@ impl Emitter {
             let ch = text.get(end).copied();
             if spaces {
                 if ch != Some(' ') {
-                    if start + 1 == end && self.column > BEST_WIDTH {
+                    // A single-quoted scalar never breaks at its first or last character.
+                    let inner = !single || (start != 0 && end != len);
+                    if start + 1 == end && self.column > BEST_WIDTH && inner {
                         self.write_indent();
-                        self.whitespace = false;
-                        self.indention = false;
+                        self.plain_line(single);
                     } else {
                         self.write_chars(text.get(start..end).unwrap_or_default());
                     }
@@ -253,19 +229,32 @@ impl Emitter {
             } else if breaks {
                 if ch.is_none_or(|c| !is_break(c)) {
                     self.write_breaks(text.get(start..end).unwrap_or_default());
-                    self.whitespace = false;
-                    self.indention = false;
+                    self.plain_line(single);
                     start = end;
                 }
-            } else if ch.is_none_or(|c| c == ' ' || is_break(c)) {
+            } else if ch.is_none_or(|c| c == ' ' || (single && c == '\'') || is_break(c))
+                && start < end
+            {
                 self.write_chars(text.get(start..end).unwrap_or_default());
                 start = end;
+            }
+            if single && ch == Some('\'') {
+                self.write("''");
+                start = end + 1;
             }
             if let Some(c) = ch {
                 spaces = c == ' ';
                 breaks = is_break(c);
             }
             end += 1;
+        }
+    }
+
+    /// After a break inside a plain scalar, the new line does not start with whitespace.
+    fn plain_line(&mut self, single: bool) {
+        if !single {
+            self.whitespace = false;
+            self.indention = false;
         }
     }
 }
