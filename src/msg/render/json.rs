@@ -81,26 +81,8 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> fmt:
             encoded.push('"');
             out.write_str(&encoded)
         }
-        ValueRef::PrimArray(items) => {
-            out.write_char('[')?;
-            for (i, item) in items.refs().enumerate() {
-                if i > 0 {
-                    out.write_char(',')?;
-                }
-                write_value(out, &item)?;
-            }
-            out.write_char(']')
-        }
-        ValueRef::Array(items) => {
-            out.write_char('[')?;
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.write_char(',')?;
-                }
-                write_value(out, &item)?;
-            }
-            out.write_char(']')
-        }
+        ValueRef::PrimArray(items) => write_array(out, items.refs()),
+        ValueRef::Array(items) => write_array(out, items.iter()),
         ValueRef::Message(m) => {
             out.write_char('{')?;
             for (i, (name, item)) in m.iter().enumerate() {
@@ -116,6 +98,21 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> fmt:
         // Booleans and integers: written above.
         _ => Ok(()),
     }
+}
+
+/// `[a,b,…]`.
+fn write_array<'v, W: Write + ?Sized>(
+    out: &mut W,
+    items: impl Iterator<Item = ValueRef<'v>>,
+) -> fmt::Result {
+    out.write_char('[')?;
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.write_char(',')?;
+        }
+        write_value(out, &item)?;
+    }
+    out.write_char(']')
 }
 
 /// [`write_value`] into a new `String`.
