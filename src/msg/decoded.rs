@@ -8,14 +8,15 @@
 //! nothing to drop per node, and [`Decoded::into_owned`] is one copy of the payload.
 //!
 //! Walk it with [`Decoded::root`] → [`MessageRef`] → [`ValueRef`]; [`Decoded::to_value`]
-//! builds the [`Value`] tree (what [`encode`](super::encode) takes).
+//! builds the [`Value`] tree (what `msg::encode` takes).
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::prim_array::PrimArray;
 use super::primitive::Primitive;
-use super::schema::{Elem, FieldType, MsgType};
+use super::scalar::{Scalar, with_scalars};
+use super::types::{Elem, FieldType, MsgType};
 use super::value::{Message, Value};
 use crate::time::{RosDuration, RosTime};
 
@@ -26,34 +27,22 @@ pub(crate) struct Span {
     pub(crate) len: u32,
 }
 
-/// One node of a decoded message.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Node {
-    Bool(bool),
-    I8(i8),
-    U8(u8),
-    I16(i16),
-    U16(u16),
-    I32(i32),
-    U32(u32),
-    I64(i64),
-    U64(u64),
-    F32(f32),
-    F64(f64),
-    Time(RosTime),
-    Duration(RosDuration),
-    String(Span),
-    Bytes(Span),
-    Prims(Primitive, Span),
-    /// An array of strings or messages: `count` elements in the `span` nodes that follow.
-    Array {
-        count: u32,
-        span: u32,
-    },
-    /// A nested message: its fields are the `span` nodes that follow.
-    Message {
-        span: u32,
-    },
+with_scalars! {
+    convert
+    /// One node of a decoded message.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub(crate) enum Node {
+        /// A `string`: where its bytes are.
+        String(Span),
+        /// A `uint8`/`char` array: where its bytes are.
+        Bytes(Span),
+        /// An array of another fixed-size builtin: where its wire bytes are.
+        Prims(Primitive, Span),
+        /// An array of strings or messages: `count` elements in the `span` nodes that follow.
+        Array { count: u32, span: u32 },
+        /// A nested message: its fields are the `span` nodes that follow.
+        Message { span: u32 },
+    }
 }
 
 /// How a decoded message refers to its root type.
@@ -197,67 +186,36 @@ impl<'d> ArrayRef<'d> {
     }
 }
 
-/// One value inside a [`Decoded`], borrowed from it.
-#[derive(Debug, Clone)]
-pub enum ValueRef<'d> {
-    /// `bool`.
-    Bool(bool),
-    /// `int8` or `byte`.
-    I8(i8),
-    /// `uint8` or `char`.
-    U8(u8),
-    /// `int16`.
-    I16(i16),
-    /// `uint16`.
-    U16(u16),
-    /// `int32`.
-    I32(i32),
-    /// `uint32`.
-    U32(u32),
-    /// `int64`.
-    I64(i64),
-    /// `uint64`.
-    U64(u64),
-    /// `float32`.
-    F32(f32),
-    /// `float64`.
-    F64(f64),
-    /// `string`: the raw bytes, which may not be valid UTF-8.
-    String(&'d [u8]),
-    /// `time`.
-    Time(RosTime),
-    /// `duration`.
-    Duration(RosDuration),
-    /// `uint8[]`, `char[]` and their fixed-length forms.
-    Bytes(&'d [u8]),
-    /// An array of another fixed-size builtin type.
-    PrimArray(PrimArray<'d>),
-    /// An array of strings or messages.
-    Array(ArrayRef<'d>),
-    /// A nested message.
-    Message(MessageRef<'d>),
+with_scalars! {
+    convert
+    /// One value inside a [`Decoded`], borrowed from it.
+    #[derive(Debug, Clone)]
+    pub enum ValueRef<'d> {
+        /// `string`: the raw bytes, which may not be valid UTF-8.
+        String(&'d [u8]),
+        /// `uint8[]`, `char[]` and their fixed-length forms.
+        Bytes(&'d [u8]),
+        /// An array of another fixed-size builtin type.
+        PrimArray(PrimArray<'d>),
+        /// An array of strings or messages.
+        Array(ArrayRef<'d>),
+        /// A nested message.
+        Message(MessageRef<'d>),
+    }
 }
 
 impl ValueRef<'static> {
     /// A scalar [`Value`] (an element of a [`PrimArray`]) as a `ValueRef`; `None` for
     /// strings, arrays and messages.
     pub fn scalar(v: &Value<'_>) -> Option<ValueRef<'static>> {
-        Some(match *v {
-            Value::Bool(v) => ValueRef::Bool(v),
-            Value::I8(v) => ValueRef::I8(v),
-            Value::U8(v) => ValueRef::U8(v),
-            Value::I16(v) => ValueRef::I16(v),
-            Value::U16(v) => ValueRef::U16(v),
-            Value::I32(v) => ValueRef::I32(v),
-            Value::U32(v) => ValueRef::U32(v),
-            Value::I64(v) => ValueRef::I64(v),
-            Value::U64(v) => ValueRef::U64(v),
-            Value::F32(v) => ValueRef::F32(v),
-            Value::F64(v) => ValueRef::F64(v),
-            Value::Time(v) => ValueRef::Time(v),
-            Value::Duration(v) => ValueRef::Duration(v),
-            _ => return None,
-        })
+        v.as_scalar().map(ValueRef::from)
+    }
+}
+
+impl PrimArray<'_> {
+    /// The elements as [`ValueRef`] scalars.
+    pub fn refs(&self) -> impl Iterator<Item = ValueRef<'static>> + '_ {
+        self.scalars().map(ValueRef::from)
     }
 }
 
@@ -316,19 +274,6 @@ fn view_one<'d>(
     let (first, rest) = nodes.split_first()?;
     let bytes = |s: Span| payload.get(s.at as usize..(s.at as usize).checked_add(s.len as usize)?);
     let value = match *first {
-        Node::Bool(v) => ValueRef::Bool(v),
-        Node::I8(v) => ValueRef::I8(v),
-        Node::U8(v) => ValueRef::U8(v),
-        Node::I16(v) => ValueRef::I16(v),
-        Node::U16(v) => ValueRef::U16(v),
-        Node::I32(v) => ValueRef::I32(v),
-        Node::U32(v) => ValueRef::U32(v),
-        Node::I64(v) => ValueRef::I64(v),
-        Node::U64(v) => ValueRef::U64(v),
-        Node::F32(v) => ValueRef::F32(v),
-        Node::F64(v) => ValueRef::F64(v),
-        Node::Time(v) => ValueRef::Time(v),
-        Node::Duration(v) => ValueRef::Duration(v),
         Node::String(s) => ValueRef::String(bytes(s)?),
         Node::Bytes(s) => ValueRef::Bytes(bytes(s)?),
         Node::Prims(p, s) => {
@@ -347,6 +292,7 @@ fn view_one<'d>(
             return Some((ValueRef::Message(m), rest));
         }
         Node::Array { .. } => return None,
+        scalar => ValueRef::from(scalar.as_scalar()?),
     };
     Some((value, rest))
 }

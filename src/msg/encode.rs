@@ -2,7 +2,8 @@
 
 use super::error::{EncodeError, EncodeErrorKind, PathSegment};
 use super::primitive::Primitive;
-use super::schema::{ArrayKind, Elem, Field, MsgType, Schema};
+use super::schema::Schema;
+use super::types::{ArrayKind, Elem, Field, MsgType};
 use super::value::Value;
 
 type Result<T> = std::result::Result<T, EncodeError>;
@@ -114,35 +115,15 @@ fn encode_elem(elem: &Elem, value: &Value<'_>, out: &mut Vec<u8>) -> Result<()> 
 }
 
 fn encode_prim(p: Primitive, value: &Value<'_>, out: &mut Vec<u8>) -> Result<()> {
-    match (p, value) {
-        (Primitive::Bool, Value::Bool(v)) => out.push(u8::from(*v)),
-        (Primitive::Int8 | Primitive::Byte, Value::I8(v)) => {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        (Primitive::UInt8 | Primitive::Char, Value::U8(v)) => out.push(*v),
-        (Primitive::Int16, Value::I16(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Primitive::UInt16, Value::U16(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Primitive::Int32, Value::I32(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Primitive::UInt32, Value::U32(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Primitive::Int64, Value::I64(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Primitive::UInt64, Value::U64(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Primitive::Float32, Value::F32(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Primitive::Float64, Value::F64(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (Primitive::String, Value::String(s)) => {
-            write_len(s.len(), out)?;
-            out.extend_from_slice(s);
-        }
-        (Primitive::Time, Value::Time(t)) => {
-            out.extend_from_slice(&t.sec.to_le_bytes());
-            out.extend_from_slice(&t.nsec.to_le_bytes());
-        }
-        (Primitive::Duration, Value::Duration(d)) => {
-            out.extend_from_slice(&d.sec.to_le_bytes());
-            out.extend_from_slice(&d.nsec.to_le_bytes());
-        }
-        (p, other) => return Err(mismatch(p.name(), other)),
+    if let (Primitive::String, Value::String(s)) = (p, value) {
+        write_len(s.len(), out)?;
+        out.extend_from_slice(s);
+        return Ok(());
     }
-    Ok(())
+    value
+        .as_scalar()
+        .and_then(|scalar| scalar.write(p, out))
+        .ok_or_else(|| mismatch(p.name(), value))
 }
 
 #[cfg(test)]

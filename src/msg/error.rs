@@ -264,7 +264,7 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// What is wrong with a value given to [`encode`](super::encode).
+/// What is wrong with a value given to `msg::encode`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EncodeErrorKind {
     /// The value is not of the field's type.

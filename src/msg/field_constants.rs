@@ -26,7 +26,7 @@
 
 use super::constant::{ConstValue, Constant};
 use super::primitive::Primitive;
-use super::schema::{ArrayKind, Elem, MsgType};
+use super::types::{ArrayKind, Elem, MsgType};
 
 /// For each field of `ty` (same order), the indices in `ty.constants()` of the constants that
 /// name its values.

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use md5::{Digest, Md5};
 
-use super::schema::{Elem, MsgType};
+use super::types::{Elem, MsgType};
 
 /// The md5sum of an empty text: the md5sum of every type without fields or constants.
 pub const EMPTY_MD5: &str = "d41d8cd98f00b204e9800998ecf8427e";

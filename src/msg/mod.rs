@@ -2,33 +2,30 @@
 //!
 //! Pure and independent of bags: parse a connection's `message_definition` into a compiled
 //! [`Schema`], decode payload bytes into a flat [`Decoded`] message (walked with [`ValueRef`]
-//! views), encode [`Value`] trees back, and render decoded messages as JSON ([`json`]),
-//! `rostopic echo` YAML ([`yaml`]), `rostopic echo -p` CSV ([`csv`]) or a summarised tree for
-//! the UI ([`summary`]). Definitions that bags do not carry
+//! views), encode [`Value`] trees back, and render decoded messages ([`render`]) as JSON
+//! ([`json`]), `rostopic echo` YAML ([`yaml`]), `rostopic echo -p` CSV ([`csv`]) or one-line
+//! summaries for the UI ([`summary`]). Definitions that bags do not carry
 //! (before V1.2) come from the [`Registry`]: the bundled common packages plus `--msg-path`.
 //! Service types (`.srv`) compile into a [`ServiceSchema`] with the service md5sum.
 
 mod bundled;
 mod constant;
-pub mod csv;
 mod decode;
 mod decoded;
 mod encode;
 mod error;
 mod field_constants;
-pub mod json;
 mod md5;
 mod parse;
 mod prim_array;
 mod primitive;
-pub(crate) mod pyrepr;
-mod pyyaml;
 mod registry;
+pub mod render;
+mod scalar;
 mod schema;
 mod service;
-pub mod summary;
+mod types;
 mod value;
-pub mod yaml;
 
 pub use constant::{ConstValue, Constant};
 pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, validate, values_allowed};
@@ -43,8 +40,11 @@ pub use md5::EMPTY_MD5;
 pub use prim_array::PrimArray;
 pub use primitive::Primitive;
 pub use registry::Registry;
-pub use schema::{ArrayKind, Elem, Field, FieldType, MAX_DEPTH, MsgType, Schema};
+pub(crate) use render::pyrepr;
+pub use render::{csv, json, summary, yaml};
+pub use schema::{MAX_DEPTH, Schema};
 pub use service::ServiceSchema;
+pub use types::{ArrayKind, Elem, Field, FieldType, MsgType};
 pub use value::{Message, Value};
 
 #[cfg(test)]
@@ -53,24 +53,30 @@ mod tests {
     /// character set of `crate::printable`, a leaf).
     #[test]
     fn imports_only_time_from_the_crate() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/msg");
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let text = std::fs::read_to_string(&path).unwrap();
-            for (i, line) in text.lines().enumerate() {
-                let mut rest = line;
-                while let Some(at) = rest.find("crate::") {
-                    let after = &rest[at + "crate::".len()..];
-                    assert!(
-                        after.starts_with("time")
-                            || after.starts_with("printable")
-                            || after.starts_with("msg")
-                            || after.starts_with('"'),
-                        "{}:{}: {line}",
-                        path.display(),
-                        i + 1
-                    );
-                    rest = after;
+        let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/msg")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (i, line) in text.lines().enumerate() {
+                    let mut rest = line;
+                    while let Some(at) = rest.find("crate::") {
+                        let after = &rest[at + "crate::".len()..];
+                        assert!(
+                            after.starts_with("time")
+                                || after.starts_with("printable")
+                                || after.starts_with("msg")
+                                || after.starts_with('"'),
+                            "{}:{}: {line}",
+                            path.display(),
+                            i + 1
+                        );
+                        rest = after;
+                    }
                 }
             }
         }

@@ -4,7 +4,7 @@
 use super::constant::{self, Constant};
 use super::error::{MsgError, SyntaxError};
 use super::primitive::Primitive;
-use super::schema::ArrayKind;
+use super::types::ArrayKind;
 
 /// The full name of the standard header type.
 pub(crate) const HEADER: &str = "std_msgs/Header";

@@ -1,6 +1,6 @@
 //! The value tree: what the encoder takes and writers build. Decoding produces the flat
 //! [`Decoded`](super::Decoded) form instead; [`Decoded::to_value`](super::Decoded::to_value)
-//! turns one into a tree.
+//! turns one into a tree. The accessors of [`PrimArray`] elements as values live here too.
 //!
 //! A [`Value`] may borrow strings and byte arrays from a payload (lifetime `'a`), so a 6 MB
 //! image costs no copy; [`Value::into_owned`] detaches it (`Value<'static>`)
@@ -11,49 +11,28 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::prim_array::PrimArray;
-use super::schema::{Elem, MsgType};
+use super::primitive::Primitive;
+use super::scalar::{Scalar, with_scalars};
+use super::types::{Elem, MsgType};
 use crate::time::{RosDuration, RosTime};
 
-/// One decoded value.
-#[derive(Debug, Clone)]
-pub enum Value<'a> {
-    /// `bool`.
-    Bool(bool),
-    /// `int8` or `byte`.
-    I8(i8),
-    /// `uint8` or `char`.
-    U8(u8),
-    /// `int16`.
-    I16(i16),
-    /// `uint16`.
-    U16(u16),
-    /// `int32`.
-    I32(i32),
-    /// `uint32`.
-    U32(u32),
-    /// `int64`.
-    I64(i64),
-    /// `uint64`.
-    U64(u64),
-    /// `float32`.
-    F32(f32),
-    /// `float64`.
-    F64(f64),
-    /// `string`: the raw bytes, which may not be valid UTF-8.
-    String(Cow<'a, [u8]>),
-    /// `time`, with the fields exactly as on the wire.
-    Time(RosTime),
-    /// `duration`, with the fields exactly as on the wire.
-    Duration(RosDuration),
-    /// `uint8[]`, `uint8[N]`, `char[]`, `char[N]`: the bytes, borrowed from the payload.
-    Bytes(Cow<'a, [u8]>),
-    /// An array of another fixed-size builtin type (`float64[9]`, `int32[]`, `time[]`…),
-    /// unboxed.
-    PrimArray(PrimArray<'a>),
-    /// An array of strings or messages.
-    Array(Vec<Value<'a>>),
-    /// A nested (or the top-level) message.
-    Message(Message<'a>),
+with_scalars! {
+    convert
+    /// One decoded value.
+    #[derive(Debug, Clone)]
+    pub enum Value<'a> {
+        /// `string`: the raw bytes, which may not be valid UTF-8.
+        String(Cow<'a, [u8]>),
+        /// `uint8[]`, `uint8[N]`, `char[]`, `char[N]`: the bytes, borrowed from the payload.
+        Bytes(Cow<'a, [u8]>),
+        /// An array of another fixed-size builtin type (`float64[9]`, `int32[]`, `time[]`…),
+        /// unboxed.
+        PrimArray(PrimArray<'a>),
+        /// An array of strings or messages.
+        Array(Vec<Value<'a>>),
+        /// A nested (or the top-level) message.
+        Message(Message<'a>),
+    }
 }
 
 /// A decoded message: its type and one value per field, in definition order.
@@ -82,7 +61,7 @@ impl TypeRef<'_> {
 
 impl<'a> Message<'a> {
     /// Builds a message value; `fields` must follow `ty`'s field order (checked by
-    /// [`encode`](super::encode), not here).
+    /// `msg::encode`, not here).
     pub fn new(ty: Arc<MsgType>, fields: Vec<Value<'a>>) -> Self {
         Message {
             ty: TypeRef::Shared(ty),
@@ -367,6 +346,31 @@ impl<'a> Value<'a> {
             Value::PrimArray(_) | Value::Array(_) => "array",
             Value::Message(_) => "message",
         }
+    }
+}
+
+impl PrimArray<'_> {
+    /// An owned array of `elem` holding `values`; `None` when a value is not of that type.
+    pub fn from_values<'v>(
+        elem: Primitive,
+        values: impl IntoIterator<Item = Value<'v>>,
+    ) -> Option<PrimArray<'static>> {
+        PrimArray::from_scalars(elem, values.into_iter().map(|v| v.as_scalar()))
+    }
+
+    /// Element `i` as a scalar [`Value`].
+    pub fn get(&self, i: usize) -> Option<Value<'static>> {
+        self.scalar(i).map(Value::from)
+    }
+
+    /// The elements as scalar [`Value`]s.
+    pub fn iter(&self) -> impl Iterator<Item = Value<'static>> + '_ {
+        self.scalars().map(Value::from)
+    }
+
+    /// The elements as `f64` when the array holds numbers (64-bit integers may round).
+    pub fn to_f64s(&self) -> Option<Vec<f64>> {
+        self.iter().map(|v| v.as_f64()).collect()
     }
 }
 

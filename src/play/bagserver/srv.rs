@@ -1,6 +1,14 @@
 //! `bagscope_msgs/PlayInterval`, the bagserver's service type (`assets/srv/`): its definition,
-//! md5sum, and the request and response in their ROS serialization.
+//! md5sum, and the request and response in their ROS serialization — compiled from the `.srv`
+//! and read and written by the message decoder and encoder (`msg`), like any message.
 
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
+use crate::msg::{
+    ArrayKind, DecodeError, DecodeErrorKind, Decoded, Elem, Message, PathSegment, Primitive,
+    Registry, Schema, ServiceSchema, Value, ValueRef, decode, encode,
+};
 use crate::ros::ServiceInfo;
 use crate::time::RosTime;
 
@@ -68,176 +76,208 @@ pub struct PlayIntervalResponse {
     pub message: String,
 }
 
-fn put_u32(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes());
+/// The compiled service type (the bundled `.srv`; a unit test checks that it compiles).
+fn schema() -> Option<&'static ServiceSchema> {
+    static SCHEMA: OnceLock<Option<ServiceSchema>> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            ServiceSchema::from_srv(PLAY_INTERVAL_TYPE, PLAY_INTERVAL_SRV, &Registry::empty()).ok()
+        })
+        .as_ref()
 }
 
-fn put_time(out: &mut Vec<u8>, t: RosTime) {
-    put_u32(out, t.sec);
-    put_u32(out, t.nsec);
+/// Serializes the fields of a request or response (in definition order) with `schema`.
+/// The definition is bundled and the values follow it, so this cannot fail; were it to,
+/// the empty body would be refused by the peer as cut short.
+fn encode_fields(schema: Option<&Arc<Schema>>, fields: Vec<Value<'_>>) -> Vec<u8> {
+    schema
+        .and_then(|s| {
+            let value = Value::Message(Message::new(Arc::clone(s.root()), fields));
+            encode(s, &value).ok()
+        })
+        .unwrap_or_default()
 }
 
-/// Strings longer than a `u32` length are cut (nothing here comes near).
-fn put_string(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    let len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
-    put_u32(out, len);
-    out.extend_from_slice(bytes.get(..len as usize).unwrap_or(bytes));
-}
-
-/// Reads the fields of a serialized message, bounds-checked.
-struct Reader<'a> {
+/// Decodes `data` with `schema` (every length checked by the message decoder), naming
+/// problems as `what`.
+fn decode_fields<'a>(
+    schema: Option<&'a Arc<Schema>>,
     data: &'a [u8],
-    pos: usize,
+    what: &'static str,
+) -> Result<Fields<'a>, WireError> {
+    let schema = schema.ok_or(WireError {
+        what,
+        why: "no service definition",
+        offset: 0,
+    })?;
+    let decoded = decode(schema, data).map_err(|e| wire_error(schema, what, &e, data.len()))?;
+    Ok(Fields {
+        decoded,
+        data,
+        what,
+    })
+}
+
+/// The decoder's error in the bagserver's terms (what, and the offset its own reads named:
+/// after an array's count or a string's length, at a time's second half).
+fn wire_error(schema: &Schema, what: &'static str, e: &DecodeError, len: usize) -> WireError {
+    let offset = e.offset();
+    let (why, offset) = match *e.kind() {
+        DecodeErrorKind::TrailingBytes { .. } => ("trailing bytes", offset),
+        // The service's arrays are all counted: past the 4-byte count.
+        DecodeErrorKind::ArrayTooLong { .. } | DecodeErrorKind::TooManyValues { .. } => {
+            ("array longer than the message", offset + 4)
+        }
+        DecodeErrorKind::Truncated { available, .. } => {
+            let available = usize::try_from(available).unwrap_or(usize::MAX);
+            // A string longer than what follows its length; or a time whose seconds are there.
+            let string_bytes = (offset + 4).saturating_add(available) == len;
+            let time_half = available >= 4 && is_time_field(schema, e);
+            let past = if string_bytes || time_half { 4 } else { 0 };
+            ("cut short", offset + past)
+        }
+    };
+    WireError { what, why, offset }
+}
+
+/// Whether the error is in a `time` field.
+fn is_time_field(schema: &Schema, e: &DecodeError) -> bool {
+    let [PathSegment::Field(name)] = e.path().segments() else {
+        return false;
+    };
+    schema.root().field(name).is_some_and(|(_, f)| {
+        matches!(f.ty().elem(), Elem::Prim(Primitive::Time)) && f.ty().array() == ArrayKind::Single
+    })
+}
+
+/// A decoded request or response, read field by field.
+struct Fields<'a> {
+    decoded: Decoded<'a>,
+    data: &'a [u8],
     what: &'static str,
 }
 
-impl<'a> Reader<'a> {
-    fn err(&self, why: &'static str) -> WireError {
-        WireError {
+impl Fields<'_> {
+    fn get(&self, name: &str) -> Result<ValueRef<'_>, WireError> {
+        self.decoded.root().get(name).ok_or(WireError {
             what: self.what,
-            why,
-            offset: self.pos,
-        }
-    }
-
-    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .ok_or_else(|| self.err("length overflows"))?;
-        let bytes = self
-            .data
-            .get(self.pos..end)
-            .ok_or_else(|| self.err("cut short"))?;
-        self.pos = end;
-        Ok(bytes)
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
-        let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N)?);
-        Ok(a)
-    }
-
-    fn u32(&mut self) -> Result<u32, WireError> {
-        self.array().map(u32::from_le_bytes)
-    }
-
-    fn time(&mut self) -> Result<RosTime, WireError> {
-        Ok(RosTime::new(self.u32()?, self.u32()?))
-    }
-
-    fn bool(&mut self) -> Result<bool, WireError> {
-        Ok(self.array::<1>()?[0] != 0)
-    }
-
-    fn f64(&mut self) -> Result<f64, WireError> {
-        self.array().map(f64::from_le_bytes)
-    }
-
-    fn string(&mut self) -> Result<String, WireError> {
-        let len = self.u32()? as usize;
-        let at = self.pos;
-        let bytes = self.take(len)?;
-        String::from_utf8(bytes.to_vec()).map_err(|_| WireError {
-            what: self.what,
-            why: "a string is not UTF-8",
-            offset: at,
+            why: "a field is missing",
+            offset: 0,
         })
     }
 
-    fn strings(&mut self) -> Result<Vec<String>, WireError> {
-        let n = self.u32()? as usize;
-        // Every string takes at least its 4-byte length: no allocation beyond the input.
-        if n > self.data.len().saturating_sub(self.pos) / 4 {
-            return Err(self.err("array longer than the message"));
+    fn mismatch(&self) -> WireError {
+        WireError {
+            what: self.what,
+            why: "a field is not of the service's type",
+            offset: 0,
         }
-        (0..n).map(|_| self.string()).collect()
     }
 
-    fn finish(&self) -> Result<(), WireError> {
-        if self.pos == self.data.len() {
-            Ok(())
-        } else {
-            Err(self.err("trailing bytes"))
+    fn time(&self, name: &str) -> Result<RosTime, WireError> {
+        match self.get(name)? {
+            ValueRef::Time(t) => Ok(t),
+            _ => Err(self.mismatch()),
         }
+    }
+
+    fn u32(&self, name: &str) -> Result<u32, WireError> {
+        match self.get(name)? {
+            ValueRef::U32(v) => Ok(v),
+            _ => Err(self.mismatch()),
+        }
+    }
+
+    /// A string as UTF-8 (an error naming where its bytes start otherwise).
+    fn text(&self, value: &ValueRef<'_>) -> Result<String, WireError> {
+        let ValueRef::String(bytes) = *value else {
+            return Err(self.mismatch());
+        };
+        String::from_utf8(bytes.to_vec()).map_err(|_| WireError {
+            what: self.what,
+            why: "a string is not UTF-8",
+            offset: bytes
+                .as_ptr()
+                .addr()
+                .saturating_sub(self.data.as_ptr().addr()),
+        })
     }
 }
 
 impl PlayIntervalRequest {
     /// The ROS serialization.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out =
-            Vec::with_capacity(32 + self.topics.iter().map(|t| t.len() + 4).sum::<usize>());
-        put_time(&mut out, self.start);
-        put_time(&mut out, self.end);
-        out.push(u8::from(self.relative));
-        put_u32(
-            &mut out,
-            u32::try_from(self.topics.len()).unwrap_or(u32::MAX),
-        );
-        for t in &self.topics {
-            put_string(&mut out, t);
-        }
-        out.extend_from_slice(&self.rate.to_le_bytes());
-        out
+        let topics = self
+            .topics
+            .iter()
+            .map(|t| Value::String(Cow::Borrowed(t.as_bytes())))
+            .collect();
+        encode_fields(
+            schema().map(ServiceSchema::request),
+            vec![
+                Value::Time(self.start),
+                Value::Time(self.end),
+                Value::Bool(self.relative),
+                Value::Array(topics),
+                Value::F64(self.rate),
+            ],
+        )
     }
 
-    /// Decodes a serialized request (from the network: every length is checked).
+    /// Decodes a serialized request (from the network: every length is checked). The layout
+    /// is checked before the text: a request that is both cut short and holds a topic that is
+    /// not UTF-8 is reported as cut short.
     pub fn decode(data: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader {
-            data,
-            pos: 0,
-            what: "request",
+        let f = decode_fields(schema().map(ServiceSchema::request), data, "request")?;
+        let topics = match f.get("topics")? {
+            ValueRef::Array(items) => items.iter().map(|t| f.text(&t)).collect::<Result<_, _>>()?,
+            _ => return Err(f.mismatch()),
         };
-        let req = PlayIntervalRequest {
-            start: r.time()?,
-            end: r.time()?,
-            relative: r.bool()?,
-            topics: r.strings()?,
-            rate: r.f64()?,
+        let (ValueRef::Bool(relative), ValueRef::F64(rate)) = (f.get("relative")?, f.get("rate")?)
+        else {
+            return Err(f.mismatch());
         };
-        r.finish()?;
-        Ok(req)
+        Ok(PlayIntervalRequest {
+            start: f.time("start")?,
+            end: f.time("end")?,
+            relative,
+            topics,
+            rate,
+        })
     }
 }
 
 impl PlayIntervalResponse {
     /// The ROS serialization.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(28 + self.message.len());
-        put_u32(&mut out, self.published);
-        put_u32(&mut out, self.failed);
-        put_time(&mut out, self.first);
-        put_time(&mut out, self.last);
-        put_string(&mut out, &self.message);
-        out
+        encode_fields(
+            schema().map(ServiceSchema::response),
+            vec![
+                Value::U32(self.published),
+                Value::U32(self.failed),
+                Value::Time(self.first),
+                Value::Time(self.last),
+                Value::String(Cow::Borrowed(self.message.as_bytes())),
+            ],
+        )
     }
 
     /// Decodes a serialized response.
     pub fn decode(data: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader {
-            data,
-            pos: 0,
-            what: "response",
-        };
-        let resp = PlayIntervalResponse {
-            published: r.u32()?,
-            failed: r.u32()?,
-            first: r.time()?,
-            last: r.time()?,
-            message: r.string()?,
-        };
-        r.finish()?;
-        Ok(resp)
+        let f = decode_fields(schema().map(ServiceSchema::response), data, "response")?;
+        Ok(PlayIntervalResponse {
+            published: f.u32("published")?,
+            failed: f.u32("failed")?,
+            first: f.time("first")?,
+            last: f.time("last")?,
+            message: f.text(&f.get("message")?)?,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::{Registry, ServiceSchema, Value, decode};
 
     fn schema() -> ServiceSchema {
         ServiceSchema::from_srv(PLAY_INTERVAL_TYPE, PLAY_INTERVAL_SRV, &Registry::empty()).unwrap()
@@ -352,5 +392,42 @@ mod tests {
             "a string is not UTF-8"
         );
         assert!(PlayIntervalResponse::decode(&[1, 2, 3]).is_err());
+    }
+
+    #[test]
+    fn errors_name_what_and_where_as_the_first_reader_did() {
+        // start 0..8, end 8..16, relative 16, topic count 17..21, its length 21..25, "/a"
+        // 25..27, rate 27..35.
+        let good = PlayIntervalRequest {
+            topics: vec!["/a".into()],
+            rate: 1.0,
+            ..PlayIntervalRequest::default()
+        }
+        .encode();
+        let err = |data: &[u8]| {
+            let e = PlayIntervalRequest::decode(data).unwrap_err();
+            (e.why, e.offset)
+        };
+        assert_eq!(err(&good[..5]), ("cut short", 4));
+        assert_eq!(err(&good[..3]), ("cut short", 0));
+        assert_eq!(err(&good[..19]), ("cut short", 17));
+        assert_eq!(err(&good[..23]), ("array longer than the message", 21));
+        assert_eq!(err(&good[..26]), ("cut short", 25));
+        assert_eq!(err(&good[..30]), ("cut short", 27));
+        let mut huge = good.clone();
+        huge[17..21].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(err(&huge), ("array longer than the message", 21));
+        let mut cut = good.clone();
+        cut[21..25].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(err(&cut), ("cut short", 25));
+        let mut bad = good.clone();
+        bad[25] = 0xff;
+        assert_eq!(err(&bad), ("a string is not UTF-8", 25));
+        let mut longer = good;
+        longer.push(0);
+        assert_eq!(err(&longer), ("trailing bytes", 35));
+        let e = PlayIntervalResponse::decode(&[1, 2, 3]).unwrap_err();
+        assert_eq!((e.what, e.why, e.offset), ("response", "cut short", 0));
+        assert_eq!(e.to_string(), "malformed response: cut short at byte 0");
     }
 }

@@ -17,8 +17,8 @@
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
-use super::decoded::{Decoded, ValueRef};
-use super::pyrepr;
+use super::{pyrepr, write_bool_or_integer};
+use crate::msg::{Decoded, ValueRef};
 use crate::time::RosTime;
 
 /// The columns of a topic's CSV export, fixed by its first message.
@@ -233,14 +233,6 @@ fn leaf_text<'v>(v: &ValueRef<'v>) -> Cow<'v, str> {
     let _ = match *v {
         ValueRef::Bool(b) => return Cow::Borrowed(if b { "1" } else { "0" }),
         ValueRef::String(bytes) => return String::from_utf8_lossy(bytes),
-        ValueRef::I8(x) => write!(s, "{x}"),
-        ValueRef::U8(x) => write!(s, "{x}"),
-        ValueRef::I16(x) => write!(s, "{x}"),
-        ValueRef::U16(x) => write!(s, "{x}"),
-        ValueRef::I32(x) => write!(s, "{x}"),
-        ValueRef::U32(x) => write!(s, "{x}"),
-        ValueRef::I64(x) => write!(s, "{x}"),
-        ValueRef::U64(x) => write!(s, "{x}"),
         ValueRef::F32(x) => pyrepr::write_float(&mut s, f64::from(x)),
         ValueRef::F64(x) => pyrepr::write_float(&mut s, x),
         ValueRef::Time(t) => write!(s, "{}", t.as_nanos()),
@@ -248,6 +240,8 @@ fn leaf_text<'v>(v: &ValueRef<'v>) -> Cow<'v, str> {
         ValueRef::Bytes(_) | ValueRef::PrimArray(_) | ValueRef::Array(_) | ValueRef::Message(_) => {
             Ok(())
         }
+        // Integers.
+        _ => write_bool_or_integer(&mut s, v).unwrap_or(Ok(())),
     };
     Cow::Owned(s)
 }

@@ -12,7 +12,8 @@ use std::fmt::{self, Write};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use super::decoded::{Decoded, ValueRef};
+use super::write_bool_or_integer;
+use crate::msg::{Decoded, ValueRef};
 use crate::time::RosTime;
 
 /// Writes one message line (without the trailing newline): `topic`, `type`, receive `time`
@@ -52,16 +53,10 @@ pub fn message_to_string(
 
 /// Writes just the value (`data` of a message line).
 pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> fmt::Result {
+    if let Some(done) = write_bool_or_integer(out, value) {
+        return done;
+    }
     match value {
-        ValueRef::Bool(v) => out.write_str(if *v { "true" } else { "false" }),
-        ValueRef::I8(v) => write!(out, "{v}"),
-        ValueRef::U8(v) => write!(out, "{v}"),
-        ValueRef::I16(v) => write!(out, "{v}"),
-        ValueRef::U16(v) => write!(out, "{v}"),
-        ValueRef::I32(v) => write!(out, "{v}"),
-        ValueRef::U32(v) => write!(out, "{v}"),
-        ValueRef::I64(v) => write!(out, "{v}"),
-        ValueRef::U64(v) => write!(out, "{v}"),
         ValueRef::F32(v) => write_float(
             out,
             v.is_nan(),
@@ -86,26 +81,8 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> fmt:
             encoded.push('"');
             out.write_str(&encoded)
         }
-        ValueRef::PrimArray(items) => {
-            out.write_char('[')?;
-            for (i, item) in items.refs().enumerate() {
-                if i > 0 {
-                    out.write_char(',')?;
-                }
-                write_value(out, &item)?;
-            }
-            out.write_char(']')
-        }
-        ValueRef::Array(items) => {
-            out.write_char('[')?;
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.write_char(',')?;
-                }
-                write_value(out, &item)?;
-            }
-            out.write_char(']')
-        }
+        ValueRef::PrimArray(items) => write_array(out, items.refs()),
+        ValueRef::Array(items) => write_array(out, items.iter()),
         ValueRef::Message(m) => {
             out.write_char('{')?;
             for (i, (name, item)) in m.iter().enumerate() {
@@ -118,7 +95,24 @@ pub fn write_value<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> fmt:
             }
             out.write_char('}')
         }
+        // Booleans and integers: written above.
+        _ => Ok(()),
     }
+}
+
+/// `[a,b,…]`.
+fn write_array<'v, W: Write + ?Sized>(
+    out: &mut W,
+    items: impl Iterator<Item = ValueRef<'v>>,
+) -> fmt::Result {
+    out.write_char('[')?;
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.write_char(',')?;
+        }
+        write_value(out, &item)?;
+    }
+    out.write_char(']')
 }
 
 /// [`write_value`] into a new `String`.

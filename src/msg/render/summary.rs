@@ -1,10 +1,10 @@
 //! Summarised views of values for the UI: one-line texts where long arrays read
-//! `[1024 items: 1, 2, 3, …]`, and a plain tree model (no terminal types) whose array nodes
-//! show the first items and count the rest.
+//! `[1024 items: 1, 2, 3, …]`.
 
 use std::fmt::Write;
 
-use super::decoded::{Decoded, ValueRef};
+use super::write_bool_or_integer;
+use crate::msg::ValueRef;
 
 /// Limits for summarised rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,16 +78,10 @@ fn write_list(
 
 fn write_summary(out: &mut String, value: &ValueRef<'_>, opts: &SummaryOptions, depth: usize) {
     // Writing to a String cannot fail.
+    if write_bool_or_integer(out, value).is_some() {
+        return;
+    }
     let _ = match value {
-        ValueRef::Bool(v) => write!(out, "{v}"),
-        ValueRef::I8(v) => write!(out, "{v}"),
-        ValueRef::U8(v) => write!(out, "{v}"),
-        ValueRef::I16(v) => write!(out, "{v}"),
-        ValueRef::U16(v) => write!(out, "{v}"),
-        ValueRef::I32(v) => write!(out, "{v}"),
-        ValueRef::U32(v) => write!(out, "{v}"),
-        ValueRef::I64(v) => write!(out, "{v}"),
-        ValueRef::U64(v) => write!(out, "{v}"),
         ValueRef::F32(v) if v.is_finite() => write!(out, "{v:?}"),
         ValueRef::F64(v) if v.is_finite() => write!(out, "{v:?}"),
         ValueRef::F32(v) => write!(out, "{v}"),
@@ -155,92 +149,15 @@ fn write_summary(out: &mut String, value: &ValueRef<'_>, opts: &SummaryOptions, 
             out.push('}');
             Ok(())
         }
+        // Booleans and integers: written above.
+        _ => Ok(()),
     };
-}
-
-/// A node of the inspector tree: a field or array element with its summary and children.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeNode {
-    /// Field name, or `[i]` for an array element (empty for the root).
-    pub label: String,
-    /// The declared type (`geometry_msgs/Pose`, `float64[9]`), when known.
-    pub type_name: String,
-    /// One-line summary of the value.
-    pub text: String,
-    /// Fields of a message, or the first elements of an array.
-    pub children: Vec<TreeNode>,
-    /// Array elements not listed in `children`.
-    pub more: usize,
-}
-
-/// Builds the tree model of a value (message fields all listed, arrays cut at
-/// `max_array_items` children, byte arrays as a summary without children).
-pub fn tree(message: &Decoded<'_>, opts: &SummaryOptions) -> TreeNode {
-    let type_name = message.ty().name().to_string();
-    node(String::new(), type_name, &message.value(), opts)
-}
-
-fn node(label: String, type_name: String, value: &ValueRef<'_>, opts: &SummaryOptions) -> TreeNode {
-    let mut n = TreeNode {
-        label,
-        type_name,
-        text: summarize(value, opts),
-        children: Vec::new(),
-        more: 0,
-    };
-    match value {
-        ValueRef::Message(m) => {
-            n.children = m
-                .ty()
-                .fields()
-                .iter()
-                .zip(m.values())
-                .map(|(f, v)| node(f.name().to_string(), f.type_text().to_string(), &v, opts))
-                .collect();
-        }
-        ValueRef::PrimArray(items) => {
-            let elem_type = n
-                .type_name
-                .split_once('[')
-                .map(|(base, _)| base.to_string())
-                .unwrap_or_default();
-            n.children = items
-                .refs()
-                .take(opts.max_array_items)
-                .enumerate()
-                .map(|(i, v)| node(format!("[{i}]"), elem_type.clone(), &v, opts))
-                .collect();
-            n.more = items.len().saturating_sub(opts.max_array_items);
-        }
-        ValueRef::Array(items) => {
-            let elem_type = n
-                .type_name
-                .split_once('[')
-                .map(|(base, _)| base.to_string())
-                .unwrap_or_default();
-            n.children = items
-                .iter()
-                .take(opts.max_array_items)
-                .enumerate()
-                .map(|(i, v)| {
-                    let ty = match &v {
-                        ValueRef::Message(m) => m.ty().name().to_string(),
-                        _ => elem_type.clone(),
-                    };
-                    node(format!("[{i}]"), ty, &v, opts)
-                })
-                .collect();
-            n.more = items.len().saturating_sub(opts.max_array_items);
-        }
-        _ => {}
-    }
-    n
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::{PrimArray, Primitive, Schema, Value, decode};
+    use crate::msg::{PrimArray, Primitive, Value};
 
     #[test]
     fn long_arrays_are_cut() {
@@ -254,41 +171,5 @@ mod tests {
         assert_eq!(ValueRef::Bytes(&img).summary(2), "[6220800 bytes: 7, 7, …]");
         let s = ValueRef::String(b"a\"b\n");
         assert_eq!(s.summary(3), "\"a\\\"b\\n\"");
-    }
-
-    #[test]
-    fn tree_model() {
-        let sep = "=".repeat(80);
-        let schema = Schema::from_definition(
-            "t/T",
-            &format!("P[] ps\nfloat64[] xs\n{sep}\nMSG: t/P\nfloat64 x\nfloat64 y\n"),
-        )
-        .unwrap();
-        let mut p = vec![1, 0, 0, 0];
-        p.extend(1.0f64.to_le_bytes());
-        p.extend(2.5f64.to_le_bytes());
-        p.extend([3, 0, 0, 0]);
-        for x in [1.0f64, 2.0, 3.0] {
-            p.extend(x.to_le_bytes());
-        }
-        let v = decode(&schema, &p).unwrap();
-        let t = tree(
-            &v,
-            &SummaryOptions {
-                max_array_items: 2,
-                ..SummaryOptions::default()
-            },
-        );
-        assert_eq!(t.type_name, "t/T");
-        assert_eq!(t.children[0].label, "ps");
-        assert_eq!(t.children[0].type_name, "t/P[]");
-        assert_eq!(t.children[0].text, "[{x: 1.0, y: 2.5}]");
-        assert_eq!(t.children[0].children[0].label, "[0]");
-        assert_eq!(t.children[0].children[0].type_name, "t/P");
-        assert_eq!(t.children[0].children[0].children[1].text, "2.5");
-        assert_eq!(t.children[1].text, "[3 items: 1.0, 2.0, …]");
-        assert_eq!(t.children[1].children.len(), 2);
-        assert_eq!(t.children[1].children[0].type_name, "float64");
-        assert_eq!(t.children[1].more, 1);
     }
 }

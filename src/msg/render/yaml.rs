@@ -10,11 +10,8 @@
 
 use std::fmt::{self, Write};
 
-use super::decoded::{Decoded, MessageRef, ValueRef};
-use super::primitive::Primitive;
-use super::pyrepr;
-use super::pyyaml;
-use super::schema::{Elem, FieldType};
+use super::{pyrepr, pyyaml, write_bool_or_integer};
+use crate::msg::{Decoded, Elem, FieldType, MessageRef, Primitive, ValueRef};
 
 /// The line `rostopic echo` prints after each message.
 pub const SEPARATOR: &str = "---";
@@ -59,17 +56,12 @@ fn write_msg<W: Write + ?Sized>(out: &mut W, m: &MessageRef<'_>, indent: &str) -
 fn write_scalar<W: Write + ?Sized>(out: &mut W, value: &ValueRef<'_>) -> Result<bool, fmt::Error> {
     match value {
         ValueRef::Bool(v) => out.write_str(if *v { "True" } else { "False" })?,
-        ValueRef::I8(v) => write!(out, "{v}")?,
-        ValueRef::U8(v) => write!(out, "{v}")?,
-        ValueRef::I16(v) => write!(out, "{v}")?,
-        ValueRef::U16(v) => write!(out, "{v}")?,
-        ValueRef::I32(v) => write!(out, "{v}")?,
-        ValueRef::U32(v) => write!(out, "{v}")?,
-        ValueRef::I64(v) => write!(out, "{v}")?,
-        ValueRef::U64(v) => write!(out, "{v}")?,
         ValueRef::F32(v) => pyrepr::write_float(out, f64::from(*v))?,
         ValueRef::F64(v) => pyrepr::write_float(out, *v)?,
-        _ => return Ok(false),
+        _ => match write_bool_or_integer(out, value) {
+            Some(done) => done?,
+            None => return Ok(false),
+        },
     }
     Ok(true)
 }
