@@ -114,7 +114,9 @@ pub fn check_range(
     Ok(())
 }
 
-/// Where to find message definitions bags do not carry.
+/// Where definitions the bags do not carry come from: `--msg-path DIR` (repeatable), the one
+/// definition of the flag for every command that decodes or copies messages (and the
+/// explorer). A command whose help says more names [`MSG_PATH`] in a `mut_arg`.
 #[derive(Args, Debug, Clone, Default)]
 pub struct MsgPathArgs {
     /// A directory of `pkg/msg/*.msg` trees for types the bags do not define (repeatable).
@@ -122,18 +124,44 @@ pub struct MsgPathArgs {
     pub msg_paths: Vec<PathBuf>,
 }
 
+/// The id of the `--msg-path` argument, for commands that word its help their own way.
+pub const MSG_PATH: &str = "msg_paths";
+
 impl MsgPathArgs {
-    /// The bundled definitions plus the given directories.
+    /// The bundled definitions plus the given directories (looked up first); prints the
+    /// error and returns [`Outcome::Failed`] when a directory cannot be read.
     pub fn registry(&self) -> Result<Registry, Outcome> {
         let mut r = Registry::bundled();
         for dir in &self.msg_paths {
             if let Err(e) = r.add_msg_path(dir) {
-                print_error(format!("{}: {e}", dir.display()));
+                print_error(format!("--msg-path: {e}"));
                 return Err(Outcome::Failed);
             }
         }
         Ok(r)
     }
+}
+
+/// The bags a command reads, and where the definitions they lack come from.
+#[derive(Args, Debug, Clone)]
+pub struct BagsArgs {
+    /// Where definitions the bags lack come from.
+    #[command(flatten)]
+    pub msg: MsgPathArgs,
+    /// Bag files.
+    #[arg(required = true, value_name = "BAG")]
+    pub bags: Vec<PathBuf>,
+}
+
+/// Opens every bag (see [`open_catalog`]) and checks `select` over them (see
+/// [`SelectArgs::checked_selection`]); errors are printed.
+pub fn open_selection(
+    bags: &[PathBuf],
+    select: &SelectArgs,
+) -> Result<(Catalog, Selection, Outcome), Outcome> {
+    let (catalog, outcome) = open_catalog(bags)?;
+    let selection = select.checked_selection(&catalog)?;
+    Ok((catalog, selection, outcome))
 }
 
 /// Opens every bag; errors are printed. `Err` when none could be opened.

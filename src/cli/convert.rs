@@ -13,7 +13,8 @@ use crate::bag::{Bag, OpenOptions};
 use crate::format::Compression;
 use crate::rockin::{ConvertError, ToBagOptions, bag_to_yaml, yaml_to_bag};
 
-use super::copy::{CompressionArg, DefinitionArgs};
+use super::args::{MSG_PATH, MsgPathArgs};
+use super::copy::CompressionArg;
 use super::output::Output;
 use super::rosbag_fmt::human_size;
 use super::term::{Stdout, outln};
@@ -21,6 +22,11 @@ use super::{Outcome, print_error};
 
 /// Arguments of `bagscope convert`.
 #[derive(Args, Debug)]
+#[command(mut_arg(MSG_PATH, |a| a.help(
+    "Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled \
+     ones (repeatable): for items whose `type:` is not bundled (YAML → bag), and for bags \
+     older than 1.2, which store none (bag → YAML)"
+)))]
 pub struct ConvertArgs {
     /// The file to read: a RoCKIn YAML file (`.yaml`, `.yml`) or a bag (`.bag`).
     #[arg(value_name = "IN")]
@@ -36,11 +42,9 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "KIB", default_value_t = DEFAULT_CHUNK_SIZE / 1024,
           value_parser = clap::value_parser!(u32).range(0..=4_194_303))]
     pub chunk_size: u32,
-    /// Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled
-    /// ones (repeatable): for items whose `type:` is not bundled (YAML → bag), and for bags
-    /// older than 1.2, which store none (bag → YAML).
-    #[arg(long = "msg-path", value_name = "DIR")]
-    pub msg_path: Vec<PathBuf>,
+    /// Where definitions come from.
+    #[command(flatten)]
+    pub msg: MsgPathArgs,
 }
 
 /// Which way to convert.
@@ -100,10 +104,7 @@ pub fn run(args: &ConvertArgs) -> Outcome {
         print_error("--compression applies to YAML → bag conversions only");
         return Outcome::Failed;
     }
-    let definitions = DefinitionArgs {
-        msg_path: args.msg_path.clone(),
-    };
-    let registry = match definitions.registry() {
+    let registry = match args.msg.registry() {
         Ok(r) => r,
         Err(o) => return o,
     };

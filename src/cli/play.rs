@@ -17,7 +17,7 @@ use clap::Args;
 use crate::play::{ClockPublisher, Control, Outlet, PlayOptions, Player, Report, Session, Status};
 use crate::ros::{NodeConfig, QueueLimits, names};
 
-use super::args::{SelectArgs, open_catalog};
+use super::args::{SelectArgs, open_selection};
 use super::{Outcome, print_error};
 
 /// How long queued messages may take to reach subscribers at the end.
@@ -210,12 +210,8 @@ fn draw_status(
 
 /// Runs `bagscope play`.
 pub fn run(args: &PlayArgs) -> Outcome {
-    let (catalog, mut outcome) = match open_catalog(&args.bags) {
-        Ok(c) => c,
-        Err(o) => return o,
-    };
-    let selection = match args.select.checked_selection(&catalog) {
-        Ok(s) => s,
+    let (catalog, selection, mut outcome) = match open_selection(&args.bags, &args.select) {
+        Ok(opened) => opened,
         Err(o) => return o,
     };
     let namespace = match crate::play::namespace(args.namespace.as_deref()) {

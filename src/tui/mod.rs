@@ -47,6 +47,8 @@ pub struct Options {
     pub mouse: bool,
     /// How `p` publishes into the ROS graph.
     pub publish: publish::Settings,
+    /// Definitions for bags that carry none: the bundled ones plus `--msg-path`.
+    pub registry: crate::msg::Registry,
 }
 
 /// How long leaving waits for a running ROS publication to stop and unregister.
@@ -103,7 +105,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let theme = Theme::from_env();
     let (w, h) = crossterm::terminal::size()?;
     let mut opening = Opening::new(&bags);
-    opening::start(bags, w, h, tx.clone());
+    opening::start(bags, options.registry.clone(), w, h, tx.clone());
     // Redrawn every 100 ms for the elapsed time, and when the text shown changes.
     let tick = std::time::Duration::from_millis(100);
     let mut drawn: Option<std::time::Instant> = None;

@@ -156,9 +156,16 @@ impl Opening {
     }
 }
 
-/// Starts the opening thread: opens `bags`, starts the worker and builds the app of
-/// `width`×`height`; reports through `events`.
-pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
+/// Starts the opening thread: opens `bags`, starts the worker (decoding with `registry`'s
+/// definitions where the bags carry none) and builds the app of `width`×`height`; reports
+/// through `events`.
+pub fn start(
+    bags: Bags,
+    registry: crate::msg::Registry,
+    width: u16,
+    height: u16,
+    events: Sender<AppEvent>,
+) {
     std::thread::spawn(move || {
         let send = |p: Progress| events.send(AppEvent::Opening(p)).is_ok();
         let (catalog, errors) = match bags {
@@ -197,7 +204,7 @@ pub fn start(bags: Bags, width: u16, height: u16, events: Sender<AppEvent>) {
         if !send(Progress::Preparing(connections)) {
             return;
         }
-        let worker = Worker::start(catalog.clone(), events.clone());
+        let worker = Worker::start(catalog.clone(), registry, events.clone());
         let mut app = App::new(catalog, worker, width, height);
         app.set_events(events.clone());
         app.unopened = errors.iter().map(ToString::to_string).collect();

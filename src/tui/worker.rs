@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 
 use crate::bag::ConnId;
 use crate::catalog::Catalog;
+use crate::msg::Registry;
 use crate::time::RosTime;
 
 use super::event::AppEvent;
@@ -145,13 +146,14 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts the workers; replies go to `events`. The health scan starts at once.
-    pub fn start(catalog: Catalog, events: Sender<AppEvent>) -> Worker {
+    /// Starts the workers, decoding with `registry`'s definitions where the bags carry none;
+    /// replies go to `events`. The health scan starts at once.
+    pub fn start(catalog: Catalog, registry: Registry, events: Sender<AppEvent>) -> Worker {
         let (tx, rx) = mpsc::channel();
         let interactive = {
             let catalog = catalog.clone();
             let events = events.clone();
-            std::thread::spawn(move || interactive_loop(&catalog, &rx, &events))
+            std::thread::spawn(move || interactive_loop(&catalog, registry, &rx, &events))
         };
         let scan = std::thread::spawn(move || {
             let mut last = 0.0;
@@ -208,8 +210,13 @@ impl Drop for Worker {
 }
 
 /// Serves requests, keeping only the newest of each kind when several are queued.
-fn interactive_loop(catalog: &Catalog, rx: &Receiver<Request>, events: &Sender<AppEvent>) {
-    let mut decoder = inspector::Decoder::new();
+fn interactive_loop(
+    catalog: &Catalog,
+    registry: Registry,
+    rx: &Receiver<Request>,
+    events: &Sender<AppEvent>,
+) {
+    let mut decoder = inspector::Decoder::with_registry(registry);
     while let Ok(first) = rx.recv() {
         let mut window = None;
         let mut extension = None;
