@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod call;
+mod controls;
 pub mod convert;
 pub mod copy;
 pub mod damage;
