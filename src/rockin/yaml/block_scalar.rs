@@ -4,7 +4,7 @@
 use std::io::BufRead;
 
 use super::super::error::{InputError, InputErrorKind};
-use super::block::{is_comment_at, skip_blanks};
+use super::lines::{is_comment_at, skip_blanks};
 use super::{Line, Parser, Scalar, Style, Tag};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
