@@ -46,5 +46,3 @@ pub use tcpros::HANDSHAKE_TIMEOUT;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_load;

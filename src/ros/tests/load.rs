@@ -7,8 +7,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::tests::{Fixture, string_info, string_msg, subscribe, wait_for};
 use super::*;
+use super::{Fixture, string_info, string_msg, subscribe, wait_for};
 
 const DEADLINE: Duration = Duration::from_millis(1500);
 
