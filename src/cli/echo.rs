@@ -7,7 +7,7 @@ use crate::catalog::Schemas;
 use crate::msg::{json, yaml};
 
 use super::args::{BagsArgs, SelectArgs, open_catalog};
-use super::damage::report_unread;
+use super::damage::{readable, report_unread};
 use super::term::Stdout;
 use super::{Outcome, print_error, print_warning};
 
@@ -59,14 +59,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
         if args.limit.is_some_and(|n| written >= n) {
             break;
         }
-        let m = match item {
-            Ok(m) => m,
-            Err(e) => {
-                unread.note(e);
-                continue;
-            }
-        };
-        let Some(bag) = catalog.bag(m.bag) else {
+        let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
             continue;
         };
         let (text, ok) = printer.render(m.bag, bag, &m.message);

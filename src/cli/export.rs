@@ -11,7 +11,7 @@ use crate::msg::csv::CsvLayout;
 use crate::msg::json;
 
 use super::args::{BagsArgs, SelectArgs, open_selection};
-use super::damage::report_unread;
+use super::damage::{readable, report_unread};
 use super::output::Output;
 use super::term::{Stdout, write_failed};
 use super::{Outcome, print_error, print_note, print_warning};
@@ -79,14 +79,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let (mut rows, mut misfit) = (0u64, 0u64);
     let mut unread = crate::bag::Unread::default();
     for item in catalog.messages(&selection) {
-        let m = match item {
-            Ok(m) => m,
-            Err(e) => {
-                unread.note(e);
-                continue;
-            }
-        };
-        let Some(bag) = catalog.bag(m.bag) else {
+        let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
             continue;
         };
         let Some(conn) = bag.connection(m.message.entry.conn) else {

@@ -85,34 +85,14 @@ fn services() {
     assert!(call_service(&uri, "/nope", "*", "/c", b"x", t).is_err());
     assert_eq!(f.node.service_calls("/echo"), Some(2));
     // A probe gets the header only.
-    let mut s = TcpStream::connect(f.addr()).unwrap();
-    s.write_all(
-        &Header::new()
-            .with("callerid", "/p")
-            .with("service", "/echo")
-            .with("md5sum", "*")
-            .with("probe", "1")
-            .encode(),
-    )
-    .unwrap();
-    let h = Header::read_from(&mut s, MAX_HEADER).unwrap();
+    let (mut s, h) = echo_client(&f, "probe");
     assert_eq!(h.get("type"), Some("bagscope/Echo"));
     assert_eq!(h.get("request_type"), Some("bagscope/EchoRequest"));
     let mut rest = Vec::new();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     assert_eq!(s.read_to_end(&mut rest).unwrap(), 0);
     // Persistent connections serve several requests.
-    let mut s = TcpStream::connect(f.addr()).unwrap();
-    s.write_all(
-        &Header::new()
-            .with("callerid", "/p")
-            .with("service", "/echo")
-            .with("md5sum", "*")
-            .with("persistent", "1")
-            .encode(),
-    )
-    .unwrap();
-    Header::read_from(&mut s, MAX_HEADER).unwrap();
+    let (mut s, _) = echo_client(&f, "persistent");
     for req in [&b"12"[..], b"345"] {
         s.write_all(&frame(req).unwrap()).unwrap();
         let mut ok = [0u8; 1];
@@ -121,4 +101,21 @@ fn services() {
         let body = read_frame(&mut s, 100).unwrap();
         assert_eq!(body, req.iter().rev().copied().collect::<Vec<_>>());
     }
+}
+
+/// Connects to the `/echo` service with `flag` set (`probe`, `persistent`); the stream and
+/// the server's header.
+fn echo_client(f: &Fixture, flag: &str) -> (TcpStream, Header) {
+    let mut s = TcpStream::connect(f.addr()).unwrap();
+    s.write_all(
+        &Header::new()
+            .with("callerid", "/p")
+            .with("service", "/echo")
+            .with("md5sum", "*")
+            .with(flag, "1")
+            .encode(),
+    )
+    .unwrap();
+    let h = Header::read_from(&mut s, MAX_HEADER).unwrap();
+    (s, h)
 }
