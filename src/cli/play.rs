@@ -258,7 +258,10 @@ fn play(
             on_status: Box::new(move |s: &StatusSnapshot| console.status(&s.line(Instant::now()))),
         }
     });
-    let report = crate::play::play(&mut player, catalog, selection, &stops.rx, watcher);
+    let report = match crate::play::play(&mut player, catalog, selection, &stops.rx, watcher) {
+        Ok(report) => report,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     node.flush(FLUSH_TIMEOUT);
     if show_status {
         console.end_status(&status.snapshot().line(Instant::now()));

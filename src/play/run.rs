@@ -5,6 +5,7 @@
 //! the app). A shutdown request from the graph (`rosnode kill`) stops the run like a stop
 //! key does.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::Duration;
@@ -25,18 +26,25 @@ pub struct Watcher<'w> {
 }
 
 /// Plays `selection` of `catalog` with `player`, controlled through `control`; `watcher`,
-/// when given, samples the status meanwhile on its own thread. Returns how playback ended.
+/// when given, samples the status meanwhile on its own thread. Returns how playback ended,
+/// or, should the player panic, the panic (caught, so that the caller can still unregister
+/// from the master and say so; `resume_unwind` passes it on).
 pub fn play(
     player: &mut Player<'_>,
     catalog: &Catalog,
     selection: &Selection,
     control: &Receiver<Control>,
     watcher: Option<Watcher<'_>>,
-) -> Report {
-    let Some(mut watcher) = watcher else {
-        return player.run(catalog, selection, control, &mut |_| {});
-    };
+) -> std::thread::Result<Report> {
     let status = std::sync::Arc::clone(&player.status);
+    let mut run = || {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            player.run(catalog, selection, control, &mut |_| {})
+        }))
+    };
+    let Some(mut watcher) = watcher else {
+        return run();
+    };
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let sampler = std::thread::Builder::new()
@@ -47,13 +55,12 @@ pub fn play(
                     std::thread::park_timeout(watcher.period);
                 }
             });
-        // Whatever way the player returns (even unwinding), the sampler is told to end, so
-        // the scope can close.
+        // However the player returns, the sampler is told to end, so the scope can close.
         let _end = EndSampler {
             done: &done,
             sampler: sampler.as_ref().ok().map(|s| s.thread().clone()),
         };
-        player.run(catalog, selection, control, &mut |_| {})
+        run()
     })
 }
 

@@ -422,8 +422,12 @@ fn run(
             }
         }),
     };
-    let report = play(&mut player, catalog, selection, control, Some(watcher));
+    let played = play(&mut player, catalog, selection, control, Some(watcher));
     let mut warnings = session.outlet.take_warnings();
+    let Ok(report) = played else {
+        let _ = session.finish(FLUSH_STOPPED);
+        return out.send(Update::Failed("the player stopped unexpectedly".into()));
+    };
     let flush = if report.stopped {
         FLUSH_STOPPED
     } else {
