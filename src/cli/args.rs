@@ -185,3 +185,115 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
     }
     Ok((catalog, outcome))
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    #[test]
+    fn the_explorer_takes_msg_path() {
+        let cli = Cli::try_parse_from(["bagscope", "--msg-path", "a", "--msg-path", "b", "x.bag"])
+            .unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.msg.msg_paths, [PathBuf::from("a"), PathBuf::from("b")]);
+        assert_eq!(cli.bags, [PathBuf::from("x.bag")]);
+    }
+
+    #[test]
+    fn every_command_that_decodes_or_copies_takes_msg_path() {
+        let paths = |args: &[&str]| {
+            let cli = Cli::try_parse_from(args).unwrap();
+            match cli.command {
+                Some(Command::Echo(a)) => a.input.msg.msg_paths,
+                Some(Command::Verify(a)) => a.input.msg.msg_paths,
+                Some(Command::Export(a)) => a.input.msg.msg_paths,
+                Some(Command::Filter(a)) => a.write.msg.msg_paths,
+                Some(Command::Reindex(a)) => a.write.msg.msg_paths,
+                Some(Command::Convert(a)) => a.write.msg.msg_paths,
+                Some(Command::Query(a)) => a.msg.msg_paths,
+                other => panic!("{other:?}"),
+            }
+        };
+        let d = [PathBuf::from("d")];
+        assert_eq!(paths(&["b", "echo", "--msg-path", "d", "x.bag"]), d);
+        assert_eq!(paths(&["b", "verify", "--msg-path", "d", "x.bag"]), d);
+        assert_eq!(
+            paths(&[
+                "b",
+                "export",
+                "--msg-path",
+                "d",
+                "-t",
+                "/a",
+                "--format",
+                "csv",
+                "x.bag"
+            ]),
+            d
+        );
+        assert_eq!(
+            paths(&["b", "filter", "i.bag", "o.bag", "--msg-path", "d"]),
+            d
+        );
+        assert_eq!(
+            paths(&["b", "reindex", "i.bag", "o.bag", "--msg-path", "d"]),
+            d
+        );
+        assert_eq!(
+            paths(&["b", "convert", "i.yaml", "o.bag", "--msg-path", "d"]),
+            d
+        );
+        assert_eq!(
+            paths(&[
+                "b",
+                "query",
+                "ix",
+                "--start",
+                "1",
+                "--end",
+                "2",
+                "--msg-path",
+                "d"
+            ]),
+            d
+        );
+    }
+
+    #[test]
+    fn filter_selects_with_its_own_words() {
+        let cli = Cli::try_parse_from([
+            "b", "filter", "i.bag", "o.bag", "-t", "/a", "--start", "+1", "--end", "+2",
+        ])
+        .unwrap();
+        let Some(Command::Filter(a)) = cli.command else {
+            panic!()
+        };
+        assert_eq!(a.select.topics, ["/a"]);
+        assert!(a.select.start.is_some() && a.select.end.is_some());
+        // The flattened selection keeps filter's help texts.
+        let mut cmd = Cli::command();
+        let filter = cmd.find_subcommand_mut("filter").unwrap();
+        let help = |id: &str| {
+            let arg = filter.get_arguments().find(|a| a.get_id() == id).unwrap();
+            arg.get_help().unwrap().to_string()
+        };
+        assert_eq!(
+            help("topics"),
+            "Keep messages on TOPIC (repeatable; default: every topic)"
+        );
+        assert!(help("start").starts_with("Keep messages received at or after T"));
+        assert!(help(MSG_PATH).ends_with("Used for bags older than 1.2, which store none"));
+    }
+
+    #[test]
+    fn an_unreadable_msg_path_is_a_usage_error() {
+        let args = MsgPathArgs {
+            msg_paths: vec![PathBuf::from("/nonexistent/bagscope-msgs")],
+        };
+        assert!(matches!(args.registry(), Err(Outcome::Failed)));
+        assert!(MsgPathArgs::default().registry().is_ok());
+    }
+}
