@@ -25,17 +25,15 @@ fn slow_services_are_awaited() {
     let uri = f.node.service_uri();
     let short = Duration::from_millis(200);
     // The one-timeout call gives up; the waiting one gets the answer.
-    assert!(call_service(&uri, "/slow", "*", "/c", b"x", short).is_err());
-    let r = call_service_waiting(&uri, "/slow", "*", "/c", b"y", short, None).unwrap();
+    assert!(call_service(&uri, "/slow", "*", "/c", b"x", short, Some(short)).is_err());
+    let r = call_service(&uri, "/slow", "*", "/c", b"y", short, None).unwrap();
     assert_eq!(r, Ok(b"y".to_vec()));
-    let r = call_service_waiting(&uri, "/slow", "*", "/c", b"z", short, Some(short));
+    let r = call_service(&uri, "/slow", "*", "/c", b"z", short, Some(short));
     assert!(r.is_err());
     // Shutting down lets a request being answered finish.
     let caller = {
         let uri = uri.clone();
-        std::thread::spawn(move || {
-            call_service_waiting(&uri, "/slow", "*", "/c", b"w", short, None)
-        })
+        std::thread::spawn(move || call_service(&uri, "/slow", "*", "/c", b"w", short, None))
     };
     wait_for("the request", || f.node.service_calls("/slow") == Some(4));
     f.node.shutdown().unwrap();
@@ -67,9 +65,9 @@ fn services() {
         .unwrap();
     let uri = f.node.service_uri();
     let t = Duration::from_secs(5);
-    let r = call_service(&uri, "/echo", &info.md5sum, "/c", b"abc", t).unwrap();
+    let r = call_service(&uri, "/echo", &info.md5sum, "/c", b"abc", t, Some(t)).unwrap();
     assert_eq!(r, Ok(b"cba".to_vec()));
-    let r = call_service(&uri, "/echo", "*", "/c", b"", t).unwrap();
+    let r = call_service(&uri, "/echo", "*", "/c", b"", t, Some(t)).unwrap();
     assert_eq!(r, Err("empty request".to_string()));
     assert!(
         call_service(
@@ -78,11 +76,12 @@ fn services() {
             "ffffffffffffffffffffffffffffffff",
             "/c",
             b"x",
-            t
+            t,
+            Some(t)
         )
         .is_err()
     );
-    assert!(call_service(&uri, "/nope", "*", "/c", b"x", t).is_err());
+    assert!(call_service(&uri, "/nope", "*", "/c", b"x", t, Some(t)).is_err());
     assert_eq!(f.node.service_calls("/echo"), Some(2));
     // A probe gets the header only.
     let (mut s, h) = echo_client(&f, "probe");
