@@ -114,7 +114,9 @@ pub fn check_range(
     Ok(())
 }
 
-/// Where to find message definitions bags do not carry.
+/// Where definitions the bags do not carry come from: `--msg-path DIR` (repeatable), the one
+/// definition of the flag for every command that decodes or copies messages (and the
+/// explorer). A command whose help says more names [`MSG_PATH`] in a `mut_arg`.
 #[derive(Args, Debug, Clone, Default)]
 pub struct MsgPathArgs {
     /// A directory of `pkg/msg/*.msg` trees for types the bags do not define (repeatable).
@@ -122,18 +124,44 @@ pub struct MsgPathArgs {
     pub msg_paths: Vec<PathBuf>,
 }
 
+/// The id of the `--msg-path` argument, for commands that word its help their own way.
+pub const MSG_PATH: &str = "msg_paths";
+
 impl MsgPathArgs {
-    /// The bundled definitions plus the given directories.
+    /// The bundled definitions plus the given directories (looked up first); prints the
+    /// error and returns [`Outcome::Failed`] when a directory cannot be read.
     pub fn registry(&self) -> Result<Registry, Outcome> {
         let mut r = Registry::bundled();
         for dir in &self.msg_paths {
             if let Err(e) = r.add_msg_path(dir) {
-                print_error(format!("{}: {e}", dir.display()));
+                print_error(format!("--msg-path: {e}"));
                 return Err(Outcome::Failed);
             }
         }
         Ok(r)
     }
+}
+
+/// The bags a command reads, and where the definitions they lack come from.
+#[derive(Args, Debug, Clone)]
+pub struct BagsArgs {
+    /// Where definitions the bags lack come from.
+    #[command(flatten)]
+    pub msg: MsgPathArgs,
+    /// Bag files.
+    #[arg(required = true, value_name = "BAG")]
+    pub bags: Vec<PathBuf>,
+}
+
+/// Opens every bag (see [`open_catalog`]) and checks `select` over them (see
+/// [`SelectArgs::checked_selection`]); errors are printed.
+pub fn open_selection(
+    bags: &[PathBuf],
+    select: &SelectArgs,
+) -> Result<(Catalog, Selection, Outcome), Outcome> {
+    let (catalog, outcome) = open_catalog(bags)?;
+    let selection = select.checked_selection(&catalog)?;
+    Ok((catalog, selection, outcome))
 }
 
 /// Opens every bag; errors are printed. `Err` when none could be opened.
@@ -156,4 +184,116 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
         }
     }
     Ok((catalog, outcome))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    #[test]
+    fn the_explorer_takes_msg_path() {
+        let cli = Cli::try_parse_from(["bagscope", "--msg-path", "a", "--msg-path", "b", "x.bag"])
+            .unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.msg.msg_paths, [PathBuf::from("a"), PathBuf::from("b")]);
+        assert_eq!(cli.bags, [PathBuf::from("x.bag")]);
+    }
+
+    #[test]
+    fn every_command_that_decodes_or_copies_takes_msg_path() {
+        let paths = |args: &[&str]| {
+            let cli = Cli::try_parse_from(args).unwrap();
+            match cli.command {
+                Some(Command::Echo(a)) => a.input.msg.msg_paths,
+                Some(Command::Verify(a)) => a.input.msg.msg_paths,
+                Some(Command::Export(a)) => a.input.msg.msg_paths,
+                Some(Command::Filter(a)) => a.write.msg.msg_paths,
+                Some(Command::Reindex(a)) => a.write.msg.msg_paths,
+                Some(Command::Convert(a)) => a.write.msg.msg_paths,
+                Some(Command::Query(a)) => a.msg.msg_paths,
+                other => panic!("{other:?}"),
+            }
+        };
+        let d = [PathBuf::from("d")];
+        assert_eq!(paths(&["b", "echo", "--msg-path", "d", "x.bag"]), d);
+        assert_eq!(paths(&["b", "verify", "--msg-path", "d", "x.bag"]), d);
+        assert_eq!(
+            paths(&[
+                "b",
+                "export",
+                "--msg-path",
+                "d",
+                "-t",
+                "/a",
+                "--format",
+                "csv",
+                "x.bag"
+            ]),
+            d
+        );
+        assert_eq!(
+            paths(&["b", "filter", "i.bag", "o.bag", "--msg-path", "d"]),
+            d
+        );
+        assert_eq!(
+            paths(&["b", "reindex", "i.bag", "o.bag", "--msg-path", "d"]),
+            d
+        );
+        assert_eq!(
+            paths(&["b", "convert", "i.yaml", "o.bag", "--msg-path", "d"]),
+            d
+        );
+        assert_eq!(
+            paths(&[
+                "b",
+                "query",
+                "ix",
+                "--start",
+                "1",
+                "--end",
+                "2",
+                "--msg-path",
+                "d"
+            ]),
+            d
+        );
+    }
+
+    #[test]
+    fn filter_selects_with_its_own_words() {
+        let cli = Cli::try_parse_from([
+            "b", "filter", "i.bag", "o.bag", "-t", "/a", "--start", "+1", "--end", "+2",
+        ])
+        .unwrap();
+        let Some(Command::Filter(a)) = cli.command else {
+            panic!()
+        };
+        assert_eq!(a.select.topics, ["/a"]);
+        assert!(a.select.start.is_some() && a.select.end.is_some());
+        // The flattened selection keeps filter's help texts.
+        let mut cmd = Cli::command();
+        let filter = cmd.find_subcommand_mut("filter").unwrap();
+        let help = |id: &str| {
+            let arg = filter.get_arguments().find(|a| a.get_id() == id).unwrap();
+            arg.get_help().unwrap().to_string()
+        };
+        assert_eq!(
+            help("topics"),
+            "Keep messages on TOPIC (repeatable; default: every topic)"
+        );
+        assert!(help("start").starts_with("Keep messages received at or after T"));
+        assert!(help(MSG_PATH).ends_with("Used for bags older than 1.2, which store none"));
+    }
+
+    #[test]
+    fn an_unreadable_msg_path_is_a_usage_error() {
+        let args = MsgPathArgs {
+            msg_paths: vec![PathBuf::from("/nonexistent/bagscope-msgs")],
+        };
+        assert!(matches!(args.registry(), Err(Outcome::Failed)));
+        assert!(MsgPathArgs::default().registry().is_ok());
+    }
 }

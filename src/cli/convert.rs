@@ -8,19 +8,27 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::bag::writer::{DEFAULT_CHUNK_SIZE, WriterOptions};
+use crate::bag::writer::WriterOptions;
 use crate::bag::{Bag, OpenOptions};
 use crate::format::Compression;
 use crate::rockin::{ConvertError, ToBagOptions, bag_to_yaml, yaml_to_bag};
 
-use super::copy::{CompressionArg, DefinitionArgs};
+use super::args::MSG_PATH;
+use super::copy::WriteArgs;
 use super::output::Output;
 use super::rosbag_fmt::human_size;
 use super::term::{Stdout, outln};
 use super::{Outcome, print_error};
 
-/// Arguments of `bagscope convert`.
+/// Arguments of `bagscope convert` (the output options of `filter`, worded for conversions).
 #[derive(Args, Debug)]
+#[command(mut_arg("compression", |a| a.help("Chunk compression of the bag written (YAML → bag only)")))]
+#[command(mut_arg("chunk_size", |a| a.help("Uncompressed chunk size in KiB (YAML → bag only)")))]
+#[command(mut_arg(MSG_PATH, |a| a.help(
+    "Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled \
+     ones (repeatable): for items whose `type:` is not bundled (YAML → bag), and for bags \
+     older than 1.2, which store none (bag → YAML)"
+)))]
 pub struct ConvertArgs {
     /// The file to read: a RoCKIn YAML file (`.yaml`, `.yml`) or a bag (`.bag`).
     #[arg(value_name = "IN")]
@@ -29,18 +37,9 @@ pub struct ConvertArgs {
     /// beside it under a temporary name and renamed when complete; must not be IN.
     #[arg(value_name = "OUT")]
     pub output: PathBuf,
-    /// Chunk compression of the bag written (YAML → bag only).
-    #[arg(long, value_enum, value_name = "METHOD")]
-    pub compression: Option<CompressionArg>,
-    /// Uncompressed chunk size in KiB (YAML → bag only).
-    #[arg(long, value_name = "KIB", default_value_t = DEFAULT_CHUNK_SIZE / 1024,
-          value_parser = clap::value_parser!(u32).range(0..=4_194_303))]
-    pub chunk_size: u32,
-    /// Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled
-    /// ones (repeatable): for items whose `type:` is not bundled (YAML → bag), and for bags
-    /// older than 1.2, which store none (bag → YAML).
-    #[arg(long = "msg-path", value_name = "DIR")]
-    pub msg_path: Vec<PathBuf>,
+    /// Chunk compression and size of the bag written, and where definitions come from.
+    #[command(flatten)]
+    pub write: WriteArgs,
 }
 
 /// Which way to convert.
@@ -96,14 +95,11 @@ pub fn run(args: &ConvertArgs) -> Outcome {
             return Outcome::Failed;
         }
     };
-    if dir == Direction::ToYaml && args.compression.is_some() {
+    if dir == Direction::ToYaml && args.write.compression.is_some() {
         print_error("--compression applies to YAML → bag conversions only");
         return Outcome::Failed;
     }
-    let definitions = DefinitionArgs {
-        msg_path: args.msg_path.clone(),
-    };
-    let registry = match definitions.registry() {
+    let registry = match args.write.msg.registry() {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -126,9 +122,10 @@ fn to_bag(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
     let options = ToBagOptions {
         writer: WriterOptions {
             compression: args
+                .write
                 .compression
                 .map_or(Compression::None, Compression::from),
-            chunk_size: args.chunk_size.saturating_mul(1024),
+            chunk_size: args.write.chunk_size.saturating_mul(1024),
         },
         ..ToBagOptions::default()
     };

@@ -11,6 +11,7 @@ use crate::bag::{Bag, Recovery};
 use crate::format::Compression;
 use crate::msg::Registry;
 
+use super::args::{MSG_PATH, MsgPathArgs};
 use super::progress::CopyProgress;
 use super::rosbag_fmt::human_size;
 use super::{Outcome, print_error, print_warning};
@@ -36,8 +37,13 @@ impl From<CompressionArg> for Compression {
     }
 }
 
-/// How the output bag is written.
+/// How the output bag is written: chunk compression and size, and where the definitions a
+/// pre-1.2 input does not carry come from (they are written into the copy).
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg(MSG_PATH, |a| a.help(
+    "Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled \
+     ones (repeatable). Used for bags older than 1.2, which store none"
+)))]
 pub struct WriteArgs {
     /// Chunk compression [default: the input's (its most used chunk compression; none for
     /// bags older than 2.0)].
@@ -47,30 +53,9 @@ pub struct WriteArgs {
     #[arg(long, value_name = "KIB", default_value_t = DEFAULT_CHUNK_SIZE / 1024,
           value_parser = clap::value_parser!(u32).range(0..=4_194_303))]
     pub chunk_size: u32,
-}
-
-/// Where definitions come from for bags that do not carry them.
-#[derive(Args, Debug, Clone)]
-pub struct DefinitionArgs {
-    /// Also look for message definitions (`pkg/msg/Type.msg`) under DIR, before the bundled
-    /// ones (repeatable). Used for bags older than 1.2, which store none.
-    #[arg(long = "msg-path", value_name = "DIR")]
-    pub msg_path: Vec<std::path::PathBuf>,
-}
-
-impl DefinitionArgs {
-    /// The bundled definitions plus the `--msg-path` directories; prints the error and
-    /// returns [`Outcome::Failed`] when a directory cannot be read.
-    pub fn registry(&self) -> Result<Registry, Outcome> {
-        let mut registry = Registry::bundled();
-        for dir in &self.msg_path {
-            if let Err(e) = registry.add_msg_path(dir) {
-                print_error(format!("--msg-path: {e}"));
-                return Err(Outcome::Failed);
-            }
-        }
-        Ok(registry)
-    }
+    /// Definitions for old bags.
+    #[command(flatten)]
+    pub msg: MsgPathArgs,
 }
 
 impl WriteArgs {
@@ -90,6 +75,13 @@ impl WriteArgs {
             chunk_size: self.chunk_size.saturating_mul(1024),
         }
     }
+}
+
+/// The definitions of `args` and the bag `input`, opened; errors are printed.
+pub fn open_input(input: &Path, args: &WriteArgs) -> Result<(Registry, Bag), Outcome> {
+    let registry = args.msg.registry()?;
+    let bag = super::open_bag(input)?;
+    Ok((registry, bag))
 }
 
 /// Runs the copy of `bag` into `output` with a progress bar; prints errors and returns the

@@ -2,7 +2,8 @@
 //! a bag was opened (truncation, damaged stretches) and the messages reading met errors on,
 //! counted as `verify` counts them (a chunk that does not decompress costs all its messages).
 
-use crate::bag::{Bag, Unread};
+use crate::bag::{Bag, BagError, Unread};
+use crate::catalog::{Catalog, CatalogMessage};
 
 use super::{Outcome, print_error, print_warning};
 
@@ -48,4 +49,16 @@ pub fn report_unread(unread: &Unread) -> Outcome {
         ));
     }
     Outcome::Problems
+}
+
+/// A message read from `catalog` and the bag it is in; one that could not be read is
+/// counted in `unread` instead (`None`).
+pub fn readable<'c>(
+    catalog: &'c Catalog,
+    item: Result<CatalogMessage, BagError>,
+    unread: &mut Unread,
+) -> Option<(CatalogMessage, &'c Bag)> {
+    let m = item.map_err(|e| unread.note(e)).ok()?;
+    let bag = catalog.bag(m.bag)?;
+    Some((m, bag))
 }

@@ -1,15 +1,13 @@
 //! `bagscope echo`: decoded messages of one or many bags in receive-time order, as
 //! `rostopic echo` YAML or as one JSON object per line.
 
-use std::path::PathBuf;
-
 use clap::{Args, ValueEnum};
 
 use crate::catalog::Schemas;
 use crate::msg::{json, yaml};
 
-use super::args::{MsgPathArgs, SelectArgs, open_catalog};
-use super::damage::report_unread;
+use super::args::{BagsArgs, SelectArgs, open_catalog};
+use super::damage::{readable, report_unread};
 use super::term::Stdout;
 use super::{Outcome, print_error, print_warning};
 
@@ -34,21 +32,18 @@ pub struct EchoArgs {
     /// Stop after this many messages.
     #[arg(long, short = 'n', value_name = "N")]
     pub limit: Option<u64>,
-    /// Where definitions the bags lack come from.
+    /// The bags, and where the definitions they lack come from.
     #[command(flatten)]
-    pub msg: MsgPathArgs,
-    /// Bag files.
-    #[arg(required = true, value_name = "BAG")]
-    pub bags: Vec<PathBuf>,
+    pub input: BagsArgs,
 }
 
 /// Runs `bagscope echo`.
 pub fn run(args: &EchoArgs) -> Outcome {
-    let (catalog, mut outcome) = match open_catalog(&args.bags) {
+    let (catalog, mut outcome) = match open_catalog(&args.input.bags) {
         Ok(c) => c,
         Err(o) => return o,
     };
-    let registry = match args.msg.registry() {
+    let registry = match args.input.msg.registry() {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -64,14 +59,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
         if args.limit.is_some_and(|n| written >= n) {
             break;
         }
-        let m = match item {
-            Ok(m) => m,
-            Err(e) => {
-                unread.note(e);
-                continue;
-            }
-        };
-        let Some(bag) = catalog.bag(m.bag) else {
+        let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
             continue;
         };
         let (text, ok) = printer.render(m.bag, bag, &m.message);

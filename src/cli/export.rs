@@ -10,8 +10,8 @@ use crate::catalog::Schemas;
 use crate::msg::csv::CsvLayout;
 use crate::msg::json;
 
-use super::args::{MsgPathArgs, SelectArgs, open_catalog};
-use super::damage::report_unread;
+use super::args::{BagsArgs, SelectArgs, open_selection};
+use super::damage::{readable, report_unread};
 use super::output::Output;
 use super::term::{Stdout, write_failed};
 use super::{Outcome, print_error, print_note, print_warning};
@@ -37,12 +37,9 @@ pub struct ExportArgs {
     /// Write here instead of standard output (written to a temporary file, renamed at the end).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Where definitions the bags lack come from.
+    /// The bags, and where the definitions they lack come from.
     #[command(flatten)]
-    pub msg: MsgPathArgs,
-    /// Bag files.
-    #[arg(required = true, value_name = "BAG")]
-    pub bags: Vec<PathBuf>,
+    pub input: BagsArgs,
 }
 
 /// Runs `bagscope export`.
@@ -57,21 +54,17 @@ pub fn run(args: &ExportArgs) -> Outcome {
         );
         return Outcome::Failed;
     }
-    let (catalog, mut outcome) = match open_catalog(&args.bags) {
-        Ok(c) => c,
+    let (catalog, selection, mut outcome) = match open_selection(&args.input.bags, &args.select) {
+        Ok(opened) => opened,
         Err(o) => return o,
     };
-    let selection = match args.select.checked_selection(&catalog) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
-    let registry = match args.msg.registry() {
+    let registry = match args.input.msg.registry() {
         Ok(r) => r,
         Err(o) => return o,
     };
     let out: Box<dyn Write> = match &args.output {
         None => Box::new(Stdout::data()),
-        Some(path) => match Output::create(path, &args.bags) {
+        Some(path) => match Output::create(path, &args.input.bags) {
             Ok(o) => Box::new(o),
             Err(e) => {
                 print_error(e);
@@ -86,14 +79,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let (mut rows, mut misfit) = (0u64, 0u64);
     let mut unread = crate::bag::Unread::default();
     for item in catalog.messages(&selection) {
-        let m = match item {
-            Ok(m) => m,
-            Err(e) => {
-                unread.note(e);
-                continue;
-            }
-        };
-        let Some(bag) = catalog.bag(m.bag) else {
+        let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
             continue;
         };
         let Some(conn) = bag.connection(m.message.entry.conn) else {

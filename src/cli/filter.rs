@@ -7,17 +7,21 @@ use clap::Args;
 
 use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
 use crate::bag::{Bag, ConnId, Query};
-use crate::time::{RosTime, TimeSpec, parse_time_spec};
+use crate::time::RosTime;
 
-use super::args::{check_range, unknown_topics};
-use super::copy::{
-    DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
-};
+use super::args::{SelectArgs, check_range, unknown_topics};
+use super::copy::{WriteArgs, open_input, recovery_lines, report_problems, run_copy, wrote_line};
 use super::term::{Stdout, outln};
-use super::{Outcome, open_bag, print_error, print_warning};
+use super::{Outcome, print_error, print_warning};
 
 /// Arguments of `bagscope filter`.
 #[derive(Args, Debug)]
+#[command(mut_arg("topics", |a| a.help("Keep messages on TOPIC (repeatable; default: every topic)")))]
+#[command(mut_arg("start", |a| a.help(
+    "Keep messages received at or after T: seconds since the epoch, or `+SECONDS` after the \
+     start of the bag"
+)))]
+#[command(mut_arg("end", |a| a.help("Keep messages received at or before T (same forms as --start)")))]
 pub struct FilterArgs {
     /// The bag to read (any version; never modified).
     #[arg(value_name = "IN")]
@@ -26,35 +30,21 @@ pub struct FilterArgs {
     /// renamed when complete).
     #[arg(value_name = "OUT")]
     pub output: PathBuf,
-    /// Keep messages on TOPIC (repeatable; default: every topic).
-    #[arg(short = 't', long = "topic", value_name = "TOPIC")]
-    pub topics: Vec<String>,
-    /// Keep messages received at or after T: seconds since the epoch, or `+SECONDS` after the
-    /// start of the bag.
-    #[arg(long, value_name = "T", value_parser = parse_time_spec, allow_hyphen_values = true)]
-    pub start: Option<TimeSpec>,
-    /// Keep messages received at or before T (same forms as --start).
-    #[arg(long, value_name = "T", value_parser = parse_time_spec, allow_hyphen_values = true)]
-    pub end: Option<TimeSpec>,
+    /// Which messages are kept.
+    #[command(flatten)]
+    pub select: SelectArgs,
     /// Output options.
     #[command(flatten)]
     pub write: WriteArgs,
-    /// Definitions for old bags.
-    #[command(flatten)]
-    pub definitions: DefinitionArgs,
 }
 
 /// Runs `bagscope filter`.
 pub fn run(args: &FilterArgs) -> Outcome {
-    let registry = match args.definitions.registry() {
-        Ok(r) => r,
+    let (registry, bag) = match open_input(&args.input, &args.write) {
+        Ok(opened) => opened,
         Err(o) => return o,
     };
-    let bag = match open_bag(&args.input) {
-        Ok(b) => b,
-        Err(o) => return o,
-    };
-    let query = match selection(&bag, args) {
+    let query = match selection(&bag, &args.select) {
         Ok(q) => q,
         Err(why) => {
             print_error(why);
@@ -86,7 +76,7 @@ pub fn run(args: &FilterArgs) -> Outcome {
 /// The query for the topics and time range asked for. A topic IN does not have, an empty or
 /// inverted range, or one entirely outside IN's messages is a usage error (nothing would be
 /// selected).
-fn selection(bag: &Bag, args: &FilterArgs) -> Result<Query, String> {
+fn selection(bag: &Bag, args: &SelectArgs) -> Result<Query, String> {
     let mut query = Query::all();
     if !args.topics.is_empty() {
         let known: Vec<String> = bag.connections().iter().map(|c| c.topic.clone()).collect();

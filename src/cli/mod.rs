@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod call;
+mod controls;
 pub mod convert;
 pub mod copy;
 pub mod damage;
@@ -55,6 +56,9 @@ pub struct Cli {
     /// Speed factor of `p` in the explorer: 2 publishes twice as fast, 0.5 half as fast.
     #[arg(long, default_value_t = 1.0, value_name = "R", value_parser = play::parse_rate)]
     pub ros_rate: f64,
+    /// Where definitions the bags lack come from.
+    #[command(flatten)]
+    pub msg: args::MsgPathArgs,
 }
 
 /// A namespace ROS accepts, as a global name.
@@ -198,6 +202,9 @@ fn explore(cli: &Cli) -> Outcome {
             return Outcome::Failed;
         }
     }
+    let Ok(registry) = cli.msg.registry() else {
+        return Outcome::Failed;
+    };
     if !std::io::stdout().is_terminal() {
         print_error(
             "the explorer needs a terminal; use `bagscope info` or `bagscope echo` in scripts",
@@ -222,6 +229,7 @@ fn explore(cli: &Cli) -> Outcome {
     let options = crate::tui::Options {
         note,
         mouse: !cli.no_mouse,
+        registry,
         publish: crate::tui::publish::Settings {
             namespace: cli.ros_namespace.clone().unwrap_or_else(|| "/".to_string()),
             rate: cli.ros_rate,

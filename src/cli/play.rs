@@ -7,23 +7,29 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::play::{ClockPublisher, Control, Outlet, PlayOptions, Player, Report, Session, Status};
+use crate::catalog::{Catalog, Selection};
+use crate::play::{
+    ClockPublisher, Outlet, PlayOptions, Player, Report, Session, Status, StatusSnapshot, Watcher,
+};
 use crate::ros::{NodeConfig, QueueLimits, names};
 
-use super::args::{SelectArgs, open_catalog};
+use super::args::{SelectArgs, open_selection};
+use super::controls::{RawMode, Stops, forward_keys};
 use super::{Outcome, print_error};
 
 /// How long queued messages may take to reach subscribers at the end.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the status line is redrawn.
 const STATUS_PERIOD: Duration = Duration::from_millis(100);
+/// How often the master is checked, and after how many failures in a row it is taken as
+/// lost (6 s without an answer).
+const MASTER_CHECK: Duration = Duration::from_secs(2);
+const MASTER_MISSES: u32 = 3;
 
 /// Arguments of `bagscope play`.
 #[derive(Args, Debug)]
@@ -86,23 +92,6 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Takes the terminal's keys (raw mode) for as long as it lives.
-struct RawMode;
-
-impl RawMode {
-    fn enter() -> Option<RawMode> {
-        crossterm::terminal::enable_raw_mode()
-            .ok()
-            .map(|()| RawMode)
-    }
-}
-
-impl Drop for RawMode {
-    fn drop(&mut self) {
-        let _ = crossterm::terminal::disable_raw_mode();
-    }
-}
-
 /// Prints lines on stderr; in raw mode lines end in CR LF and the status line is cleared
 /// first.
 #[derive(Clone)]
@@ -143,145 +132,94 @@ impl Console {
     }
 }
 
-/// Forwards SIGINT/SIGTERM/SIGHUP as [`Control::Stop`].
-pub(super) fn forward_signals(tx: Sender<Control>) {
-    #[cfg(unix)]
-    {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-            let _ = std::thread::Builder::new()
-                .name("play-signals".into())
-                .spawn(move || {
-                    for _ in signals.forever() {
-                        if tx.send(Control::Stop).is_err() {
-                            break;
-                        }
-                    }
-                });
-        }
-    }
-    #[cfg(not(unix))]
-    drop(tx);
-}
-
-/// Turns keys into controls: space, `s`, Ctrl-C (raw mode has no SIGINT) and `q`.
-fn forward_keys(tx: Sender<Control>) {
-    use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers, read};
-    let _ = std::thread::Builder::new()
-        .name("play-keys".into())
-        .spawn(move || {
-            while let Ok(ev) = read() {
-                let Event::Key(k) = ev else { continue };
-                if k.kind == KeyEventKind::Release {
-                    continue;
-                }
-                let c = match k.code {
-                    KeyCode::Char(' ') => Control::TogglePause,
-                    KeyCode::Char('s') => Control::Step,
-                    KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => {
-                        Control::Stop
-                    }
-                    KeyCode::Char('q') => Control::Stop,
-                    _ => continue,
-                };
-                if tx.send(c).is_err() {
-                    break;
-                }
-            }
-        });
-}
-
-/// Redraws the status line until `stop` is set.
-fn draw_status(
-    console: Console,
-    status: Arc<Status>,
-    stop: Arc<AtomicBool>,
-) -> Option<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name("play-status".into())
-        .spawn(move || {
-            while !stop.load(Ordering::SeqCst) {
-                console.status(&status.snapshot().line(Instant::now()));
-                std::thread::park_timeout(STATUS_PERIOD);
-            }
-        })
-        .ok()
-}
-
 /// Runs `bagscope play`.
 pub fn run(args: &PlayArgs) -> Outcome {
-    let (catalog, mut outcome) = match open_catalog(&args.bags) {
-        Ok(c) => c,
+    let (catalog, selection, outcome) = match open_selection(&args.bags, &args.select) {
+        Ok(opened) => opened,
         Err(o) => return o,
     };
-    let selection = match args.select.checked_selection(&catalog) {
-        Ok(s) => s,
-        Err(o) => return o,
+    match start(args, &catalog, &selection) {
+        Ok(started) => play(args, &catalog, &selection, started, outcome),
+        Err(o) => o,
+    }
+}
+
+/// A node started with the selection advertised, and `/clock` when asked for.
+struct Started {
+    session: Session,
+    clock: Option<ClockPublisher>,
+    master_uri: String,
+}
+
+/// Checks the namespace, starts the node from the environment, advertises the selection
+/// and `/clock`; errors are printed.
+fn start(args: &PlayArgs, catalog: &Catalog, selection: &Selection) -> Result<Started, Outcome> {
+    let failed = |e: &dyn std::fmt::Display| {
+        print_error(e);
+        Outcome::Failed
     };
-    let namespace = match crate::play::namespace(args.namespace.as_deref()) {
-        Ok(ns) => ns,
-        Err(e) => {
-            print_error(format!("--namespace: {e}"));
-            return Outcome::Failed;
-        }
-    };
-    let config = match NodeConfig::from_env(&names::anonymous("bagscope_play")) {
-        Ok(c) => c,
-        Err(e) => {
-            print_error(e);
-            return Outcome::Failed;
-        }
-    };
+    let namespace = crate::play::namespace(args.namespace.as_deref())
+        .map_err(|e| failed(&format_args!("--namespace: {e}")))?;
+    let config =
+        NodeConfig::from_env(&names::anonymous("bagscope_play")).map_err(|e| failed(&e))?;
     let master_uri = config.master_uri.clone();
     let limits = QueueLimits {
         messages: args.queue.max(1),
         ..QueueLimits::default()
     };
-    let Session { node, mut outlet } =
-        match Session::start(config, &namespace, limits, &catalog, &selection) {
-            Ok(s) => s,
-            Err(e) => {
-                print_error(e);
-                return Outcome::Failed;
-            }
-        };
+    let session =
+        Session::start(config, &namespace, limits, catalog, selection).map_err(|e| failed(&e))?;
     let clock = if args.clock {
-        match ClockPublisher::advertise(&node) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                print_error(e);
-                return Outcome::Failed;
-            }
-        }
+        Some(ClockPublisher::advertise(&session.node).map_err(|e| failed(&e))?)
     } else {
         None
     };
+    Ok(Started {
+        session,
+        clock,
+        master_uri,
+    })
+}
 
-    let (tx, rx) = mpsc::channel::<Control>();
-    forward_signals(tx.clone());
-    {
-        let tx = Mutex::new(tx.clone());
-        node.on_shutdown_request(move |_| {
-            let _ = tx
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .send(Control::Stop);
-        });
+/// How `args` ask to play.
+fn options(args: &PlayArgs) -> PlayOptions {
+    PlayOptions {
+        rate: args.rate,
+        looping: args.looping,
+        clock_hz: args.clock.then_some(args.hz),
+        delay: Duration::from_secs_f64(args.delay),
+        start_paused: args.pause,
+        skip_empty: args
+            .skip_empty
+            .filter(|s| *s > 0.0)
+            .map(Duration::from_secs_f64),
+        ..PlayOptions::default()
     }
-    let master_lost = Arc::new(AtomicBool::new(false));
-    {
-        let (tx, lost) = (tx.clone(), Arc::clone(&master_lost));
-        node.watch_master(Duration::from_secs(2), 3, move |_| {
-            lost.store(true, Ordering::SeqCst);
-            let _ = tx.send(Control::Stop);
-        });
-    }
-    let interactive = std::io::stdin().is_terminal();
-    let raw = if interactive { RawMode::enter() } else { None };
+}
+
+/// Plays the selection through the started node, with keys and a status line on a
+/// terminal; then reports, keeps the node alive if asked and unregisters.
+fn play(
+    args: &PlayArgs,
+    catalog: &Catalog,
+    selection: &Selection,
+    started: Started,
+    mut outcome: Outcome,
+) -> Outcome {
+    let Started {
+        session: Session { node, mut outlet },
+        clock,
+        master_uri,
+    } = started;
+    let (stops, keys) = Stops::watch(&node, MASTER_CHECK, MASTER_MISSES, |_| {});
+    let raw = if std::io::stdin().is_terminal() {
+        RawMode::enter()
+    } else {
+        None
+    };
     if raw.is_some() {
-        forward_keys(tx.clone());
+        forward_keys(keys);
     }
-    drop(tx);
     let show_status = !args.quiet && std::io::stderr().is_terminal();
     let console = Console {
         raw: raw.is_some(),
@@ -306,47 +244,30 @@ pub fn run(args: &PlayArgs) -> Outcome {
             ""
         }
     ));
-
     let status = Arc::new(Status::default());
-    let stop_drawing = Arc::new(AtomicBool::new(false));
-    let drawer = show_status
-        .then(|| {
-            draw_status(
-                console.clone(),
-                Arc::clone(&status),
-                Arc::clone(&stop_drawing),
-            )
-        })
-        .flatten();
-    let report = {
-        let mut player = Player {
-            outlet: &mut outlet,
-            clock,
-            options: PlayOptions {
-                rate: args.rate,
-                looping: args.looping,
-                clock_hz: args.clock.then_some(args.hz),
-                delay: Duration::from_secs_f64(args.delay),
-                start_paused: args.pause,
-                skip_empty: args
-                    .skip_empty
-                    .filter(|s| *s > 0.0)
-                    .map(Duration::from_secs_f64),
-                ..PlayOptions::default()
-            },
-            status: Arc::clone(&status),
-        };
-        player.run(&catalog, &selection, &rx, &mut |_| {})
+    let mut player = Player {
+        outlet: &mut outlet,
+        clock,
+        options: options(args),
+        status: Arc::clone(&status),
+    };
+    let watcher = show_status.then(|| {
+        let console = console.clone();
+        Watcher {
+            period: STATUS_PERIOD,
+            on_status: Box::new(move |s: &StatusSnapshot| console.status(&s.line(Instant::now()))),
+        }
+    });
+    let report = match crate::play::play(&mut player, catalog, selection, &stops.rx, watcher) {
+        Ok(report) => report,
+        Err(panic) => std::panic::resume_unwind(panic),
     };
     node.flush(FLUSH_TIMEOUT);
-    stop_drawing.store(true, Ordering::SeqCst);
-    if let Some(d) = drawer {
-        d.thread().unpark();
-        let _ = d.join();
+    if show_status {
         console.end_status(&status.snapshot().line(Instant::now()));
     }
     outcome = outcome.max(summarise(&console, &report, &mut outlet));
-    if master_lost.load(Ordering::SeqCst) {
+    if stops.master_lost() {
         console.say(&format!(
             "bagscope: error: lost the ROS master at {master_uri} (no answer for 6 s)"
         ));
@@ -357,7 +278,7 @@ pub fn run(args: &PlayArgs) -> Outcome {
             "bagscope: keeping {} alive for latched topics (Ctrl-C to exit)",
             node.name()
         ));
-        wait_for_stop(&rx);
+        stops.wait_for_stop();
     }
     if let Err(e) = node.shutdown() {
         console.say(&format!(
@@ -366,15 +287,6 @@ pub fn run(args: &PlayArgs) -> Outcome {
     }
     drop(raw);
     outcome
-}
-
-fn wait_for_stop(rx: &Receiver<Control>) {
-    loop {
-        match rx.recv() {
-            Ok(Control::Stop) | Err(_) => return,
-            Ok(_) => {}
-        }
-    }
 }
 
 /// Prints how playback ended; `Problems` when messages could not be read or published.

@@ -10,11 +10,9 @@ use crate::bag::Query;
 use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
 use crate::format::Version;
 
-use super::copy::{
-    DefinitionArgs, WriteArgs, recovery_lines, report_problems, run_copy, wrote_line,
-};
+use super::Outcome;
+use super::copy::{WriteArgs, open_input, recovery_lines, report_problems, run_copy, wrote_line};
 use super::term::{Stdout, outln};
-use super::{Outcome, open_bag};
 
 /// Arguments of `bagscope reindex`.
 #[derive(Args, Debug)]
@@ -29,19 +27,12 @@ pub struct ReindexArgs {
     /// Output options.
     #[command(flatten)]
     pub write: WriteArgs,
-    /// Definitions for old bags.
-    #[command(flatten)]
-    pub definitions: DefinitionArgs,
 }
 
 /// Runs `bagscope reindex`.
 pub fn run(args: &ReindexArgs) -> Outcome {
-    let registry = match args.definitions.registry() {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let bag = match open_bag(&args.input) {
-        Ok(b) => b,
+    let (registry, bag) = match open_input(&args.input, &args.write) {
+        Ok(opened) => opened,
         Err(o) => return o,
     };
     let options = RewriteOptions {

@@ -4,19 +4,16 @@
 //! the master is lost (6 s without an answer).
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
 
 use crate::catalog::index::Index;
-use crate::play::Control;
 use crate::play::bagserver::{Bagserver, MIN_RATE, ServeOptions};
 use crate::ros::{Node, NodeConfig, QueueLimits, names};
 
-use super::play::forward_signals;
+use super::controls::Stops;
 use super::{Outcome, print_error, print_note, print_warning};
 
 /// Arguments of `bagscope serve`.
@@ -133,39 +130,17 @@ pub fn run(args: &ServeArgs) -> Outcome {
         server.namespace()
     ));
 
-    let (tx, rx) = mpsc::channel::<Control>();
-    forward_signals(tx.clone());
-    {
-        let tx = Mutex::new(tx.clone());
-        node.on_shutdown_request(move |_| {
-            let _ = tx
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .send(Control::Stop);
-        });
-    }
-    let master_lost = Arc::new(AtomicBool::new(false));
-    {
-        let (tx, lost) = (tx.clone(), Arc::clone(&master_lost));
-        node.watch_master(MASTER_CHECK, MASTER_MISSES, move |why| {
-            super::print_error(format_args!("lost the ROS master at {master_uri}: {why}"));
-            lost.store(true, Ordering::SeqCst);
-            let _ = tx.send(Control::Stop);
-        });
-    }
+    let (stops, tx) = Stops::watch(&node, MASTER_CHECK, MASTER_MISSES, move |why| {
+        print_error(format_args!("lost the ROS master at {master_uri}: {why}"));
+    });
     drop(tx);
-    loop {
-        match rx.recv() {
-            Ok(Control::Stop) | Err(_) => break,
-            Ok(_) => {}
-        }
-    }
+    stops.wait_for_stop();
     print_note("stopping");
     server.stop();
     if let Err(e) = node.shutdown() {
         print_warning(format_args!("unregistering from the master: {e}"));
     }
-    if master_lost.load(Ordering::SeqCst) {
+    if stops.master_lost() {
         Outcome::Problems
     } else {
         Outcome::Ok

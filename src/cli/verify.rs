@@ -2,7 +2,6 @@
 //! parallel across chunks) and report each problem with file, byte offset, topic and what.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
@@ -11,19 +10,16 @@ use crate::bag::{Bag, Chunk, ConnId, parallel_map};
 use crate::catalog::compile;
 use crate::msg::{Registry, Schema};
 
-use super::args::MsgPathArgs;
+use super::args::BagsArgs;
 use super::term::{Stdout, outln};
 use super::{Outcome, print_error, print_warning};
 
 /// Arguments of `bagscope verify`.
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Where definitions the bags lack come from.
+    /// The bags, and where the definitions they lack come from.
     #[command(flatten)]
-    pub msg: MsgPathArgs,
-    /// Bag files.
-    #[arg(required = true, value_name = "BAG")]
-    pub bags: Vec<PathBuf>,
+    pub input: BagsArgs,
 }
 
 /// One problem found.
@@ -55,14 +51,14 @@ pub struct Report {
 
 /// Runs `bagscope verify`.
 pub fn run(args: &VerifyArgs) -> Outcome {
-    let registry = match args.msg.registry() {
+    let registry = match args.input.msg.registry() {
         Ok(r) => r,
         Err(o) => return o,
     };
     let mut outcome = Outcome::Ok;
     let (mut total_msgs, mut total_problems) = (0u64, 0usize);
     let mut out = Stdout::human();
-    for path in &args.bags {
+    for path in &args.input.bags {
         if out.is_closed() {
             break;
         }
@@ -117,11 +113,11 @@ pub fn run(args: &VerifyArgs) -> Outcome {
             outcome = outcome.max(Outcome::Problems);
         }
     }
-    if args.bags.len() > 1 {
+    if args.input.bags.len() > 1 {
         outln!(
             out,
             "total: {} bags, {total_msgs} messages, {total_problems} problems",
-            args.bags.len()
+            args.input.bags.len()
         );
     }
     out.finish(outcome)

@@ -180,17 +180,7 @@ impl<'a> Header<'a> {
         expected: usize,
         conv: impl Fn(&[u8]) -> Option<T>,
     ) -> Result<T> {
-        let field = self.required(name)?;
-        conv(field.value).ok_or_else(|| {
-            self.error(
-                field.offset,
-                ErrorKind::FieldSize {
-                    name,
-                    len: field.value.len(),
-                    expected,
-                },
-            )
-        })
+        self.convert(Some(self.required(name)?), name, expected, conv)
     }
 
     /// The `op` byte.

@@ -64,16 +64,7 @@ fn bad(offset: u64, what: &'static str) -> FormatError {
 
 /// Reads a 1.1 / version-0 message at `pos` of `buf` (first byte at absolute offset `base`).
 pub fn read_v11_message(buf: &[u8], pos: usize, base: u64) -> Result<LegacyMessage<'_>> {
-    let offset = base + pos as u64;
-    let mut c = Cursor::new(
-        buf.get(pos..).unwrap_or_default(),
-        offset,
-        RecordKind::LegacyMessage,
-    );
-    let topic = c.line(MAX_LINE, "topic line")?;
-    if !looks_like_topic(topic) {
-        return Err(bad(offset, "the topic line is not a topic name"));
-    }
+    let (mut c, offset, topic) = topic_line(buf, pos, base)?;
     let md5_at = c.offset();
     let md5 = c.line(MAX_MD5_LINE, "md5sum line")?;
     if !looks_like_md5(md5) {
@@ -89,6 +80,13 @@ pub fn read_v11_message(buf: &[u8], pos: usize, base: u64) -> Result<LegacyMessa
 
 /// Reads a 1.0 message (topic line, time, length, payload).
 pub fn read_v10_message(buf: &[u8], pos: usize, base: u64) -> Result<LegacyMessage<'_>> {
+    let (c, offset, topic) = topic_line(buf, pos, base)?;
+    finish(c, offset, topic, None, None)
+}
+
+/// The topic line that starts every old message record at `pos` of `buf`: the cursor after
+/// it, the record's absolute offset and the topic.
+fn topic_line(buf: &[u8], pos: usize, base: u64) -> Result<(Cursor<'_>, u64, &[u8])> {
     let offset = base + pos as u64;
     let mut c = Cursor::new(
         buf.get(pos..).unwrap_or_default(),
@@ -99,7 +97,7 @@ pub fn read_v10_message(buf: &[u8], pos: usize, base: u64) -> Result<LegacyMessa
     if !looks_like_topic(topic) {
         return Err(bad(offset, "the topic line is not a topic name"));
     }
-    finish(c, offset, topic, None, None)
+    Ok((c, offset, topic))
 }
 
 fn finish<'a>(

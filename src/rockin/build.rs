@@ -19,7 +19,7 @@ use super::yaml::{Event, Events, Scalar, TagKind};
 type Result<T> = std::result::Result<T, InputError>;
 
 /// "expected …, found …" at the event.
-fn wrong(expected: impl Into<String>, found: &Event) -> InputError {
+pub(super) fn wrong(expected: impl Into<String>, found: &Event) -> InputError {
     InputError::new(
         found.mark(),
         InputErrorKind::WrongType {

@@ -9,7 +9,7 @@ use crate::msg::{Registry, Schema, Value};
 use crate::time::RosTime;
 
 use super::Limits;
-use super::build;
+use super::build::{self, wrong};
 use super::error::{InputError, InputErrorKind, Mark};
 use super::scalars::parse_int;
 use super::topics::{known_topics, topic_type};
@@ -343,14 +343,4 @@ impl<R: BufRead> Iterator for MessageReader<'_, R> {
     fn next(&mut self) -> Option<Self::Item> {
         self.next_message().transpose()
     }
-}
-
-fn wrong(expected: impl Into<String>, found: &Event) -> InputError {
-    InputError::new(
-        found.mark(),
-        InputErrorKind::WrongType {
-            expected: expected.into(),
-            found: found.describe(),
-        },
-    )
 }

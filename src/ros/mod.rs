@@ -40,11 +40,9 @@ pub use node::{Advertised, Node, NodeLoad};
 pub use publication::{Publication, PublicationStats, PublishError, TopicInfo, check_subscriber};
 pub use service::{
     Cancel, MAX_SERVICE_MESSAGE, REQUEST_TIMEOUT, ServiceCall, ServiceHandler, ServiceInfo,
-    call_service, call_service_waiting, call_service_with_header, check_client,
+    call_service, call_service_with_header, check_client,
 };
 pub use tcpros::HANDSHAKE_TIMEOUT;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_load;

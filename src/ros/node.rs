@@ -16,7 +16,7 @@ use super::master::MasterClient;
 use super::names;
 use super::publication::{Publication, TopicInfo};
 use super::service::{ServiceHandler, ServiceInfo, ServiceServer};
-use super::slave::SlaveApi;
+use super::slave::{SlaveApi, SlaveState};
 use super::tcpros::{self, Router};
 use super::uri;
 use super::xmlrpc::{self, XmlRpcError};
@@ -71,6 +71,32 @@ impl NodeInner {
         for hook in lock(&self.hooks).iter() {
             hook(why);
         }
+    }
+}
+
+impl SlaveState for NodeInner {
+    fn master_uri(&self) -> &str {
+        &self.config.master_uri
+    }
+
+    fn host(&self) -> &str {
+        &self.config.host
+    }
+
+    fn tcpros_port(&self) -> u16 {
+        self.tcpros_port
+    }
+
+    fn publications(&self) -> Vec<Publication> {
+        NodeInner::publications(self)
+    }
+
+    fn publication(&self, topic: &str) -> Option<Publication> {
+        NodeInner::publication(self, topic)
+    }
+
+    fn request_shutdown(&self, why: &str) {
+        NodeInner::request_shutdown(self, why);
     }
 }
 

@@ -326,30 +326,10 @@ pub fn check_client(name: &str, info: &ServiceInfo, header: &Header) -> Result<(
 
 /// Calls the service `name` at `service_uri` (`rosrpc://HOST:PORT`) once: `Ok(Ok(response))`,
 /// or `Ok(Err(message))` when the server answered with a false `ok` byte. `timeout` bounds
-/// every step, waiting for the answer included.
+/// connecting, the handshake and sending the request; the answer is awaited for
+/// `answer_timeout` (`None`: as long as the server keeps the connection open, for services
+/// that take long to answer).
 pub fn call_service(
-    service_uri: &str,
-    name: &str,
-    md5sum: &str,
-    callerid: &str,
-    request: &[u8],
-    timeout: Duration,
-) -> Result<Result<Vec<u8>, String>, RosError> {
-    call_service_waiting(
-        service_uri,
-        name,
-        md5sum,
-        callerid,
-        request,
-        timeout,
-        Some(timeout),
-    )
-}
-
-/// [`call_service`] for services that take long to answer: `timeout` bounds connecting, the
-/// handshake and sending the request; the answer is awaited for `answer_timeout` (`None`:
-/// as long as the server keeps the connection open).
-pub fn call_service_waiting(
     service_uri: &str,
     name: &str,
     md5sum: &str,
@@ -365,7 +345,7 @@ pub fn call_service_waiting(
     call_service_with_header(service_uri, &hello, request, timeout, answer_timeout)
 }
 
-/// [`call_service_waiting`] with the connection header given whole: `service`, `md5sum`
+/// [`call_service`] with the connection header given whole: `service`, `md5sum`
 /// and `callerid`, plus any field the server understands.
 pub fn call_service_with_header(
     service_uri: &str,

@@ -4,12 +4,28 @@
 
 use std::sync::Weak;
 
-use super::node::NodeInner;
+use super::publication::Publication;
 use super::xmlrpc::{Fault, Handler, Value};
 
+/// What the slave API reads of the node it answers for (and the one thing it does to it).
+pub(crate) trait SlaveState: Send + Sync {
+    /// The master's URI (`getMasterUri`).
+    fn master_uri(&self) -> &str;
+    /// The host name or address other nodes reach us at.
+    fn host(&self) -> &str;
+    /// The TCPROS server's port.
+    fn tcpros_port(&self) -> u16;
+    /// Every topic published.
+    fn publications(&self) -> Vec<Publication>;
+    /// The publication of `topic`, if any.
+    fn publication(&self, topic: &str) -> Option<Publication>;
+    /// `shutdown` was called: tell the owner.
+    fn request_shutdown(&self, why: &str);
+}
+
 /// Answers slave API calls for a node (without keeping it alive).
-pub(crate) struct SlaveApi {
-    pub(crate) node: Weak<NodeInner>,
+pub(crate) struct SlaveApi<N> {
+    pub(crate) node: Weak<N>,
 }
 
 fn ok(message: &str, value: impl Into<Value>) -> Value {
@@ -25,7 +41,7 @@ fn text(params: &[Value], i: usize) -> Option<&str> {
     params.get(i).and_then(Value::as_str)
 }
 
-impl Handler for SlaveApi {
+impl<N: SlaveState + 'static> Handler for SlaveApi<N> {
     fn handle(&self, method: &str, params: &[Value]) -> Result<Value, Fault> {
         let Some(node) = self.node.upgrade() else {
             return Ok(error(-1, "node is shutting down"));
@@ -39,8 +55,8 @@ impl Handler for SlaveApi {
                 Value::Int(i32::try_from(std::process::id()).unwrap_or(0)),
             ),
             "getMasterUri" => {
-                let uri = node.config.master_uri.clone();
-                ok(&uri, uri.clone())
+                let uri = node.master_uri();
+                ok(uri, uri)
             }
             "getSubscriptions" => ok("subscriptions", Value::Array(Vec::new())),
             "getPublications" => {
@@ -119,7 +135,7 @@ impl Handler for SlaveApi {
                 ok("shutdown", Value::Int(0))
             }
             "publisherUpdate" | "paramUpdate" => ok("", Value::Int(0)),
-            "requestTopic" => request_topic(&node, params),
+            "requestTopic" => request_topic(node.as_ref(), params),
             other => {
                 return Err(Fault {
                     code: 1,
@@ -131,7 +147,7 @@ impl Handler for SlaveApi {
 }
 
 /// `requestTopic(caller_id, topic, protocols)`: where to connect with TCPROS.
-fn request_topic(node: &NodeInner, params: &[Value]) -> Value {
+fn request_topic(node: &impl SlaveState, params: &[Value]) -> Value {
     let Some(topic) = text(params, 1) else {
         return error(-1, "the topic must be a string");
     };
@@ -157,8 +173,8 @@ fn request_topic(node: &NodeInner, params: &[Value]) -> Value {
             Value::Array(Vec::new()),
         ]);
     }
-    let host = node.config.host.clone();
-    let port = node.tcpros_port;
+    let host = node.host().to_string();
+    let port = node.tcpros_port();
     ok(
         &format!("ready on {host}:{port}"),
         Value::Array(vec![

@@ -66,13 +66,14 @@ pub fn notify<T: 'static>(events: &Sender<AppEvent>, wrap: fn(T) -> AppEvent) ->
 pub fn ready(
     catalog: Catalog,
     errors: Vec<BagError>,
+    registry: crate::msg::Registry,
     (width, height): (u16, u16),
     events: &Sender<AppEvent>,
 ) -> Ready {
     if catalog.is_empty() {
         return Ready { app: None, errors };
     }
-    let worker = Worker::start(catalog.clone(), notify(events, AppEvent::Worker));
+    let worker = Worker::start(catalog.clone(), registry, notify(events, AppEvent::Worker));
     let mut app = App::new(catalog, worker, width, height);
     app.set_events(events.clone());
     app.unopened = errors.iter().map(ToString::to_string).collect();

@@ -46,6 +46,8 @@ pub struct Options {
     pub mouse: bool,
     /// How `p` publishes into the ROS graph.
     pub publish: publish::Settings,
+    /// Definitions for bags that carry none: the bundled ones plus `--msg-path`.
+    pub registry: crate::msg::Registry,
 }
 
 /// How long leaving waits for a running ROS publication to stop and unregister.
@@ -104,11 +106,12 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let mut opening = Opening::new(&bags);
     {
         let events = tx.clone();
+        let registry = options.registry.clone();
         opening::start(
             bags,
             event::notify(&tx, AppEvent::Opening),
             move |catalog, errors| {
-                let ready = event::ready(catalog, errors, (w, h), &events);
+                let ready = event::ready(catalog, errors, registry, (w, h), &events);
                 let _ = events.send(AppEvent::Opened(Box::new(ready)));
             },
         );

@@ -2,8 +2,9 @@
 //!
 //! Each run has one thread (`ros-publish`) that owns everything networked: it resolves the
 //! node configuration, starts the node and advertises the selection
-//! ([`Session`](crate::play::Session)), then runs a [`Player`] on a second, scoped thread
-//! while it samples the player's shared [`Status`] every [`POLL`]. What the status bar shows
+//! ([`Session`](crate::play::Session)), then runs a [`Player`] with
+//! [`play::play`](crate::play::play), the run `bagscope play` shares: the player on this
+//! thread, its shared [`Status`] sampled every [`POLL`] on another. What the status bar shows
 //! ([`Update`]) is sent to the app (a [`Notify`]) only when it changed, so the screen
 //! is redrawn only then. `p` again, or leaving the app, sends [`Control::Stop`]; the thread
 //! then flushes, unregisters from the master and reports [`Update::Finished`]. Whatever
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 use crate::catalog::{Catalog, Selection};
 use crate::play::{
     Control, PlayOptions, PlayState, Player, Report, Session, StartError, Status, StatusSnapshot,
+    Watcher, play, stop_on_shutdown_request,
 };
 use crate::ros::{NodeConfig, QueueLimits, names};
 use crate::time::RosTime;
@@ -321,7 +323,7 @@ impl Publisher {
                     events,
                     ended: false,
                 };
-                run(&catalog, &job.selection, settings, rx, &stopper, &mut out);
+                run(&catalog, &job.selection, settings, &rx, &stopper, &mut out);
             })?;
         Ok(Publisher { control })
     }
@@ -368,7 +370,7 @@ fn run(
     catalog: &Catalog,
     selection: &Selection,
     settings: Settings,
-    control: Receiver<Control>,
+    control: &Receiver<Control>,
     stopper: &Sender<Control>,
     out: &mut Reporter,
 ) {
@@ -393,64 +395,38 @@ fn run(
         Ok(s) => s,
         Err(e) => return out.send(Update::Failed(describe(&e))),
     };
-    {
-        // `rosnode kill`: stop like `p` does.
-        let stopper = stopper.clone();
-        session.node.on_shutdown_request(move |_| {
-            let _ = stopper.send(Control::Stop);
-        });
-    }
+    // `rosnode kill`: stop like `p` does.
+    stop_on_shutdown_request(&session.node, stopper);
     let (start, end) = (
         selection.start.unwrap_or(RosTime::MIN),
         selection.end.unwrap_or(RosTime::MAX),
     );
-    let status = Arc::new(Status::default());
-    let options = PlayOptions {
-        rate: settings.rate,
-        subscriber_wait: SUBSCRIBER_WAIT,
-        ..PlayOptions::default()
+    let mut player = Player {
+        outlet: &mut session.outlet,
+        clock: None,
+        options: PlayOptions {
+            rate: settings.rate,
+            subscriber_wait: SUBSCRIBER_WAIT,
+            ..PlayOptions::default()
+        },
+        status: Arc::new(Status::default()),
     };
-    let outcome = std::thread::scope(|scope| {
-        let me = std::thread::current();
-        let outlet = &mut session.outlet;
-        let player_status = Arc::clone(&status);
-        let player = std::thread::Builder::new()
-            .name("ros-player".into())
-            .spawn_scoped(scope, move || {
-                let mut player = Player {
-                    outlet,
-                    clock: None,
-                    options,
-                    status: player_status,
-                };
-                let report = player.run(catalog, selection, &control, &mut |_| {});
-                me.unpark();
-                report
-            });
-        let player = match player {
-            Ok(p) => p,
-            Err(e) => return Err(format!("cannot start the player thread: {e}")),
-        };
-        let mut last = None;
-        while !player.is_finished() {
-            let p = Progress::of(&status.snapshot(), Instant::now(), start, end);
+    let mut last = None;
+    let watcher = Watcher {
+        period: POLL,
+        on_status: Box::new(|status| {
+            let p = Progress::of(status, Instant::now(), start, end);
             if last != Some(p) {
                 last = Some(p);
                 out.send(Update::Progress(p));
             }
-            std::thread::park_timeout(POLL);
-        }
-        player
-            .join()
-            .map_err(|_| "the player stopped unexpectedly".to_string())
-    });
+        }),
+    };
+    let played = play(&mut player, catalog, selection, control, Some(watcher));
     let mut warnings = session.outlet.take_warnings();
-    let report = match outcome {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = session.finish(FLUSH_STOPPED);
-            return out.send(Update::Failed(e));
-        }
+    let Ok(report) = played else {
+        let _ = session.finish(FLUSH_STOPPED);
+        return out.send(Update::Failed("the player stopped unexpectedly".into()));
     };
     let flush = if report.stopped {
         FLUSH_STOPPED

@@ -4,6 +4,7 @@
 use std::io::BufRead;
 
 use super::super::error::{InputError, InputErrorKind, Mark};
+use super::lines::{is_comment_at, rest_is_empty, skip_blanks};
 use super::plain::{PlainEnd, scan_plain_block};
 use super::{Block, Doc, Event, Parser, Pending, Scalar, Slot, Style, Tag, flow, is_blank_or_end};
 use super::{Line, quoted};
@@ -18,25 +19,6 @@ fn doc_marker(line: &Line) -> Option<&'static str> {
     ["---", "..."]
         .into_iter()
         .find(|m| line.text.starts_with(m) && is_blank_or_end(line.byte(3)))
-}
-
-/// True when byte `at` starts a comment (`#` at the start or after a blank).
-pub(super) fn is_comment_at(line: &Line, at: usize) -> bool {
-    line.byte(at) == Some(b'#') && (at == 0 || matches!(line.byte(at - 1), Some(b' ' | b'\t')))
-}
-
-/// The first byte at or after `at` that is not a space or tab.
-pub(super) fn skip_blanks(line: &Line, mut at: usize) -> usize {
-    while matches!(line.byte(at), Some(b' ' | b'\t')) {
-        at += 1;
-    }
-    at
-}
-
-/// True when nothing but blanks and perhaps a comment follows byte `at`.
-pub(super) fn rest_is_empty(line: &Line, at: usize) -> bool {
-    let at = skip_blanks(line, at);
-    line.byte(at).is_none() || is_comment_at(line, at)
 }
 
 impl<R: BufRead> Parser<R> {

@@ -4,7 +4,7 @@
 use std::io::BufRead;
 
 use super::super::error::{InputError, InputErrorKind};
-use super::block::{is_comment_at, skip_blanks};
+use super::lines::{is_comment_at, skip_blanks};
 use super::{Line, Parser, Scalar, Style, Tag};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -26,28 +26,7 @@ impl<R: BufRead> Parser<R> {
     ) -> Result<Scalar, InputError> {
         let header = line.mark(at);
         let folded = line.byte(at) == Some(b'>');
-        let mut chomp = None;
-        let mut explicit = None;
-        let mut i = at + 1;
-        loop {
-            match line.byte(i) {
-                Some(b'-') if chomp.is_none() => chomp = Some(Chomp::Strip),
-                Some(b'+') if chomp.is_none() => chomp = Some(Chomp::Keep),
-                Some(d @ b'1'..=b'9') if explicit.is_none() => {
-                    explicit = Some(usize::from(d - b'0'));
-                }
-                _ => break,
-            }
-            i += 1;
-        }
-        let after = skip_blanks(line, i);
-        if !(line.byte(after).is_none() || (after > i && is_comment_at(line, after))) {
-            return Err(InputError::syntax(
-                line.mark(i),
-                "a block scalar header (`|`, `>`) takes only `-`, `+`, an indentation digit and a comment",
-            ));
-        }
-        let chomp = chomp.unwrap_or(Chomp::Clip);
+        let (chomp, explicit) = indicators(line, at + 1)?;
         let base = usize::try_from(parent.max(0)).unwrap_or(0);
         let mut indent = explicit.map(|e| base + e);
         let mut text = String::new();
@@ -81,21 +60,7 @@ impl<R: BufRead> Parser<R> {
             }
             let content = l.from(n);
             let more = content.starts_with([' ', '\t']);
-            if !any {
-                for _ in 0..breaks {
-                    text.push('\n');
-                }
-            } else if folded && !prev_more && !more && breaks == 1 {
-                text.push(' ');
-            } else if folded && !prev_more && !more {
-                for _ in 1..breaks {
-                    text.push('\n');
-                }
-            } else {
-                for _ in 0..breaks {
-                    text.push('\n');
-                }
-            }
+            push_breaks(&mut text, breaks, any && folded && !prev_more && !more);
             let mark = l.mark(n);
             first_mark.get_or_insert(mark);
             segments.push((text.len(), mark));
@@ -137,5 +102,50 @@ impl<R: BufRead> Parser<R> {
             mark,
             segments,
         })
+    }
+}
+
+/// The chomping and indentation indicators of a block scalar header, from byte `i` (after
+/// `|` or `>`); only blanks and a comment may follow them.
+fn indicators(line: &Line, mut i: usize) -> Result<(Chomp, Option<usize>), InputError> {
+    let mut chomp = None;
+    let mut explicit = None;
+    loop {
+        match line.byte(i) {
+            Some(b'-') if chomp.is_none() => chomp = Some(Chomp::Strip),
+            Some(b'+') if chomp.is_none() => chomp = Some(Chomp::Keep),
+            Some(d @ b'1'..=b'9') if explicit.is_none() => {
+                explicit = Some(usize::from(d - b'0'));
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    let after = skip_blanks(line, i);
+    if !(line.byte(after).is_none() || (after > i && is_comment_at(line, after))) {
+        return Err(InputError::syntax(
+            line.mark(i),
+            "a block scalar header (`|`, `>`) takes only `-`, `+`, an indentation digit and a comment",
+        ));
+    }
+    Ok((chomp.unwrap_or(Chomp::Clip), explicit))
+}
+
+/// Appends the `breaks` line breaks seen before a content line; `folding` (between two
+/// lines of a folded scalar that are not more indented) a single break becomes a space and
+/// the others are kept less one.
+fn push_breaks(text: &mut String, breaks: usize, folding: bool) {
+    match breaks {
+        1 if folding => text.push(' '),
+        _ if folding => {
+            for _ in 1..breaks {
+                text.push('\n');
+            }
+        }
+        _ => {
+            for _ in 0..breaks {
+                text.push('\n');
+            }
+        }
     }
 }

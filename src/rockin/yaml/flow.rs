@@ -7,7 +7,7 @@ use std::io::BufRead;
 
 use super::super::Limits;
 use super::super::error::{InputError, InputErrorKind, Mark};
-use super::block::{is_comment_at, rest_is_empty, skip_blanks};
+use super::lines::{is_comment_at, rest_is_empty, skip_blanks};
 use super::plain::{FlowPlainEnd, scan_plain_flow};
 use super::{Event, Line, LineReader, Scalar, Style, Tag, quoted};
 

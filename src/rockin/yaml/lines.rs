@@ -79,6 +79,25 @@ impl Line {
     }
 }
 
+/// True when byte `at` starts a comment (`#` at the start or after a blank).
+pub(super) fn is_comment_at(line: &Line, at: usize) -> bool {
+    line.byte(at) == Some(b'#') && (at == 0 || matches!(line.byte(at - 1), Some(b' ' | b'\t')))
+}
+
+/// The first byte at or after `at` that is not a space or tab.
+pub(super) fn skip_blanks(line: &Line, mut at: usize) -> usize {
+    while matches!(line.byte(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    at
+}
+
+/// True when nothing but blanks and perhaps a comment follows byte `at`.
+pub(super) fn rest_is_empty(line: &Line, at: usize) -> bool {
+    let at = skip_blanks(line, at);
+    line.byte(at).is_none() || is_comment_at(line, at)
+}
+
 /// Reads lines, keeping count, with lines pushed back for lookahead.
 pub(crate) struct LineReader<R> {
     input: R,

@@ -99,7 +99,7 @@ pub(crate) fn parse<R: BufRead>(
             break l;
         };
         *line = next;
-        i = super::block::skip_blanks(line, 0);
+        i = super::lines::skip_blanks(line, 0);
         if empties > 0 {
             for _ in 0..empties {
                 text.push('\n');

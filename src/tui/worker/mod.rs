@@ -12,6 +12,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 
 use crate::catalog::{BagConn, Catalog, MsgRef, Window};
+use crate::msg::Registry;
 use crate::time::RosTime;
 
 use super::notify::Notify;
@@ -138,9 +139,10 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts the workers; replies go to `notify`. The health scan starts at once.
-    pub fn start(catalog: Catalog, notify: Notify<Reply>) -> Worker {
-        let mut worker = Worker::serving(catalog.clone(), notify.clone(), export::write);
+    /// Starts the workers, decoding with `registry`'s definitions where the bags carry none;
+    /// replies go to `notify`. The health scan starts at once.
+    pub fn start(catalog: Catalog, registry: Registry, notify: Notify<Reply>) -> Worker {
+        let mut worker = Worker::serving(catalog.clone(), registry, notify.clone(), export::write);
         let scan = std::thread::spawn(move || {
             let mut last = 0.0;
             let report = health::compute(&catalog, &mut |p| {
@@ -158,6 +160,7 @@ impl Worker {
     /// The interactive and the export thread (no health scan); `exporter` writes exports.
     fn serving(
         catalog: Catalog,
+        registry: Registry,
         notify: Notify<Reply>,
         exporter: impl Fn(&Catalog, ExportRequest) -> Reply + Send + 'static,
     ) -> Worker {
@@ -166,7 +169,7 @@ impl Worker {
         let interactive = {
             let catalog = catalog.clone();
             let notify = notify.clone();
-            std::thread::spawn(move || interactive_loop(&catalog, &rx, &notify))
+            std::thread::spawn(move || interactive_loop(&catalog, registry, &rx, &notify))
         };
         let exports = std::thread::spawn(move || {
             export::export_loop(&catalog, &export_rx, &notify, exporter);
@@ -229,8 +232,13 @@ impl Drop for Worker {
 }
 
 /// Serves requests, keeping only the newest of each kind when several are queued.
-fn interactive_loop(catalog: &Catalog, rx: &Receiver<Request>, notify: &Notify<Reply>) {
-    let mut decoder = Decoder::new();
+fn interactive_loop(
+    catalog: &Catalog,
+    registry: Registry,
+    rx: &Receiver<Request>,
+    notify: &Notify<Reply>,
+) {
+    let mut decoder = Decoder::with_registry(registry);
     while let Ok(first) = rx.recv() {
         let mut window = None;
         let mut extension = None;

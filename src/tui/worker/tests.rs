@@ -68,6 +68,7 @@ impl Slow {
         let (replies_tx, replies) = mpsc::channel();
         let worker = Worker::serving(
             catalog,
+            crate::msg::Registry::bundled(),
             Notify::from(replies_tx),
             slow_exporter(started_tx, release_rx),
         );

@@ -7,8 +7,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::tests::{Fixture, string_info, string_msg, subscribe, wait_for};
 use super::*;
+use super::{Fixture, string_info, string_msg, subscribe, wait_for};
 
 const DEADLINE: Duration = Duration::from_millis(1500);
 
@@ -74,6 +74,7 @@ fn timed_call(f: &Fixture) -> Duration {
         "/normal",
         b"ping",
         Duration::from_secs(5),
+        Some(Duration::from_secs(5)),
     )
     .unwrap();
     assert_eq!(r, Ok(b"ping".to_vec()));
@@ -195,6 +196,7 @@ fn huge_frames_stay_within_the_budget() {
         "/c",
         &[0u8; 2048],
         Duration::from_secs(5),
+        Some(Duration::from_secs(5)),
     )
     .unwrap();
     assert!(r.unwrap_err().contains("at most 1024"));

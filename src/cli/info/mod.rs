@@ -1,0 +1,111 @@
+//! `bagscope info`: the `rosbag info` summary (same rows, order and number formats), its YAML
+//! form, and JSON; plus what `rosbag info` lacks: bags it cannot open (unindexed, truncated,
+//! old versions), the true first/last message times, and what recovery found or lost.
+
+mod forms;
+mod health;
+mod summary;
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::bag::Bag;
+
+use super::json::Json;
+use super::term::{Stdout, outln};
+use super::{Outcome, open_bag};
+use health::{health_json, health_text};
+use summary::Summary;
+
+/// Arguments of `bagscope info` (independent flags, hence the bools).
+#[derive(Args, Debug)]
+#[allow(clippy::struct_excessive_bools)]
+pub struct InfoArgs {
+    /// Print YAML (the `rosbag info --yaml` keys).
+    #[arg(long, short = 'y', conflicts_with = "json")]
+    pub yaml: bool,
+    /// Print JSON (one object per bag; an array for several bags).
+    #[arg(long)]
+    pub json: bool,
+    /// Also compute each topic's median message rate (reads the index data of every chunk,
+    /// never the chunks themselves).
+    #[arg(long)]
+    pub freq: bool,
+    /// Also report each topic's health: median rate, gaps longer than a few periods,
+    /// out-of-order receive times, type conflicts, chunk compression (from index data only).
+    #[arg(long)]
+    pub health: bool,
+    /// Bag files.
+    #[arg(required = true, value_name = "BAG")]
+    pub bags: Vec<PathBuf>,
+}
+
+/// Runs `bagscope info`.
+pub fn run(args: &InfoArgs) -> Outcome {
+    let mut outcome = Outcome::Ok;
+    let mut texts = Vec::new();
+    let mut jsons = Vec::new();
+    for path in &args.bags {
+        let bag = match open_bag(path) {
+            Ok(b) => b,
+            Err(o) => {
+                outcome = outcome.max(o);
+                continue;
+            }
+        };
+        if bag.recovery().is_some_and(|r| !r.is_lossless()) {
+            outcome = outcome.max(Outcome::Problems);
+        }
+        let shown = path.display().to_string();
+        let summary = Summary::new(&bag, args.freq);
+        let health = args.health.then(|| {
+            crate::catalog::health::compute(
+                &crate::catalog::Catalog::new(vec![bag.clone()]),
+                &mut |_| {},
+            )
+        });
+        if args.json {
+            let mut j = summary.json(&bag, &shown);
+            if let (Json::Obj(pairs), Some(h)) = (&mut j, &health) {
+                pairs.push(("health".into(), health_json(h)));
+            }
+            jsons.push(j);
+        } else if args.yaml {
+            texts.push(summary.yaml(&bag, &shown));
+        } else {
+            let mut t = summary.text(&bag, &shown);
+            if let Some(h) = &health {
+                t.push('\n');
+                t.push_str(&health_text(h));
+            }
+            texts.push(t);
+        }
+    }
+    if args.json {
+        let out = match jsons.len() {
+            1 => jsons.pop().unwrap_or(Json::Null),
+            _ => Json::Arr(jsons),
+        };
+        if !matches!(out, Json::Arr(ref v) if v.is_empty()) || args.bags.len() > 1 {
+            let mut stdout = Stdout::data();
+            outln!(stdout, "{}", out.to_compact());
+            return stdout.finish(outcome);
+        }
+        outcome
+    } else {
+        // The YAML form is data; the rosbag-style text is a summary, always escaped.
+        let mut stdout = if args.yaml {
+            Stdout::data()
+        } else {
+            Stdout::human()
+        };
+        outln!(stdout, "{}", texts.join("\n---\n"));
+        stdout.finish(outcome)
+    }
+}
+
+/// The `rosbag info`-style text for one open bag (what `bagscope info` prints for it).
+pub fn text_summary(bag: &Bag, shown_path: &str, freq: bool) -> String {
+    Summary::new(bag, freq).text(bag, shown_path)
+}
