@@ -16,6 +16,7 @@ mod common;
 mod catalog_merge;
 mod cli_echo;
 mod cli_filter;
+mod cli_help;
 mod cli_info;
 mod cli_play;
 mod cli_serve;
