@@ -99,6 +99,27 @@ pub mod synth;
 pub mod tmux;
 pub mod tui;
 
+/// The whole standard error of `child` (spawned with a piped stderr), as text.
+pub fn read_stderr(child: &mut std::process::Child) -> String {
+    use std::io::Read;
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    err
+}
+
+/// The exit code (-1 for a signal) and the standard error of a finished command.
+pub fn code_and_stderr(out: &std::process::Output) -> (i32, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The `bagscope` binary built for these tests.
 pub fn bagscope() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_bagscope"))

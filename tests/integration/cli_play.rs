@@ -6,18 +6,9 @@ use std::time::{Duration, Instant};
 use crate::common;
 
 fn play(args: &[&str]) -> (i32, String) {
-    let out = common::bagscope()
-        .arg("play")
-        .args(args)
-        .env("ROS_MASTER_URI", common::ros_graph::closed_port_uri())
-        .env("ROS_HOSTNAME", "127.0.0.1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::code_and_stderr(&common::ros_graph::without_master(
+        &[&["play"], args].concat(),
+    ))
 }
 
 #[test]

@@ -326,13 +326,7 @@ fn read_then_close(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
     let mut first = [0u8; 16];
     stdout.read_exact(&mut first).unwrap();
     drop(stdout);
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let err = common::read_stderr(&mut child);
     (child.wait().unwrap().code(), err)
 }
 

@@ -18,7 +18,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -26,8 +26,8 @@ use bagscope::ros::{Header, MAX_HEADER, uri};
 
 use crate::common;
 use crate::common::ros_graph::{
-    Graph, Rec, Running, check_same_messages, have_tools, official_messages, official_recording,
-    wait_exit,
+    Graph, Rec, Running, build_index, check_same_messages, have_tools, official_messages,
+    official_recording, start_server, two_recorded_bags, wait_exit,
 };
 use crate::common::skip;
 
@@ -141,58 +141,9 @@ fn expected(index: &Path, work: &Path) -> Vec<Rec> {
         .collect()
 }
 
-#[test]
-fn serve_holds_under_slow_and_hostile_peers() {
-    if let Err(why) = have_tools(&["roscore", "rosbag", "rostopic"]) {
-        skip(&why);
-        return;
-    }
-    let graph = Graph::start();
-    let work = tempfile::tempdir().unwrap();
-    let work = work.path();
-    let index = work.join("two.idx");
-    let bags: Vec<PathBuf> = ["recorded.bag", "recorded_record_lz4.bag"]
-        .iter()
-        .map(|n| common::fixtures_dir().join(n))
-        .collect();
-    let built = common::bagscope()
-        .args(["index", "build"])
-        .arg(&index)
-        .args(&bags)
-        .output()
-        .unwrap();
-    assert!(built.status.success(), "{}", text(&built.stderr));
-    let mut serve = Running::start(
-        &graph,
-        "serve",
-        &[
-            index.to_str().unwrap(),
-            "--namespace",
-            NS,
-            "--skip-empty",
-            "1",
-        ],
-    );
-    let node = serve.node_name();
-    serve.wait_line(&format!("service {SERVICE}"), Duration::from_secs(20));
-    graph.wait_until("the service", |s| s.providers_of(SERVICE).contains(&node));
-    let master = graph.master();
-    let api = addr_of(&master.lookup_node(&node).unwrap(), "http");
-    let tcpros = addr_of(&master.lookup_service(SERVICE).unwrap(), "rosrpc");
-    let pid = serve.proc.0.id();
-
-    let out = work.join("normal.bag");
-    let rec = graph.record(&out, &["/hist/odom", "/hist/tf"]);
-    // The usual time of the normal call (the best of two).
-    let (first, a) = call(&graph, NORMAL);
-    assert!(first.status.success(), "{}", text(&first.stderr));
-    let (second, b) = call(&graph, NORMAL);
-    assert!(second.status.success(), "{}", text(&second.stderr));
-    let bound = a.min(b) * 2 + Duration::from_secs(1);
-    let mut normal_calls = 2;
-    let rss_before = rss_kib(pid);
-
-    // 1. Slow XML-RPC clients; a new subscriber meanwhile.
+/// Attack 1: 64 XML-RPC clients send one byte a second to the node's API (`api`) while a
+/// `rostopic echo` subscribes through it; a normal call is served within `bound`.
+fn slow_api_and_a_new_subscriber(graph: &Graph, api: SocketAddr, bound: Duration) {
     let attack = trickle(api, 64, b"P", 4);
     std::thread::sleep(Duration::from_millis(300));
     let mut echo = graph
@@ -207,23 +158,19 @@ fn serve_holds_under_slow_and_hostile_peers() {
     });
     // Give it time to connect through our (attacked) API.
     std::thread::sleep(Duration::from_secs(2));
-    normal_call(&graph, bound, "slow XML-RPC clients");
-    normal_calls += 1;
+    normal_call(graph, bound, "slow XML-RPC clients");
     let echoed = wait_exit(&mut echo, Duration::from_secs(10));
     assert!(
         echoed.is_some_and(|s| s.success()),
         "rostopic echo got no message while our API was under attack"
     );
     attack.join().unwrap();
+}
 
-    // 2. Unfinished TCPROS handshakes.
-    let attack = trickle(tcpros, 256, b"\x40", 3);
-    std::thread::sleep(Duration::from_millis(500));
-    normal_call(&graph, bound, "unfinished handshakes");
-    normal_calls += 1;
-    attack.join().unwrap();
-
-    // 3. Huge declared requests: the server holds what it can budget, not what is declared.
+/// Attack 3: 8 service clients at `tcpros` declare 64 MiB requests and send 8 MiB of each;
+/// the server (`pid`) holds what it can budget, not what is declared (VmRSS grows by less
+/// than 100 MiB from `rss_before`). Returns the clients, still connected.
+fn greedy_clients(tcpros: SocketAddr, pid: u32, rss_before: u64) -> Vec<TcpStream> {
     let mut greedy = Vec::new();
     for i in 0..8 {
         let mut s = TcpStream::connect(tcpros).unwrap();
@@ -245,6 +192,51 @@ fn serve_holds_under_slow_and_hostile_peers() {
         rss < rss_before + 100 * 1024,
         "VmRSS grew from {rss_before} to {rss} kB"
     );
+    greedy
+}
+
+#[test]
+fn serve_holds_under_slow_and_hostile_peers() {
+    if let Err(why) = have_tools(&["roscore", "rosbag", "rostopic"]) {
+        skip(&why);
+        return;
+    }
+    let graph = Graph::start();
+    let work = tempfile::tempdir().unwrap();
+    let work = work.path();
+    let index = work.join("two.idx");
+    let bags = two_recorded_bags();
+    build_index(&index, &bags);
+    let (mut serve, node, _) = start_server(&graph, &index, NS, &["--skip-empty", "1"]);
+    let master = graph.master();
+    let api = addr_of(&master.lookup_node(&node).unwrap(), "http");
+    let tcpros = addr_of(&master.lookup_service(SERVICE).unwrap(), "rosrpc");
+    let pid = serve.proc.0.id();
+
+    let out = work.join("normal.bag");
+    let rec = graph.record(&out, &["/hist/odom", "/hist/tf"]);
+    // The usual time of the normal call (the best of two).
+    let (first, a) = call(&graph, NORMAL);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let (second, b) = call(&graph, NORMAL);
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    let bound = a.min(b) * 2 + Duration::from_secs(1);
+    let mut normal_calls = 2;
+    let rss_before = rss_kib(pid);
+
+    // 1. Slow XML-RPC clients; a new subscriber meanwhile.
+    slow_api_and_a_new_subscriber(&graph, api, bound);
+    normal_calls += 1;
+
+    // 2. Unfinished TCPROS handshakes.
+    let attack = trickle(tcpros, 256, b"\x40", 3);
+    std::thread::sleep(Duration::from_millis(500));
+    normal_call(&graph, bound, "unfinished handshakes");
+    normal_calls += 1;
+    attack.join().unwrap();
+
+    // 3. Huge declared requests: the server holds what it can budget, not what is declared.
+    let greedy = greedy_clients(tcpros, pid, rss_before);
     normal_call(&graph, bound, "huge requests");
     normal_calls += 1;
     drop(greedy);
@@ -517,21 +509,8 @@ fn serve_is_not_held_up_by_a_subscriber_that_never_reads() {
     }
     let graph = Graph::start();
     let index = work.join("big.idx");
-    let built = common::bagscope()
-        .args(["index", "build"])
-        .arg(&index)
-        .arg(&bag)
-        .output()
-        .unwrap();
-    assert!(built.status.success(), "{}", text(&built.stderr));
-    let mut serve = Running::start(
-        &graph,
-        "serve",
-        &[index.to_str().unwrap(), "--namespace", NS, "--queue", "20"],
-    );
-    let node = serve.node_name();
-    serve.wait_line(&format!("service {SERVICE}"), Duration::from_secs(20));
-    graph.wait_until("the service", |s| s.providers_of(SERVICE).contains(&node));
+    build_index(&index, std::slice::from_ref(&bag));
+    let (mut serve, node, _) = start_server(&graph, &index, NS, &["--queue", "20"]);
     let tcpros = addr_of(&graph.master().lookup_service(SERVICE).unwrap(), "rosrpc");
     let out = work.join("big-recorded.bag");
     let rec = graph.record(&out, &["/hist/big"]);

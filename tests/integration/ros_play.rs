@@ -22,7 +22,8 @@ use bagscope::time::RosTime;
 
 use crate::common;
 use crate::common::ros_graph::{
-    Graph, Rec, Running, check_recording, have_tools, official_recording, played, wait_exit,
+    Graph, RECORDED_TOPICS, Rec, Running, check_recording, have_tools, nothing_published_by,
+    official_recording, played, wait_exit,
 };
 use crate::common::skip;
 use crate::common::tmux::{Session, have_tmux};
@@ -44,17 +45,7 @@ fn play_into_a_live_graph() {
 
 fn fixture_with_clock_and_latching(graph: &Graph, work: &Path) {
     let bag_path = common::fixtures_dir().join("recorded.bag");
-    let topics = [
-        "/chatter",
-        "/map_name",
-        "/tf_static",
-        "/imu",
-        "/odom",
-        "/tf",
-        "/camera/image_raw",
-        "/rosout",
-        "/clock",
-    ];
+    let topics = [RECORDED_TOPICS, &["/clock"]].concat();
     let out = work.join("fixture.bag");
     let rec = graph.record(&out, &topics);
     let bag = bag_path.to_str().unwrap();
@@ -68,31 +59,12 @@ fn fixture_with_clock_and_latching(graph: &Graph, work: &Path) {
     assert!(done.contains("159 message(s) published"), "{done}");
     play.wait_line("keeping", Duration::from_secs(5));
 
-    // A latched topic reaches a subscriber that starts after playback.
-    let echo = graph.tool(&["rostopic", "echo", "-n", "1", "/map_name"]);
-    assert!(echo.contains("data: \"warehouse_v2\""), "{echo}");
-    // rosnode info talks to our slave API; rostopic info sees our publications.
-    let info = graph.tool(&["rosnode", "info", &node]);
-    assert!(info.contains(" * /chatter [std_msgs/String]"), "{info}");
-    assert!(info.contains(" * /clock [rosgraph_msgs/Clock]"), "{info}");
-    assert!(
-        info.contains(&format!("Pid: {}", play.proc.0.id())),
-        "{info}"
-    );
-    assert!(info.contains("direction: outbound"), "{info}");
-    assert!(info.contains("to: /record_"), "{info}");
-    assert!(info.contains("transport: TCPROS"), "{info}");
-    let tinfo = graph.tool(&["rostopic", "info", "/imu"]);
-    assert!(tinfo.contains("Type: sensor_msgs/Imu"), "{tinfo}");
-    assert!(tinfo.contains(&node), "{tinfo}");
+    the_official_tools_see_the_player(graph, &node, play.proc.0.id());
 
     // SIGINT: a clean exit, and nothing of ours is left registered.
     let status = play.finish();
     assert!(status.success(), "exit status {status:?}");
-    let state = graph.master().system_state().unwrap();
-    for (topic, nodes) in &state.publishers {
-        assert!(!nodes.contains(&node), "{topic} still published by {node}");
-    }
+    nothing_published_by(graph, &node);
     graph.stop_recorder(rec, &out);
 
     let catalog = Catalog::open(std::slice::from_ref(&bag_path), &Default::default()).0;
@@ -111,13 +83,40 @@ fn fixture_with_clock_and_latching(graph: &Graph, work: &Path) {
     assert_eq!(latching["/tf_static"].as_deref(), Some("1"));
     assert_eq!(latching["/chatter"].as_deref(), Some("0"));
 
-    // Connection headers as recorded: type, md5sum and the full definition of the bag's.
-    let ours = Bag::open(&out).unwrap();
-    let original = Bag::open(&bag_path).unwrap();
+    the_connection_headers_are_the_bags(&out, &bag_path, &node);
+    the_clock_ticks_in_bag_time(&out, &bag_path, &clock);
+}
+
+/// A latched topic reaches a subscriber that starts after playback; `rosnode info` talks to
+/// the player's slave API (`pid`), `rostopic info` sees its publications.
+fn the_official_tools_see_the_player(graph: &Graph, node: &str, pid: u32) {
+    let echo = graph.tool(&["rostopic", "echo", "-n", "1", "/map_name"]);
+    assert!(echo.contains("data: \"warehouse_v2\""), "{echo}");
+    let info = graph.tool(&["rosnode", "info", node]);
+    for want in [
+        " * /chatter [std_msgs/String]",
+        " * /clock [rosgraph_msgs/Clock]",
+        &format!("Pid: {pid}"),
+        "direction: outbound",
+        "to: /record_",
+        "transport: TCPROS",
+    ] {
+        assert!(info.contains(want), "{want}: {info}");
+    }
+    let tinfo = graph.tool(&["rostopic", "info", "/imu"]);
+    assert!(tinfo.contains("Type: sensor_msgs/Imu"), "{tinfo}");
+    assert!(tinfo.contains(node), "{tinfo}");
+}
+
+/// The connection headers `node` wrote into the recording `out`: type, md5sum and the full
+/// definition of the original bag's (`/clock`'s own).
+fn the_connection_headers_are_the_bags(out: &Path, bag_path: &Path, node: &str) {
+    let ours = Bag::open(out).unwrap();
+    let original = Bag::open(bag_path).unwrap();
     for c in ours
         .connections()
         .iter()
-        .filter(|c| c.callerid.as_deref() == Some(node.as_str()))
+        .filter(|c| c.callerid.as_deref() == Some(node))
     {
         if c.topic == "/clock" {
             assert_eq!(c.datatype, "rosgraph_msgs/Clock");
@@ -137,9 +136,14 @@ fn fixture_with_clock_and_latching(graph: &Graph, work: &Path) {
         );
         assert_eq!(c.message_definition, o.message_definition, "{}", c.topic);
     }
+}
 
-    // /clock: bag times, non-decreasing, over the whole bag, many ticks (100 Hz for 1.5 s).
+/// `/clock` in the recording `out`: bag times, non-decreasing, over the whole bag, many
+/// ticks (100 Hz for 1.5 s).
+fn the_clock_ticks_in_bag_time(out: &Path, bag_path: &Path, clock: &[Rec]) {
     assert!(clock.len() >= 60, "{} clock messages", clock.len());
+    let ours = Bag::open(out).unwrap();
+    let original = Bag::open(bag_path).unwrap();
     let clock_conn: Vec<u32> = ours
         .connections()
         .iter()

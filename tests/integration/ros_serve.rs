@@ -23,7 +23,7 @@
 //! Skipped with a printed reason when `roscore`, `rosbag`, `rostopic`, `rosservice` or Python's
 //! `rosbag` are missing; `.ci/run` installs them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -31,8 +31,8 @@ use bagscope::play::bagserver::srv::PLAY_INTERVAL_MD5;
 
 use crate::common;
 use crate::common::ros_graph::{
-    Graph, Rec, Running, check_recording, check_same_messages, have_tools, official_messages,
-    official_recording,
+    Graph, Rec, build_index, check_recording, check_same_messages, have_tools, official_messages,
+    official_recording, start_server, two_recorded_bags,
 };
 use crate::common::skip;
 
@@ -42,13 +42,6 @@ const SERVICE: &str = "/hist/play_interval";
 /// …625.36): the end of the first, the gap, the start of the second.
 const START: &str = "1795297619.5";
 const END: &str = "1795297623.5";
-
-fn bags() -> Vec<PathBuf> {
-    ["recorded.bag", "recorded_record_lz4.bag"]
-        .iter()
-        .map(|n| common::fixtures_dir().join(n))
-        .collect()
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -168,28 +161,8 @@ fn serve_and_call_in_a_live_graph() {
     let work = tempfile::tempdir().unwrap();
     let work = work.path();
     let index = work.join("two.idx");
-    let built = common::bagscope()
-        .args(["index", "build"])
-        .arg(&index)
-        .args(bags())
-        .output()
-        .unwrap();
-    assert!(built.status.success(), "{}", text(&built.stderr));
-
-    let mut serve = Running::start(
-        &graph,
-        "serve",
-        &[
-            index.to_str().unwrap(),
-            "--namespace",
-            NS,
-            "--skip-empty",
-            "1",
-        ],
-    );
-    let node = serve.node_name();
-    serve.wait_line(&format!("service {SERVICE}"), Duration::from_secs(20));
-    let state = graph.wait_until("the service", |s| s.providers_of(SERVICE).contains(&node));
+    build_index(&index, &two_recorded_bags());
+    let (mut serve, node, state) = start_server(&graph, &index, NS, &["--skip-empty", "1"]);
     // Every indexed topic is advertised up front, under the namespace.
     for t in [
         "/chatter",

@@ -23,7 +23,8 @@ use bagscope::tui::publish::Settings;
 
 use crate::common;
 use crate::common::ros_graph::{
-    Graph, check_recording, have_tools, node_config, official_recording, played,
+    Graph, RECORDED_TOPICS, Rec, check_recording, have_tools, node_config, nothing_published_by,
+    official_recording, played,
 };
 use crate::common::skip;
 use crate::common::tmux::{Session, have_tmux};
@@ -74,44 +75,19 @@ fn publish(h: &mut Harness) -> String {
     bar
 }
 
-fn nothing_of_ours_registered(graph: &Graph) {
-    let state = graph.master().system_state().unwrap();
-    for (topic, nodes) in &state.publishers {
-        assert!(
-            !nodes.iter().any(|n| n == NODE),
-            "{topic} still published by {NODE}"
-        );
-    }
-}
-
-fn every_topic_of_the_interval(graph: &Graph, work: &Path) {
-    let topics = [
-        "/chatter",
-        "/map_name",
-        "/tf_static",
-        "/imu",
-        "/odom",
-        "/tf",
-        "/camera/image_raw",
-        "/rosout",
-    ];
-    let out = work.join("all.bag");
-    let rec = graph.record(&out, &topics);
-    let mut h = harness(graph, "/", 2.0);
-    h.mark("+0", "+2.5");
-    let bar = publish(&mut h);
+/// Publishes the marked interval (`publish`) and returns what was to be published: the
+/// messages of `topics` (every topic when empty) between the marks, under `namespace`; the
+/// status bar must say that many were published, and nothing of ours stays registered.
+fn publish_marked(h: &mut Harness, graph: &Graph, topics: &[&str], namespace: &str) -> Vec<Rec> {
+    let bar = publish(h);
     let (a, b) = (h.app.marks.0.unwrap(), h.app.marks.1.unwrap());
     let selection = Selection {
+        topics: topics.iter().map(|t| (*t).to_string()).collect(),
         start: Some(a),
         end: Some(b),
         ..Selection::default()
     };
-    let expected = played(&h.app.catalog, &selection, "/");
-    assert!(
-        expected.len() > 100 && expected.len() < 159,
-        "the interval holds {}",
-        expected.len()
-    );
+    let expected = played(&h.app.catalog, &selection, namespace);
     assert!(
         bar.contains(&format!(
             "ROS ✓ done: {} messages published",
@@ -119,7 +95,21 @@ fn every_topic_of_the_interval(graph: &Graph, work: &Path) {
         )),
         "{bar}"
     );
-    nothing_of_ours_registered(graph);
+    nothing_published_by(graph, NODE);
+    expected
+}
+
+fn every_topic_of_the_interval(graph: &Graph, work: &Path) {
+    let out = work.join("all.bag");
+    let rec = graph.record(&out, RECORDED_TOPICS);
+    let mut h = harness(graph, "/", 2.0);
+    h.mark("+0", "+2.5");
+    let expected = publish_marked(&mut h, graph, &[], "/");
+    assert!(
+        expected.len() > 100 && expected.len() < 159,
+        "the interval holds {}",
+        expected.len()
+    );
     graph.stop_recorder(rec, &out);
     let (recorded, latching) = official_recording(&out, NODE);
     check_recording(
@@ -136,19 +126,7 @@ fn every_topic_of_the_interval(graph: &Graph, work: &Path) {
 fn filtered_topics_under_a_namespace(graph: &Graph, work: &Path) {
     let out = work.join("filtered.bag");
     // Everything under /tui, so that topics published by mistake are recorded too.
-    let all: Vec<String> = [
-        "/chatter",
-        "/map_name",
-        "/tf_static",
-        "/imu",
-        "/odom",
-        "/tf",
-        "/camera/image_raw",
-        "/rosout",
-    ]
-    .iter()
-    .map(|t| format!("/tui{t}"))
-    .collect();
+    let all: Vec<String> = RECORDED_TOPICS.iter().map(|t| format!("/tui{t}")).collect();
     let refs: Vec<&str> = all.iter().map(String::as_str).collect();
     let rec = graph.record(&out, &refs);
     let mut h = harness(graph, "/tui", 4.0);
@@ -156,25 +134,9 @@ fn filtered_topics_under_a_namespace(graph: &Graph, work: &Path) {
     // "odo" shows /odom only.
     select_topic(&mut h, "odo");
     assert_eq!(h.app.topics.visible().len(), 1);
-    let bar = publish(&mut h);
-    let (a, b) = (h.app.marks.0.unwrap(), h.app.marks.1.unwrap());
-    let selection = Selection {
-        topics: vec!["/odom".into()],
-        start: Some(a),
-        end: Some(b),
-        ..Selection::default()
-    };
-    let expected = played(&h.app.catalog, &selection, "/tui");
+    let expected = publish_marked(&mut h, graph, &["/odom"], "/tui");
     assert!(expected.len() > 15, "{}", expected.len());
     assert!(expected.iter().all(|r| r.topic == "/tui/odom"));
-    assert!(
-        bar.contains(&format!(
-            "ROS ✓ done: {} messages published",
-            expected.len()
-        )),
-        "{bar}"
-    );
-    nothing_of_ours_registered(graph);
     graph.stop_recorder(rec, &out);
     let (recorded, _) = official_recording(&out, NODE);
     check_recording(

@@ -49,6 +49,35 @@ fn read_back(bag: &Bag) -> Vec<(RosTime, u32, Vec<u8>)> {
         .collect()
 }
 
+/// Every chunk of `bag` is compressed with `compression`; every chunk but the last passed
+/// the threshold `chunk_size`, and only by its last message.
+fn chunks_close_past_the_threshold(
+    bag: &Bag,
+    compression: Compression,
+    chunk_size: u32,
+    name: &str,
+) {
+    let chunks = bag.chunks();
+    for (i, c) in chunks.iter().enumerate() {
+        assert_eq!(c.compression, compression, "{name}");
+        if i + 1 < chunks.len() {
+            assert!(
+                c.uncompressed_size > u64::from(chunk_size),
+                "{name} chunk {i}"
+            );
+        }
+        let biggest_record = 20_000 + 400;
+        assert!(
+            c.uncompressed_size <= u64::from(chunk_size) + biggest_record,
+            "{name} chunk {i}: {}",
+            c.uncompressed_size
+        );
+    }
+    if chunk_size == 0 {
+        assert_eq!(chunks.len(), 500, "{name}: one message per chunk");
+    }
+}
+
 #[test]
 fn every_compression_and_chunk_size_reads_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -74,26 +103,7 @@ fn every_compression_and_chunk_size_reads_back() {
             assert!(bag.warnings().is_empty(), "{name}: {:?}", bag.warnings());
             assert_eq!(bag.chunks().len() as u32, summary.chunks, "{name}");
             assert_eq!(read_back(&bag), expected(&msgs, &ids), "{name}");
-            // Every chunk but the last passed the threshold, and only by its last message.
-            let chunks = bag.chunks();
-            for (i, c) in chunks.iter().enumerate() {
-                assert_eq!(c.compression, compression, "{name}");
-                if i + 1 < chunks.len() {
-                    assert!(
-                        c.uncompressed_size > u64::from(chunk_size),
-                        "{name} chunk {i}"
-                    );
-                }
-                let biggest_record = 20_000 + 400;
-                assert!(
-                    c.uncompressed_size <= u64::from(chunk_size) + biggest_record,
-                    "{name} chunk {i}: {}",
-                    c.uncompressed_size
-                );
-            }
-            if chunk_size == 0 {
-                assert_eq!(chunks.len(), 500, "{name}: one message per chunk");
-            }
+            chunks_close_past_the_threshold(&bag, compression, chunk_size, &name);
             // Connection headers come back byte for byte.
             for (c, id) in conns.iter().zip(&ids) {
                 let back = &bag.connections()[*id as usize];
