@@ -44,6 +44,26 @@ fn listing(dir: &Path) -> Vec<String> {
     v
 }
 
+/// `bagscope filter recorded.bag DIR/f.bag ARGS...` into a fresh DIR: the output, DIR (kept
+/// while it lives) and the bag written.
+fn filter_recorded(args: &[&str]) -> (Output, tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.bag");
+    let o = filter(&fixtures_dir().join("recorded.bag"), &out, args);
+    (o, dir, out)
+}
+
+/// `bagscope filter INPUT OUT ARGS...`.
+fn filter(input: &Path, out: &Path, args: &[&str]) -> Output {
+    bagscope()
+        .arg("filter")
+        .arg(input)
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// A copy of a fixture in a fresh directory.
 fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -55,22 +75,17 @@ fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
 #[test]
 fn filter_keeps_the_selected_topics_and_times() {
     let input = fixtures_dir().join("recorded.bag");
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("f.bag");
-    let o = run(&[
-        os("filter"),
-        input.as_os_str(),
-        out.as_os_str(),
-        os("-t"),
-        os("/chatter"),
-        os("--topic"),
-        os("/tf_static"),
-        os("-t"),
-        os("/imu"),
-        os("--start"),
-        os("+0.5"),
-        os("--end"),
-        os("+2"),
+    let (o, _dir, out) = filter_recorded(&[
+        "-t",
+        "/chatter",
+        "--topic",
+        "/tf_static",
+        "-t",
+        "/imu",
+        "--start",
+        "+0.5",
+        "--end",
+        "+2",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let src = Bag::open(&input).unwrap();
@@ -118,17 +133,7 @@ fn filter_bounds_are_inclusive_absolute_times() {
     let src = Bag::open(&input).unwrap();
     let all = contents(&src, &Query::all());
     let (lo, hi) = (all[10].0, all[40].0);
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("f.bag");
-    let o = run(&[
-        os("filter"),
-        input.as_os_str(),
-        out.as_os_str(),
-        os("--start"),
-        os(&lo.to_string()),
-        os("--end"),
-        os(&hi.to_string()),
-    ]);
+    let (o, _dir, out) = filter_recorded(&["--start", &lo.to_string(), "--end", &hi.to_string()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let want: Vec<_> = all
         .iter()
@@ -184,52 +189,22 @@ fn compression_follows_the_input_unless_asked() {
 #[test]
 fn bad_selections_are_reported() {
     let input = fixtures_dir().join("recorded.bag");
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("f.bag");
-    let o = run(&[
-        os("filter"),
-        input.as_os_str(),
-        out.as_os_str(),
-        os("--start"),
-        os("+3"),
-        os("--end"),
-        os("+1"),
-    ]);
+    let (o, dir, out) = filter_recorded(&["--start", "+3", "--end", "+1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).starts_with("bagscope: error: "));
     assert!(!out.exists());
-    let o = run(&[
-        os("filter"),
-        input.as_os_str(),
-        out.as_os_str(),
-        os("--start"),
-        os("yesterday"),
-    ]);
+    let o = filter(&input, &out, &["--start", "yesterday"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!out.exists());
     // An unknown topic is a usage error (a typo would otherwise give a quietly smaller
     // copy): exit 2, the topics there are listed, nothing is written.
-    let o = run(&[
-        os("filter"),
-        input.as_os_str(),
-        out.as_os_str(),
-        os("-t"),
-        os("/nope"),
-        os("-t"),
-        os("/map_name"),
-    ]);
+    let o = filter(&input, &out, &["-t", "/nope", "-t", "/map_name"]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("has no topic '/nope'"), "{err}");
     assert!(err.contains("/map_name, /odom"), "{err}");
     assert!(!out.exists());
-    let o = run(&[
-        os("filter"),
-        input.as_os_str(),
-        out.as_os_str(),
-        os("-t"),
-        os("map_name"),
-    ]);
+    let o = filter(&input, &out, &["-t", "map_name"]);
     assert!(o.status.success());
     assert_eq!(Bag::open(&out).unwrap().message_count(), 1);
     assert_eq!(listing(dir.path()), vec!["f.bag"]);

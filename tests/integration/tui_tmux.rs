@@ -6,15 +6,41 @@ use std::process::Command;
 use crate::common;
 use crate::common::tmux::{Session, have_tmux};
 
-#[test]
-fn browse_filter_inspect_and_quit() {
+/// Whether tmux and `bag` are there (else the test is skipped, saying why).
+fn tmux_and(bag: &std::path::Path) -> bool {
     if !have_tmux() {
         common::skip("tmux is not installed");
-        return;
+        return false;
     }
-    let bag = common::fixtures_dir().join("recorded.bag");
     if !bag.exists() {
-        common::skip("tests/fixtures/recorded.bag is not present");
+        common::skip(&format!("{} is not present", bag.display()));
+        return false;
+    }
+    true
+}
+
+/// Sends `kill -SIG PID` to the explorer.
+fn kill(sig: &str, pid: &str) {
+    assert!(
+        Command::new("kill")
+            .args([&format!("-{sig}"), pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+/// Waits until the shell of `s` is back (`DONE`) and the explorer's exit code was `code`.
+fn exited_with(s: &Session, code: i32) -> String {
+    let screen = s.wait("the shell", |t| t.contains("DONE"));
+    assert!(screen.contains(&format!("EXITED:{code}")), "{screen}");
+    screen
+}
+
+#[test]
+fn browse_filter_inspect_and_quit() {
+    let bag = common::fixtures_dir().join("recorded.bag");
+    if !tmux_and(&bag) {
         return;
     }
     let cmd = format!(
@@ -128,18 +154,8 @@ fn signals_end_with_128_plus_their_number() {
     }
     for (sig, code) in [("HUP", 129), ("INT", 130), ("TERM", 143)] {
         let (s, pid, _dir) = start_explorer(&format!("sig{sig}"), "", "", "Topics");
-        assert!(
-            Command::new("kill")
-                .args([&format!("-{sig}"), &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
-        let screen = s.wait("the shell", |t| t.contains("DONE"));
-        assert!(
-            screen.contains(&format!("EXITED:{code}")),
-            "SIG{sig}:\n{screen}"
-        );
+        kill(sig, &pid);
+        let screen = exited_with(&s, code);
         assert!(
             !screen.contains("Topics"),
             "the terminal is restored:\n{screen}"
@@ -149,13 +165,8 @@ fn signals_end_with_128_plus_their_number() {
 
 #[test]
 fn q_and_signals_work_while_the_bags_are_opened() {
-    if !have_tmux() {
-        common::skip("tmux is not installed");
-        return;
-    }
     let bag = common::fixtures_dir().join("recorded.bag");
-    if !bag.exists() {
-        common::skip("tests/fixtures/recorded.bag is not present");
+    if !tmux_and(&bag) {
         return;
     }
     let slow = "BAGSCOPE_TEST_SLOW_OPEN_MS=60000";
@@ -168,33 +179,20 @@ fn q_and_signals_work_while_the_bags_are_opened() {
         "{screen}"
     );
     s.keys(&["q"]);
-    let screen = s.wait("the shell", |t| t.contains("DONE"));
-    assert!(screen.contains("EXITED:0"), "{screen}");
+    exited_with(&s, 0);
     let (s, pid, _dir) = start_explorer("openterm", slow, &args, "opening");
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let screen = s.wait("the shell", |t| t.contains("DONE"));
-    assert!(screen.contains("EXITED:143"), "{screen}");
+    kill("TERM", &pid);
+    exited_with(&s, 143);
 }
 
 #[test]
 fn opening_a_bag_without_index_shows_how_far_the_scan_is() {
-    if !have_tmux() {
-        common::skip("tmux is not installed");
-        return;
-    }
     let Some(corpus) = common::corpus_dir() else {
         common::skip("../shared/corpus is not present");
         return;
     };
     let bag = corpus.join("gen-truncated_bz2.bag");
-    if !bag.exists() {
-        common::skip("gen-truncated_bz2.bag is not in the corpus");
+    if !tmux_and(&bag) {
         return;
     }
     // Each progress report of the recovery scan waits a minute: the first one stays shown.
@@ -207,6 +205,5 @@ fn opening_a_bag_without_index_shows_how_far_the_scan_is() {
         "{screen}"
     );
     s.keys(&["q"]);
-    let screen = s.wait("the shell", |t| t.contains("DONE"));
-    assert!(screen.contains("EXITED:0"), "{screen}");
+    exited_with(&s, 0);
 }
