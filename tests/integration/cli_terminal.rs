@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
 use bagscope::bag::writer::{BagWriter, WriterOptions};
+use bagscope::format::ConnectionHeader;
 use bagscope::format::header::write_field;
-use bagscope::format::{Compression, ConnectionHeader};
 use bagscope::time::RosTime;
 
 use crate::common;
@@ -48,14 +48,7 @@ fn header(fields: &[(&str, &str)]) -> ConnectionHeader {
 /// A bag whose every piece of text carries control sequences.
 fn evil_bag(dir: &Path) -> PathBuf {
     let path = dir.join("evil.bag");
-    let mut w = BagWriter::create(
-        &path,
-        WriterOptions {
-            compression: Compression::None,
-            chunk_size: 4096,
-        },
-    )
-    .unwrap();
+    let mut w = common::synth::plain_writer(&path);
     let topic = format!("/evil{EVIL}");
     let def = format!("# {EVIL}{EVIL_MORE}\nstring data\n");
     let caller = format!("/node{EVIL}");

@@ -22,6 +22,7 @@ use bagscope::format::{Compression, ConnectionHeader, Op, read_head};
 use bagscope::time::RosTime;
 
 use crate::common;
+use crate::common::synth::{self, string_msg};
 use crate::common::{bagscope, fixtures_dir, skip};
 
 fn run(args: &[&str]) -> Output {
@@ -60,22 +61,8 @@ fn records(buf: &[u8]) -> Vec<(usize, Op, usize, usize)> {
     out
 }
 
-/// A std_msgs/String payload.
-fn string_msg(s: &str) -> Vec<u8> {
-    let mut p = (s.len() as u32).to_le_bytes().to_vec();
-    p.extend_from_slice(s.as_bytes());
-    p
-}
-
 fn string_header(topic: &str) -> ConnectionHeader {
-    ConnectionHeader::build(
-        topic,
-        "std_msgs/String",
-        "992ce8a1687cec8c8bd883ec73ca41d1",
-        "string data\n",
-        Some("/talker"),
-        Some("0"),
-    )
+    synth::string_header(topic, "/talker")
 }
 
 /// A bag of `n` std_msgs/String messages on /chatter (and every third on /other), a few

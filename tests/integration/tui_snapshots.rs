@@ -6,6 +6,7 @@ use bagscope::catalog::Catalog;
 use bagscope::tui::action::{Action, Pane};
 
 use crate::common;
+use crate::common::synth::{plain_writer, string_header};
 use crate::common::tui::{Harness, select_topic};
 
 #[test]
@@ -142,27 +143,11 @@ fn several_bags_on_one_timeline() {
 
 #[test]
 fn a_message_that_does_not_decode_is_shown_as_an_error() {
-    use bagscope::bag::writer::{BagWriter, WriterOptions};
-    use bagscope::format::{Compression, ConnectionHeader};
     use bagscope::time::RosTime;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.bag");
-    let mut w = BagWriter::create(
-        &path,
-        WriterOptions {
-            compression: Compression::None,
-            chunk_size: 4096,
-        },
-    )
-    .unwrap();
-    let header = ConnectionHeader::build(
-        "/status",
-        "std_msgs/String",
-        "992ce8a1687cec8c8bd883ec73ca41d1",
-        "string data\n",
-        Some("/node"),
-        Some("0"),
-    );
+    let mut w = plain_writer(&path);
+    let header = string_header("/status", "/node");
     let c = w.add_connection("/status", &header).unwrap();
     // A string claiming 1000 bytes in a 9-byte payload, then a good one.
     w.write(
@@ -660,28 +645,12 @@ fn fifty_thousand_topics_open_move_and_quit() {
 
 #[test]
 fn out_of_order_is_counted_per_bag_as_recorded() {
-    use bagscope::bag::writer::{BagWriter, WriterOptions};
-    use bagscope::format::{Compression, ConnectionHeader};
     use bagscope::time::RosTime;
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, times: &[(u32, u32)]| {
         let path = dir.path().join(name);
-        let mut w = BagWriter::create(
-            &path,
-            WriterOptions {
-                compression: Compression::None,
-                chunk_size: 4096,
-            },
-        )
-        .unwrap();
-        let header = ConnectionHeader::build(
-            "/status",
-            "std_msgs/String",
-            "992ce8a1687cec8c8bd883ec73ca41d1",
-            "string data\n",
-            Some("/node"),
-            Some("0"),
-        );
+        let mut w = plain_writer(&path);
+        let header = string_header("/status", "/node");
         let c = w.add_connection("/status", &header).unwrap();
         for &(s, ns) in times {
             w.write(c, RosTime::new(s, ns), &[2, 0, 0, 0, b'o', b'k'])
