@@ -3,7 +3,7 @@
 //! bytes: genpy's values (the reference dump's JSON), `rostopic echo` YAML and `rostopic echo
 //! -p` CSV.
 
-use bagscope::msg::{MsgError, Registry, Schema, Value, decode, encode, json};
+use bagscope::msg::{Decoded, MsgError, Registry, Schema, Value, decode, encode, json};
 
 use crate::common::msg_support;
 use crate::common::msg_support::{Sample, compare_with_ref, samples};
@@ -56,18 +56,24 @@ fn decoded_values_match_genpy() {
     assert!(checked > 200, "{checked}");
 }
 
-#[test]
-fn json_output_reads_back_as_the_reference() {
+/// Calls `f` with every sample that decodes with its schema, and its decoded message.
+fn for_each_decoded(mut f: impl FnMut(&Sample, &Decoded<'_>)) {
     let registry = Registry::bundled();
     for sample in samples() {
         let Some(schema) = schema_for(&sample, &registry) else {
             continue;
         };
-        let Ok(value) = decode(&schema, &sample.payload) else {
-            continue;
-        };
+        if let Ok(value) = decode(&schema, &sample.payload) {
+            f(&sample, &value);
+        }
+    }
+}
+
+#[test]
+fn json_output_reads_back_as_the_reference() {
+    for_each_decoded(|sample, value| {
         let time = bagscope::time::RosTime::new(sample.time.0, sample.time.1);
-        let line = json::message_to_string(&sample.topic, &sample.datatype, time, &value);
+        let line = json::message_to_string(&sample.topic, &sample.datatype, time, value);
         let parsed: serde_json::Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("{}: {e}\n{line}", sample.label()));
         assert_eq!(parsed["topic"], sample.topic.as_str());
@@ -84,7 +90,7 @@ fn json_output_reads_back_as_the_reference() {
                 .unwrap_or_else(|| panic!("{name} in order"));
             pos += at + key.len();
         }
-    }
+    });
 }
 
 /// True when a time or duration somewhere in `value` has `nsec` outside `[0, 1e9)`: genpy
@@ -102,19 +108,12 @@ fn has_unnormalised_time(value: &Value<'_>) -> bool {
 
 #[test]
 fn yaml_matches_rostopic_echo() {
-    let registry = Registry::bundled();
     let mut checked = 0;
-    for sample in samples() {
-        let Some(schema) = schema_for(&sample, &registry) else {
-            continue;
-        };
-        let Ok(value) = decode(&schema, &sample.payload) else {
-            continue;
-        };
+    for_each_decoded(|sample, value| {
         if has_unnormalised_time(&value.to_value()) {
-            continue;
+            return;
         }
-        let ours = bagscope::msg::yaml::message_to_string(&value);
+        let ours = bagscope::msg::yaml::message_to_string(value);
         assert_eq!(
             ours,
             sample.row["yaml"].as_str().unwrap(),
@@ -122,23 +121,16 @@ fn yaml_matches_rostopic_echo() {
             sample.label()
         );
         checked += 1;
-    }
+    });
     assert!(checked > 200, "{checked}");
 }
 
 #[test]
 fn csv_matches_rostopic_echo_p() {
     use bagscope::msg::csv::CsvLayout;
-    let registry = Registry::bundled();
     let mut checked = 0;
-    for sample in samples() {
-        let Some(schema) = schema_for(&sample, &registry) else {
-            continue;
-        };
-        let Ok(value) = decode(&schema, &sample.payload) else {
-            continue;
-        };
-        let layout = CsvLayout::new(&value);
+    for_each_decoded(|sample, value| {
+        let layout = CsvLayout::new(value);
         assert_eq!(
             layout.header(),
             sample.row["csv_header"].as_str().unwrap(),
@@ -147,7 +139,7 @@ fn csv_matches_rostopic_echo_p() {
         );
         // rostopic writes cells unquoted: compare our cells joined the same way.
         let time = bagscope::time::RosTime::new(sample.time.0, sample.time.1);
-        let (cells, fit) = layout.cells(&value);
+        let (cells, fit) = layout.cells(value);
         assert!(fit.is_exact());
         let raw = format!("{},{}", time.as_nanos(), cells.join(","));
         assert_eq!(
@@ -156,11 +148,11 @@ fn csv_matches_rostopic_echo_p() {
             "{}",
             sample.label()
         );
-        let (row, _) = layout.row(time, &value);
+        let (row, _) = layout.row(time, value);
         if !cells.iter().any(|c| c.contains([',', '"', '\n', '\r'])) {
             assert_eq!(row, raw);
         }
         checked += 1;
-    }
+    });
     assert!(checked > 200, "{checked}");
 }
