@@ -124,3 +124,26 @@ pub fn code_and_stderr(out: &std::process::Output) -> (i32, String) {
 pub fn bagscope() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_bagscope"))
 }
+
+/// The RoCKIn YAML fixtures (`tests/fixtures/rockin/*.yaml`), sorted.
+pub fn rockin_fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures_dir().join("rockin"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The topics of `tests/fixtures/recorded.bag`, sorted.
+pub const RECORDED_TOPICS: &[&str] = &[
+    "/camera/image_raw",
+    "/chatter",
+    "/imu",
+    "/map_name",
+    "/odom",
+    "/rosout",
+    "/tf",
+    "/tf_static",
+];

@@ -609,17 +609,7 @@ pub fn start_server(
     (serve, node, state)
 }
 
-/// The topics of `tests/fixtures/recorded.bag`.
-pub const RECORDED_TOPICS: &[&str] = &[
-    "/chatter",
-    "/map_name",
-    "/tf_static",
-    "/imu",
-    "/odom",
-    "/tf",
-    "/camera/image_raw",
-    "/rosout",
-];
+pub use super::RECORDED_TOPICS;
 
 /// Asserts that the master lists no topic published by `node` any more.
 pub fn nothing_published_by(graph: &Graph, node: &str) {

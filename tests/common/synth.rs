@@ -176,3 +176,16 @@ pub fn plain_writer(path: &std::path::Path) -> bagscope::bag::writer::BagWriter 
     )
     .unwrap()
 }
+
+/// A small deterministic generator (xorshift64) so that failures reproduce.
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    /// The next number of the sequence.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}

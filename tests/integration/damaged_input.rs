@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use bagscope::bag::{Bag, ChunkLayout, OpenOptions, Query};
 
+use crate::common::synth::XorShift as Rng;
 use crate::common::{corpus_dir, fixtures_dir, skip};
 
 fn options() -> OpenOptions {
@@ -121,18 +122,6 @@ fn truncation_keeps_every_message_of_every_complete_chunk() {
                 }
             }
         }
-    }
-}
-
-/// A small deterministic generator (xorshift) so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
     }
 }
 

@@ -10,6 +10,7 @@ use bagscope::catalog::index::{self, Index};
 use bagscope::catalog::{Catalog, Selection};
 use bagscope::time::RosTime;
 
+use crate::common::synth::XorShift as Rng;
 use crate::common::{corpus_dir, fixtures_dir, skip};
 
 fn bags() -> Vec<PathBuf> {
@@ -40,14 +41,11 @@ fn bags() -> Vec<PathBuf> {
     v
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
+/// `bagscope query INDEX ARGS...`.
+fn query(index: &std::path::Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bagscope"));
+    c.arg("query").arg(index).args(args);
+    c
 }
 
 /// (bag, time, connection file id, payload) of each message.
@@ -175,15 +173,7 @@ fn stale_and_damaged_indexes_are_refused() {
     std::fs::write(&bag, &b).unwrap();
     let err = Index::open(&idx).unwrap_err().to_string();
     assert!(err.contains("stale") && err.contains("a.bag"), "{err}");
-    let out = Command::new(env!("CARGO_BIN_EXE_bagscope"))
-        .args([
-            "query",
-            idx.to_str().unwrap(),
-            "--start",
-            "+0",
-            "--end",
-            "+1",
-        ])
+    let out = query(&idx, &["--start", "+0", "--end", "+1"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -214,10 +204,9 @@ fn query_out_writes_the_interval_as_a_bag() {
         .unwrap();
     assert!(st.success());
     let out = dir.path().join("cut.bag");
-    let st = Command::new(env!("CARGO_BIN_EXE_bagscope"))
-        .args([
-            "query",
-            idx.to_str().unwrap(),
+    let st = query(
+        &idx,
+        &[
             "--start",
             "+0",
             "--end",
@@ -226,9 +215,10 @@ fn query_out_writes_the_interval_as_a_bag() {
             "/chatter",
             "--out",
             out.to_str().unwrap(),
-        ])
-        .status()
-        .unwrap();
+        ],
+    )
+    .status()
+    .unwrap();
     assert!(st.success());
     let written = bagscope::bag::Bag::open(&out).unwrap();
     let (catalog, _) = Catalog::open(&paths, &OpenOptions::default());

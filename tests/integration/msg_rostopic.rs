@@ -110,19 +110,7 @@ fn fixture_bag_echo_matches_rostopic() {
         return;
     }
     let bag = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recorded.bag");
-    check_bag(
-        &bag,
-        &[
-            "/camera/image_raw",
-            "/chatter",
-            "/imu",
-            "/map_name",
-            "/odom",
-            "/rosout",
-            "/tf",
-            "/tf_static",
-        ],
-    );
+    check_bag(&bag, crate::common::RECORDED_TOPICS);
 }
 
 #[test]

@@ -29,13 +29,7 @@ fn convert(input: &Path, output: &Path) {
 }
 
 fn fixtures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures_dir().join("rockin"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    v.sort();
-    v
+    crate::common::rockin_fixtures()
 }
 
 fn items(yaml: &Path) -> Vec<Item> {

@@ -19,13 +19,7 @@ use crate::common::official::{have_rosbag_cli, rosbag};
 use crate::common::{bagscope, fixtures_dir, ros_python, skip};
 
 fn fixtures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures_dir().join("rockin"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    v.sort();
-    v
+    crate::common::rockin_fixtures()
 }
 
 fn convert(input: &Path, output: &Path, extra: &[&str]) {

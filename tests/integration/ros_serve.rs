@@ -31,8 +31,8 @@ use bagscope::play::bagserver::srv::PLAY_INTERVAL_MD5;
 
 use crate::common;
 use crate::common::ros_graph::{
-    Graph, Rec, build_index, check_recording, check_same_messages, have_tools, official_messages,
-    official_recording, start_server, two_recorded_bags,
+    Graph, RECORDED_TOPICS, Rec, build_index, check_recording, check_same_messages, have_tools,
+    official_messages, official_recording, start_server, two_recorded_bags,
 };
 use crate::common::skip;
 
@@ -338,17 +338,7 @@ fn every_topic_relative_at_rate_2(
     node: &str,
     latched: &[Rec],
 ) {
-    let topics = [
-        "/camera/image_raw",
-        "/chatter",
-        "/imu",
-        "/map_name",
-        "/odom",
-        "/rosout",
-        "/tf",
-        "/tf_static",
-    ];
-    let recorded = recorded_topics(&topics);
+    let recorded = recorded_topics(RECORDED_TOPICS);
     let out = work.join("relative.bag");
     let rec = graph.record(&out, &refs(&recorded));
     let answer = call(graph, &[NS, "+1.5", "+6", "--rate", "2"]);
