@@ -147,3 +147,31 @@ pub const RECORDED_TOPICS: &[&str] = &[
     "/tf",
     "/tf_static",
 ];
+
+/// `bagscope convert INPUT OUTPUT EXTRA...`, which must succeed.
+pub fn convert(input: &Path, output: &Path, extra: &[&str]) {
+    let o = bagscope()
+        .arg("convert")
+        .arg(input)
+        .arg(output)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "convert {} {}: {}",
+        input.display(),
+        output.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The names in `dir`, sorted.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}

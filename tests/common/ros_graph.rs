@@ -621,3 +621,13 @@ pub fn nothing_published_by(graph: &Graph, node: &str) {
         );
     }
 }
+
+/// A private graph and a work directory, when the `tools` are installed; `None` (the test
+/// skipped, saying why) when one is missing.
+pub fn graph_with(tools: &[&str]) -> Option<(Graph, tempfile::TempDir)> {
+    if let Err(why) = have_tools(tools) {
+        super::skip(&why);
+        return None;
+    }
+    Some((Graph::start(), tempfile::tempdir().unwrap()))
+}

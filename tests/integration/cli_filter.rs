@@ -36,12 +36,7 @@ fn contents(bag: &Bag, query: &Query) -> Vec<(RosTime, String, Vec<u8>, Vec<u8>)
 }
 
 fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
+    crate::common::listing(dir)
 }
 
 /// `bagscope filter recorded.bag DIR/f.bag ARGS...` into a fresh DIR: the output, DIR (kept

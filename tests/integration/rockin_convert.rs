@@ -18,14 +18,7 @@ fn run(args: &[&Path]) -> Output {
 }
 
 fn convert(input: &Path, output: &Path) {
-    let o = run(&[input, output]);
-    assert!(
-        o.status.success(),
-        "convert {} {}: {}",
-        input.display(),
-        output.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    crate::common::convert(input, output, &[]);
 }
 
 fn fixtures() -> Vec<PathBuf> {
@@ -239,12 +232,7 @@ fn item(topic: &str, body: &str) -> String {
 }
 
 fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
+    crate::common::listing(dir)
 }
 
 /// Converting `text` fails with exit code 1, an error naming `(line, column)` and `what`,

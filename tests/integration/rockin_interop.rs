@@ -16,27 +16,14 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::common::official::{have_rosbag_cli, rosbag};
-use crate::common::{bagscope, fixtures_dir, ros_python, skip};
+use crate::common::{fixtures_dir, ros_python, skip};
 
 fn fixtures() -> Vec<PathBuf> {
     crate::common::rockin_fixtures()
 }
 
 fn convert(input: &Path, output: &Path, extra: &[&str]) {
-    let o = bagscope()
-        .arg("convert")
-        .arg(input)
-        .arg(output)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "convert {} {}: {}",
-        input.display(),
-        output.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    crate::common::convert(input, output, extra);
 }
 
 /// Python modules for the RoCKIn types Debian does not package (audio_common_msgs), generated

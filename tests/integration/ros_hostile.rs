@@ -26,8 +26,8 @@ use bagscope::ros::{Header, MAX_HEADER, uri};
 
 use crate::common;
 use crate::common::ros_graph::{
-    Graph, Rec, Running, build_index, check_same_messages, have_tools, official_messages,
-    official_recording, start_server, two_recorded_bags, wait_exit,
+    Graph, Rec, Running, build_index, check_same_messages, graph_with, have_tools,
+    official_messages, official_recording, start_server, two_recorded_bags, wait_exit,
 };
 use crate::common::skip;
 
@@ -197,12 +197,9 @@ fn greedy_clients(tcpros: SocketAddr, pid: u32, rss_before: u64) -> Vec<TcpStrea
 
 #[test]
 fn serve_holds_under_slow_and_hostile_peers() {
-    if let Err(why) = have_tools(&["roscore", "rosbag", "rostopic"]) {
-        skip(&why);
+    let Some((graph, work)) = graph_with(&["roscore", "rosbag", "rostopic"]) else {
         return;
-    }
-    let graph = Graph::start();
-    let work = tempfile::tempdir().unwrap();
+    };
     let work = work.path();
     let index = work.join("two.idx");
     let bags = two_recorded_bags();
@@ -366,12 +363,9 @@ fn serve_holds_under_slow_and_hostile_peers() {
 fn play_holds_under_slow_and_hostile_peers() {
     use bagscope::catalog::{Catalog, Selection};
     use common::ros_graph::played;
-    if let Err(why) = have_tools(&["roscore", "rosbag", "rostopic"]) {
-        skip(&why);
+    let Some((graph, work)) = graph_with(&["roscore", "rosbag", "rostopic"]) else {
         return;
-    }
-    let graph = Graph::start();
-    let work = tempfile::tempdir().unwrap();
+    };
     let work = work.path();
     let bag = common::fixtures_dir().join("recorded.bag");
     let topics = ["/chatter", "/imu", "/odom", "/tf"];
