@@ -631,3 +631,14 @@ pub fn graph_with(tools: &[&str]) -> Option<(Graph, tempfile::TempDir)> {
     }
     Some((Graph::start(), tempfile::tempdir().unwrap()))
 }
+
+/// Asserts that the master lists neither the service `service` nor a topic published by
+/// `node` any more.
+pub fn nothing_served_by(graph: &Graph, node: &str, service: &str) {
+    let state = graph.master().system_state().unwrap();
+    assert!(
+        state.providers_of(service).is_empty(),
+        "service left behind"
+    );
+    nothing_published_by(graph, node);
+}

@@ -27,7 +27,8 @@ use bagscope::ros::{Header, MAX_HEADER, uri};
 use crate::common;
 use crate::common::ros_graph::{
     Graph, Rec, Running, build_index, check_same_messages, graph_with, have_tools,
-    official_messages, official_recording, start_server, two_recorded_bags, wait_exit,
+    nothing_served_by, official_messages, official_recording, start_server, two_recorded_bags,
+    wait_exit,
 };
 use crate::common::skip;
 
@@ -345,14 +346,7 @@ fn serve_holds_under_slow_and_hostile_peers() {
         .status();
     let status = wait_exit(&mut serve.proc.0, Duration::from_secs(10));
     assert!(status.is_some_and(|s| s.success()), "{status:?}");
-    let state = graph.master().system_state().unwrap();
-    assert!(
-        state.providers_of(SERVICE).is_empty(),
-        "service left behind"
-    );
-    for (topic, nodes) in &state.publishers {
-        assert!(!nodes.contains(&node), "{topic} still published by {node}");
-    }
+    nothing_served_by(&graph, &node, SERVICE);
 }
 
 /// `bagscope play` of a 3 s bag at rate 1 while 64 slow XML-RPC connections, 256

@@ -32,7 +32,7 @@ use bagscope::play::bagserver::srv::PLAY_INTERVAL_MD5;
 use crate::common;
 use crate::common::ros_graph::{
     Graph, RECORDED_TOPICS, Rec, build_index, check_recording, check_same_messages, have_tools,
-    official_messages, official_recording, start_server, two_recorded_bags,
+    nothing_served_by, official_messages, official_recording, start_server, two_recorded_bags,
 };
 use crate::common::skip;
 
@@ -229,14 +229,7 @@ fn serve_and_call_in_a_live_graph() {
         text(&slow.stderr)
     );
     // Nothing of ours is left registered.
-    let state = graph.master().system_state().unwrap();
-    assert!(
-        state.providers_of(SERVICE).is_empty(),
-        "service left behind"
-    );
-    for (topic, nodes) in &state.publishers {
-        assert!(!nodes.contains(&node), "{topic} still published by {node}");
-    }
+    nothing_served_by(&graph, &node, SERVICE);
     eprintln!("interop took {:.1} s", started.elapsed().as_secs_f64());
 }
 
