@@ -642,3 +642,22 @@ pub fn nothing_served_by(graph: &Graph, node: &str, service: &str) {
     );
     nothing_published_by(graph, node);
 }
+
+/// `bagscope call ARGS...` in `graph`; what it printed is logged with the time it took.
+pub fn call(graph: &Graph, args: &[&str]) -> (std::process::Output, Duration) {
+    let t = Instant::now();
+    let out = graph
+        .command(env!("CARGO_BIN_EXE_bagscope"))
+        .arg("call")
+        .args(args)
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    eprintln!(
+        "  call {args:?}: {:?} in {took:?}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, took)
+}

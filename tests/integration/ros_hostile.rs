@@ -61,21 +61,7 @@ fn text(b: &[u8]) -> String {
 }
 
 fn call(graph: &Graph, args: &[&str]) -> (Output, Duration) {
-    let t = Instant::now();
-    let out = graph
-        .command(env!("CARGO_BIN_EXE_bagscope"))
-        .arg("call")
-        .args(args)
-        .output()
-        .unwrap();
-    let took = t.elapsed();
-    eprintln!(
-        "  call {args:?}: {:?} in {took:?}\n{}{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    (out, took)
+    common::ros_graph::call(graph, args)
 }
 
 fn addr_of(u: &str, scheme: &str) -> SocketAddr {

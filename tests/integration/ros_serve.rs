@@ -49,19 +49,7 @@ fn text(b: &[u8]) -> String {
 
 /// `bagscope call` in the graph.
 fn call(graph: &Graph, args: &[&str]) -> Output {
-    let out = graph
-        .command(env!("CARGO_BIN_EXE_bagscope"))
-        .arg("call")
-        .args(args)
-        .output()
-        .unwrap();
-    eprintln!(
-        "  call {args:?}: {:?}\n{}{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    out
+    common::ros_graph::call(graph, args).0
 }
 
 /// The `key: value` lines `bagscope call` prints.
