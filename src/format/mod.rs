@@ -2,7 +2,7 @@
 //! [`FormatError`] naming the byte offset and record kind. No I/O, no knowledge of bags as a
 //! whole, of message definitions or of the UI.
 //!
-//! See `docs/FORMAT.md` for the layouts; the official reader's quirks (index records whose
+//! See `docs/format.md` for the layouts; the official reader's quirks (index records whose
 //! data length lies, concatenated LZ4 frames, 1.2 `sec`/`nsec` vs `time`) are handled here.
 
 pub mod bag_header;

@@ -92,13 +92,86 @@ pub fn ros_python() -> &'static str {
 }
 
 pub mod many_topics;
+pub mod msg_support;
 pub mod official;
 pub mod ros_graph;
 pub mod synth;
 pub mod tmux;
 pub mod tui;
 
+/// The whole standard error of `child` (spawned with a piped stderr), as text.
+pub fn read_stderr(child: &mut std::process::Child) -> String {
+    use std::io::Read;
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    err
+}
+
+/// The exit code (-1 for a signal) and the standard error of a finished command.
+pub fn code_and_stderr(out: &std::process::Output) -> (i32, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The `bagscope` binary built for these tests.
 pub fn bagscope() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_bagscope"))
+}
+
+/// The RoCKIn YAML fixtures (`tests/fixtures/rockin/*.yaml`), sorted.
+pub fn rockin_fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures_dir().join("rockin"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The topics of `tests/fixtures/recorded.bag`, sorted.
+pub const RECORDED_TOPICS: &[&str] = &[
+    "/camera/image_raw",
+    "/chatter",
+    "/imu",
+    "/map_name",
+    "/odom",
+    "/rosout",
+    "/tf",
+    "/tf_static",
+];
+
+/// `bagscope convert INPUT OUTPUT EXTRA...`, which must succeed.
+pub fn convert(input: &Path, output: &Path, extra: &[&str]) {
+    let o = bagscope()
+        .arg("convert")
+        .arg(input)
+        .arg(output)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "convert {} {}: {}",
+        input.display(),
+        output.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The names in `dir`, sorted.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
 }

@@ -1,5 +1,5 @@
 //! Running Debian's official ROS1 tools from tests: the Python `rosbag` library (through the
-//! scripts in `tests/interop/`) and the `rosbag` command.
+//! scripts in `tests/common/interop/`) and the `rosbag` command.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +10,7 @@ use super::ros_python;
 
 fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop")
+        .join("tests/common/interop")
         .join(name)
 }
 

@@ -553,3 +553,111 @@ pub fn closed_port_uri() -> String {
     drop(l);
     uri
 }
+
+/// Runs `bagscope ARGS` against a ROS master that is not there (a closed port), with no
+/// standard input.
+pub fn without_master(args: &[&str]) -> std::process::Output {
+    super::bagscope()
+        .args(args)
+        .env("ROS_MASTER_URI", closed_port_uri())
+        .env("ROS_HOSTNAME", "127.0.0.1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The two fixture bags recorded 2 s apart (`recorded.bag`, `recorded_record_lz4.bag`) that
+/// the bagserver tests serve.
+pub fn two_recorded_bags() -> Vec<PathBuf> {
+    ["recorded.bag", "recorded_record_lz4.bag"]
+        .iter()
+        .map(|n| super::fixtures_dir().join(n))
+        .collect()
+}
+
+/// `bagscope index build INDEX BAGS...`, which must succeed.
+pub fn build_index(index: &Path, bags: &[PathBuf]) {
+    let built = super::bagscope()
+        .args(["index", "build"])
+        .arg(index)
+        .args(bags)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+}
+
+/// Starts `bagscope serve INDEX --namespace NS EXTRA...` in `graph` and waits until the
+/// master lists its service `NS/play_interval`: the server, its node name and the master's
+/// state then.
+pub fn start_server(
+    graph: &Graph,
+    index: &Path,
+    ns: &str,
+    extra: &[&str],
+) -> (Running, String, bagscope::ros::SystemState) {
+    let mut args = vec![index.to_str().unwrap(), "--namespace", ns];
+    args.extend_from_slice(extra);
+    let mut serve = Running::start(graph, "serve", &args);
+    let node = serve.node_name();
+    let service = format!("{ns}/play_interval");
+    serve.wait_line(&format!("service {service}"), Duration::from_secs(20));
+    let state = graph.wait_until("the service", |s| s.providers_of(&service).contains(&node));
+    (serve, node, state)
+}
+
+pub use super::RECORDED_TOPICS;
+
+/// Asserts that the master lists no topic published by `node` any more.
+pub fn nothing_published_by(graph: &Graph, node: &str) {
+    let state = graph.master().system_state().unwrap();
+    for (topic, nodes) in &state.publishers {
+        assert!(
+            !nodes.iter().any(|n| n == node),
+            "{topic} still published by {node}"
+        );
+    }
+}
+
+/// A private graph and a work directory, when the `tools` are installed; `None` (the test
+/// skipped, saying why) when one is missing.
+pub fn graph_with(tools: &[&str]) -> Option<(Graph, tempfile::TempDir)> {
+    if let Err(why) = have_tools(tools) {
+        super::skip(&why);
+        return None;
+    }
+    Some((Graph::start(), tempfile::tempdir().unwrap()))
+}
+
+/// Asserts that the master lists neither the service `service` nor a topic published by
+/// `node` any more.
+pub fn nothing_served_by(graph: &Graph, node: &str, service: &str) {
+    let state = graph.master().system_state().unwrap();
+    assert!(
+        state.providers_of(service).is_empty(),
+        "service left behind"
+    );
+    nothing_published_by(graph, node);
+}
+
+/// `bagscope call ARGS...` in `graph`; what it printed is logged with the time it took.
+pub fn call(graph: &Graph, args: &[&str]) -> (std::process::Output, Duration) {
+    let t = Instant::now();
+    let out = graph
+        .command(env!("CARGO_BIN_EXE_bagscope"))
+        .arg("call")
+        .args(args)
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    eprintln!(
+        "  call {args:?}: {:?} in {took:?}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, took)
+}

@@ -141,3 +141,51 @@ pub fn messages(n: usize, conns: usize, seed: u64) -> Vec<SynthMsg> {
         })
         .collect()
 }
+
+/// The md5sum of `std_msgs/String`.
+pub const STRING_MD5: &str = "992ce8a1687cec8c8bd883ec73ca41d1";
+
+/// The connection header of a `std_msgs/String` topic published by `callerid`, not latched.
+pub fn string_header(topic: &str, callerid: &str) -> ConnectionHeader {
+    ConnectionHeader::build(
+        topic,
+        "std_msgs/String",
+        STRING_MD5,
+        "string data\n",
+        Some(callerid),
+        Some("0"),
+    )
+}
+
+/// A `std_msgs/String` payload.
+pub fn string_msg(s: &str) -> Vec<u8> {
+    let mut p = (s.len() as u32).to_le_bytes().to_vec();
+    p.extend_from_slice(s.as_bytes());
+    p
+}
+
+/// A bag writer on `path` with uncompressed chunks of 4 KiB.
+pub fn plain_writer(path: &std::path::Path) -> bagscope::bag::writer::BagWriter {
+    use bagscope::bag::writer::{BagWriter, WriterOptions};
+    BagWriter::create(
+        path,
+        WriterOptions {
+            compression: bagscope::format::Compression::None,
+            chunk_size: 4096,
+        },
+    )
+    .unwrap()
+}
+
+/// A small deterministic generator (xorshift64) so that failures reproduce.
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    /// The next number of the sequence.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}

@@ -2,6 +2,7 @@
 //! with `capture-pane` and driven with `send-keys`.
 
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// True when tmux can be run.
@@ -16,28 +17,44 @@ pub fn have_tmux() -> bool {
 pub struct Session(String);
 
 impl Session {
-    /// Starts `command` in a `cols`×`rows` terminal; `name` makes the session name unique
-    /// within this test process.
+    /// Starts `command` in a `cols`×`rows` terminal; `name` (with the process id and a
+    /// counter) makes the session name unique.
+    ///
+    /// The tests of the one test binary run in parallel: a session may be created while the
+    /// tmux server is exiting after another test killed the last session, which fails
+    /// ("server exited unexpectedly"). Such a start is tried again, a few times.
     pub fn start(name: &str, cols: u16, rows: u16, command: &str) -> Session {
-        let s = Session(format!("bagscope-test-{name}-{}", std::process::id()));
-        let ok = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                &s.0,
-                "-x",
-                &cols.to_string(),
-                "-y",
-                &rows.to_string(),
-                command,
-            ])
-            .env("TZ", "UTC")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux new-session failed");
-        s
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNT.fetch_add(1, Ordering::Relaxed);
+        let s = Session(format!("bagscope-test-{name}-{}-{n}", std::process::id()));
+        let mut tries = 0;
+        loop {
+            let out = Command::new("tmux")
+                .args([
+                    "new-session",
+                    "-d",
+                    "-s",
+                    &s.0,
+                    "-x",
+                    &cols.to_string(),
+                    "-y",
+                    &rows.to_string(),
+                    command,
+                ])
+                .env("TZ", "UTC")
+                .output()
+                .unwrap();
+            if out.status.success() {
+                return s;
+            }
+            tries += 1;
+            assert!(
+                tries < 5,
+                "tmux new-session failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 
     /// What the terminal shows now.

@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn unfinished_files_are_registered_for_removal_on_a_signal() {
-        // (Removing them is tested end to end in tests/cli_truth.rs: calling the global
+        // (Removing them is tested end to end in tests/integration/cli_truth.rs: calling the global
         // cleanup here would race with the other tests writing files.)
         let dir = tempfile::tempdir().unwrap();
         let f = AtomicFile::create(&dir.path().join("a.bag")).unwrap();

@@ -18,7 +18,7 @@ pub const PLAY_INTERVAL_SRV: &str =
 /// The service type.
 pub const PLAY_INTERVAL_TYPE: &str = "bagscope_msgs/PlayInterval";
 /// Its genmsg md5sum (checked against [`PLAY_INTERVAL_SRV`] by the tests, and against
-/// genmsg itself by `tests/ros_serve.rs`).
+/// genmsg itself by `tests/integration/ros_serve.rs`).
 pub const PLAY_INTERVAL_MD5: &str = "458af331909da245a337f210e69c5572";
 /// The service's name under the server's namespace: `NS/play_interval`.
 pub const SERVICE_NAME: &str = "play_interval";

@@ -1,6 +1,6 @@
 //! The node against a fake master (our own XML-RPC server recording calls) and raw TCPROS
 //! peers on loopback: registration, the slave API, handshakes, latching, slow subscribers,
-//! services, malformed peers. Interop with the official tools is in `tests/ros_play.rs`.
+//! services, malformed peers. Interop with the official tools is in `tests/integration/ros_play.rs`.
 //!
 //! This file holds the fixture and the helpers; the tests are grouped by what they exercise.
 

@@ -1,0 +1,50 @@
+//! The integration tests, as one test binary (`cargo test --test integration`; one module
+//! per area, `cargo test --test integration cli_echo` runs one). Helpers are in
+//! `tests/common/`, fixtures in `tests/fixtures/`, snapshots in `tests/integration/snapshots/`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::pedantic,
+    clippy::format_push_string
+)]
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod catalog_merge;
+mod cli_echo;
+mod cli_filter;
+mod cli_help;
+mod cli_info;
+mod cli_play;
+mod cli_serve;
+mod cli_terminal;
+mod cli_truth;
+mod corpus_reader;
+mod damaged_input;
+mod file_hazards;
+mod fuzz_inputs;
+mod index_query;
+mod interop_rosbag;
+mod interop_writer;
+mod layering;
+mod msg_bundled;
+mod msg_corpus;
+mod msg_md5;
+mod msg_rostopic;
+mod msg_roundtrip;
+mod msg_samples;
+mod msg_srv_md5;
+mod reindex_truncated;
+mod rockin_convert;
+mod rockin_interop;
+mod ros_hostile;
+mod ros_play;
+mod ros_serve;
+mod tui_ros;
+mod tui_snapshots;
+mod tui_tmux;
+mod writer_layout;
+mod writer_roundtrip;
