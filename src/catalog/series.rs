@@ -31,7 +31,7 @@ use crate::msg::path::{Leaf, ParsedPath, PathError, ResolvedPath, split_topic};
 use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
-use super::{Catalog, compile, topic_matches};
+use super::{BagConn, Catalog, compile, topic_matches};
 
 /// Receive times and values, in time order: 16 bytes per point.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -98,7 +98,11 @@ impl Column {
                 (None, Some(_)) => false,
                 (None, None) => break,
             };
-            let next = if take_ours { ours.next() } else { theirs.next() };
+            let next = if take_ours {
+                ours.next()
+            } else {
+                theirs.next()
+            };
             if let Some((t, v)) = next {
                 times.push(*t);
                 values.push(*v);
@@ -271,28 +275,29 @@ pub fn extract(
 ) -> Result<(Column, SeriesStats), SeriesError> {
     let plans = plan(catalog, request, registry)?;
     let mut stats = SeriesStats::default();
-    let mut jobs = Vec::new();
-    for (bi, bag) in catalog.bags().iter().enumerate() {
-        let Some(conns) = plans.get(bi) else { continue };
-        for chunk in bag.chunks() {
-            let mut messages = 0u64;
-            for &(c, n) in &chunk.counts {
-                match conns.get(&c) {
-                    Some(Some(_)) => messages += u64::from(n),
-                    Some(None) => stats.skipped += u64::from(n),
-                    None => {}
-                }
-            }
-            if messages > 0 {
-                jobs.push(Job {
-                    bag: bi,
-                    chunk: chunk.index,
-                    start: chunk.start,
-                    messages,
-                });
+    // The topic's connections that can be plotted, and those skipped (wrong type).
+    let mut usable = Vec::new();
+    let mut skipped = Vec::new();
+    for (bag, conns) in plans.iter().enumerate() {
+        for (&conn, plan) in conns {
+            let key = BagConn::new(bag, conn);
+            if plan.is_some() {
+                usable.push(key);
+            } else {
+                skipped.push(key);
             }
         }
     }
+    stats.skipped = catalog.chunks_holding(Some(&skipped)).map(|(_, n)| n).sum();
+    let mut jobs: Vec<Job> = catalog
+        .chunks_holding(Some(&usable))
+        .map(|(c, messages)| Job {
+            bag: c.bag,
+            chunk: c.chunk.index,
+            start: c.chunk.start,
+            messages,
+        })
+        .collect();
     jobs.sort_by_key(|j| (j.start, j.bag, j.chunk));
     let total: u64 = jobs.iter().map(|j| j.messages).sum();
     let threads = catalog
