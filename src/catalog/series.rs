@@ -319,7 +319,7 @@ pub fn extract(
                 return None;
             }
             let bag = catalog.bag(job.bag)?;
-            Some(read_chunk(bag, job.chunk, plans.get(job.bag)?))
+            Some(read_chunk(bag, job, plans.get(job.bag)?))
         });
         let mut points = Vec::new();
         let mut batch_stats = SeriesStats::default();
@@ -352,6 +352,8 @@ pub fn extract(
         }
         batch = (batch * 2).min(MAX_BATCH);
     }
+    column.times.shrink_to_fit();
+    column.values.shrink_to_fit();
     Ok((column, stats))
 }
 
@@ -415,9 +417,10 @@ fn plan(
 /// Reads one chunk: the points of the planned connections, in time order, and the counts.
 fn read_chunk(
     bag: &Bag,
-    chunk: u32,
+    job: &Job,
     plans: &HashMap<ConnId, Option<ConnPlan>>,
 ) -> (Vec<(i64, f64)>, SeriesStats) {
+    let chunk = job.chunk;
     let mut stats = SeriesStats::default();
     let mut points = Vec::new();
     let wanted = |c: ConnId| matches!(plans.get(&c), Some(Some(_)));
@@ -427,8 +430,10 @@ fn read_chunk(
     let (bytes, _permit) = match bag.chunk_bytes_held(chunk) {
         Ok(b) => b,
         Err(e) => {
-            stats.unreadable += listed;
-            stats.note(format!("{listed} message(s) unreadable: {e}"));
+            // What the chunk info promised, when its entries could not be listed either.
+            let lost = listed.max(job.messages);
+            stats.unreadable += lost;
+            stats.note(format!("{lost} message(s) unreadable: {e}"));
             return (points, stats);
         }
     };

@@ -114,7 +114,9 @@ const PERIOD_SAMPLES: usize = 100_000;
 
 impl PlotSeries {
     /// A series over `column` (O(n) once: levels and typical period).
-    pub fn new(column: Column) -> Self {
+    pub fn new(mut column: Column) -> Self {
+        column.times.shrink_to_fit();
+        column.values.shrink_to_fit();
         let levels = Levels::new(&column.values);
         let period_ns = median_interval(&column.times);
         PlotSeries {
