@@ -121,6 +121,14 @@ fn matches_the_official_reader() {
             "transforms[0].transform.translation.x",
         ),
         ("recorded.bag", "/imu/header/stamp", "/imu", "header.stamp"),
+        // Two connections on one topic; a byte field.
+        ("recorded.bag", "/rosout/level", "/rosout", "level"),
+        (
+            "recorded.bag",
+            "/rosout/header/stamp",
+            "/rosout",
+            "header.stamp",
+        ),
     ] {
         let expected = match official(&fixture(bag), topic, field) {
             Ok(v) => v,

@@ -477,8 +477,9 @@ fn element<'d>(v: &ValueRef<'d>, i: usize) -> Option<ValueRef<'d>> {
 }
 
 /// A scalar as a number for plotting: integers and floats as they are (64-bit integers may
-/// round), bools as 0/1, times and durations as seconds (`sec + nsec * 1e-9`); `None` for
-/// strings, arrays and messages.
+/// round), bools as 0/1, times and durations as seconds (`sec + nsec / 1e9`, bit for bit as
+/// genpy's `to_sec`, so values equal what rqt_plot shows); `None` for strings, arrays and
+/// messages.
 pub fn to_f64(v: &ValueRef<'_>) -> Option<f64> {
     Some(match *v {
         ValueRef::Bool(b) => f64::from(u8::from(b)),
@@ -494,8 +495,8 @@ pub fn to_f64(v: &ValueRef<'_>) -> Option<f64> {
         ValueRef::U64(x) => x as f64,
         ValueRef::F32(x) => f64::from(x),
         ValueRef::F64(x) => x,
-        ValueRef::Time(t) => f64::from(t.sec) + f64::from(t.nsec) * 1e-9,
-        ValueRef::Duration(d) => f64::from(d.sec) + f64::from(d.nsec) * 1e-9,
+        ValueRef::Time(t) => f64::from(t.sec) + f64::from(t.nsec) / 1e9,
+        ValueRef::Duration(d) => f64::from(d.sec) + f64::from(d.nsec) / 1e9,
         _ => return None,
     })
 }
