@@ -5,9 +5,9 @@
 //! `ranges[10]`, `transforms[0].transform.translation.x`, and every element with
 //! `transforms[*].child_frame_id`.
 //!
-//! [`FieldPath`](ParsedPath) text is parsed once ([`ParsedPath::parse`]), resolved once
-//! against a message type ([`ParsedPath::resolve`], which reports unknown fields with the
-//! fields that do exist), then evaluated on each decoded message ([`ResolvedPath::get`],
+//! A path is parsed once ([`ParsedPath::parse`]), resolved once against a message type
+//! ([`ParsedPath::resolve`], which reports unknown fields with the fields that do exist), then
+//! evaluated on each decoded message ([`ResolvedPath::get`],
 //! [`ResolvedPath::for_each`], [`ResolvedPath::get_f64`]). An index past the end of a
 //! variable-length array is no value for that message, not an error.
 //!
