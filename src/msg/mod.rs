@@ -17,6 +17,7 @@ mod error;
 mod field_constants;
 mod md5;
 mod parse;
+pub mod path;
 mod prim_array;
 mod primitive;
 mod registry;

@@ -4,6 +4,7 @@ pub mod health;
 pub mod histogram;
 pub mod inspector;
 pub mod messages;
+pub mod plot;
 pub mod scroll;
 pub mod timefmt;
 pub mod timeline;

@@ -1,0 +1,538 @@
+//! One field of one topic over time, across bags: a compact column of `(time, value)` for
+//! plotting.
+//!
+//! Only the chunks that hold the topic's connections are read; they are decompressed and
+//! decoded on the bags' worker threads (within each bag's decode budget), in batches taken
+//! in time order, each batch delivered as a sorted [`SeriesUpdate::piece`] with the progress
+//! so far, so a plot fills in while the rest is read. The work stops at the next chunk when
+//! cancelled (a flag, a callback returning `false`, or the receiver of [`spawn`] dropped).
+//! Chunks or messages that cannot be read or decoded are counted in [`SeriesStats`], not
+//! fatal: the good part is plotted, the losses are reported.
+//!
+//! ```no_run
+//! use std::sync::atomic::AtomicBool;
+//! use bagscope::catalog::{Catalog, series::{SeriesRequest, extract}};
+//! use bagscope::msg::Registry;
+//! # fn f(catalog: &Catalog) -> Result<(), Box<dyn std::error::Error>> {
+//! let request = SeriesRequest::parse(catalog, "/imu/linear_acceleration/z")?;
+//! let (column, stats) = extract(catalog, &request, &Registry::bundled(), &AtomicBool::new(false), |_| true)?;
+//! println!("{} points, {} lost", column.len(), stats.lost());
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use crate::bag::{Bag, ConnId, parallel_map};
+use crate::msg::path::{Leaf, ParsedPath, PathError, ResolvedPath, split_topic};
+use crate::msg::{Registry, Schema, decode};
+use crate::time::RosTime;
+
+use super::{BagConn, Catalog, compile, topic_matches};
+
+/// Receive times and values, in time order: 16 bytes per point.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Column {
+    /// Receive times, nanoseconds since the epoch, ascending.
+    pub times: Vec<i64>,
+    /// The value at each time.
+    pub values: Vec<f64>,
+}
+
+impl Column {
+    /// An empty column.
+    pub fn new() -> Self {
+        Column::default()
+    }
+
+    /// A column of `points`, sorted by time (stable: equal times keep their order).
+    pub fn from_points(mut points: Vec<(i64, f64)>) -> Self {
+        if !points.is_sorted_by_key(|p| p.0) {
+            points.sort_by_key(|p| p.0);
+        }
+        let (times, values) = points.into_iter().unzip();
+        Column { times, values }
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.times.len().min(self.values.len())
+    }
+
+    /// True when there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes held by the points (capacity included).
+    pub fn heap_bytes(&self) -> usize {
+        self.times.capacity() * size_of::<i64>() + self.values.capacity() * size_of::<f64>()
+    }
+
+    /// Adds the points of `piece` (itself in time order) keeping the column in time order:
+    /// appended when it starts at or after the last point (the common case), else merged.
+    pub fn merge(&mut self, piece: Column) {
+        let (Some(&last), Some(&first)) = (self.times.last(), piece.times.first()) else {
+            if self.is_empty() {
+                *self = piece;
+            }
+            return;
+        };
+        if first >= last {
+            self.times.extend(piece.times);
+            self.values.extend(piece.values);
+            return;
+        }
+        let total = self.len() + piece.len();
+        let mut times = Vec::with_capacity(total);
+        let mut values = Vec::with_capacity(total);
+        let mut ours = self.times.iter().zip(&self.values).peekable();
+        let mut theirs = piece.times.iter().zip(&piece.values).peekable();
+        loop {
+            let take_ours = match (ours.peek(), theirs.peek()) {
+                (Some(x), Some(y)) => x.0 <= y.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let next = if take_ours {
+                ours.next()
+            } else {
+                theirs.next()
+            };
+            if let Some((t, v)) = next {
+                times.push(*t);
+                values.push(*v);
+            }
+        }
+        *self = Column { times, values };
+    }
+}
+
+/// A time as nanoseconds since the epoch (the column's time unit).
+pub fn time_ns(t: RosTime) -> i64 {
+    i64::from(t.sec) * 1_000_000_000 + i64::from(t.nsec)
+}
+
+/// What to extract: a topic and a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeriesRequest {
+    /// The topic, as the bags name it.
+    pub topic: String,
+    /// The field path within its messages.
+    pub path: ParsedPath,
+}
+
+/// Why a series cannot be extracted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeriesError {
+    /// No topic of the bags starts the `/topic/field` text.
+    #[error("no topic of the bag(s) matches '{0}'")]
+    NoTopic(String),
+    /// The field path is wrong for the topic's type.
+    #[error("{topic}: {error}")]
+    Path {
+        /// The topic.
+        topic: String,
+        /// What is wrong.
+        error: PathError,
+    },
+    /// The path names something that is not a number, bool, time or duration.
+    #[error("{topic}: '{path}' is not a number, bool, time or duration (it is {leaf:?})")]
+    NotPlottable {
+        /// The topic.
+        topic: String,
+        /// The path text.
+        path: String,
+        /// What it names.
+        leaf: Leaf,
+    },
+    /// None of the topic's connections has a usable message definition.
+    #[error("{topic}: no connection of this topic can be decoded: {why}")]
+    NoSchema {
+        /// The topic.
+        topic: String,
+        /// Why (the first connection's reason).
+        why: String,
+    },
+}
+
+impl SeriesRequest {
+    /// Splits `/topic/field/path` against the catalog's topics (longest topic wins) and
+    /// parses the field path.
+    pub fn parse(catalog: &Catalog, spec: &str) -> Result<SeriesRequest, SeriesError> {
+        let mut topics: Vec<&str> = catalog
+            .bags()
+            .iter()
+            .flat_map(|b| b.connections().iter().map(|c| c.topic.as_str()))
+            .collect();
+        topics.sort_unstable();
+        topics.dedup();
+        let (topic, field) =
+            split_topic(spec, &topics).ok_or_else(|| SeriesError::NoTopic(spec.to_string()))?;
+        let path = ParsedPath::parse(field).map_err(|error| SeriesError::Path {
+            topic: topic.to_string(),
+            error,
+        })?;
+        Ok(SeriesRequest {
+            topic: topic.to_string(),
+            path,
+        })
+    }
+}
+
+/// What was read, and what could not be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SeriesStats {
+    /// Messages of the topic that were decoded.
+    pub messages: u64,
+    /// Messages that decoded but hold no value at the path (an index past the end).
+    pub no_value: u64,
+    /// Messages in chunks that could not be read (damaged, changed on disk).
+    pub unreadable: u64,
+    /// Messages that did not decode.
+    pub undecodable: u64,
+    /// Messages of connections whose type does not have the path or has no definition.
+    pub skipped: u64,
+    /// The first few problems, worded for the user.
+    pub problems: Vec<String>,
+}
+
+/// Problems kept word for word; the rest are only counted.
+const MAX_PROBLEMS: usize = 8;
+
+impl SeriesStats {
+    /// Messages lost to damage (unreadable or undecodable).
+    pub fn lost(&self) -> u64 {
+        self.unreadable + self.undecodable
+    }
+
+    fn add(&mut self, other: SeriesStats) {
+        self.messages += other.messages;
+        self.no_value += other.no_value;
+        self.unreadable += other.unreadable;
+        self.undecodable += other.undecodable;
+        self.skipped += other.skipped;
+        for p in other.problems {
+            self.note(p);
+        }
+    }
+
+    fn note(&mut self, problem: String) {
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push(problem);
+        }
+    }
+}
+
+/// One step of an extraction.
+#[derive(Debug, Clone)]
+pub struct SeriesUpdate {
+    /// New points, in time order (merge them with [`Column::merge`]).
+    pub piece: Column,
+    /// Points delivered so far, this piece included.
+    pub points: usize,
+    /// Fraction of the topic's messages read so far, 0..=1.
+    pub fraction: f64,
+    /// Counts so far.
+    pub stats: SeriesStats,
+    /// True on the last update.
+    pub done: bool,
+}
+
+/// The decode plan for one connection.
+struct ConnPlan {
+    schema: Arc<Schema>,
+    path: ResolvedPath,
+}
+
+/// One chunk to read: bag, chunk index, messages of the topic it holds.
+#[derive(Clone, Copy)]
+struct Job {
+    bag: usize,
+    chunk: u32,
+    start: RosTime,
+    messages: u64,
+}
+
+/// Chunks per batch: the first batch is small so a first partial plot comes quickly.
+const FIRST_BATCH: usize = 2;
+/// Largest batch.
+const MAX_BATCH: usize = 64;
+
+/// Extracts the series: calls `on_update` after each batch (return `false` to stop) and
+/// returns the whole column with the counts. Stops early, with what was read, when `cancel`
+/// is set.
+pub fn extract(
+    catalog: &Catalog,
+    request: &SeriesRequest,
+    registry: &Registry,
+    cancel: &AtomicBool,
+    mut on_update: impl FnMut(&SeriesUpdate) -> bool,
+) -> Result<(Column, SeriesStats), SeriesError> {
+    let plans = plan(catalog, request, registry)?;
+    let mut stats = SeriesStats::default();
+    // The topic's connections that can be plotted, and those skipped (wrong type).
+    let mut usable = Vec::new();
+    let mut skipped = Vec::new();
+    for (bag, conns) in plans.iter().enumerate() {
+        for (&conn, plan) in conns {
+            let key = BagConn::new(bag, conn);
+            if plan.is_some() {
+                usable.push(key);
+            } else {
+                skipped.push(key);
+            }
+        }
+    }
+    stats.skipped = catalog.chunks_holding(Some(&skipped)).map(|(_, n)| n).sum();
+    let mut jobs: Vec<Job> = catalog
+        .chunks_holding(Some(&usable))
+        .map(|(c, messages)| Job {
+            bag: c.bag,
+            chunk: c.chunk.index,
+            start: c.chunk.start,
+            messages,
+        })
+        .collect();
+    jobs.sort_by_key(|j| (j.start, j.bag, j.chunk));
+    let total: u64 = jobs.iter().map(|j| j.messages).sum();
+    let threads = catalog
+        .bags()
+        .iter()
+        .map(Bag::threads)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut column = Column::new();
+    let mut read = 0u64;
+    let mut batch = FIRST_BATCH.max(threads);
+    let mut rest: &[Job] = &jobs;
+    loop {
+        let (now, later) = rest.split_at(batch.min(rest.len()));
+        rest = later;
+        let results = parallel_map(now, threads, |job| {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let bag = catalog.bag(job.bag)?;
+            Some(read_chunk(bag, job, plans.get(job.bag)?))
+        });
+        let mut points = Vec::new();
+        let mut batch_stats = SeriesStats::default();
+        for (job, result) in now.iter().zip(results) {
+            let Some((p, s)) = result else { continue };
+            read += job.messages;
+            points.extend(p);
+            batch_stats.add(s);
+        }
+        let piece = Column::from_points(points);
+        stats.add(batch_stats);
+        let cancelled = cancel.load(Ordering::Relaxed);
+        let done = rest.is_empty() || cancelled;
+        column.merge(piece.clone());
+        #[allow(clippy::cast_precision_loss)]
+        let fraction = if total == 0 {
+            1.0
+        } else {
+            (read as f64 / total as f64).min(1.0)
+        };
+        let update = SeriesUpdate {
+            piece,
+            points: column.len(),
+            fraction,
+            stats: stats.clone(),
+            done,
+        };
+        if !on_update(&update) || done {
+            break;
+        }
+        batch = (batch * 2).min(MAX_BATCH);
+    }
+    column.times.shrink_to_fit();
+    column.values.shrink_to_fit();
+    Ok((column, stats))
+}
+
+/// Per bag: the topic's connections and their plan (`None`: skipped, with why in `stats`).
+type Plans = Vec<HashMap<ConnId, Option<ConnPlan>>>;
+
+fn plan(
+    catalog: &Catalog,
+    request: &SeriesRequest,
+    registry: &Registry,
+) -> Result<Plans, SeriesError> {
+    let topic = request.topic.clone();
+    let mut plans = Vec::new();
+    let mut first_error: Option<SeriesError> = None;
+    let mut usable = 0usize;
+    for bag in catalog.bags() {
+        let mut conns = HashMap::new();
+        for c in bag
+            .connections()
+            .iter()
+            .filter(|c| topic_matches(&request.topic, &c.topic))
+        {
+            let plan = match compile(c, registry).schema {
+                Err(e) => Err(SeriesError::NoSchema {
+                    topic: topic.clone(),
+                    why: e.to_string(),
+                }),
+                Ok(schema) => match request.path.resolve(schema.root()) {
+                    Err(error) => Err(SeriesError::Path {
+                        topic: topic.clone(),
+                        error,
+                    }),
+                    Ok(path) if !path.leaf().is_plottable() => Err(SeriesError::NotPlottable {
+                        topic: topic.clone(),
+                        path: path.text().to_string(),
+                        leaf: path.leaf(),
+                    }),
+                    Ok(path) => Ok(ConnPlan { schema, path }),
+                },
+            };
+            let plan = match plan {
+                Ok(p) => {
+                    usable += 1;
+                    Some(p)
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    None
+                }
+            };
+            conns.insert(c.id, plan);
+        }
+        plans.push(conns);
+    }
+    if usable == 0 {
+        return Err(first_error.unwrap_or(SeriesError::NoTopic(request.topic.clone())));
+    }
+    Ok(plans)
+}
+
+/// Reads one chunk: the points of the planned connections, in time order, and the counts.
+fn read_chunk(
+    bag: &Bag,
+    job: &Job,
+    plans: &HashMap<ConnId, Option<ConnPlan>>,
+) -> (Vec<(i64, f64)>, SeriesStats) {
+    let chunk = job.chunk;
+    let mut stats = SeriesStats::default();
+    let mut points = Vec::new();
+    let wanted = |c: ConnId| matches!(plans.get(&c), Some(Some(_)));
+    let entries = bag.chunk_entries(chunk);
+    let listed = entries.iter().filter(|e| wanted(e.conn)).count() as u64;
+    // Held against the bag's decode budget while the chunk is decoded.
+    let (bytes, _permit) = match bag.chunk_bytes_held(chunk) {
+        Ok(b) => b,
+        Err(e) => {
+            // What the chunk info promised, when its entries could not be listed either.
+            let lost = listed.max(job.messages);
+            stats.unreadable += lost;
+            stats.note(format!("{lost} message(s) unreadable: {e}"));
+            return (points, stats);
+        }
+    };
+    let unfound = bag.unfound(chunk, wanted);
+    if unfound > 0 {
+        stats.unreadable += unfound;
+        stats.note(format!(
+            "{}: {unfound} message(s) listed in the index of chunk {chunk} are missing",
+            bag.path().display()
+        ));
+    }
+    points.reserve(usize::try_from(listed).unwrap_or(0));
+    for entry in entries.iter() {
+        let Some(Some(plan)) = plans.get(&entry.conn) else {
+            continue;
+        };
+        let message = match bag.read_with(entry, &bytes) {
+            Ok(m) => m,
+            Err(e) => {
+                stats.unreadable += 1;
+                stats.note(e.to_string());
+                continue;
+            }
+        };
+        match decode(&plan.schema, &message.data) {
+            Ok(d) => {
+                stats.messages += 1;
+                match plan.path.get_f64(d.root()) {
+                    Some(v) => points.push((time_ns(entry.time), v)),
+                    None => stats.no_value += 1,
+                }
+            }
+            Err(e) => {
+                stats.undecodable += 1;
+                stats.note(format!(
+                    "{}: message at {} does not decode: {e}",
+                    bag.path().display(),
+                    entry.time
+                ));
+            }
+        }
+    }
+    if !points.is_sorted_by_key(|p| p.0) {
+        points.sort_by_key(|p| p.0);
+    }
+    (points, stats)
+}
+
+/// A series extraction on its own thread.
+#[derive(Debug)]
+pub struct SeriesJob {
+    /// The updates, the last with `done` set.
+    pub updates: mpsc::Receiver<Result<SeriesUpdate, SeriesError>>,
+    cancel: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl SeriesJob {
+    /// Asks the thread to stop at the next chunk.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Drop for SeriesJob {
+    fn drop(&mut self) {
+        self.cancel();
+        // Detached: it stops at its next chunk and its sends fail quietly.
+        drop(self.thread.take());
+    }
+}
+
+/// Starts extracting `request` on a new thread; the updates arrive on the job's receiver.
+/// Dropping the job (or the receiver) stops the work.
+pub fn spawn(
+    catalog: Catalog,
+    request: SeriesRequest,
+    registry: Registry,
+) -> std::io::Result<SeriesJob> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let flag = Arc::clone(&cancel);
+    let thread = std::thread::Builder::new()
+        .name("series".into())
+        .spawn(move || {
+            let result = extract(&catalog, &request, &registry, &flag, |u| {
+                tx.send(Ok(u.clone())).is_ok()
+            });
+            if let Err(e) = result {
+                let _ = tx.send(Err(e));
+            }
+        })?;
+    Ok(SeriesJob {
+        updates: rx,
+        cancel,
+        thread: Some(thread),
+    })
+}
+
+#[cfg(test)]
+#[path = "series_tests.rs"]
+mod tests;

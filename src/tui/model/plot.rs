@@ -1,0 +1,379 @@
+//! The plot, without a terminal: which values each pixel column shows, where the data has
+//! gaps, the y axis, and the numbers of the legend.
+//!
+//! A [`PlotSeries`] is a [`Column`] of `(time, value)` plus [`Levels`] of min/max and the
+//! series' typical period, built once. For a [`TimeView`] (visible time range and width in
+//! pixels — 2 per cell column with braille), [`PlotSeries::envelope`] gives per pixel column
+//! the min/max of its points plus the first and last (for the line through the values), so a
+//! spike one sample wide always shows; consecutive points further apart than
+//! [`PlotSeries::gap_threshold`] are not joined. The work per frame is O(width · log n): the
+//! visible range and each column's points are found by binary search, their min/max from
+//! the levels. [`frame`] puts several series on one (shared or normalised) y [`Axis`] and
+//! gives the legend's value at the cursor and exact min/max over the visible range.
+
+mod levels;
+mod ticks;
+
+use std::ops::Range;
+
+pub use levels::{BLOCK, Levels, MinMax};
+pub use ticks::{Axis, nice_step, value_label};
+
+use crate::catalog::series::Column;
+
+/// Points further apart than this many typical periods are a gap.
+pub const GAP_PERIODS: i64 = 5;
+
+/// The visible time range and the pixels across it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeView {
+    /// First visible time (ns), inclusive.
+    pub start_ns: i64,
+    /// Last visible time (ns), inclusive.
+    pub end_ns: i64,
+    /// Pixel columns (2 per terminal cell with braille).
+    pub width_px: usize,
+}
+
+impl TimeView {
+    /// Where pixel column `c` starts (ns); `c == width_px` gives one past the end.
+    pub fn column_start(&self, c: usize) -> i64 {
+        let span = i128::from(self.end_ns) - i128::from(self.start_ns);
+        let w = self.width_px.max(1) as i128;
+        let off = span * (c.min(self.width_px) as i128) / w;
+        i64::try_from(i128::from(self.start_ns) + off).unwrap_or(self.end_ns)
+    }
+
+    /// Nanoseconds one pixel column spans (at least 1).
+    pub fn column_ns(&self) -> i64 {
+        let span = i128::from(self.end_ns) - i128::from(self.start_ns);
+        i64::try_from(span / self.width_px.max(1) as i128)
+            .unwrap_or(i64::MAX)
+            .max(1)
+    }
+
+    /// The pixel column of time `t`, if visible.
+    pub fn column_of(&self, t: i64) -> Option<usize> {
+        if t < self.start_ns || t > self.end_ns || self.width_px == 0 {
+            return None;
+        }
+        let span = (i128::from(self.end_ns) - i128::from(self.start_ns)).max(1);
+        let c = (i128::from(t) - i128::from(self.start_ns)) * self.width_px as i128 / span;
+        Some(usize::try_from(c).unwrap_or(0).min(self.width_px - 1))
+    }
+}
+
+/// What one pixel column shows of one series.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bucket {
+    /// Smallest finite value in the column.
+    pub min: f64,
+    /// Largest finite value in the column.
+    pub max: f64,
+    /// The column's first value (its `min` if that is not finite).
+    pub first: f64,
+    /// The column's last value (its `max` if that is not finite).
+    pub last: f64,
+    /// Points in the column (saturating).
+    pub points: u32,
+    /// True when a line joins the previous point (in an earlier column, or before the view)
+    /// to `first`: false after a gap.
+    pub joined: bool,
+}
+
+/// A point outside the view that the line leaves or enters through the view's edge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EdgePoint {
+    /// Its time (ns).
+    pub time_ns: i64,
+    /// Its value.
+    pub value: f64,
+}
+
+/// One series across the pixel columns of a view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    /// Per pixel column: what it shows, `None` without points.
+    pub buckets: Vec<Option<Bucket>>,
+    /// The last point before the view, when a line joins it to the next point (no gap).
+    pub enter: Option<EdgePoint>,
+    /// The first point after the view, when a line joins the previous point to it.
+    pub leave: Option<EdgePoint>,
+}
+
+/// A series ready to plot.
+#[derive(Debug, Clone, Default)]
+pub struct PlotSeries {
+    column: Column,
+    levels: Levels,
+    period_ns: Option<i64>,
+}
+
+/// Intervals looked at to find the typical period (evenly spread over longer series).
+const PERIOD_SAMPLES: usize = 100_000;
+
+impl PlotSeries {
+    /// A series over `column` (O(n) once: levels and typical period).
+    pub fn new(mut column: Column) -> Self {
+        column.times.shrink_to_fit();
+        column.values.shrink_to_fit();
+        let levels = Levels::new(&column.values);
+        let period_ns = median_interval(&column.times);
+        PlotSeries {
+            column,
+            levels,
+            period_ns,
+        }
+    }
+
+    /// Adds points (a piece of an extraction in progress) and rebuilds the levels.
+    pub fn extend(&mut self, piece: Column) {
+        let mut column = std::mem::take(&mut self.column);
+        column.merge(piece);
+        *self = PlotSeries::new(column);
+    }
+
+    /// The points.
+    pub fn column(&self) -> &Column {
+        &self.column
+    }
+
+    /// The median interval between consecutive points (ns), with at least two points.
+    pub fn period_ns(&self) -> Option<i64> {
+        self.period_ns
+    }
+
+    /// Bytes held (points and levels).
+    pub fn heap_bytes(&self) -> usize {
+        self.column.heap_bytes() + self.levels.heap_bytes()
+    }
+
+    /// First and last time, when there are points.
+    pub fn time_range(&self) -> Option<(i64, i64)> {
+        Some((*self.column.times.first()?, *self.column.times.last()?))
+    }
+
+    /// Consecutive points further apart than this are not joined in a view whose columns
+    /// span `column_ns`: more than [`GAP_PERIODS`] typical periods and more than one column.
+    pub fn gap_threshold(&self, column_ns: i64) -> i64 {
+        self.period_ns
+            .map_or(i64::MAX, |p| p.saturating_mul(GAP_PERIODS).max(column_ns))
+    }
+
+    /// Indices of the points with `start <= time <= end`.
+    pub fn range_of(&self, start_ns: i64, end_ns: i64) -> Range<usize> {
+        let t = &self.column.times;
+        let a = t.partition_point(|&x| x < start_ns);
+        let b = t.partition_point(|&x| x <= end_ns).max(a);
+        a..b
+    }
+
+    /// The last point at or before `cursor_ns`.
+    pub fn value_at(&self, cursor_ns: i64) -> Option<(i64, f64)> {
+        let i = self
+            .column
+            .times
+            .partition_point(|&x| x <= cursor_ns)
+            .checked_sub(1)?;
+        Some((*self.column.times.get(i)?, *self.column.values.get(i)?))
+    }
+
+    /// Exact min and max of the finite values with `start <= time <= end`.
+    pub fn min_max(&self, start_ns: i64, end_ns: i64) -> MinMax {
+        self.levels
+            .min_max(&self.column.values, self.range_of(start_ns, end_ns))
+    }
+
+    /// The series across the pixel columns of `view`.
+    pub fn envelope(&self, view: &TimeView) -> Envelope {
+        let times = &self.column.times;
+        let values = &self.column.values;
+        let threshold = self.gap_threshold(view.column_ns());
+        let close = |i: usize| match (i.checked_sub(1).and_then(|p| times.get(p)), times.get(i)) {
+            (Some(a), Some(b)) => b.saturating_sub(*a) <= threshold,
+            _ => false,
+        };
+        let range = self.range_of(view.start_ns, view.end_ns);
+        let mut buckets = Vec::with_capacity(view.width_px);
+        let mut at = range.start;
+        for c in 0..view.width_px {
+            let end = if c + 1 == view.width_px {
+                range.end
+            } else {
+                let next = view.column_start(c + 1);
+                at + times
+                    .get(at..range.end)
+                    .unwrap_or_default()
+                    .partition_point(|&x| x < next)
+            };
+            buckets.push(self.bucket(at..end, close(at)));
+            at = end;
+        }
+        let edge = |i: usize| {
+            Some(EdgePoint {
+                time_ns: *times.get(i)?,
+                value: *values.get(i)?,
+            })
+        };
+        let enter = range
+            .start
+            .checked_sub(1)
+            .filter(|_| close(range.start))
+            .and_then(edge);
+        let leave = Some(range.end)
+            .filter(|&i| i > 0 && close(i))
+            .and_then(edge);
+        Envelope {
+            buckets,
+            enter,
+            leave,
+        }
+    }
+
+    fn bucket(&self, r: Range<usize>, joined: bool) -> Option<Bucket> {
+        if r.is_empty() {
+            return None;
+        }
+        let values = &self.column.values;
+        let (min, max) = self.levels.min_max(values, r.clone())?;
+        let first = values.get(r.start).copied().filter(|v| v.is_finite());
+        let last = values
+            .get(r.end.saturating_sub(1))
+            .copied()
+            .filter(|v| v.is_finite());
+        Some(Bucket {
+            min,
+            max,
+            first: first.unwrap_or(min),
+            last: last.unwrap_or(max),
+            points: u32::try_from(r.len()).unwrap_or(u32::MAX),
+            joined,
+        })
+    }
+}
+
+/// The median of the intervals between consecutive times (sampled evenly when long).
+fn median_interval(times: &[i64]) -> Option<i64> {
+    let n = times.len().checked_sub(1).filter(|&n| n > 0)?;
+    let stride = n.div_ceil(PERIOD_SAMPLES).max(1);
+    let mut d: Vec<i64> = (0..n)
+        .step_by(stride)
+        .filter_map(|i| Some(times.get(i + 1)?.saturating_sub(*times.get(i)?)))
+        .collect();
+    let mid = d.len() / 2;
+    if d.is_empty() {
+        return None;
+    }
+    let (_, m, _) = d.select_nth_unstable(mid);
+    Some(*m)
+}
+
+/// One scale or one per series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YMode {
+    /// One y axis for every series.
+    Shared,
+    /// Each series on its own 0..1 scale (its visible min to max).
+    Normalised,
+}
+
+/// How a series' values map to the plot's height.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    /// Value at the bottom.
+    pub lo: f64,
+    /// Value at the top.
+    pub hi: f64,
+}
+
+impl Scale {
+    /// 0 at the bottom, 1 at the top (outside beyond them).
+    pub fn fraction(&self, v: f64) -> f64 {
+        let span = self.hi - self.lo;
+        if span > 0.0 {
+            (v - self.lo) / span
+        } else {
+            0.5
+        }
+    }
+}
+
+/// The legend's numbers for one series.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Legend {
+    /// The last point at or before the cursor.
+    pub at_cursor: Option<(i64, f64)>,
+    /// Exact min and max over the visible range.
+    pub min_max: MinMax,
+}
+
+/// Everything one frame of the plot shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    /// Per series, its pixel columns.
+    pub envelopes: Vec<Envelope>,
+    /// Per series, its legend numbers.
+    pub legends: Vec<Legend>,
+    /// Per series, where its values sit on the plot's height.
+    pub scales: Vec<Scale>,
+    /// The y axis to label (0..1 when normalised).
+    pub axis: Axis,
+}
+
+/// Computes one frame: envelopes, axis (at most `max_ticks` ticks), scales and legends.
+pub fn frame(
+    series: &[&PlotSeries],
+    view: &TimeView,
+    cursor_ns: Option<i64>,
+    mode: YMode,
+    max_ticks: usize,
+) -> Frame {
+    let legends: Vec<Legend> = series
+        .iter()
+        .map(|s| Legend {
+            at_cursor: cursor_ns.and_then(|c| s.value_at(c)),
+            min_max: s.min_max(view.start_ns, view.end_ns),
+        })
+        .collect();
+    let envelopes = series.iter().map(|s| s.envelope(view)).collect();
+    let (axis, scales) = match mode {
+        YMode::Shared => {
+            let all = legends
+                .iter()
+                .filter_map(|l| l.min_max)
+                .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+            let axis = all.map_or_else(
+                || Axis::new(0.0, 1.0, max_ticks),
+                |(lo, hi)| Axis::new(lo, hi, max_ticks),
+            );
+            let scale = Scale {
+                lo: axis.lo,
+                hi: axis.hi,
+            };
+            (axis, vec![scale; series.len()])
+        }
+        YMode::Normalised => {
+            let scales = legends
+                .iter()
+                .map(|l| match l.min_max {
+                    Some((lo, hi)) if hi > lo => Scale { lo, hi },
+                    Some((v, _)) => Scale {
+                        lo: v - 0.5,
+                        hi: v + 0.5,
+                    },
+                    None => Scale { lo: 0.0, hi: 1.0 },
+                })
+                .collect();
+            (Axis::new(0.0, 1.0, max_ticks), scales)
+        }
+    };
+    Frame {
+        envelopes,
+        legends,
+        scales,
+        axis,
+    }
+}
+
+#[cfg(test)]
+mod tests;
