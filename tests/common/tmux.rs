@@ -79,7 +79,7 @@ impl Session {
         loop {
             let s = self.screen();
             if pred(&s) {
-                return s;
+                return self.settled(s, &pred);
             }
             assert!(
                 start.elapsed() < Duration::from_secs(20),
@@ -87,6 +87,26 @@ impl Session {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+impl Session {
+    /// `first` once the screen stops changing (a capture can catch a frame half drawn on a
+    /// loaded machine): the next capture that equals the one before it and still satisfies
+    /// `pred`, or after about a second (a screen that keeps moving) the latest that does.
+    fn settled(&self, first: String, pred: &impl Fn(&str) -> bool) -> String {
+        let mut last = first;
+        for _ in 0..20 {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = self.screen();
+            if now == last {
+                return now;
+            }
+            if pred(&now) {
+                last = now;
+            }
+        }
+        last
     }
 }
 
