@@ -8,8 +8,9 @@ use crate::msg::{json, yaml};
 
 use super::args::{BagsArgs, SelectArgs, open_catalog};
 use super::damage::{readable, report_unread};
+use super::field_paths;
 use super::term::Stdout;
-use super::{Outcome, print_error, print_warning};
+use super::{Outcome, print_error, print_note, print_warning};
 
 /// Output formats of `echo`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -47,11 +48,26 @@ pub fn run(args: &EchoArgs) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let selection = match args.select.checked_selection(&catalog) {
+    let fields = match field_paths::split_topics(&args.select.topics, &catalog) {
+        Ok(f) => f,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
+    let select = SelectArgs {
+        topics: fields.topics.clone(),
+        ..args.select.clone()
+    };
+    let selection = match select.checked_selection(&catalog) {
         Ok(s) => s,
         Err(o) => return o,
     };
     let mut printer = Printer::new(args.format, registry);
+    if let Err(e) = printer.set_paths(&fields, &catalog) {
+        print_error(e);
+        return Outcome::Failed;
+    }
     let mut out = Stdout::data();
     let mut written = 0u64;
     let mut unread = crate::bag::Unread::default();
@@ -73,6 +89,12 @@ pub fn run(args: &EchoArgs) -> Outcome {
         written += 1;
     }
     outcome = outcome.max(report_unread(&unread));
+    if printer.no_value > 0 {
+        print_note(format_args!(
+            "{} messages had no value at the field path (an index past the end of the array): none printed for them",
+            printer.no_value
+        ));
+    }
     out.finish(outcome)
 }
 
@@ -82,6 +104,9 @@ pub struct Printer {
     schemas: Schemas,
     told: std::collections::HashSet<crate::catalog::BagConn>,
     text: String,
+    paths: std::collections::HashMap<crate::catalog::BagConn, crate::msg::path::ResolvedPath>,
+    /// Messages printed as nothing because the field path named no value in them.
+    pub no_value: u64,
 }
 
 impl Printer {
@@ -92,7 +117,21 @@ impl Printer {
             schemas: Schemas::new(registry),
             told: std::collections::HashSet::new(),
             text: String::new(),
+            paths: std::collections::HashMap::new(),
+            no_value: 0,
         }
+    }
+
+    /// Prints only the value each topic's field path names (`-t /topic/field`), resolved
+    /// against every connection of the topic; `Err` with the message when a path does not fit
+    /// a connection's type.
+    pub fn set_paths(
+        &mut self,
+        paths: &field_paths::FieldTopics,
+        catalog: &crate::catalog::Catalog,
+    ) -> Result<(), String> {
+        self.paths = field_paths::resolve(paths, catalog, &mut self.schemas)?;
+        Ok(())
     }
 
     /// The text of one message of bag `bag_index`, and whether it decoded (a failure is
@@ -117,10 +156,52 @@ impl Printer {
             }
         }
         let time = message.entry.time;
-        let decoded = match &entry.schema {
+        let schema = entry.schema.clone();
+        let decoded = match &schema {
             Ok(s) => crate::msg::decode(s, &message.data).map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
+        let path = self
+            .paths
+            .get(&crate::catalog::BagConn::new(bag_index, conn.id));
+        match (decoded, path) {
+            (Ok(v), Some(path)) => {
+                let text = &mut self.text;
+                let values = path.collect(v.root());
+                if values.is_empty() {
+                    self.no_value += 1;
+                }
+                match self.format {
+                    EchoFormat::Yaml if values.is_empty() => {}
+                    EchoFormat::Yaml => {
+                        let _ = yaml::write_echo_values(text, &values);
+                    }
+                    EchoFormat::Json => {
+                        let _ = json::write_field(
+                            text,
+                            &conn.topic,
+                            &conn.datatype,
+                            time,
+                            path.text(),
+                            &values,
+                            path.has_wildcard(),
+                        );
+                        text.push('\n');
+                    }
+                }
+                (text, true)
+            }
+            (decoded, _) => self.render_whole(decoded, bag, conn, time),
+        }
+    }
+
+    fn render_whole(
+        &mut self,
+        decoded: Result<crate::msg::Decoded<'_>, String>,
+        bag: &crate::bag::Bag,
+        conn: &crate::bag::Connection,
+        time: crate::time::RosTime,
+    ) -> (&str, bool) {
         let text = &mut self.text;
         match (decoded, self.format) {
             (Ok(v), EchoFormat::Yaml) => {

@@ -236,6 +236,25 @@ impl ParsedPath {
                         ArrayKind::Variable => Reached::Array(ft.elem(), None),
                     }
                 }
+                (Step::Field(name), Reached::Prim(p @ (Primitive::Time | Primitive::Duration)))
+                    if name == "secs" || name == "nsecs" =>
+                {
+                    // genpy's Time and Duration have `secs` and `nsecs`, which rostopic
+                    // echo takes as fields.
+                    steps.push(RStep::TimePart(name == "nsecs"));
+                    Reached::Prim(match p {
+                        Primitive::Time => Primitive::UInt32,
+                        _ => Primitive::Int32,
+                    })
+                }
+                (Step::Field(name), Reached::Prim(p @ (Primitive::Time | Primitive::Duration))) => {
+                    return Err(PathError::UnknownField {
+                        field: name.clone(),
+                        datatype: p.name().to_string(),
+                        column: seg.column,
+                        available: vec!["secs".to_string(), "nsecs".to_string()],
+                    });
+                }
                 (Step::Field(name), other) => {
                     return Err(PathError::NotAMessage {
                         field: name.clone(),
@@ -345,6 +364,8 @@ enum RStep {
     Field(usize),
     Index(usize),
     All,
+    /// `secs` (false) or `nsecs` (true) of a time or duration.
+    TimePart(bool),
 }
 
 /// A path resolved against one message type, ready to evaluate on its decoded messages.
@@ -427,6 +448,12 @@ fn walk<'d>(steps: &[RStep], value: ValueRef<'d>, f: &mut dyn FnMut(ValueRef<'d>
             Some(v) => walk(rest, v, f),
             None => true,
         },
+        (RStep::TimePart(nsecs), ValueRef::Time(t)) => {
+            walk(rest, ValueRef::U32(if nsecs { t.nsec } else { t.sec }), f)
+        }
+        (RStep::TimePart(nsecs), ValueRef::Duration(d)) => {
+            walk(rest, ValueRef::I32(if nsecs { d.nsec } else { d.sec }), f)
+        }
         (RStep::Index(i), v) => match element(&v, i) {
             Some(e) => walk(rest, e, f),
             None => true,

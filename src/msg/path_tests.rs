@@ -304,3 +304,31 @@ fn splits_topics_longest_first() {
     assert_eq!(split_topic("/odometry/x", &topics), None);
     assert_eq!(split_topic("/imu/x", &topics), None);
 }
+
+#[test]
+fn times_have_secs_and_nsecs_as_in_rostopic() {
+    let s = schema("tf2_msgs/TFMessage");
+    let payload = tf_payload(&["base"]);
+    let d = decode(&s, &payload).unwrap();
+    let path = |p: &str| ParsedPath::parse(p).unwrap().resolve(s.root()).unwrap();
+    let secs = path("transforms[0].header.stamp.secs");
+    assert_eq!(secs.leaf(), Leaf::Number);
+    assert!(matches!(secs.get(d.root()), Some(ValueRef::U32(10))));
+    let nsecs = path("transforms[0]/header/stamp/nsecs");
+    assert!(matches!(
+        nsecs.get(d.root()),
+        Some(ValueRef::U32(500_000_000))
+    ));
+    // Anything else on a time lists the two.
+    let e = resolve("std_msgs/Header", "stamp.sec").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "time has no field 'sec' (column 7); its fields are: secs, nsecs"
+    );
+    // Durations: signed parts.
+    let e = resolve("std_msgs/Duration", "data.secs").unwrap();
+    assert_eq!(e.leaf(), Leaf::Number);
+    let dur = schema("std_msgs/Duration");
+    let d = decode(&dur, &[0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0]).unwrap();
+    assert!(matches!(e.get(d.root()), Some(ValueRef::I32(-1))));
+}

@@ -15,6 +15,7 @@ mod common;
 
 mod catalog_merge;
 mod cli_echo;
+mod cli_echo_field;
 mod cli_filter;
 mod cli_help;
 mod cli_info;

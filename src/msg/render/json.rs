@@ -38,6 +38,47 @@ pub fn write_message<W: Write + ?Sized>(
     out.write_char('}')
 }
 
+/// Writes one line for the value a field path names in a message (without the trailing
+/// newline): `topic`, `type`, receive `time`, `field` (the path as given) and `data`: the
+/// value, `null` when the message has none there (an index past the end), or with
+/// `wildcard` (a `[*]` path) the list of every value.
+pub fn write_field<W: Write + ?Sized>(
+    out: &mut W,
+    topic: &str,
+    datatype: &str,
+    time: RosTime,
+    field: &str,
+    values: &[ValueRef<'_>],
+    wildcard: bool,
+) -> fmt::Result {
+    out.write_str("{\"topic\":")?;
+    write_str(out, topic)?;
+    out.write_str(",\"type\":")?;
+    write_str(out, datatype)?;
+    write!(
+        out,
+        ",\"time\":{{\"sec\":{},\"nsec\":{}}},\"field\":",
+        time.sec, time.nsec
+    )?;
+    write_str(out, field)?;
+    out.write_str(",\"data\":")?;
+    match (values, wildcard) {
+        (_, true) => {
+            out.write_char('[')?;
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                write_value(out, v)?;
+            }
+            out.write_char(']')?;
+        }
+        ([first, ..], false) => write_value(out, first)?,
+        ([], false) => out.write_str("null")?,
+    }
+    out.write_char('}')
+}
+
 /// [`write_message`] into a new `String`.
 pub fn message_to_string(
     topic: &str,

@@ -37,6 +37,22 @@ pub fn message_to_string(message: &Decoded<'_>) -> String {
     out
 }
 
+/// Writes one value a field path names, followed by `\n---\n`, as `rostopic echo -b BAG
+/// /topic/field` prints it (genpy's `strify_message` of the value at no indent: scalars and
+/// numeric arrays on one line, strings quoted, times and arrays of messages starting with a
+/// newline, messages as a block; a whole `uint8[]` or `char[]` is Python bytes, as genpy
+/// holds it). Several values (a `[*]` path) print as one list.
+pub fn write_echo_values<W: Write + ?Sized>(out: &mut W, values: &[ValueRef<'_>]) -> fmt::Result {
+    match values {
+        [ValueRef::Bytes(bytes)] => pyrepr::write_bytes(out, bytes)?,
+        [one] => write_value(out, one, None, "")?,
+        many => write_array(out, many, None, "")?,
+    }
+    out.write_char('\n')?;
+    out.write_str(SEPARATOR)?;
+    out.write_char('\n')
+}
+
 fn write_msg<W: Write + ?Sized>(out: &mut W, m: &MessageRef<'_>, indent: &str) -> fmt::Result {
     let inner = format!("{indent}  ");
     for (i, (field, value)) in m.ty().fields.iter().zip(m.values()).enumerate() {
