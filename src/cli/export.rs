@@ -10,8 +10,9 @@ use crate::catalog::Schemas;
 use crate::msg::csv::CsvLayout;
 use crate::msg::json;
 
-use super::args::{BagsArgs, SelectArgs, open_selection};
+use super::args::{BagsArgs, SelectArgs, open_catalog};
 use super::damage::{readable, report_unread};
+use super::field_paths;
 use super::output::Output;
 use super::term::{Stdout, write_failed};
 use super::{Outcome, print_error, print_note, print_warning};
@@ -54,13 +55,23 @@ pub fn run(args: &ExportArgs) -> Outcome {
         );
         return Outcome::Failed;
     }
-    let (catalog, selection, mut outcome) = match open_selection(&args.input.bags, &args.select) {
+    let (catalog, mut outcome) = match open_catalog(&args.input.bags) {
         Ok(opened) => opened,
         Err(o) => return o,
     };
     let registry = match args.input.msg.registry() {
         Ok(r) => r,
         Err(o) => return o,
+    };
+    let mut schemas = Schemas::new(registry);
+    let (selection, paths) = match field_selection(args, &catalog, &mut schemas) {
+        Ok(s) => s,
+        Err(e) => {
+            if let Some(e) = e {
+                print_error(e);
+            }
+            return Outcome::Failed;
+        }
     };
     let out: Box<dyn Write> = match &args.output {
         None => Box::new(Stdout::data()),
@@ -73,10 +84,9 @@ pub fn run(args: &ExportArgs) -> Outcome {
         },
     };
     let mut out = out;
-    let mut schemas = Schemas::new(registry);
     let mut layout: Option<CsvLayout> = None;
     let mut text = String::new();
-    let (mut rows, mut misfit) = (0u64, 0u64);
+    let (mut rows, mut misfit, mut no_value) = (0u64, 0u64, 0u64);
     let mut unread = crate::bag::Unread::default();
     for item in catalog.messages(&selection) {
         let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
@@ -106,11 +116,42 @@ pub fn run(args: &ExportArgs) -> Outcome {
             }
         };
         text.clear();
-        match args.format {
-            ExportFormat::Jsonl => {
+        let path = paths.get(&crate::catalog::BagConn::new(m.bag, conn.id));
+        match (args.format, path) {
+            (format, Some(path)) => {
+                let values = path.collect(value.root());
+                let Some(first) = values.first() else {
+                    no_value += 1;
+                    continue;
+                };
+                if format == ExportFormat::Jsonl {
+                    let _ = json::write_field(
+                        &mut text,
+                        &conn.topic,
+                        &conn.datatype,
+                        time,
+                        path.text(),
+                        &values,
+                        path.has_wildcard(),
+                    );
+                } else {
+                    let l = layout.get_or_insert_with(|| {
+                        let l = CsvLayout::for_value(first);
+                        text.push_str(&l.header());
+                        text.push('\n');
+                        l
+                    });
+                    if let Ok(fit) = l.write_value_row(&mut text, time, first) {
+                        if !fit.is_exact() {
+                            misfit += 1;
+                        }
+                    }
+                }
+            }
+            (ExportFormat::Jsonl, None) => {
                 let _ = json::write_message(&mut text, &conn.topic, &conn.datatype, time, &value);
             }
-            ExportFormat::Csv => {
+            (ExportFormat::Csv, None) => {
                 let l = layout.get_or_insert_with(|| {
                     let l = CsvLayout::new(&value);
                     text.push_str(&l.header());
@@ -140,8 +181,48 @@ pub fn run(args: &ExportArgs) -> Outcome {
             "{misfit} of {rows} rows did not fit the columns of the first message (an array changed length; see docs/export.md)"
         ));
     }
+    if no_value > 0 {
+        print_note(format_args!(
+            "{no_value} messages had no value at the field path (an index past the end of the array): no row for them"
+        ));
+    }
     if let Some(path) = &args.output {
         print_note(format_args!("wrote {rows} rows to {}", path.display()));
     }
     outcome
+}
+
+/// The selection, with field paths split off the `-t` values and resolved per connection;
+/// `Err` (with the message, or `None` when already printed) on a usage error.
+fn field_selection(
+    args: &ExportArgs,
+    catalog: &crate::catalog::Catalog,
+    schemas: &mut Schemas,
+) -> Result<
+    (
+        crate::catalog::Selection,
+        std::collections::HashMap<crate::catalog::BagConn, crate::msg::path::ResolvedPath>,
+    ),
+    Option<String>,
+> {
+    let fields = field_paths::split_topics(&args.select.topics, catalog)?;
+    if args.format == ExportFormat::Csv
+        && fields.paths.values().any(|p| {
+            p.segments()
+                .iter()
+                .any(|s| s.step == crate::msg::path::Step::All)
+        })
+    {
+        return Err(Some(
+            "CSV export takes one value per row: a field path with [*] needs --format jsonl"
+                .to_string(),
+        ));
+    }
+    let select = SelectArgs {
+        topics: fields.topics.clone(),
+        ..args.select.clone()
+    };
+    let selection = select.checked_selection(catalog).map_err(|_| None)?;
+    let paths = field_paths::resolve(&fields, catalog, schemas)?;
+    Ok((selection, paths))
 }

@@ -251,3 +251,93 @@ fn json_line_holds_the_value() {
     let v: serde_json::Value = serde_json::from_str(out.trim_end()).unwrap();
     assert_eq!(v["data"], serde_json::json!(["base_link"]));
 }
+
+/// `export --format csv -t /topic/field` equals `rostopic echo -p -b BAG /topic/field`, byte
+/// for byte (fields whose columns do not change between messages: see docs/export.md).
+#[test]
+fn csv_export_of_a_field_matches_rostopic_p() {
+    if !have_rostopic() {
+        return;
+    }
+    let bag = fixtures_dir().join("recorded.bag");
+    for spec in [
+        "/odom/pose/pose/position/x",
+        "/odom/pose/pose/position",
+        "/odom/header",
+        "/odom/header/stamp",
+        "/rosout/header/stamp/secs",
+        "/chatter/data",
+        "/odom/pose/covariance",
+        "/odom/pose/covariance[3]",
+        "/tf/transforms",
+        "/tf/transforms[0]/child_frame_id",
+        "/camera/image_raw/header",
+    ] {
+        let theirs = Command::new("rostopic")
+            .args(["echo", "-p", "-b"])
+            .arg(&bag)
+            .arg(spec)
+            .output()
+            .unwrap();
+        assert!(theirs.status.success(), "rostopic -p {spec}");
+        let ours = Command::new(env!("CARGO_BIN_EXE_bagscope"))
+            .args(["export", "--format", "csv"])
+            .arg(&bag)
+            .args(["-t", spec])
+            .output()
+            .unwrap();
+        assert_eq!(ours.status.code(), Some(0), "{spec}");
+        assert!(!theirs.stdout.is_empty(), "{spec}");
+        assert!(
+            ours.stdout == theirs.stdout,
+            "{spec}: ours\n{}\nrostopic\n{}",
+            String::from_utf8_lossy(&ours.stdout),
+            String::from_utf8_lossy(&theirs.stdout)
+        );
+    }
+}
+
+#[test]
+fn export_of_a_field_jsonl_and_errors() {
+    let bag = fixtures_dir().join("recorded.bag");
+    let bag = bag.to_str().unwrap();
+    let (out, err, code) = bagscope(&[
+        "export",
+        "--format",
+        "jsonl",
+        bag,
+        "-t",
+        "/odom/header/stamp",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 27);
+    assert_eq!(lines[0]["field"], "header/stamp");
+    assert_eq!(
+        lines[0]["data"],
+        serde_json::json!({"sec": 1795297617u32, "nsec": 609869718u32})
+    );
+    // [*] gives several values per message: not for CSV.
+    let (out, err, code) = bagscope(&[
+        "export",
+        "--format",
+        "csv",
+        bag,
+        "-t",
+        "/tf/transforms[*]/child_frame_id",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(out, "");
+    assert!(err.contains("[*]"), "{err}");
+    // Unknown field: exit 2, the fields listed.
+    let (out, err, code) = bagscope(&["export", "--format", "csv", bag, "-t", "/imu/accel"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(out, "");
+    assert!(
+        err.contains("sensor_msgs/Imu has no field 'accel'") && err.contains("linear_acceleration"),
+        "{err}"
+    );
+}

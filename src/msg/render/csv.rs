@@ -124,6 +124,31 @@ impl CsvLayout {
         CsvLayout { columns, root }
     }
 
+    /// The layout `rostopic echo -p -b BAG /topic/field` uses for the value a field path
+    /// names, from its first message: one `field` column for a scalar, `field.x`… for a
+    /// message, `field0`… for an array.
+    pub fn for_value(first: &ValueRef<'_>) -> Self {
+        let mut columns = Vec::new();
+        let root = build(first, "field", &mut columns);
+        CsvLayout { columns, root }
+    }
+
+    /// [`CsvLayout::write_row`] for a value a field path names (see [`CsvLayout::for_value`]).
+    pub fn write_value_row<W: Write + ?Sized>(
+        &self,
+        out: &mut W,
+        time: RosTime,
+        value: &ValueRef<'_>,
+    ) -> Result<RowFit, fmt::Error> {
+        let mut cells = Vec::with_capacity(self.columns.len());
+        let mut fit = RowFit::default();
+        if let Some(root) = &self.root {
+            fill(root, Some(value.clone()), &mut cells, &mut fit);
+        }
+        write_cells(out, time, &cells)?;
+        Ok(fit)
+    }
+
     /// The value columns (without `%time`).
     pub fn columns(&self) -> &[String] {
         &self.columns
@@ -153,13 +178,7 @@ impl CsvLayout {
         message: &Decoded<'_>,
     ) -> Result<RowFit, fmt::Error> {
         let (cells, fit) = self.cells(message);
-        write!(out, "{},", time.as_nanos())?;
-        for (i, cell) in cells.iter().enumerate() {
-            if i > 0 {
-                out.write_char(',')?;
-            }
-            write_cell(out, cell)?;
-        }
+        write_cells(out, time, &cells)?;
         Ok(fit)
     }
 
@@ -244,6 +263,21 @@ fn leaf_text<'v>(v: &ValueRef<'v>) -> Cow<'v, str> {
         _ => write_bool_or_integer(&mut s, v).unwrap_or(Ok(())),
     };
     Cow::Owned(s)
+}
+
+fn write_cells<W: Write + ?Sized>(
+    out: &mut W,
+    time: RosTime,
+    cells: &[Cow<'_, str>],
+) -> fmt::Result {
+    write!(out, "{},", time.as_nanos())?;
+    for (i, cell) in cells.iter().enumerate() {
+        if i > 0 {
+            out.write_char(',')?;
+        }
+        write_cell(out, cell)?;
+    }
+    Ok(())
 }
 
 fn write_cell<W: Write + ?Sized>(out: &mut W, cell: &str) -> fmt::Result {
