@@ -78,6 +78,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
         let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
             continue;
         };
+        let before = printer.no_value;
         let (text, ok) = printer.render(m.bag, bag, &m.message);
         if !ok {
             outcome = outcome.max(Outcome::Problems);
@@ -86,7 +87,10 @@ pub fn run(args: &EchoArgs) -> Outcome {
         if out.is_closed() {
             break;
         }
-        written += 1;
+        // As rostopic's `-n`, a message without a value at the field path does not count.
+        if printer.no_value == before || args.format == EchoFormat::Json {
+            written += 1;
+        }
     }
     outcome = outcome.max(report_unread(&unread));
     if printer.no_value > 0 {

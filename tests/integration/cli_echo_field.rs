@@ -341,3 +341,34 @@ fn export_of_a_field_jsonl_and_errors() {
         "{err}"
     );
 }
+
+/// `-n` counts printed values: messages whose array is too short for `[N]` do not count, as in
+/// rostopic (the first messages of /rosout list one topic, later ones six).
+#[test]
+fn limit_counts_messages_with_a_value() {
+    if !have_rostopic() {
+        return;
+    }
+    let bag = fixtures_dir().join("recorded.bag");
+    let theirs = Command::new("rostopic")
+        .args(["echo", "-n", "2", "-b"])
+        .arg(&bag)
+        .arg("/rosout/topics[3]")
+        .output()
+        .unwrap();
+    let ours = Command::new(env!("CARGO_BIN_EXE_bagscope"))
+        .arg("echo")
+        .arg(&bag)
+        .args(["-n", "2", "-t", "/rosout/topics[3]"])
+        .output()
+        .unwrap();
+    assert_eq!(ours.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&theirs.stdout)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stdout),
+        "\"/odom\"\n---\n\"/odom\"\n---\n"
+    );
+}
