@@ -124,6 +124,10 @@ fn waiting_for_room_loses_nothing() {
     let got = reader.join().unwrap();
     assert_eq!(got.len(), n as usize);
     assert!(got.iter().all(|l| *l == payload.len()));
+    // The link counts a message once its write returned, which can be after the reader has it.
+    wait_for("the last message counted", || {
+        p.stats().subscribers.last().unwrap().messages == u64::from(n)
+    });
     let stats = p.stats();
     let s = stats.subscribers.last().unwrap();
     assert_eq!(s.dropped, 0);
