@@ -672,3 +672,102 @@ fn out_of_order_is_counted_per_bag_as_recorded() {
     let report = bagscope::catalog::health::compute(&Catalog::new(vec![c]), &mut |_| {});
     assert_eq!(report.topics[0].out_of_order, 1);
 }
+
+/// A series of `n` points evenly over the demo bag, `f(i / n)` each.
+fn demo_series(
+    h: &Harness,
+    n: usize,
+    f: impl Fn(f64) -> f64,
+) -> bagscope::tui::model::plot::PlotSeries {
+    let (start, end) = h.app.timeline.bounds();
+    let (a, b) = (start.as_nanos() as i64, end.as_nanos() as i64);
+    let mut col = bagscope::catalog::series::Column::new();
+    for i in 0..n {
+        let x = i as f64 / (n - 1) as f64;
+        col.times.push(a + ((b - a) as f64 * x) as i64);
+        col.values.push(f(x));
+    }
+    bagscope::tui::model::plot::PlotSeries::new(col)
+}
+
+#[test]
+fn plot_one_series() {
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        let s = demo_series(&h, 2000, |x| (x * 12.0).sin() * 2.5 + 1.0);
+        assert!(h.app.add_plot("/imu/linear_acceleration/z", s, None));
+        let screen = h.screen();
+        assert!(screen.contains("Plot · 1 series · shared y"), "{screen}");
+        assert!(screen.contains("-1.4999999986550119"), "{screen}");
+        insta::assert_snapshot!(format!("plot_one_{w}x{hh}"), screen);
+    }
+}
+
+#[test]
+fn plot_four_series_no_color_markers_and_normalised() {
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        type Signal = fn(f64) -> f64;
+        let fs: [(&str, Signal); 4] = [
+            ("/odom/pose/pose/position/x", |x| x * 10.0),
+            ("/odom/twist/twist/linear/x", |x| (x * 20.0).sin()),
+            ("/battery/voltage", |x| 12.6 - x),
+            ("/fix/status/status", |x| if x < 0.5 { 0.0 } else { 2.0 }),
+        ];
+        for (label, f) in fs {
+            let s = demo_series(&h, 500, f);
+            assert!(h.app.add_plot(label, s, Some(42)));
+        }
+        let screen = h.screen();
+        assert!(screen.contains("42% · Plot · 4 series"), "{screen}");
+        // Without colour, every series has its own marker in the legend.
+        for g in ['●', '■', '▲', '◆'] {
+            assert!(screen.contains(g), "marker {g}: {screen}");
+        }
+        insta::assert_snapshot!(format!("plot_four_{w}x{hh}"), screen);
+        h.app.toggle_plot_scale();
+        let screen = h.screen();
+        assert!(screen.contains("normalised y"), "{screen}");
+        insta::assert_snapshot!(format!("plot_four_normalised_{w}x{hh}"), screen);
+        assert!(h.app.remove_plot("/battery/voltage"));
+        assert_eq!(h.app.plots.entries.len(), 3);
+    }
+}
+
+#[test]
+fn plot_gap_and_a_spike_narrower_than_a_column() {
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        // 5000 points at 0, one of them 7.5; nothing from 40 % to 60 % of the bag.
+        let s = demo_series(
+            &h,
+            5000,
+            |x| if (0.8..0.8002).contains(&x) { 7.5 } else { 0.0 },
+        );
+        let (times, values): (Vec<i64>, Vec<f64>) = s
+            .column()
+            .times
+            .iter()
+            .zip(&s.column().values)
+            .filter(|(t, _)| {
+                let (a, b) = (s.column().times[0], *s.column().times.last().unwrap());
+                let x = (**t - a) as f64 / (b - a) as f64;
+                !(0.4..0.6).contains(&x)
+            })
+            .map(|(t, v)| (*t, *v))
+            .unzip();
+        assert!(values.contains(&7.5), "the spike is in the data");
+        let col = bagscope::catalog::series::Column { times, values };
+        h.app.add_plot(
+            "/imu/angular_velocity/z",
+            bagscope::tui::model::plot::PlotSeries::new(col),
+            None,
+        );
+        let screen = h.screen();
+        assert!(screen.contains("max 7.5"), "{screen}");
+        insta::assert_snapshot!(format!("plot_gap_spike_{w}x{hh}"), screen);
+    }
+}
