@@ -16,6 +16,7 @@ pub mod model;
 pub mod notify;
 pub mod opening;
 pub mod panes;
+pub mod plotter;
 pub mod publish;
 pub mod terminal;
 pub mod text;

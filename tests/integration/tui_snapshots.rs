@@ -771,3 +771,34 @@ fn plot_gap_and_a_spike_narrower_than_a_column() {
         insta::assert_snapshot!(format!("plot_gap_spike_{w}x{hh}"), screen);
     }
 }
+
+#[test]
+fn plot_field_is_computed_in_the_background_and_removed() {
+    let mut h = Harness::demo(160, 48);
+    h.scan();
+    let label = h.app.plot_field("/imu/data/linear_acceleration/z").unwrap();
+    assert_eq!(label, "/imu/data/linear_acceleration/z");
+    h.wait_until(
+        "the series is complete",
+        std::time::Duration::from_secs(30),
+        |a| a.plots.entries.len() == 1 && a.plots.progress().is_none(),
+    );
+    let col = h.app.plots.entries[0].series.column();
+    assert_eq!(col.len(), 2400, "every /imu/data message has a value");
+    let screen = h.screen();
+    assert!(screen.contains("Plot · 1 series"), "{screen}");
+    assert!(
+        !screen.contains("% · Plot"),
+        "no progress once done: {screen}"
+    );
+    // A bad field lists what exists and plots nothing.
+    let err = h
+        .app
+        .plot_field("/imu/data/linear_acceleration/w")
+        .unwrap_err();
+    assert!(err.to_string().contains('z'), "{err}");
+    // P again on the same field removes it.
+    h.app.toggle_plot("/imu/data/linear_acceleration/z");
+    assert!(h.app.plots.is_empty());
+    assert!(h.status_bar().contains("removed"), "{}", h.status_bar());
+}

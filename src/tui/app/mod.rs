@@ -120,6 +120,13 @@ pub struct App {
     pub publishing: Option<Publishing>,
     /// The plotted series (the plot pane under the timeline).
     pub plots: Plots,
+    /// Message definitions for decoding plotted fields (the `--msg-path` ones and bundled).
+    pub registry: crate::msg::Registry,
+    /// The series still being computed, by label.
+    plot_jobs: std::collections::HashMap<String, crate::tui::plotter::PlotJob>,
+    /// Where series threads report (set by the event loop).
+    plot_notify: Option<Notify<crate::tui::plotter::PlotNews>>,
+    next_plot_id: u64,
     publisher: Option<Publisher>,
     /// Where the ROS publisher reports (set by the event loop; without it `p` cannot publish).
     ros: Option<Notify<RosEvent>>,
@@ -181,6 +188,10 @@ impl App {
             publish_settings: publish::Settings::default(),
             publishing: None,
             plots: Plots::default(),
+            registry: crate::msg::Registry::bundled(),
+            plot_jobs: std::collections::HashMap::new(),
+            plot_notify: None,
+            next_plot_id: 0,
             unopened: Vec::new(),
             publisher: None,
             ros: None,

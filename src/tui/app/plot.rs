@@ -1,8 +1,12 @@
-//! The plot pane's state changes: series added, replaced or removed, the y mode toggled. The
-//! layout gives the plot rows only while something is plotted.
+//! The plot pane's state changes: series added (computed in the background by
+//! [`plotter`](crate::tui::plotter), their pieces appended as they arrive), removed (their
+//! thread cancelled), the y mode toggled. The layout gives the plot rows only while
+//! something is plotted.
 
 use super::App;
+use crate::catalog::series::{self, SeriesError, SeriesRequest};
 use crate::tui::model::plot::PlotSeries;
+use crate::tui::plotter::{self, PlotNews};
 
 impl App {
     /// Plots `series` as `label` (replacing a series of that label); `progress` is the
@@ -13,16 +17,134 @@ impl App {
         added
     }
 
-    /// Stops plotting `label`; true when it was plotted.
+    /// Stops plotting `label` (and computing it); true when it was plotted.
     pub fn remove_plot(&mut self, label: &str) -> bool {
+        self.plot_jobs.remove(label);
         let removed = self.plots.remove(label);
         self.relayout();
         removed
     }
 
+    /// Where series threads report (the event loop's channel).
+    pub fn set_plot_notify(&mut self, notify: crate::tui::notify::Notify<PlotNews>) {
+        self.plot_notify = Some(notify);
+    }
+
     /// Switches the plot between one shared y scale and one per series.
     pub fn toggle_plot_scale(&mut self) {
         self.plots.toggle_mode();
+    }
+
+    /// Checks `/topic/field` against the bags (topic, field path, plottable leaf) without
+    /// reading messages; gives the request and its label.
+    pub fn plot_request(&self, spec: &str) -> Result<(SeriesRequest, String), SeriesError> {
+        let request = SeriesRequest::parse(&self.catalog, spec)?;
+        series::validate(&self.catalog, &request, &self.registry)?;
+        let label = format!(
+            "{}/{}",
+            request.topic.trim_end_matches('/'),
+            request.path.text()
+        );
+        Ok((request, label))
+    }
+
+    /// Plots `/topic/field`, computed in the background (shown as it fills in); plotting it
+    /// again replaces it. Errors (no such topic or field) are returned, not shown.
+    pub fn plot_field(&mut self, spec: &str) -> Result<String, SeriesError> {
+        let (request, label) = self.plot_request(spec)?;
+        if self.plots.position(&label).is_none()
+            && self.plots.entries.len() >= crate::tui::model::plots::MAX_SERIES
+        {
+            self.flash(
+                format!(
+                    "at most {} series: remove one first (P on it)",
+                    crate::tui::model::plots::MAX_SERIES
+                ),
+                true,
+            );
+            return Ok(label);
+        }
+        let Some(notify) = self.plot_notify.clone() else {
+            self.flash("plotting needs the event loop", true);
+            return Ok(label);
+        };
+        self.next_plot_id += 1;
+        let id = self.next_plot_id;
+        match plotter::start(
+            self.catalog.clone(),
+            request,
+            self.registry.clone(),
+            (id, label.clone()),
+            notify,
+        ) {
+            Ok(job) => {
+                self.plot_jobs.insert(label.clone(), job);
+                self.add_plot(&label, PlotSeries::default(), Some(0));
+            }
+            Err(e) => self.flash(format!("cannot start a thread to plot: {e}"), true),
+        }
+        Ok(label)
+    }
+
+    /// `P`: plots `/topic/field` or, when it is plotted, removes it.
+    pub fn toggle_plot(&mut self, spec: &str) {
+        match self.plot_request(spec) {
+            Ok((_, label)) if self.plots.position(&label).is_some() => {
+                self.remove_plot(&label);
+                self.flash(format!("removed {label} from the plot"), false);
+            }
+            Ok(_) => {
+                if let Err(e) = self.plot_field(spec) {
+                    self.flash(e.to_string(), true);
+                }
+            }
+            Err(e) => self.flash(e.to_string(), true),
+        }
+    }
+
+    /// A piece of a series computed in the background: appended to the cached column.
+    pub(crate) fn plot_news(&mut self, news: PlotNews) -> bool {
+        if self.plot_jobs.get(&news.label).map(|j| j.id) != Some(news.id) {
+            return false;
+        }
+        match news.update {
+            Err(e) => {
+                self.remove_plot(&news.label);
+                self.flash(e.to_string(), true);
+            }
+            Ok(u) => {
+                let Some(i) = self.plots.position(&news.label) else {
+                    return false;
+                };
+                if let Some(e) = self.plots.entries.get_mut(i) {
+                    if !u.piece.is_empty() {
+                        e.series.extend(u.piece);
+                    }
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                    let pct = (u.fraction.clamp(0.0, 1.0) * 100.0).floor() as u8;
+                    e.progress = (!u.done).then_some(pct.min(99));
+                }
+                if u.done {
+                    self.plot_jobs.remove(&news.label);
+                    let lost = u.stats.lost();
+                    if lost > 0 {
+                        self.flash(
+                            format!(
+                                "{}: {lost} messages could not be read or decoded{}",
+                                news.label,
+                                u.stats
+                                    .problems
+                                    .first()
+                                    .map(|p| format!(" ({p})"))
+                                    .unwrap_or_default()
+                            ),
+                            true,
+                        );
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// Recomputes the layout (the plot pane appears or goes) and fits the lists into it.
