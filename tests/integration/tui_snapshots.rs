@@ -801,4 +801,13 @@ fn plot_field_is_computed_in_the_background_and_removed() {
     h.app.toggle_plot("/imu/data/linear_acceleration/z");
     assert!(h.app.plots.is_empty());
     assert!(h.status_bar().contains("removed"), "{}", h.status_bar());
+    // `--plot` with a bad field: said in the status bar, nothing plotted.
+    h.app
+        .plot_all(&["/imu/data/linear_acceleration/w".to_string()]);
+    assert!(h.app.plots.is_empty());
+    let bar = h.status_bar();
+    assert!(
+        bar.contains("--plot /imu/data/linear_acceleration/w"),
+        "{bar}"
+    );
 }

@@ -86,6 +86,18 @@ impl App {
         Ok(label)
     }
 
+    /// `--plot`: plots each `/topic/field`; the ones that cannot be plotted are named in the
+    /// status bar with why (the field paths that exist, for a wrong one).
+    pub fn plot_all(&mut self, specs: &[String]) {
+        let errors: Vec<String> = specs
+            .iter()
+            .filter_map(|s| self.plot_field(s).err().map(|e| format!("--plot {s}: {e}")))
+            .collect();
+        if !errors.is_empty() {
+            self.flash(errors.join(" · "), true);
+        }
+    }
+
     /// `P`: plots `/topic/field` or, when it is plotted, removes it.
     pub fn toggle_plot(&mut self, spec: &str) {
         match self.plot_request(spec) {
