@@ -811,3 +811,78 @@ fn plot_field_is_computed_in_the_background_and_removed() {
         "{bar}"
     );
 }
+
+#[test]
+fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
+    let mut h = Harness::demo(160, 48);
+    h.scan();
+    select_topic(&mut h, "imu/data");
+    h.act(&[
+        Action::Focus(Pane::Messages),
+        Action::Enter,
+        Action::Focus(Pane::Inspector),
+    ]);
+    let rows = h.app.inspector.rows().to_vec();
+    let row = |path: &str| {
+        rows.iter().position(|r| r.path == path).unwrap_or_else(|| {
+            panic!(
+                "no row {path}: {:?}",
+                rows.iter().map(|r| &r.path).collect::<Vec<_>>()
+            )
+        })
+    };
+    h.app.inspector.selected = row("linear_acceleration.z");
+    h.act(&[Action::TogglePlotField]);
+    h.wait_until(
+        "the series is complete",
+        std::time::Duration::from_secs(30),
+        |a| a.plots.entries.len() == 1 && a.plots.progress().is_none(),
+    );
+    assert_eq!(
+        h.app.plots.entries[0].label,
+        "/imu/data/linear_acceleration.z"
+    );
+    assert_eq!(h.app.plots.entries[0].series.column().len(), 2400);
+    // A string is not plottable: said, nothing added.
+    h.app.inspector.selected = row("header.frame_id");
+    h.act(&[Action::TogglePlotField]);
+    assert_eq!(h.app.plots.entries.len(), 1);
+    assert!(
+        h.status_bar().contains("not a number"),
+        "{}",
+        h.status_bar()
+    );
+    // Array elements, times (as seconds), four series at once.
+    for spec in [
+        "/imu/data/orientation_covariance[0]",
+        "/imu/data/header/stamp",
+        "/imu/data/angular_velocity/x",
+    ] {
+        h.app.toggle_plot(spec);
+    }
+    h.wait_until(
+        "four complete series",
+        std::time::Duration::from_secs(30),
+        |a| a.plots.entries.len() == 4 && a.plots.progress().is_none(),
+    );
+    let stamp = &h.app.plots.entries[2].series;
+    let first = stamp.column().values[0];
+    assert!(
+        (1.7e9..1.8e9).contains(&first),
+        "a stamp in seconds: {first}"
+    );
+    h.act(&[Action::TogglePlotScale]);
+    assert!(h.screen().contains("normalised y"));
+    h.act(&[Action::TogglePlotScale]);
+    assert!(h.screen().contains("shared y"));
+    // P on the plotted field removes it.
+    h.app.inspector.selected = row("linear_acceleration.z");
+    h.act(&[Action::TogglePlotField]);
+    assert_eq!(h.app.plots.entries.len(), 3);
+    assert!(
+        h.app
+            .plots
+            .position("/imu/data/linear_acceleration.z")
+            .is_none()
+    );
+}

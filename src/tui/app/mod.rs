@@ -272,6 +272,8 @@ impl App {
             Action::Faster | Action::Slower => self.change_speed(action == Action::Faster),
             Action::CopyYaml => self.copy_yaml(),
             Action::SaveYaml => self.save_yaml(),
+            Action::TogglePlotField => self.plot_selected_field(),
+            Action::TogglePlotScale => self.toggle_plot_scale(),
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),

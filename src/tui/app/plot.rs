@@ -32,6 +32,10 @@ impl App {
 
     /// Switches the plot between one shared y scale and one per series.
     pub fn toggle_plot_scale(&mut self) {
+        if self.plots.is_empty() {
+            self.flash("nothing is plotted: P on a field in the inspector", false);
+            return;
+        }
         self.plots.toggle_mode();
     }
 
@@ -84,6 +88,24 @@ impl App {
             Err(e) => self.flash(format!("cannot start a thread to plot: {e}"), true),
         }
         Ok(label)
+    }
+
+    /// `P`: the inspector's selected field plotted, or no longer plotted.
+    pub fn plot_selected_field(&mut self) {
+        let Some(topic) = self.inspector.data.as_ref().map(|d| d.topic.clone()) else {
+            self.flash("P plots a field of the inspected message: select one", true);
+            return;
+        };
+        let Some(row) = self.inspector.rows().get(self.inspector.selected) else {
+            self.flash("P plots a field of the inspected message: select one", true);
+            return;
+        };
+        if row.more.is_some() || row.path.is_empty() {
+            self.flash("P plots a number, bool, time or duration field", true);
+            return;
+        }
+        let spec = format!("{}/{}", topic.trim_end_matches('/'), row.path);
+        self.toggle_plot(&spec);
     }
 
     /// `--plot`: plots each `/topic/field`; the ones that cannot be plotted are named in the
