@@ -61,7 +61,7 @@ pub struct Cli {
     pub msg: args::MsgPathArgs,
     /// Open the explorer with this field plotted (`/topic/field`, e.g.
     /// `/imu/data/linear_acceleration/z` or `/scan/ranges[10]`); repeatable.
-    #[arg(long = "plot", value_name = "/TOPIC/FIELD")]
+    #[arg(long = "plot", value_name = "PATH")]
     pub plot: Vec<String>,
 }
 
