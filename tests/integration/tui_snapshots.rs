@@ -886,3 +886,36 @@ fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
             .is_none()
     );
 }
+
+#[test]
+fn plot_series_have_distinct_colours_with_colour_and_markers_without() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut h = Harness::demo(160, 48);
+    h.scan();
+    for (i, label) in ["/a/x", "/b/y", "/c/z", "/d/w"].iter().enumerate() {
+        let s = demo_series(&h, 100, move |x| x * (i as f64 + 1.0));
+        h.app.add_plot(label, s, None);
+    }
+    let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let theme = bagscope::tui::theme::Theme { color: true };
+    t.draw(|f| bagscope::tui::ui::draw(f, &h.app, theme))
+        .unwrap();
+    let buf = t.backend().buffer().clone();
+    // The legend's marker cell of each series, and its colour.
+    let mut colours = Vec::new();
+    for marker in ["●", "■", "▲", "◆"] {
+        let cell = (0..48u16)
+            .flat_map(|y| (72..160u16).map(move |x| (x, y)))
+            .map(|(x, y)| &buf[(x, y)])
+            .rfind(|c| c.symbol() == marker)
+            .unwrap_or_else(|| panic!("no {marker}"));
+        colours.push(cell.fg);
+    }
+    for (i, a) in colours.iter().enumerate() {
+        for b in colours.iter().skip(i + 1) {
+            assert_ne!(a, b, "{colours:?}");
+        }
+    }
+    assert!(colours.iter().all(|c| *c != ratatui::style::Color::Reset));
+}
