@@ -357,6 +357,17 @@ pub fn extract(
     Ok((column, stats))
 }
 
+/// Checks that `request` can be extracted (the path exists in at least one connection's type
+/// and names a plottable leaf) without reading any message: the error an [`extract`] would
+/// start with.
+pub fn validate(
+    catalog: &Catalog,
+    request: &SeriesRequest,
+    registry: &Registry,
+) -> Result<(), SeriesError> {
+    plan(catalog, request, registry).map(|_| ())
+}
+
 /// Per bag: the topic's connections and their plan (`None`: skipped, with why in `stats`).
 type Plans = Vec<HashMap<ConnId, Option<ConnPlan>>>;
 

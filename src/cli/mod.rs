@@ -60,6 +60,10 @@ pub struct Cli {
     /// Where definitions the bags lack come from.
     #[command(flatten)]
     pub msg: args::MsgPathArgs,
+    /// Open the explorer with this field plotted (`/topic/field`, e.g.
+    /// `/imu/data/linear_acceleration/z` or `/scan/ranges[10]`); repeatable.
+    #[arg(long = "plot", value_name = "PATH")]
+    pub plot: Vec<String>,
 }
 
 /// A namespace ROS accepts, as a global name.
@@ -231,6 +235,7 @@ fn explore(cli: &Cli) -> Outcome {
         note,
         mouse: !cli.no_mouse,
         registry,
+        plots: cli.plot.clone(),
         publish: crate::tui::publish::Settings {
             namespace: cli.ros_namespace.clone().unwrap_or_else(|| "/".to_string()),
             rate: cli.ros_rate,

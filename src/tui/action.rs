@@ -111,6 +111,10 @@ pub enum Action {
     CopyYaml,
     /// Save the selected message as YAML to a file.
     SaveYaml,
+    /// Plot the inspector's selected numeric field (or stop plotting it).
+    TogglePlotField,
+    /// The plot: one shared y scale / one per series.
+    TogglePlotScale,
     /// A character typed into the filter or jump prompt.
     Input(char),
     /// Delete the last character of the prompt.

@@ -38,6 +38,8 @@ pub enum AppEvent {
     Opened(Box<Ready>),
     /// The topic filter computed on the background thread.
     Filtered(Filtered),
+    /// A piece of a plot series computed in the background.
+    Plot(crate::tui::plotter::PlotNews),
 }
 
 /// The result of opening.
@@ -73,8 +75,13 @@ pub fn ready(
     if catalog.is_empty() {
         return Ready { app: None, errors };
     }
-    let worker = Worker::start(catalog.clone(), registry, notify(events, AppEvent::Worker));
+    let worker = Worker::start(
+        catalog.clone(),
+        registry.clone(),
+        notify(events, AppEvent::Worker),
+    );
     let mut app = App::new(catalog, worker, width, height);
+    app.registry = registry;
     app.set_events(events.clone());
     app.unopened = errors.iter().map(ToString::to_string).collect();
     Ready {
@@ -89,6 +96,7 @@ impl App {
     /// the topic filter is always applied inline.
     pub fn set_events(&mut self, events: Sender<AppEvent>) {
         self.filter_in_background(notify(&events, AppEvent::Filtered));
+        self.set_plot_notify(notify(&events, AppEvent::Plot));
         self.set_ros_notify(Notify::new(move |ev| {
             events.send(AppEvent::Ros(ev)).is_ok()
         }));
@@ -106,6 +114,7 @@ impl App {
             }
             AppEvent::Tick => self.advance_play(std::time::Instant::now()),
             AppEvent::Filtered(done) => self.filtered(done),
+            AppEvent::Plot(news) => self.plot_news(news),
             AppEvent::Opening(_) | AppEvent::Opened(_) => false,
         }
     }

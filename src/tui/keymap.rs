@@ -138,6 +138,16 @@ impl Default for KeyMap {
                 "copy message as YAML (clipboard, OSC 52)",
             ),
             b(K::Char('Y'), A::SaveYaml, "save message as YAML to a file"),
+            b(
+                K::Char('P'),
+                A::TogglePlotField,
+                "plot the inspector's field / stop plotting it",
+            ),
+            b(
+                K::Char('N'),
+                A::TogglePlotScale,
+                "plot: shared / normalised y scale",
+            ),
             b(K::Char('!'), A::ToggleHealth, "health view"),
             b(
                 K::Char('['),

@@ -21,6 +21,8 @@ pub struct Layout {
     pub messages: Rect,
     /// Inspector.
     pub inspector: Rect,
+    /// The plot under the timeline (zero-sized when nothing is plotted or compact).
+    pub plot: Rect,
     /// The tab line of the compact layout.
     pub tabs: Rect,
     /// Status bar.
@@ -29,8 +31,10 @@ pub struct Layout {
     pub compact: bool,
 }
 
-/// Computes the layout of `area` with `focus` (which matters in the compact layout).
-pub fn layout(area: Rect, focus: Pane) -> Layout {
+/// Computes the layout of `area` with `focus` (which matters in the compact layout);
+/// `plot`: something is plotted, so the plot pane takes rows between the timeline and the
+/// inspector.
+pub fn layout(area: Rect, focus: Pane, plot: bool) -> Layout {
     let status = Rect::new(
         area.x,
         area.y + area.height.saturating_sub(1),
@@ -65,15 +69,23 @@ pub fn layout(area: Rect, focus: Pane) -> Layout {
     let right_w = body.width - left_w;
     let topics_h = share(body.height, 56);
     let hist_h = share(body.height, 30).clamp(6, 14);
+    let plot_h = if plot {
+        share(body.height, 40)
+            .clamp(7, 20)
+            .min(body.height.saturating_sub(hist_h + 4))
+    } else {
+        0
+    };
     Layout {
         topics: Rect::new(body.x, body.y, left_w, topics_h),
         messages: Rect::new(body.x, body.y + topics_h, left_w, body.height - topics_h),
         histogram: Rect::new(body.x + left_w, body.y, right_w, hist_h),
+        plot: Rect::new(body.x + left_w, body.y + hist_h, right_w, plot_h),
         inspector: Rect::new(
             body.x + left_w,
-            body.y + hist_h,
+            body.y + hist_h + plot_h,
             right_w,
-            body.height - hist_h,
+            body.height - hist_h - plot_h,
         ),
         tabs: Rect::default(),
         status,
@@ -139,18 +151,18 @@ mod tests {
 
     #[test]
     fn panes_tile_the_screen_or_collapse() {
-        let l = layout(Rect::new(0, 0, 80, 24), Pane::Topics);
+        let l = layout(Rect::new(0, 0, 80, 24), Pane::Topics, false);
         assert!(!l.compact);
         let area: u32 = Pane::ORDER.iter().map(|p| l.rect(*p).area()).sum();
         assert_eq!(area, 80 * 23);
         assert_eq!(l.pane_at(0, 0), Some(Pane::Topics));
         assert_eq!(l.pane_at(79, 22), Some(Pane::Inspector));
         assert_eq!(l.pane_at(0, 23), None);
-        let c = layout(Rect::new(0, 0, 60, 20), Pane::Messages);
+        let c = layout(Rect::new(0, 0, 60, 20), Pane::Messages, false);
         assert!(c.compact);
         assert_eq!(c.messages, Rect::new(0, 1, 60, 18));
         assert_eq!(c.topics, Rect::default());
-        let big = layout(Rect::new(0, 0, 400, 120), Pane::Topics);
+        let big = layout(Rect::new(0, 0, 400, 120), Pane::Topics, false);
         assert_eq!(big.topics.width, 96);
         assert_eq!(big.histogram.height, 14);
     }

@@ -16,6 +16,7 @@ pub mod model;
 pub mod notify;
 pub mod opening;
 pub mod panes;
+pub mod plotter;
 pub mod publish;
 pub mod terminal;
 pub mod text;
@@ -48,6 +49,9 @@ pub struct Options {
     pub publish: publish::Settings,
     /// Definitions for bags that carry none: the bundled ones plus `--msg-path`.
     pub registry: crate::msg::Registry,
+    /// `--plot /topic/field`: series plotted from the start (a bad one is reported in the
+    /// status bar once the bags are open).
+    pub plots: Vec<String>,
 }
 
 /// How long leaving waits for a running ROS publication to stop and unregister.
@@ -158,6 +162,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     // The terminal may have been resized while opening.
     let (w, h) = crossterm::terminal::size()?;
     app.apply(action::Action::Resize(w, h));
+    app.plot_all(&options.plots);
     terminal.draw(|f| ui::draw(f, &app, theme))?;
     let mut signal = None;
     // While playing, the loop wakes up ten times a second to move the cursor.

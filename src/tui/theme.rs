@@ -132,4 +132,27 @@ impl Theme {
             Style::new().add_modifier(Modifier::REVERSED),
         )
     }
+
+    /// Plot series `i` (colours repeat after eight; without colour every series is plain
+    /// and told apart by its [`SERIES_GLYPHS`] marker).
+    pub fn series(self, i: usize) -> Style {
+        const COLORS: [Color; 8] = [
+            Color::LightYellow,
+            Color::LightGreen,
+            Color::LightRed,
+            Color::LightBlue,
+            Color::LightMagenta,
+            Color::LightCyan,
+            Color::White,
+            Color::Yellow,
+        ];
+        let c = COLORS
+            .get(i % COLORS.len())
+            .copied()
+            .unwrap_or(Color::White);
+        self.pick(Style::new().fg(c), Style::new())
+    }
 }
+
+/// The marker of each plot series, in the legend and at the cursor (repeat after eight).
+pub const SERIES_GLYPHS: [char; 8] = ['●', '■', '▲', '◆', '✚', '○', '□', '△'];

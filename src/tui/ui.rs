@@ -34,6 +34,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
     panes::histogram::draw(frame, app, theme, l.histogram);
     panes::messages::draw(frame, app, theme, l.messages);
     panes::inspector::draw(frame, app, theme, l.inspector);
+    panes::plot::draw(frame, app, theme, l.plot);
     panes::status::draw(frame, app, theme, l.status);
     let body = ratatui::layout::Rect::new(0, 0, app.area.width, app.area.height.saturating_sub(1));
     match app.mode {

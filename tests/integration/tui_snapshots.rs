@@ -672,3 +672,250 @@ fn out_of_order_is_counted_per_bag_as_recorded() {
     let report = bagscope::catalog::health::compute(&Catalog::new(vec![c]), &mut |_| {});
     assert_eq!(report.topics[0].out_of_order, 1);
 }
+
+/// A series of `n` points evenly over the demo bag, `f(i / n)` each.
+fn demo_series(
+    h: &Harness,
+    n: usize,
+    f: impl Fn(f64) -> f64,
+) -> bagscope::tui::model::plot::PlotSeries {
+    let (start, end) = h.app.timeline.bounds();
+    let (a, b) = (start.as_nanos() as i64, end.as_nanos() as i64);
+    let mut col = bagscope::catalog::series::Column::new();
+    for i in 0..n {
+        let x = i as f64 / (n - 1) as f64;
+        col.times.push(a + ((b - a) as f64 * x) as i64);
+        col.values.push(f(x));
+    }
+    bagscope::tui::model::plot::PlotSeries::new(col)
+}
+
+#[test]
+fn plot_one_series() {
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        let s = demo_series(&h, 2000, |x| (x * 12.0).sin() * 2.5 + 1.0);
+        assert!(h.app.add_plot("/imu/linear_acceleration/z", s, None));
+        let screen = h.screen();
+        assert!(screen.contains("Plot · 1 series · shared y"), "{screen}");
+        assert!(screen.contains("-1.4999999986550119"), "{screen}");
+        insta::assert_snapshot!(format!("plot_one_{w}x{hh}"), screen);
+    }
+}
+
+#[test]
+fn plot_four_series_no_color_markers_and_normalised() {
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        type Signal = fn(f64) -> f64;
+        let fs: [(&str, Signal); 4] = [
+            ("/odom/pose/pose/position/x", |x| x * 10.0),
+            ("/odom/twist/twist/linear/x", |x| (x * 20.0).sin()),
+            ("/battery/voltage", |x| 12.6 - x),
+            ("/fix/status/status", |x| if x < 0.5 { 0.0 } else { 2.0 }),
+        ];
+        for (label, f) in fs {
+            let s = demo_series(&h, 500, f);
+            assert!(h.app.add_plot(label, s, Some(42)));
+        }
+        let screen = h.screen();
+        assert!(screen.contains("42% · Plot · 4 series"), "{screen}");
+        // Without colour, every series has its own marker in the legend.
+        for g in ['●', '■', '▲', '◆'] {
+            assert!(screen.contains(g), "marker {g}: {screen}");
+        }
+        insta::assert_snapshot!(format!("plot_four_{w}x{hh}"), screen);
+        h.app.toggle_plot_scale();
+        let screen = h.screen();
+        assert!(screen.contains("normalised y"), "{screen}");
+        insta::assert_snapshot!(format!("plot_four_normalised_{w}x{hh}"), screen);
+        assert!(h.app.remove_plot("/battery/voltage"));
+        assert_eq!(h.app.plots.entries.len(), 3);
+    }
+}
+
+#[test]
+fn plot_gap_and_a_spike_narrower_than_a_column() {
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        // 5000 points at 0, one of them 7.5; nothing from 40 % to 60 % of the bag.
+        let s = demo_series(
+            &h,
+            5000,
+            |x| if (0.8..0.8002).contains(&x) { 7.5 } else { 0.0 },
+        );
+        let (times, values): (Vec<i64>, Vec<f64>) = s
+            .column()
+            .times
+            .iter()
+            .zip(&s.column().values)
+            .filter(|(t, _)| {
+                let (a, b) = (s.column().times[0], *s.column().times.last().unwrap());
+                let x = (**t - a) as f64 / (b - a) as f64;
+                !(0.4..0.6).contains(&x)
+            })
+            .map(|(t, v)| (*t, *v))
+            .unzip();
+        assert!(values.contains(&7.5), "the spike is in the data");
+        let col = bagscope::catalog::series::Column { times, values };
+        h.app.add_plot(
+            "/imu/angular_velocity/z",
+            bagscope::tui::model::plot::PlotSeries::new(col),
+            None,
+        );
+        let screen = h.screen();
+        assert!(screen.contains("max 7.5"), "{screen}");
+        insta::assert_snapshot!(format!("plot_gap_spike_{w}x{hh}"), screen);
+    }
+}
+
+#[test]
+fn plot_field_is_computed_in_the_background_and_removed() {
+    let mut h = Harness::demo(160, 48);
+    h.scan();
+    let label = h.app.plot_field("/imu/data/linear_acceleration/z").unwrap();
+    assert_eq!(label, "/imu/data/linear_acceleration/z");
+    h.wait_until(
+        "the series is complete",
+        std::time::Duration::from_secs(30),
+        |a| a.plots.entries.len() == 1 && a.plots.progress().is_none(),
+    );
+    let col = h.app.plots.entries[0].series.column();
+    assert_eq!(col.len(), 2400, "every /imu/data message has a value");
+    let screen = h.screen();
+    assert!(screen.contains("Plot · 1 series"), "{screen}");
+    assert!(
+        !screen.contains("% · Plot"),
+        "no progress once done: {screen}"
+    );
+    // A bad field lists what exists and plots nothing.
+    let err = h
+        .app
+        .plot_field("/imu/data/linear_acceleration/w")
+        .unwrap_err();
+    assert!(err.to_string().contains('z'), "{err}");
+    // P again on the same field removes it.
+    h.app.toggle_plot("/imu/data/linear_acceleration/z");
+    assert!(h.app.plots.is_empty());
+    assert!(h.status_bar().contains("removed"), "{}", h.status_bar());
+    // `--plot` with a bad field: said in the status bar, nothing plotted.
+    h.app
+        .plot_all(&["/imu/data/linear_acceleration/w".to_string()]);
+    assert!(h.app.plots.is_empty());
+    let bar = h.status_bar();
+    assert!(
+        bar.contains("--plot /imu/data/linear_acceleration/w"),
+        "{bar}"
+    );
+}
+
+#[test]
+fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
+    let mut h = Harness::demo(160, 48);
+    h.scan();
+    select_topic(&mut h, "imu/data");
+    h.act(&[
+        Action::Focus(Pane::Messages),
+        Action::Enter,
+        Action::Focus(Pane::Inspector),
+    ]);
+    let rows = h.app.inspector.rows().to_vec();
+    let row = |path: &str| {
+        rows.iter().position(|r| r.path == path).unwrap_or_else(|| {
+            panic!(
+                "no row {path}: {:?}",
+                rows.iter().map(|r| &r.path).collect::<Vec<_>>()
+            )
+        })
+    };
+    h.app.inspector.selected = row("linear_acceleration.z");
+    h.act(&[Action::TogglePlotField]);
+    h.wait_until(
+        "the series is complete",
+        std::time::Duration::from_secs(30),
+        |a| a.plots.entries.len() == 1 && a.plots.progress().is_none(),
+    );
+    assert_eq!(
+        h.app.plots.entries[0].label,
+        "/imu/data/linear_acceleration.z"
+    );
+    assert_eq!(h.app.plots.entries[0].series.column().len(), 2400);
+    // A string is not plottable: said, nothing added.
+    h.app.inspector.selected = row("header.frame_id");
+    h.act(&[Action::TogglePlotField]);
+    assert_eq!(h.app.plots.entries.len(), 1);
+    assert!(
+        h.status_bar().contains("not a number"),
+        "{}",
+        h.status_bar()
+    );
+    // Array elements, times (as seconds), four series at once.
+    for spec in [
+        "/imu/data/orientation_covariance[0]",
+        "/imu/data/header/stamp",
+        "/imu/data/angular_velocity/x",
+    ] {
+        h.app.toggle_plot(spec);
+    }
+    h.wait_until(
+        "four complete series",
+        std::time::Duration::from_secs(30),
+        |a| a.plots.entries.len() == 4 && a.plots.progress().is_none(),
+    );
+    let stamp = &h.app.plots.entries[2].series;
+    let first = stamp.column().values[0];
+    assert!(
+        (1.7e9..1.8e9).contains(&first),
+        "a stamp in seconds: {first}"
+    );
+    h.act(&[Action::TogglePlotScale]);
+    assert!(h.screen().contains("normalised y"));
+    h.act(&[Action::TogglePlotScale]);
+    assert!(h.screen().contains("shared y"));
+    // P on the plotted field removes it.
+    h.app.inspector.selected = row("linear_acceleration.z");
+    h.act(&[Action::TogglePlotField]);
+    assert_eq!(h.app.plots.entries.len(), 3);
+    assert!(
+        h.app
+            .plots
+            .position("/imu/data/linear_acceleration.z")
+            .is_none()
+    );
+}
+
+#[test]
+fn plot_series_have_distinct_colours_with_colour_and_markers_without() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut h = Harness::demo(160, 48);
+    h.scan();
+    for (i, label) in ["/a/x", "/b/y", "/c/z", "/d/w"].iter().enumerate() {
+        let s = demo_series(&h, 100, move |x| x * (i as f64 + 1.0));
+        h.app.add_plot(label, s, None);
+    }
+    let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let theme = bagscope::tui::theme::Theme { color: true };
+    t.draw(|f| bagscope::tui::ui::draw(f, &h.app, theme))
+        .unwrap();
+    let buf = t.backend().buffer().clone();
+    // The legend's marker cell of each series, and its colour.
+    let mut colours = Vec::new();
+    for marker in ["●", "■", "▲", "◆"] {
+        let cell = (0..48u16)
+            .flat_map(|y| (72..160u16).map(move |x| (x, y)))
+            .map(|(x, y)| &buf[(x, y)])
+            .rfind(|c| c.symbol() == marker)
+            .unwrap_or_else(|| panic!("no {marker}"));
+        colours.push(cell.fg);
+    }
+    for (i, a) in colours.iter().enumerate() {
+        for b in colours.iter().skip(i + 1) {
+            assert_ne!(a, b, "{colours:?}");
+        }
+    }
+    assert!(colours.iter().all(|c| *c != ratatui::style::Color::Reset));
+}

@@ -204,3 +204,60 @@ fn opening_a_bag_without_index_shows_how_far_the_scan_is() {
     s.keys(&["q"]);
     exited_with(&s, 0);
 }
+
+/// Min and max of `/topic` `field` (a Python attribute path) over the whole bag, as the
+/// official reader gives them.
+fn python_min_max(bag: &std::path::Path, topic: &str, field: &str) -> Option<(f64, f64)> {
+    if let Err(why) = common::official::have_python_rosbag() {
+        common::skip(&why);
+        return None;
+    }
+    let script = format!(
+        "import rosbag\nv=[float(m.{field}) for _,m,_ in rosbag.Bag({:?}).read_messages(topics=[{topic:?}])]\nprint(repr(min(v)), repr(max(v)))",
+        bag.display().to_string()
+    );
+    let out = Command::new(common::ros_python())
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut it = text.split_whitespace().map(|s| s.parse::<f64>().unwrap());
+    Some((it.next().unwrap(), it.next().unwrap()))
+}
+
+#[test]
+fn plot_flag_legend_min_max_match_the_official_reader() {
+    let bag = common::fixtures_dir().join("recorded.bag");
+    if !tmux_and(&bag) {
+        return;
+    }
+    let Some((lo, hi)) = python_min_max(&bag, "/imu", "linear_acceleration.z") else {
+        return;
+    };
+    let cmd = format!(
+        "{} {} --plot /imu/linear_acceleration/z; echo EXITED:$?; echo DONE; sleep 30",
+        env!("CARGO_BIN_EXE_bagscope"),
+        bag.display()
+    );
+    let s = Session::start("plot", 160, 48, &cmd);
+    let screen = s.wait("the complete plot legend", |t| {
+        t.contains("Plot · 1 series") && !t.contains("% · Plot") && t.contains(" max ")
+    });
+    let legend = screen
+        .lines()
+        .find(|l| l.contains("/imu/linear_acceleration/z  now"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let num = |key: &str| -> f64 {
+        let rest = &legend[legend.find(key).unwrap() + key.len()..];
+        rest.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    assert_eq!(num(" min ").to_bits(), lo.to_bits(), "{legend}");
+    assert_eq!(num(" max ").to_bits(), hi.to_bits(), "{legend}");
+    s.keys(&["q"]);
+    exited_with(&s, 0);
+}

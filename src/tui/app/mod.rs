@@ -11,6 +11,7 @@ mod health;
 mod input;
 mod output;
 mod playback;
+mod plot;
 mod publishing;
 
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ use super::layout::{Layout, layout};
 use super::model::histogram::Histogram;
 use super::model::inspector::Inspector;
 use super::model::messages::MessageList;
+use super::model::plots::Plots;
 use super::model::timefmt::TimeFormat;
 use super::model::timeline::Timeline;
 use super::model::topics::{TopicList, TopicRow};
@@ -116,6 +118,15 @@ pub struct App {
     pub unopened: Vec<String>,
     /// The latest ROS publishing run, as shown in the status bar.
     pub publishing: Option<Publishing>,
+    /// The plotted series (the plot pane under the timeline).
+    pub plots: Plots,
+    /// Message definitions for decoding plotted fields (the `--msg-path` ones and bundled).
+    pub registry: crate::msg::Registry,
+    /// The series still being computed, by label.
+    plot_jobs: std::collections::HashMap<String, crate::tui::plotter::PlotJob>,
+    /// Where series threads report (set by the event loop).
+    plot_notify: Option<Notify<crate::tui::plotter::PlotNews>>,
+    next_plot_id: u64,
     publisher: Option<Publisher>,
     /// Where the ROS publisher reports (set by the event loop; without it `p` cannot publish).
     ros: Option<Notify<RosEvent>>,
@@ -168,7 +179,7 @@ impl App {
             prompt: String::new(),
             flash: None,
             area,
-            layout: layout(area, Pane::Topics),
+            layout: layout(area, Pane::Topics, false),
             quit: false,
             outbox: Vec::new(),
             marks: (None, None),
@@ -176,6 +187,11 @@ impl App {
             output_dir: PathBuf::from("."),
             publish_settings: publish::Settings::default(),
             publishing: None,
+            plots: Plots::default(),
+            registry: crate::msg::Registry::bundled(),
+            plot_jobs: std::collections::HashMap::new(),
+            plot_notify: None,
+            next_plot_id: 0,
             unopened: Vec::new(),
             publisher: None,
             ros: None,
@@ -256,6 +272,8 @@ impl App {
             Action::Faster | Action::Slower => self.change_speed(action == Action::Faster),
             Action::CopyYaml => self.copy_yaml(),
             Action::SaveYaml => self.save_yaml(),
+            Action::TogglePlotField => self.plot_selected_field(),
+            Action::TogglePlotScale => self.toggle_plot_scale(),
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),
@@ -288,7 +306,7 @@ impl App {
     pub(super) fn set_focus(&mut self, pane: Pane) {
         self.focus = pane;
         let before = self.layout;
-        self.layout = layout(self.area, pane);
+        self.layout = layout(self.area, pane, !self.plots.is_empty());
         // In the compact layout a pane becomes visible (and gets its real height) here.
         if self.layout != before {
             self.fit_viewports();
@@ -317,7 +335,7 @@ impl App {
 
     pub(crate) fn resize(&mut self, w: u16, h: u16) -> bool {
         self.area = Rect::new(0, 0, w, h);
-        self.layout = layout(self.area, self.focus);
+        self.layout = layout(self.area, self.focus, !self.plots.is_empty());
         self.fit_viewports();
         self.refresh_histogram();
         self.rebuild_health();

@@ -5,6 +5,7 @@ pub mod histogram;
 pub mod inspector;
 pub mod messages;
 pub mod plot;
+pub mod plots;
 pub mod scroll;
 pub mod timefmt;
 pub mod timeline;

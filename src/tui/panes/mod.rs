@@ -1,11 +1,13 @@
 //! One file per pane. Each draws from `&App` and never changes it.
 
+pub mod braille;
 pub mod health;
 pub mod help;
 pub mod histogram;
 pub mod inspector;
 pub mod messages;
 pub mod opening;
+pub mod plot;
 pub mod status;
 pub mod topics;
 

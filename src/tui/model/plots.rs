@@ -1,0 +1,159 @@
+//! The series plotted under the timeline: which fields, their cached columns, how far their
+//! extraction has got, and the y-scale mode. Plain state; the plot pane draws a
+//! [`plot::frame`] of it for the timeline's visible range.
+
+use super::plot::{self, Frame, PlotSeries, TimeView, YMode};
+
+/// At most this many series at once.
+pub const MAX_SERIES: usize = 8;
+
+/// One plotted field.
+#[derive(Debug, Clone)]
+pub struct PlotEntry {
+    /// The field path as shown in the legend (`/topic/field`).
+    pub label: String,
+    /// The cached points (filled in as the extraction goes).
+    pub series: PlotSeries,
+    /// Percent done while the column is being computed, `None` once complete.
+    pub progress: Option<u8>,
+}
+
+/// The plotted series and the y mode.
+#[derive(Debug, Clone)]
+pub struct Plots {
+    /// The series, in the order they were added (legend order, colour order).
+    pub entries: Vec<PlotEntry>,
+    /// One shared y scale or one per series.
+    pub mode: YMode,
+}
+
+impl Default for Plots {
+    fn default() -> Self {
+        Plots {
+            entries: Vec::new(),
+            mode: YMode::Shared,
+        }
+    }
+}
+
+impl Plots {
+    /// True when nothing is plotted (the pane is hidden).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The index of the series labelled `label`.
+    pub fn position(&self, label: &str) -> Option<usize> {
+        self.entries.iter().position(|e| e.label == label)
+    }
+
+    /// Adds a series (or replaces the one with the same label). False when full.
+    pub fn add(
+        &mut self,
+        label: impl Into<String>,
+        series: PlotSeries,
+        progress: Option<u8>,
+    ) -> bool {
+        let label = label.into();
+        if let Some(i) = self.position(&label) {
+            if let Some(e) = self.entries.get_mut(i) {
+                e.series = series;
+                e.progress = progress;
+            }
+            return true;
+        }
+        if self.entries.len() >= MAX_SERIES {
+            return false;
+        }
+        self.entries.push(PlotEntry {
+            label,
+            series,
+            progress,
+        });
+        true
+    }
+
+    /// Removes the series labelled `label`; true when it was plotted.
+    pub fn remove(&mut self, label: &str) -> bool {
+        let before = self.entries.len();
+        self.entries.retain(|e| e.label != label);
+        self.entries.len() != before
+    }
+
+    /// Switches between one shared y scale and one per series.
+    pub fn toggle_mode(&mut self) {
+        self.mode = match self.mode {
+            YMode::Shared => YMode::Normalised,
+            YMode::Normalised => YMode::Shared,
+        };
+    }
+
+    /// The overall progress of the extractions still running (lowest percent).
+    pub fn progress(&self) -> Option<u8> {
+        self.entries.iter().filter_map(|e| e.progress).min()
+    }
+
+    /// One frame of every series over `view`.
+    pub fn frame(&self, view: &TimeView, cursor_ns: Option<i64>, max_ticks: usize) -> Frame {
+        let series: Vec<&PlotSeries> = self.entries.iter().map(|e| &e.series).collect();
+        plot::frame(&series, view, cursor_ns, self.mode, max_ticks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::series::Column;
+
+    fn series(points: &[(i64, f64)]) -> PlotSeries {
+        PlotSeries::new(Column {
+            times: points.iter().map(|p| p.0).collect(),
+            values: points.iter().map(|p| p.1).collect(),
+        })
+    }
+
+    #[test]
+    fn add_replace_remove_and_cap() {
+        let mut p = Plots::default();
+        assert!(p.is_empty());
+        assert!(p.add("/a/x", series(&[(0, 1.0)]), Some(10)));
+        assert!(p.add("/a/x", series(&[(0, 2.0), (1, 3.0)]), None));
+        assert_eq!(p.entries.len(), 1, "same label replaces");
+        assert_eq!(p.entries[0].series.column().values, vec![2.0, 3.0]);
+        for i in 1..MAX_SERIES {
+            assert!(p.add(
+                format!("/b/{i}"),
+                series(&[]),
+                Some(u8::try_from(i).unwrap())
+            ));
+        }
+        assert!(!p.add("/too/many", series(&[]), None));
+        assert_eq!(p.progress(), Some(1));
+        assert!(p.remove("/a/x"));
+        assert!(!p.remove("/a/x"));
+        assert_eq!(p.position("/b/2"), Some(1));
+    }
+
+    #[test]
+    fn mode_toggles_and_frame_covers_every_series() {
+        let mut p = Plots::default();
+        p.add("/a", series(&[(0, 1.0), (10, 5.0)]), None);
+        p.add("/b", series(&[(0, -2.0), (10, 2.0)]), None);
+        let view = TimeView {
+            start_ns: 0,
+            end_ns: 10,
+            width_px: 4,
+        };
+        let f = p.frame(&view, Some(5), 5);
+        assert_eq!(f.legends.len(), 2);
+        assert_eq!(f.legends[0].min_max, Some((1.0, 5.0)));
+        assert_eq!(f.legends[1].at_cursor, Some((0, -2.0)));
+        assert!(f.axis.lo <= -2.0 && f.axis.hi >= 5.0);
+        p.toggle_mode();
+        assert_eq!(p.mode, YMode::Normalised);
+        let f = p.frame(&view, None, 5);
+        assert!((f.scales[1].lo + 2.0).abs() < 1e-12);
+        p.toggle_mode();
+        assert_eq!(p.mode, YMode::Shared);
+    }
+}

@@ -1,0 +1,256 @@
+//! The plot pane under the timeline: the plotted series over the timeline's visible range
+//! (same cursor, zoom and marks), braille strokes per series, a y axis with the model's tick
+//! labels and one legend line per series (marker, field path, value at the cursor, min and max
+//! over the visible range).
+
+use std::fmt::Write as _;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::braille::Grid;
+use super::inner;
+use crate::time::RosTime;
+use crate::tui::app::App;
+use crate::tui::model::plot::{Legend, TimeView, YMode, value_label};
+use crate::tui::text::{fit, fit_left, width};
+use crate::tui::theme::{SERIES_GLYPHS, Theme};
+
+/// Nanoseconds since the epoch of a bag time.
+fn ns(t: RosTime) -> i64 {
+    i64::try_from(t.as_nanos()).unwrap_or(i64::MAX)
+}
+
+/// The marker of series `i`.
+pub fn glyph(i: usize) -> char {
+    SERIES_GLYPHS
+        .get(i % SERIES_GLYPHS.len())
+        .copied()
+        .unwrap_or('●')
+}
+
+/// The pane's title: series count, scale mode, progress while computing.
+fn title(app: &App) -> String {
+    let p = &app.plots;
+    let mut t = String::from(" ");
+    if let Some(pct) = p.progress() {
+        let _ = write!(t, "{pct}% · ");
+    }
+    let n = p.entries.len();
+    let _ = write!(
+        t,
+        "Plot · {n} series · {} ",
+        match p.mode {
+            YMode::Shared => "shared y",
+            YMode::Normalised => "normalised y",
+        }
+    );
+    t
+}
+
+/// One legend line `w` wide: marker, field path, value at the cursor, min and max. When it
+/// does not fit, the path is shortened (its end kept), then dropped, then the cursor's value:
+/// min and max are what must stay readable (last as `[min, max]`).
+pub fn legend_line(i: usize, label: &str, legend: &Legend, w: usize) -> String {
+    let now = legend
+        .at_cursor
+        .map_or_else(|| "–".to_string(), |(_, v)| value_label(v));
+    let range = match legend.min_max {
+        Some((lo, hi)) => format!("  min {}  max {}", value_label(lo), value_label(hi)),
+        None => "  (no values in view)".to_string(),
+    };
+    let now = format!("  now {now}");
+    let g = glyph(i);
+    let full = format!("{g} {label}{now}{range}");
+    if width(&full) <= w {
+        return full;
+    }
+    let room = w.saturating_sub(2 + width(&now) + width(&range));
+    if room >= 8 {
+        return format!("{g} {}{now}{range}", fit_left(label, room));
+    }
+    let short = format!("{g}{now}{range}");
+    if width(&short) <= w {
+        return short;
+    }
+    let compact = legend.min_max.map_or_else(
+        || "–".to_string(),
+        |(lo, hi)| format!("[{}, {}]", value_label(lo), value_label(hi)),
+    );
+    fit(&format!("{g} {compact}"), w)
+}
+
+/// Draws the plot pane.
+#[allow(clippy::many_single_char_names)]
+pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+    if area.width == 0 || area.height == 0 || app.plots.is_empty() {
+        return;
+    }
+    let t = title(app);
+    frame.render_widget(
+        Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border(false))
+            .title(fit(&t, area.width.saturating_sub(2) as usize)),
+        area,
+    );
+    let inner = inner(area);
+    let w = inner.width as usize;
+    let h = inner.height as usize;
+    let n = app.plots.entries.len();
+    if w < 4 || h == 0 {
+        return;
+    }
+    let legend_rows = n.min(h.saturating_sub(2).max(1));
+    let plot_rows = h.saturating_sub(legend_rows);
+    let (v0, v1) = app.timeline.view();
+    let cursor = ns(app.timeline.cursor());
+    // The y labels' width depends on the axis, which depends on the view only: a first
+    // frame at a nominal width gives the labels, the real one the envelopes.
+    let max_ticks = (plot_rows / 2).max(2);
+    let probe = TimeView {
+        start_ns: ns(v0),
+        end_ns: ns(v1),
+        width_px: 1,
+    };
+    let axis = app.plots.frame(&probe, None, max_ticks).axis;
+    let label_w = axis
+        .labels
+        .iter()
+        .map(|l| width(l))
+        .max()
+        .unwrap_or(1)
+        .min(w / 3);
+    let cols = w.saturating_sub(label_w + 1);
+    let view = TimeView {
+        start_ns: ns(v0),
+        end_ns: ns(v1),
+        width_px: cols * 2,
+    };
+    let f = app.plots.frame(&view, Some(cursor), max_ticks);
+    let mut grid = Grid::new(cols, plot_rows);
+    for (i, (env, scale)) in f.envelopes.iter().zip(&f.scales).enumerate() {
+        grid.draw(env, &view, scale, i);
+    }
+    // Per row: which tick label (if any) sits there.
+    let mut row_labels: Vec<Option<&str>> = vec![None; plot_rows];
+    if plot_rows > 0 {
+        for (tick, label) in f.axis.ticks.iter().zip(&f.axis.labels) {
+            let frac = f.axis.fraction(*tick).clamp(0.0, 1.0);
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let r = ((1.0 - frac) * (plot_rows - 1) as f64).round() as usize;
+            if let Some(slot) = row_labels.get_mut(r) {
+                *slot = Some(label.as_str());
+            }
+        }
+    }
+    let cursor_col = view.column_of(cursor).map(|px| px / 2);
+    let mark_cols: Vec<usize> = [app.marks.0, app.marks.1]
+        .into_iter()
+        .flatten()
+        .filter_map(|m| view.column_of(ns(m)).map(|px| px / 2))
+        .collect();
+    // Series markers at the cursor: (row, series).
+    let markers: Vec<(usize, usize)> = if cursor_col.is_some() && plot_rows > 0 {
+        f.legends
+            .iter()
+            .zip(&f.scales)
+            .enumerate()
+            .filter_map(|(i, (l, s))| {
+                let (_, v) = l.at_cursor?;
+                Some((grid.y_of(s, v)? / 4, i))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut lines: Vec<Line> = Vec::with_capacity(h);
+    for r in 0..plot_rows {
+        let mut spans = Vec::with_capacity(cols + 2);
+        let label = row_labels.get(r).copied().flatten().unwrap_or("");
+        spans.push(Span::styled(
+            format!("{:>label_w$}", fit(label, label_w)),
+            theme.dim(),
+        ));
+        spans.push(Span::styled(
+            if label.is_empty() { "│" } else { "┤" },
+            theme.dim(),
+        ));
+        for c in 0..cols {
+            let cell = grid.cell(c, r);
+            let is_cursor = cursor_col == Some(c);
+            let marker = markers
+                .iter()
+                .rev()
+                .find(|(row, _)| *row == r)
+                .filter(|_| is_cursor);
+            let (ch, style) = if let Some((_, i)) = marker {
+                (glyph(*i), theme.series(*i))
+            } else if let Some(g) = cell.glyph() {
+                let style = if is_cursor {
+                    theme.cursor()
+                } else {
+                    cell.owner.map_or(Style::new(), |i| theme.series(i))
+                };
+                (g, style)
+            } else if is_cursor {
+                ('│', theme.cursor())
+            } else if mark_cols.contains(&c) {
+                ('┊', theme.marked())
+            } else {
+                (' ', Style::new())
+            };
+            spans.push(Span::styled(ch.to_string(), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    for (i, (e, l)) in app
+        .plots
+        .entries
+        .iter()
+        .zip(&f.legends)
+        .enumerate()
+        .take(legend_rows)
+    {
+        lines.push(Line::styled(
+            legend_line(i, &e.label, l, w),
+            theme.series(i),
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legend_keeps_min_and_max_when_narrow() {
+        let l = Legend {
+            at_cursor: Some((0, 1.25)),
+            min_max: Some((-1.499_999_998_655_011_9, 3.499_999_999_999_999_6)),
+        };
+        let label = "/imu/linear_acceleration/z";
+        let wide = legend_line(0, label, &l, 120);
+        assert_eq!(
+            wide,
+            "● /imu/linear_acceleration/z  now 1.25  min -1.4999999986550119  max 3.4999999999999996"
+        );
+        let mid = legend_line(1, label, &l, 70);
+        assert!(mid.starts_with("■ …"), "{mid}");
+        assert!(mid.ends_with("max 3.4999999999999996"), "{mid}");
+        let narrow = legend_line(2, label, &l, 46);
+        assert_eq!(narrow, "▲ [-1.4999999986550119, 3.4999999999999996]");
+        let none = Legend {
+            at_cursor: None,
+            min_max: None,
+        };
+        assert_eq!(
+            legend_line(3, "/a", &none, 80),
+            "◆ /a  now –  (no values in view)"
+        );
+    }
+}
