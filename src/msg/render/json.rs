@@ -25,17 +25,28 @@ pub fn write_message<W: Write + ?Sized>(
     time: RosTime,
     message: &Decoded<'_>,
 ) -> fmt::Result {
+    write_head(out, topic, datatype, time)?;
+    out.write_str(",\"data\":")?;
+    write_value(out, &message.value())?;
+    out.write_char('}')
+}
+
+/// The keys every line starts with: `{"topic":…,"type":…,"time":{"sec":…,"nsec":…}`.
+fn write_head<W: Write + ?Sized>(
+    out: &mut W,
+    topic: &str,
+    datatype: &str,
+    time: RosTime,
+) -> fmt::Result {
     out.write_str("{\"topic\":")?;
     write_str(out, topic)?;
     out.write_str(",\"type\":")?;
     write_str(out, datatype)?;
     write!(
         out,
-        ",\"time\":{{\"sec\":{},\"nsec\":{}}},\"data\":",
+        ",\"time\":{{\"sec\":{},\"nsec\":{}}}",
         time.sec, time.nsec
-    )?;
-    write_value(out, &message.value())?;
-    out.write_char('}')
+    )
 }
 
 /// Writes one line for the value a field path names in a message (without the trailing
@@ -51,15 +62,8 @@ pub fn write_field<W: Write + ?Sized>(
     values: &[ValueRef<'_>],
     wildcard: bool,
 ) -> fmt::Result {
-    out.write_str("{\"topic\":")?;
-    write_str(out, topic)?;
-    out.write_str(",\"type\":")?;
-    write_str(out, datatype)?;
-    write!(
-        out,
-        ",\"time\":{{\"sec\":{},\"nsec\":{}}},\"field\":",
-        time.sec, time.nsec
-    )?;
+    write_head(out, topic, datatype, time)?;
+    out.write_str(",\"field\":")?;
     write_str(out, field)?;
     out.write_str(",\"data\":")?;
     match (values, wildcard) {
