@@ -126,11 +126,19 @@ impl PlotSeries {
         }
     }
 
-    /// Adds points (a piece of an extraction in progress) and rebuilds the levels.
+    /// Adds points (a piece of an extraction in progress). A piece after the last point (the
+    /// usual case: pieces arrive in time order) only extends the levels; one that interleaves
+    /// rebuilds them.
     pub fn extend(&mut self, piece: Column) {
-        let mut column = std::mem::take(&mut self.column);
-        column.merge(piece);
-        *self = PlotSeries::new(column);
+        let before = self.column.len();
+        let appended = match (self.column.times.last(), piece.times.first()) {
+            (Some(last), Some(first)) => first >= last,
+            _ => true,
+        };
+        self.column.merge(piece);
+        let from = if appended { before } else { 0 };
+        self.levels.update(&self.column.values, from);
+        self.period_ns = median_interval(&self.column.times);
     }
 
     /// The points.

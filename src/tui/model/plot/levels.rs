@@ -56,6 +56,51 @@ impl Levels {
         Levels { levels }
     }
 
+    /// Brings the levels up to date with `values` when only `values[from..]` changed (points
+    /// appended): the entries over earlier whole blocks are kept, so an appended piece costs
+    /// O(piece + BLOCK · levels) instead of a rebuild. The result equals `Levels::new(values)`.
+    pub fn update(&mut self, values: &[f64], from: usize) {
+        if self.levels.is_empty() || values.len() <= BLOCK {
+            *self = Levels::new(values);
+            return;
+        }
+        // The first entry of level k whose block holds a changed entry of level k − 1.
+        let mut block = from / BLOCK;
+        if let Some(first) = self.levels.first_mut() {
+            first.truncate(block);
+            let start = block.saturating_mul(BLOCK);
+            first.extend(
+                values
+                    .get(start..)
+                    .unwrap_or_default()
+                    .chunks(BLOCK)
+                    .map(|c| c.iter().map(|v| of_value(*v)).fold(EMPTY, fold)),
+            );
+        }
+        let mut k = 1;
+        while self.levels.get(k - 1).is_some_and(|l| l.len() > BLOCK) {
+            block /= BLOCK;
+            let start = block.saturating_mul(BLOCK);
+            let fresh: Vec<(f64, f64)> = self
+                .levels
+                .get(k - 1)
+                .and_then(|below| below.get(start..))
+                .unwrap_or_default()
+                .chunks(BLOCK)
+                .map(|c| c.iter().copied().fold(EMPTY, fold))
+                .collect();
+            if k == self.levels.len() {
+                self.levels.push(Vec::new());
+            }
+            if let Some(level) = self.levels.get_mut(k) {
+                level.truncate(block);
+                level.extend(fresh);
+            }
+            k += 1;
+        }
+        self.levels.truncate(k);
+    }
+
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.levels
@@ -114,6 +159,19 @@ mod tests {
     fn brute(values: &[f64], r: std::ops::Range<usize>) -> MinMax {
         let acc = values[r].iter().map(|v| of_value(*v)).fold(EMPTY, fold);
         (acc.0 <= acc.1).then_some(acc)
+    }
+
+    #[test]
+    fn updating_after_appends_equals_a_rebuild() {
+        let values: Vec<f64> = (0..70_000).map(|i| f64::from(i % 1_013) - 500.0).collect();
+        let mut levels = Levels::default();
+        let mut end = 0;
+        for piece in [1, 31, 2, 64, 1_000, 7, 30_000, 1, 38_894] {
+            let from = end;
+            end += piece;
+            levels.update(&values[..end], from);
+            assert_eq!(levels, Levels::new(&values[..end]), "after {end} values");
+        }
     }
 
     #[test]
