@@ -125,6 +125,30 @@ pub fn bagscope() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_bagscope"))
 }
 
+/// Runs `bagscope ARGS`: (stdout, stderr, exit code; -1 when killed by a signal).
+pub fn run_bagscope(args: &[&str]) -> (String, String, i32) {
+    let out = bagscope().args(args).output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// A bag of `../shared/corpus`, or `None` after printing why the test skips.
+pub fn corpus_bag(name: &str) -> Option<PathBuf> {
+    let Some(dir) = corpus_dir() else {
+        skip("../shared/corpus is not there");
+        return None;
+    };
+    let bag = dir.join(name);
+    if !bag.exists() {
+        skip(&format!("{name} is not in the corpus"));
+        return None;
+    }
+    Some(bag)
+}
+
 /// The RoCKIn YAML fixtures (`tests/fixtures/rockin/*.yaml`), sorted.
 pub fn rockin_fixtures() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures_dir().join("rockin"))

@@ -3,22 +3,13 @@
 //! base64). Also: `verify` finds damage and still checks the rest; `export` writes atomically.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
 use crate::common::{Reference, bags_with_refs, corpus_dir, fixtures_dir, nanos, skip};
 
 fn bagscope(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bagscope"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    crate::common::run_bagscope(args)
 }
 
 /// JSON values equal by type: integers exactly, floats by value (a float32 printed shortest

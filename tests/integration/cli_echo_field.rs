@@ -6,18 +6,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{corpus_dir, fixtures_dir, skip};
+use crate::common::{fixtures_dir, skip};
 
 fn bagscope(args: &[&str]) -> (String, String, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bagscope"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    crate::common::run_bagscope(args)
 }
 
 /// `rostopic echo -b BAG SPEC`'s standard output, `None` when rostopic is not installed.
@@ -112,15 +104,9 @@ fn corpus_fields_match_rostopic() {
     if !have_rostopic() {
         return;
     }
-    let Some(dir) = corpus_dir() else {
-        skip("../shared/corpus is not there");
+    let Some(bag) = crate::common::corpus_bag("gen-mixed_lz4.bag") else {
         return;
     };
-    let bag = dir.join("gen-mixed_lz4.bag");
-    if !bag.exists() {
-        skip("gen-mixed_lz4.bag is not in the corpus");
-        return;
-    }
     let all: Vec<String> = [
         "b",
         "i8",
@@ -198,15 +184,9 @@ fn unknown_field_lists_the_fields_and_exits_2() {
 
 #[test]
 fn a_field_missing_in_one_connection_type_is_an_error() {
-    let Some(dir) = corpus_dir() else {
-        skip("../shared/corpus is not there");
+    let Some(bag) = crate::common::corpus_bag("gen-mixed_lz4.bag") else {
         return;
     };
-    let bag = dir.join("gen-mixed_lz4.bag");
-    if !bag.exists() {
-        skip("gen-mixed_lz4.bag is not in the corpus");
-        return;
-    }
     // /multi_type has a std_msgs/String and a geometry_msgs/Pose2D connection.
     let (out, err, code) = bagscope(&["echo", bag.to_str().unwrap(), "-t", "/multi_type/data"]);
     assert_eq!(code, 2, "{err}");
