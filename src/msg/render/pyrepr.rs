@@ -6,6 +6,10 @@ use std::fmt::{self, Write};
 /// Writes `x` as Python 3's `repr(float)`: the shortest round-trip digits, in positional
 /// notation with a `.0` when integral, or in exponent notation (`1e-05`, `1.5e+16`) when the
 /// decimal exponent is below -4 or above 15; `nan`, `inf`, `-inf`.
+///
+/// The digits come from `ryu` (shortest round-trip, correctly rounded with ties to even, as
+/// CPython's `repr`), read off its text without allocating: this runs for every float that
+/// `echo`, `export` and the explorer print.
 pub(crate) fn write_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result {
     if x.is_nan() {
         return out.write_str("nan");
@@ -13,26 +17,12 @@ pub(crate) fn write_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result
     if x.is_infinite() {
         return out.write_str(if x > 0.0 { "inf" } else { "-inf" });
     }
-    // `{:e}` gives the shortest round-trip digits as `d.ddde[-]x`. When two digit strings
-    // of that length both round-trip (the value lies halfway), Rust may pick either; Python
-    // picks the correctly rounded one (ties to even), which fixed-precision formatting gives.
-    let shortest = format!("{x:e}");
-    let digits = shortest
-        .split('e')
-        .next()
-        .unwrap_or_default()
-        .bytes()
-        .filter(u8::is_ascii_digit)
-        .count();
-    let sci = format!("{x:.prec$e}", prec = digits.saturating_sub(1));
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    out.write_str(sign)?;
+    let mut buf = ryu::Buffer::new();
+    let (negative, digits, exp) = Digits::read(buf.format_finite(x));
+    let digits = digits.as_str();
+    if negative {
+        out.write_char('-')?;
+    }
     if !(-4..16).contains(&exp) {
         let (first, rest) = digits.split_at(1.min(digits.len()));
         out.write_str(first)?;
@@ -48,18 +38,89 @@ pub(crate) fn write_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result
         for _ in 0..(-exp - 1) {
             out.write_char('0')?;
         }
-        return out.write_str(&digits);
+        return out.write_str(digits);
     }
     let int_len = usize::try_from(exp).unwrap_or(0) + 1;
     if digits.len() <= int_len {
-        out.write_str(&digits)?;
+        out.write_str(digits)?;
         for _ in digits.len()..int_len {
             out.write_char('0')?;
         }
         out.write_str(".0")
     } else {
         let (int_part, frac) = digits.split_at(int_len);
-        write!(out, "{int_part}.{frac}")
+        out.write_str(int_part)?;
+        out.write_char('.')?;
+        out.write_str(frac)
+    }
+}
+
+/// The significant decimal digits of a finite float (no leading or trailing zeros; `0` for
+/// zero), on the stack.
+struct Digits {
+    buf: [u8; 24],
+    len: usize,
+}
+
+impl Digits {
+    /// Reads `ryu`'s text (`-1.5e-7`, `0.001`, `123.0`, `1e30`) as (negative, digits, decimal
+    /// exponent of the first digit).
+    fn read(text: &str) -> (bool, Digits, i32) {
+        let (negative, body) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (mantissa, exp_text) = body.split_once(['e', 'E']).unwrap_or((body, "0"));
+        let mut exp: i32 = exp_text.parse().unwrap_or(0);
+        let mut digits = Digits {
+            buf: [0; 24],
+            len: 0,
+        };
+        // Digits before the point shift the exponent up; leading zeros after it, down.
+        let mut seen_point = false;
+        let mut before_point: i32 = 0;
+        let mut leading_zeros: i32 = 0;
+        for b in mantissa.bytes() {
+            match b {
+                b'.' => seen_point = true,
+                b'0'..=b'9' => {
+                    if digits.len == 0 && b == b'0' {
+                        if seen_point {
+                            leading_zeros += 1;
+                        }
+                        continue;
+                    }
+                    if !seen_point {
+                        before_point += 1;
+                    }
+                    if let Some(slot) = digits.buf.get_mut(digits.len) {
+                        *slot = b;
+                        digits.len += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        while digits.len > 1 && digits.buf.get(digits.len - 1) == Some(&b'0') {
+            digits.len -= 1;
+        }
+        if digits.len == 0 {
+            if let Some(first) = digits.buf.first_mut() {
+                *first = b'0';
+                digits.len = 1;
+            }
+            return (negative, digits, 0);
+        }
+        exp += if before_point > 0 {
+            before_point - 1
+        } else {
+            -leading_zeros - 1
+        };
+        (negative, digits, exp)
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(self.buf.get(..self.len).unwrap_or_default()).unwrap_or("0")
     }
 }
 
