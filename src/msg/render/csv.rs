@@ -14,7 +14,6 @@
 //! caller can warn. Deliberate difference: a cell that holds `,`, `"` or a line break is
 //! quoted as RFC 4180 says (rostopic writes it raw, which breaks the row).
 
-use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 use super::{pyrepr, write_bool_or_integer};
@@ -140,12 +139,22 @@ impl CsvLayout {
         time: RosTime,
         value: &ValueRef<'_>,
     ) -> Result<RowFit, fmt::Error> {
-        let mut cells = Vec::with_capacity(self.columns.len());
+        self.emit_row(out, time, Some(value.clone()))
+    }
+
+    /// The row's cells written straight to `out`: no cell is built as a string of its own.
+    fn emit_row<W: Write + ?Sized>(
+        &self,
+        out: &mut W,
+        time: RosTime,
+        value: Option<ValueRef<'_>>,
+    ) -> Result<RowFit, fmt::Error> {
+        write!(out, "{},", time.as_nanos())?;
         let mut fit = RowFit::default();
         if let Some(root) = &self.root {
-            fill(root, Some(value.clone()), &mut cells, &mut fit);
+            let mut cells = Cells::Row { out, first: true };
+            fill(root, value, &mut cells, &mut fit)?;
         }
-        write_cells(out, time, &cells)?;
         Ok(fit)
     }
 
@@ -159,14 +168,19 @@ impl CsvLayout {
         format!("%time,{}", self.columns.join(","))
     }
 
-    /// The cells of one message in column order, unquoted, with how it fitted.
-    pub fn cells<'v>(&self, message: &'v Decoded<'_>) -> (Vec<Cow<'v, str>>, RowFit) {
-        let mut cells = Vec::with_capacity(self.columns.len());
+    /// The cells of one message in column order, unquoted (as `rostopic echo -p` prints
+    /// them), with how it fitted.
+    pub fn cells(&self, message: &Decoded<'_>) -> (Vec<String>, RowFit) {
+        let mut cells: Cells<'_, String> = Cells::List(Vec::with_capacity(self.columns.len()));
         let mut fit = RowFit::default();
         if let Some(root) = &self.root {
-            fill(root, Some(message.value()), &mut cells, &mut fit);
+            // Writing to a String cannot fail.
+            let _ = fill(root, Some(message.value()), &mut cells, &mut fit);
         }
-        (cells, fit)
+        match cells {
+            Cells::List(list) => (list, fit),
+            Cells::Row { .. } => (Vec::new(), fit),
+        }
     }
 
     /// Writes one row (no newline): the receive time in nanoseconds, then the cells, quoted
@@ -177,9 +191,7 @@ impl CsvLayout {
         time: RosTime,
         message: &Decoded<'_>,
     ) -> Result<RowFit, fmt::Error> {
-        let (cells, fit) = self.cells(message);
-        write_cells(out, time, &cells)?;
-        Ok(fit)
+        self.emit_row(out, time, Some(message.value()))
     }
 
     /// [`CsvLayout::write_row`] into a new `String`.
@@ -196,88 +208,110 @@ pub fn columns(first: &Decoded<'_>) -> Vec<String> {
     CsvLayout::new(first).columns
 }
 
-fn empty_cells(node: &Node, cells: &mut Vec<Cow<'_, str>>, fit: &mut RowFit) {
-    let n = leaf_count(node);
-    fit.missing_cells += n;
-    cells.extend(std::iter::repeat_n(Cow::Borrowed(""), n));
+/// Where a row's cells go: straight into the output, separated by commas and quoted where
+/// needed, or into a list, one unquoted string per cell.
+enum Cells<'o, W: ?Sized> {
+    Row { out: &'o mut W, first: bool },
+    List(Vec<String>),
 }
 
-fn fill<'v>(
+impl<W: Write + ?Sized> Cells<'_, W> {
+    /// `n` empty cells (columns this message has no value for).
+    fn empty(&mut self, n: usize, fit: &mut RowFit) -> fmt::Result {
+        fit.missing_cells += n;
+        for _ in 0..n {
+            self.leaf(&ValueRef::Bytes(&[]))?;
+        }
+        Ok(())
+    }
+
+    fn leaf(&mut self, v: &ValueRef<'_>) -> fmt::Result {
+        match self {
+            Cells::Row { out, first } => {
+                if !std::mem::replace(first, false) {
+                    out.write_char(',')?;
+                }
+                write_leaf(*out, v, true)
+            }
+            Cells::List(cells) => {
+                let mut cell = String::new();
+                write_leaf(&mut cell, v, false)?;
+                cells.push(cell);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One leaf as `rostopic echo -p` prints it: bools as 0/1, floats as Python's `repr`, times
+/// and durations in nanoseconds, strings (quoted where needed when `quote`); nothing for
+/// anything else.
+fn write_leaf<W: Write + ?Sized>(out: &mut W, v: &ValueRef<'_>, quote: bool) -> fmt::Result {
+    match *v {
+        ValueRef::Bool(b) => out.write_str(if b { "1" } else { "0" }),
+        ValueRef::String(bytes) if quote => write_cell(out, &String::from_utf8_lossy(bytes)),
+        ValueRef::String(bytes) => out.write_str(&String::from_utf8_lossy(bytes)),
+        ValueRef::F32(x) => pyrepr::write_float(out, f64::from(x)),
+        ValueRef::F64(x) => pyrepr::write_float(out, x),
+        ValueRef::Time(t) => write!(out, "{}", t.as_nanos()),
+        ValueRef::Duration(d) => write!(out, "{}", d.as_nanos()),
+        ValueRef::Bytes(_) | ValueRef::PrimArray(_) | ValueRef::Array(_) | ValueRef::Message(_) => {
+            Ok(())
+        }
+        // Integers.
+        _ => write_bool_or_integer(out, v).unwrap_or(Ok(())),
+    }
+}
+
+fn fill<W: Write + ?Sized>(
     node: &Node,
-    value: Option<ValueRef<'v>>,
-    cells: &mut Vec<Cow<'v, str>>,
+    value: Option<ValueRef<'_>>,
+    cells: &mut Cells<'_, W>,
     fit: &mut RowFit,
-) {
+) -> fmt::Result {
     match (node, value) {
-        (Node::Leaf, Some(v)) if is_leaf(&v) => cells.push(leaf_text(&v)),
+        (Node::Leaf, Some(v)) if is_leaf(&v) => cells.leaf(&v),
         (Node::Message(subs), Some(ValueRef::Message(m))) => {
             // `subs` holds field indices in increasing order.
             let mut values = m.values().enumerate();
             for (index, sub) in subs {
                 let value = values.find(|(i, _)| i == index).map(|(_, v)| v);
-                fill(sub, value, cells, fit);
+                fill(sub, value, cells, fit)?;
             }
+            Ok(())
         }
         (Node::Array(elems), Some(ValueRef::Array(items))) => {
             let mut values = items.iter();
             for elem in elems {
                 let value = values.next();
                 if let Some(elem) = elem {
-                    fill(elem, value, cells, fit);
+                    fill(elem, value, cells, fit)?;
                 }
             }
             fit.dropped_elements += items.len().saturating_sub(elems.len());
+            Ok(())
         }
         (Node::Array(elems), Some(ValueRef::PrimArray(items))) => {
             let mut values = items.refs();
             for _ in elems {
                 match values.next() {
-                    Some(v) => cells.push(Cow::Owned(leaf_text(&v).into_owned())),
-                    None => empty_cells(&Node::Leaf, cells, fit),
+                    Some(v) => cells.leaf(&v)?,
+                    None => cells.empty(1, fit)?,
                 }
             }
             fit.dropped_elements += items.len().saturating_sub(elems.len());
-        }
-        (Node::EmptyArray, Some(ValueRef::Array(items))) => fit.dropped_elements += items.len(),
-        (Node::EmptyArray, Some(ValueRef::PrimArray(items))) => {
-            fit.dropped_elements += items.len();
-        }
-        (node, _) => empty_cells(node, cells, fit),
-    }
-}
-
-fn leaf_text<'v>(v: &ValueRef<'v>) -> Cow<'v, str> {
-    let mut s = String::new();
-    // Writing to a String cannot fail.
-    let _ = match *v {
-        ValueRef::Bool(b) => return Cow::Borrowed(if b { "1" } else { "0" }),
-        ValueRef::String(bytes) => return String::from_utf8_lossy(bytes),
-        ValueRef::F32(x) => pyrepr::write_float(&mut s, f64::from(x)),
-        ValueRef::F64(x) => pyrepr::write_float(&mut s, x),
-        ValueRef::Time(t) => write!(s, "{}", t.as_nanos()),
-        ValueRef::Duration(d) => write!(s, "{}", d.as_nanos()),
-        ValueRef::Bytes(_) | ValueRef::PrimArray(_) | ValueRef::Array(_) | ValueRef::Message(_) => {
             Ok(())
         }
-        // Integers.
-        _ => write_bool_or_integer(&mut s, v).unwrap_or(Ok(())),
-    };
-    Cow::Owned(s)
-}
-
-fn write_cells<W: Write + ?Sized>(
-    out: &mut W,
-    time: RosTime,
-    cells: &[Cow<'_, str>],
-) -> fmt::Result {
-    write!(out, "{},", time.as_nanos())?;
-    for (i, cell) in cells.iter().enumerate() {
-        if i > 0 {
-            out.write_char(',')?;
+        (Node::EmptyArray, Some(ValueRef::Array(items))) => {
+            fit.dropped_elements += items.len();
+            Ok(())
         }
-        write_cell(out, cell)?;
+        (Node::EmptyArray, Some(ValueRef::PrimArray(items))) => {
+            fit.dropped_elements += items.len();
+            Ok(())
+        }
+        (node, _) => cells.empty(leaf_count(node), fit),
     }
-    Ok(())
 }
 
 fn write_cell<W: Write + ?Sized>(out: &mut W, cell: &str) -> fmt::Result {

@@ -18,7 +18,13 @@ pub(crate) fn write_float<W: Write + ?Sized>(out: &mut W, x: f64) -> fmt::Result
         return out.write_str(if x > 0.0 { "inf" } else { "-inf" });
     }
     let mut buf = ryu::Buffer::new();
-    let (negative, digits, exp) = Digits::read(buf.format_finite(x));
+    let text = buf.format_finite(x);
+    // From 1e-4 to below 1e16 ryu's positional text (`0.0001`, `123.0`, `-2.5`) is Python's
+    // repr as it is; outside that range the exponent forms differ (`1e-5` vs `1e-05`).
+    if (1e-4..1e16).contains(&x.abs()) || x == 0.0 {
+        return out.write_str(text);
+    }
+    let (negative, digits, exp) = Digits::read(text);
     let digits = digits.as_str();
     if negative {
         out.write_char('-')?;
