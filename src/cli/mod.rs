@@ -23,6 +23,7 @@ pub mod progress;
 pub mod reindex;
 pub mod rosbag_fmt;
 pub mod serve;
+pub mod shell;
 pub mod term;
 pub mod verify;
 
@@ -98,6 +99,10 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Ask a bagserver (`serve`) to publish an interval: `call NS START END [-t TOPIC]...`.
     Call(call::CallArgs),
+    /// Print the shell completion script: `bagscope completions bash|zsh|fish`.
+    Completions(shell::CompletionsArgs),
+    /// Print the man page bagscope(1), every subcommand included (`--out DIR`: one file each).
+    Manpage(shell::ManpageArgs),
 }
 
 /// How a command ended; ordered by severity.
@@ -184,6 +189,8 @@ pub fn run(cli: &Cli) -> Outcome {
         Some(Command::Play(args)) => play::run(args),
         Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Call(args)) => call::run(args),
+        Some(Command::Completions(args)) => shell::completions(args),
+        Some(Command::Manpage(args)) => shell::manpage(args),
         None => explore(cli),
     }
 }
