@@ -24,6 +24,7 @@ pub mod reindex;
 pub mod rosbag_fmt;
 pub mod serve;
 pub mod shell;
+pub mod suggest;
 pub mod term;
 pub mod verify;
 
@@ -139,7 +140,14 @@ pub fn open_bag(path: &Path) -> Result<Bag, Outcome> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(message) =
+        suggest::mistyped_subcommand(&<Cli as clap::CommandFactory>::command(), &argv)
+    {
+        print_error(message);
+        return ExitCode::from(2);
+    }
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
             // A usage error quotes the arguments, which may come from file names: escaped, as
