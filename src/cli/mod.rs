@@ -23,6 +23,8 @@ pub mod progress;
 pub mod reindex;
 pub mod rosbag_fmt;
 pub mod serve;
+pub mod shell;
+pub mod suggest;
 pub mod term;
 pub mod verify;
 
@@ -98,6 +100,10 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Ask a bagserver (`serve`) to publish an interval: `call NS START END [-t TOPIC]...`.
     Call(call::CallArgs),
+    /// Print the shell completion script: `bagscope completions bash|zsh|fish`.
+    Completions(shell::CompletionsArgs),
+    /// Print the man page bagscope(1), every subcommand included (`--out DIR`: one file each).
+    Manpage(shell::ManpageArgs),
 }
 
 /// How a command ended; ordered by severity.
@@ -134,7 +140,14 @@ pub fn open_bag(path: &Path) -> Result<Bag, Outcome> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(message) =
+        suggest::mistyped_subcommand(&<Cli as clap::CommandFactory>::command(), &argv)
+    {
+        print_error(message);
+        return ExitCode::from(2);
+    }
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
             // A usage error quotes the arguments, which may come from file names: escaped, as
@@ -184,6 +197,8 @@ pub fn run(cli: &Cli) -> Outcome {
         Some(Command::Play(args)) => play::run(args),
         Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Call(args)) => call::run(args),
+        Some(Command::Completions(args)) => shell::completions(args),
+        Some(Command::Manpage(args)) => shell::manpage(args),
         None => explore(cli),
     }
 }

@@ -25,6 +25,8 @@ mod cli_terminal;
 mod cli_truth;
 mod corpus_reader;
 mod damaged_input;
+mod eco_cli;
+mod eco_shell;
 mod file_hazards;
 mod fuzz_inputs;
 mod index_query;
