@@ -17,6 +17,7 @@ pub mod filter;
 pub mod index;
 pub mod info;
 pub mod json;
+pub mod ordered;
 pub mod output;
 pub mod play;
 pub mod progress;
