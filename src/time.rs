@@ -5,6 +5,10 @@
 //! through total nanoseconds, while the raw fields are kept for display ("print what is in
 //! the bag").
 
+mod parse;
+
+pub use parse::parse_time;
+
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -145,6 +149,13 @@ pub enum TimeSpec {
     Absolute(RosTime),
     /// Nanoseconds after the start of the bag(s) (`+12.5`); may be negative (`+-1`).
     Offset(i128),
+    /// A time of day (`22:13:32`) on the date the bag(s) start, in UTC or local time.
+    TimeOfDay {
+        /// Nanoseconds after midnight.
+        nanos: u64,
+        /// UTC (`22:13:32Z`) rather than local time.
+        utc: bool,
+    },
 }
 
 impl TimeSpec {
@@ -153,6 +164,9 @@ impl TimeSpec {
         match self {
             TimeSpec::Absolute(t) => t,
             TimeSpec::Offset(d) => start.saturating_add_nanos(d),
+            TimeSpec::TimeOfDay { nanos, utc } => {
+                parse::on_start_date(start, nanos, utc).unwrap_or(start)
+            }
         }
     }
 }
@@ -204,26 +218,10 @@ fn parse_decimal_nanos(s: &str) -> Result<i128, &'static str> {
     Ok(if neg { -total } else { total })
 }
 
-/// Parses a time as the CLI takes it: seconds since the epoch with up to 9 decimals, or an
-/// offset from the start with a leading `+`.
+/// Parses a time as the CLI takes it: every form of [`parse_time`], dates and times of day
+/// without `Z` in local time.
 pub fn parse_time_spec(text: &str) -> Result<TimeSpec, TimeParseError> {
-    let err = |reason| TimeParseError {
-        text: text.to_string(),
-        reason,
-    };
-    let t = text.trim();
-    if let Some(rest) = t.strip_prefix('+') {
-        return parse_decimal_nanos(rest).map(TimeSpec::Offset).map_err(err);
-    }
-    let nanos = parse_decimal_nanos(t).map_err(err)?;
-    if nanos < 0 {
-        return Err(err("a time cannot be negative"));
-    }
-    let nanos = u64::try_from(nanos)
-        .ok()
-        .filter(|n| *n <= RosTime::MAX.as_nanos())
-        .ok_or_else(|| err("beyond the largest ROS time (4294967295.999999999)"))?;
-    Ok(TimeSpec::Absolute(RosTime::from_nanos(nanos)))
+    parse_time(text, true)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub struct SelectArgs {
     /// Only this topic (repeatable; a missing leading `/` is tolerated).
     #[arg(short = 't', long = "topic", value_name = "TOPIC")]
     pub topics: Vec<String>,
-    /// Earliest receive time: seconds since the epoch, or `+SECONDS` after the start.
+    /// Earliest receive time: epoch seconds, `+OFFSET` after the start (`+90`, `+1m30s`, `+500ms`), a date (`2023-11-14 22:13:32`, local; `Z` for UTC) or a time of day.
     #[arg(long, value_name = "T", value_parser = parse_time_spec, allow_hyphen_values = true)]
     pub start: Option<TimeSpec>,
     /// Latest receive time (inclusive), same forms as --start.

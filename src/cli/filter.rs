@@ -18,8 +18,9 @@ use super::{Outcome, print_error, print_warning};
 #[derive(Args, Debug)]
 #[command(mut_arg("topics", |a| a.help("Keep messages on TOPIC (repeatable; default: every topic)")))]
 #[command(mut_arg("start", |a| a.help(
-    "Keep messages received at or after T: seconds since the epoch, or `+SECONDS` after the \
-     start of the bag"
+    "Keep messages received at or after T: epoch seconds, `+OFFSET` after the start of the bag \
+     (`+90`, `+1m30s`, `+500ms`), a date (`2023-11-14 22:13:32`, local; `Z` for UTC) or a time \
+     of day"
 )))]
 #[command(mut_arg("end", |a| a.help("Keep messages received at or before T (same forms as --start)")))]
 pub struct FilterArgs {

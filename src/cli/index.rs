@@ -131,7 +131,7 @@ pub struct QueryArgs {
     /// The index file.
     #[arg(value_name = "INDEX")]
     pub index: PathBuf,
-    /// Earliest receive time: seconds since the epoch, or `+SECONDS` after the index's start.
+    /// Earliest receive time: epoch seconds, `+OFFSET` after the index's start (`+90`, `+1m30s`, `+500ms`), a date (`2023-11-14 22:13:32`, local; `Z` for UTC) or a time of day.
     #[arg(long, value_parser = parse_time_spec, allow_hyphen_values = true, value_name = "T")]
     pub start: TimeSpec,
     /// Latest receive time (inclusive).

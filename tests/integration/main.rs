@@ -26,6 +26,7 @@ mod cli_truth;
 mod corpus_reader;
 mod damaged_input;
 mod eco_cli;
+mod eco_dist;
 mod eco_shell;
 mod file_hazards;
 mod fuzz_inputs;

@@ -146,57 +146,13 @@ mod tests {
     }
 }
 
-/// Parses a time typed after `:` — seconds since the epoch, `+offset` from `start`, a date
+/// Parses a time typed after `:` with [`crate::time::parse_time`] — seconds since the epoch, `+offset` (`+1m30s`) from `start`, a date
 /// and time (`2023-11-14 22:13:32.5`, local time; add `Z` for UTC) or a time of day on the
 /// start's date (`22:13:32`).
 pub fn parse_jump(text: &str, start: RosTime, local: bool) -> Result<RosTime, String> {
-    let text = text.trim();
-    if let Ok(spec) = crate::time::parse_time_spec(text) {
-        return Ok(spec.resolve(start));
-    }
-    let (body, utc) = match text.strip_suffix('Z').or_else(|| text.strip_suffix(" UTC")) {
-        Some(b) => (b.trim(), true),
-        None => (text, !local),
-    };
-    let to_ros = |dt: chrono::NaiveDateTime| -> Option<RosTime> {
-        let stamp = if utc {
-            Utc.from_utc_datetime(&dt).timestamp_nanos_opt()?
-        } else {
-            Local
-                .from_local_datetime(&dt)
-                .earliest()?
-                .timestamp_nanos_opt()?
-        };
-        u64::try_from(stamp).ok().map(RosTime::from_nanos)
-    };
-    for fmt in [
-        "%Y-%m-%d %H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%d %H:%M",
-    ] {
-        if let Ok(dt) = chrono::NaiveDateTime::parse_from_str(body, fmt) {
-            return to_ros(dt).ok_or_else(|| format!("'{text}' is out of range"));
-        }
-    }
-    if let Ok(tod) = chrono::NaiveTime::parse_from_str(body, "%H:%M:%S%.f") {
-        let start_secs = i64::from(start.normalized().sec);
-        let day = if utc {
-            Utc.timestamp_opt(start_secs, 0)
-                .single()
-                .map(|d| d.date_naive())
-        } else {
-            Local
-                .timestamp_opt(start_secs, 0)
-                .single()
-                .map(|d| d.date_naive())
-        };
-        if let Some(day) = day {
-            return to_ros(day.and_time(tod)).ok_or_else(|| format!("'{text}' is out of range"));
-        }
-    }
-    Err(format!(
-        "cannot read '{text}': use seconds since the epoch, +offset, a date (2023-11-14 22:13:32) or a time of day"
-    ))
+    crate::time::parse_time(text, local)
+        .map(|spec| spec.resolve(start))
+        .map_err(|e| e.to_string())
 }
 
 /// What `:` jumps to: `text` read by [`parse_jump`] against the catalog's `bounds`. Says
