@@ -25,6 +25,7 @@ mod cli_terminal;
 mod cli_truth;
 mod corpus_reader;
 mod damaged_input;
+mod export_sinks;
 mod file_hazards;
 mod fuzz_inputs;
 mod index_query;
