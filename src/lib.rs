@@ -25,6 +25,7 @@ pub mod play;
 pub mod printable;
 pub mod rockin;
 pub mod ros;
+pub mod sink;
 pub mod stats;
 pub mod time;
 pub mod tui;

@@ -24,6 +24,10 @@ pub enum ExportFormat {
     Csv,
     /// One JSON object per line.
     Jsonl,
+    /// One MCAP file (profile `ros1`, the raw message bytes) of all selected topics.
+    Mcap,
+    /// A directory of Parquet files, one per topic, columns flattened from the type.
+    Parquet,
 }
 
 /// Arguments of `bagscope export`.
@@ -41,10 +45,16 @@ pub struct ExportArgs {
     /// The bags, and where the definitions they lack come from.
     #[command(flatten)]
     pub input: BagsArgs,
+    /// Options of the MCAP and Parquet formats.
+    #[command(flatten)]
+    pub sink: super::export_sink::SinkArgs,
 }
 
 /// Runs `bagscope export`.
 pub fn run(args: &ExportArgs) -> Outcome {
+    if matches!(args.format, ExportFormat::Mcap | ExportFormat::Parquet) {
+        return super::export_sink::run(args);
+    }
     if args.select.topics.is_empty() {
         print_error("export needs a topic: -t TOPIC");
         return Outcome::Failed;
@@ -151,7 +161,8 @@ pub fn run(args: &ExportArgs) -> Outcome {
             (ExportFormat::Jsonl, None) => {
                 let _ = json::write_message(&mut text, &conn.topic, &conn.datatype, time, &value);
             }
-            (ExportFormat::Csv, None) => {
+            // CSV (MCAP and Parquet went to `export_sink` above).
+            (_, None) => {
                 let l = layout.get_or_insert_with(|| {
                     let l = CsvLayout::new(&value);
                     text.push_str(&l.header());

@@ -28,6 +28,7 @@ mod damaged_input;
 mod eco_cli;
 mod eco_dist;
 mod eco_shell;
+mod export_sinks;
 mod file_hazards;
 mod fuzz_inputs;
 mod index_query;

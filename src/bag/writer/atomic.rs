@@ -139,6 +139,14 @@ impl Write for AtomicFile {
     }
 }
 
+/// Seeking (for formats that go back to fill in a length, like MCAP's chunks) flushes the
+/// buffer first.
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file.seek(pos)
+    }
+}
+
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         if let Some(temp) = self.temp.take() {

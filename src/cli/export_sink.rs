@@ -1,0 +1,161 @@
+//! `bagscope export --format mcap|parquet`: the selected messages of every bag, merged in
+//! receive-time order, into one MCAP file or a directory of Parquet files (see `sink/`).
+
+use clap::{Args, ValueEnum};
+
+use crate::catalog::Schemas;
+use crate::sink::mcap::{McapCompression, McapSink};
+use crate::sink::parquet::partition::Level;
+use crate::sink::parquet::{ParquetOptions, ParquetSink};
+use crate::sink::{Driven, MessageSink, drive};
+use crate::time::RosTime;
+
+use super::args::open_selection;
+use super::damage::report_unread;
+use super::export::{ExportArgs, ExportFormat};
+use super::progress::CopyProgress;
+use super::{Outcome, print_error, print_note, print_warning};
+
+/// Chunk compression of `--format mcap`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum CompressionArg {
+    /// Zstandard.
+    #[default]
+    Zstd,
+    /// LZ4.
+    Lz4,
+    /// No compression.
+    None,
+}
+
+/// The options of the MCAP and Parquet formats.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SinkArgs {
+    /// MCAP chunk compression.
+    #[arg(long, value_enum, default_value_t = CompressionArg::Zstd)]
+    pub compression: CompressionArg,
+    /// Parquet: Hive-style partition directories, outermost first: `KEY=VALUE` (e.g.
+    /// `robot=r1`), `date` (the message's UTC date) or `bag-date` (the date of the bag's first
+    /// message), comma-separated: `robot=r1,date` → `OUT/robot=r1/date=2026-11-24/TOPIC.parquet`.
+    #[arg(long, value_name = "LEVELS", value_parser = parse_levels)]
+    pub partition_by: Option<Levels>,
+    /// Parquet: one file per topic and bag (`TOPIC.BAGNAME.parquet`) instead of per topic.
+    #[arg(long)]
+    pub per_bag: bool,
+}
+
+/// Parsed `--partition-by` levels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Levels(pub Vec<Level>);
+
+fn parse_levels(text: &str) -> Result<Levels, String> {
+    crate::sink::parquet::partition::parse_levels(text).map(Levels)
+}
+
+/// Runs `bagscope export --format mcap|parquet`.
+pub fn run(args: &ExportArgs) -> Outcome {
+    let Some(output) = &args.output else {
+        print_error("--format mcap and parquet write files: give -o OUT");
+        return Outcome::Failed;
+    };
+    if args.format == ExportFormat::Mcap {
+        if let Err(e) = crate::bag::writer::ensure_distinct(output, &args.input.bags) {
+            print_error(e);
+            return Outcome::Failed;
+        }
+        if args.sink.partition_by.is_some() || args.sink.per_bag {
+            print_error("--partition-by and --per-bag are options of --format parquet");
+            return Outcome::Failed;
+        }
+    } else if output.is_file() {
+        print_error(format!(
+            "{}: --format parquet writes a directory, and this is a file",
+            output.display()
+        ));
+        return Outcome::Failed;
+    }
+    let (catalog, selection, outcome) = match open_selection(&args.input.bags, &args.select) {
+        Ok(opened) => opened,
+        Err(o) => return o,
+    };
+    let registry = match args.input.msg.registry() {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let sink: Box<dyn MessageSink + '_> = match args.format {
+        ExportFormat::Mcap => {
+            let compression = match args.sink.compression {
+                CompressionArg::Zstd => McapCompression::Zstd,
+                CompressionArg::Lz4 => McapCompression::Lz4,
+                CompressionArg::None => McapCompression::None,
+            };
+            match McapSink::create(output, compression, &registry) {
+                Ok(s) => Box::new(s),
+                Err(e) => {
+                    print_error(e);
+                    return Outcome::Failed;
+                }
+            }
+        }
+        _ => {
+            let options = ParquetOptions {
+                partitions: args
+                    .sink
+                    .partition_by
+                    .as_ref()
+                    .map_or_else(Vec::new, |l| l.0.clone()),
+                per_bag: args.sink.per_bag,
+            };
+            match ParquetSink::create(output, options, Schemas::new(registry.clone())) {
+                Ok(s) => Box::new(s),
+                Err(e) => {
+                    print_error(e);
+                    return Outcome::Failed;
+                }
+            }
+        }
+    };
+    let range = progress_range(selection.start, selection.end, &catalog);
+    let mut progress = CopyProgress::new(range);
+    // `--where EXPR` plugs in here: a predicate over each `SinkMessage` (decode with
+    // `catalog::Schemas`, evaluate, keep when true) passed as `Some(&mut keep)`.
+    let result = drive(&catalog, &selection, sink, None, &mut |p| {
+        progress.update(p);
+    });
+    progress.finish();
+    finish(result, outcome)
+}
+
+/// The time range the progress bar spans: the selection's, within the catalog's.
+fn progress_range(
+    start: Option<RosTime>,
+    end: Option<RosTime>,
+    catalog: &crate::catalog::Catalog,
+) -> Option<(RosTime, RosTime)> {
+    let (first, last) = catalog.start_time().zip(catalog.end_time())?;
+    Some((
+        start.map_or(first, |s| s.max(first)),
+        end.map_or(last, |e| e.min(last)),
+    ))
+}
+
+/// Prints what was written and what could not be read; the outcome.
+fn finish(result: Result<Driven, crate::sink::SinkError>, outcome: Outcome) -> Outcome {
+    match result {
+        Ok(driven) => {
+            let mut outcome = outcome.max(report_unread(&driven.unread));
+            for line in &driven.finished.left_out {
+                print_warning(line);
+                outcome = outcome.max(Outcome::Problems);
+            }
+            for line in &driven.finished.wrote {
+                print_note(line);
+            }
+            outcome
+        }
+        Err(e) => {
+            print_error(e);
+            Outcome::Failed
+        }
+    }
+}
