@@ -14,6 +14,7 @@ pub mod echo;
 pub mod export;
 pub mod field_paths;
 pub mod filter;
+mod follow;
 pub mod index;
 pub mod info;
 pub mod json;

@@ -26,6 +26,7 @@ mod cli_truth;
 mod corpus_reader;
 mod damaged_input;
 mod file_hazards;
+mod follow_record;
 mod fuzz_inputs;
 mod index_query;
 mod interop_rosbag;
