@@ -29,6 +29,7 @@ mod connection;
 pub mod definitions;
 mod entries;
 mod error;
+pub mod follow;
 mod iter;
 mod load;
 mod open;

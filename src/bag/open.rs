@@ -73,6 +73,20 @@ impl Bag {
         if source.changed() {
             return Err(changed(source.short_read()));
         }
+        Ok(Self::assemble(
+            path, source, version, opened, options, budget,
+        ))
+    }
+
+    /// The bag made of what an opener found.
+    pub(super) fn assemble(
+        path: Arc<Path>,
+        source: Arc<Source>,
+        version: Version,
+        opened: Opened,
+        options: OpenOptions,
+        budget: Arc<Budget>,
+    ) -> Bag {
         let cache = Mutex::new(ChunkCache::new(options.cache_bytes));
         let Opened {
             connections,
@@ -92,7 +106,7 @@ impl Bag {
                 lock
             })
             .collect();
-        Ok(Bag {
+        Bag {
             inner: Arc::new(Inner {
                 path,
                 source,
@@ -109,7 +123,7 @@ impl Bag {
                 budget,
                 options,
             }),
-        })
+        }
     }
 }
 

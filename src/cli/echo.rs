@@ -36,10 +36,17 @@ pub struct EchoArgs {
     /// The bags, and where the definitions they lack come from.
     #[command(flatten)]
     pub input: BagsArgs,
+    /// Follow one bag that is still being recorded (`.bag.active`): print its messages,
+    /// then each new one as it is written, until the recording ends or Ctrl-C.
+    #[arg(long)]
+    pub follow: bool,
 }
 
 /// Runs `bagscope echo`.
 pub fn run(args: &EchoArgs) -> Outcome {
+    if args.follow {
+        return super::follow::echo(args);
+    }
     let (catalog, mut outcome) = match open_catalog(&args.input.bags) {
         Ok(c) => c,
         Err(o) => return o,
@@ -146,29 +153,49 @@ impl Printer {
         bag: &crate::bag::Bag,
         message: &crate::bag::Message,
     ) -> (&str, bool) {
-        self.text.clear();
         let Some(conn) = bag.connection(message.entry.conn) else {
+            self.text.clear();
             return (&self.text, false);
         };
+        self.render_conn(
+            bag_index,
+            bag.path(),
+            conn,
+            message.entry.time,
+            &message.data,
+        )
+    }
+
+    /// The text of one message on connection `conn` of bag `bag_index` (at `path`), received
+    /// at `time` with payload `data`: [`Printer::render`] for messages that are not read
+    /// through a [`crate::bag::Bag`] (a followed recording).
+    pub fn render_conn(
+        &mut self,
+        bag_index: usize,
+        path: &std::path::Path,
+        conn: &crate::bag::Connection,
+        time: crate::time::RosTime,
+        data: &[u8],
+    ) -> (&str, bool) {
+        self.text.clear();
         let entry = self.schemas.get(bag_index, conn);
         if self
             .told
             .insert(crate::catalog::BagConn::new(bag_index, conn.id))
         {
             for n in &entry.notes {
-                print_warning(format_args!("{}: {n}", bag.path().display()));
+                print_warning(format_args!("{}: {n}", path.display()));
             }
         }
-        let time = message.entry.time;
         let schema = entry.schema.clone();
         let decoded = match &schema {
-            Ok(s) => crate::msg::decode(s, &message.data).map_err(|e| e.to_string()),
+            Ok(s) => crate::msg::decode(s, data).map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
-        let path = self
+        let field = self
             .paths
             .get(&crate::catalog::BagConn::new(bag_index, conn.id));
-        match (decoded, path) {
+        match (decoded, field) {
             (Ok(v), Some(path)) => {
                 let text = &mut self.text;
                 let values = path.collect(v.root());
@@ -195,14 +222,14 @@ impl Printer {
                 }
                 (text, true)
             }
-            (decoded, _) => self.render_whole(decoded, bag, conn, time),
+            (decoded, _) => self.render_whole(decoded, path, conn, time),
         }
     }
 
     fn render_whole(
         &mut self,
         decoded: Result<crate::msg::Decoded<'_>, String>,
-        bag: &crate::bag::Bag,
+        path: &std::path::Path,
         conn: &crate::bag::Connection,
         time: crate::time::RosTime,
     ) -> (&str, bool) {
@@ -220,7 +247,7 @@ impl Printer {
             (Err(e), format) => {
                 print_error(format!(
                     "{}: {} message at {time} ({}): {e}",
-                    bag.path().display(),
+                    path.display(),
                     conn.topic,
                     conn.datatype
                 ));

@@ -15,6 +15,7 @@ pub mod export;
 pub mod export_sink;
 pub mod field_paths;
 pub mod filter;
+mod follow;
 pub mod index;
 pub mod info;
 pub mod json;

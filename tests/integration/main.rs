@@ -30,6 +30,7 @@ mod eco_dist;
 mod eco_shell;
 mod export_sinks;
 mod file_hazards;
+mod follow_record;
 mod fuzz_inputs;
 mod index_query;
 mod interop_rosbag;

@@ -6,6 +6,7 @@ mod forms;
 mod health;
 mod summary;
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -39,10 +40,17 @@ pub struct InfoArgs {
     /// Bag files.
     #[arg(required = true, value_name = "BAG")]
     pub bags: Vec<PathBuf>,
+    /// Follow one bag that is still being recorded: print its summary again on each change
+    /// (redrawn in place on a terminal) until the recording ends or Ctrl-C.
+    #[arg(long, conflicts_with_all = ["yaml", "json", "freq", "health"])]
+    pub follow: bool,
 }
 
 /// Runs `bagscope info`.
 pub fn run(args: &InfoArgs) -> Outcome {
+    if args.follow {
+        return super::follow::info(&args.bags);
+    }
     let mut outcome = Outcome::Ok;
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
@@ -108,4 +116,19 @@ pub fn run(args: &InfoArgs) -> Outcome {
 /// The `rosbag info`-style text for one open bag (what `bagscope info` prints for it).
 pub fn text_summary(bag: &Bag, shown_path: &str, freq: bool) -> String {
     Summary::new(bag, freq).text(bag, shown_path)
+}
+
+/// The `rosbag info`-style text of a recording still being written (`info --follow`), with
+/// a last line saying it is live.
+pub fn live_summary(follower: &crate::bag::follow::Follower) -> String {
+    let bag = follower.snapshot();
+    let shown = follower.path().display().to_string();
+    let mut text = Summary::new(&bag, false).text(&bag, &shown);
+    let _ = write!(
+        text,
+        "\nlive:        recording ({} bytes read, {} not yet a whole record)",
+        follower.consumed(),
+        follower.behind_bytes()
+    );
+    text
 }

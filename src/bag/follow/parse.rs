@@ -1,0 +1,340 @@
+//! The follower's record walk over the bytes read so far: whole records are consumed, a
+//! record cut off at the end waits for the rest, damage is skipped to the next record.
+
+use crate::format::compression::decompress;
+use crate::format::{
+    ChunkHeader, Compression, ConnectionRecord, MessageDataHeader, Op, read_head, read_record,
+};
+use crate::time::RosTime;
+
+use super::super::chunk::{Chunk, ChunkLayout, ChunkState};
+use super::super::connection::{ConnId, Connection};
+use super::super::recovery::Loss;
+use super::super::resync::find_next_record;
+use super::{FollowError, FollowedMessage, Follower, MAX_HEADER, Update, read_at};
+
+/// What the record at the start of the unconsumed bytes is.
+enum Step {
+    /// Consumed this many bytes.
+    Took(usize),
+    /// The record is not complete yet.
+    Wait,
+    /// Not a record: skip to the next one.
+    Damage(String),
+}
+
+impl Follower {
+    /// Consumes whole records from the buffer until one is incomplete, a compressed chunk is
+    /// still open, or the messages hold `budget` bytes.
+    pub(super) fn parse(&mut self, update: &mut Update, budget: usize) {
+        let mut at = 0usize;
+        let mut data = 0usize;
+        while at < self.buf.len() && data < budget && self.pending_chunk.is_none() {
+            let before = update.messages.len();
+            match self.step(at, update) {
+                Step::Took(n) => at += n.max(1),
+                Step::Wait => break,
+                Step::Damage(why) => {
+                    let Some(next) = find_next_record(&self.buf, at + 1) else {
+                        // Perhaps the next record is still being written: wait for it, but
+                        // keep no more than a bounded stretch of damage.
+                        if (self.buf.len() - at) as u64 > super::READ_STEP {
+                            let keep = self.buf.len() - 1024;
+                            self.lose(update, at, keep, why);
+                            at = keep;
+                        }
+                        break;
+                    };
+                    self.lose(update, at, next, why);
+                    at = next;
+                }
+            }
+            data += update
+                .messages
+                .get(before..)
+                .unwrap_or_default()
+                .iter()
+                .map(|m| m.data.len())
+                .sum::<usize>();
+        }
+        let at = at.min(self.buf.len());
+        self.buf.drain(..at);
+        self.base += at as u64;
+        if self.pending_chunk.is_some() {
+            self.buf.clear();
+        }
+    }
+
+    fn lose(&self, update: &mut Update, from: usize, to: usize, reason: String) {
+        update.losses.push(Loss {
+            offset: self.base + from as u64,
+            bytes: to.saturating_sub(from) as u64,
+            messages: None,
+            reason,
+        });
+    }
+
+    /// Looks at the record at `buf[at..]`.
+    fn step(&mut self, at: usize, update: &mut Update) -> Step {
+        let rest = self.buf.get(at..).unwrap_or_default();
+        let Some(header_len) = rest.get(..4).and_then(crate::format::cursor::le_u32) else {
+            return Step::Wait;
+        };
+        if header_len > MAX_HEADER {
+            return Step::Damage(format!("a record header of {header_len} bytes"));
+        }
+        if rest.len() < 8 + header_len as usize {
+            return Step::Wait;
+        }
+        let offset = self.base + at as u64;
+        let head = match read_head(rest, 0, offset) {
+            Ok(h) => h,
+            Err(e) => return Step::Damage(e.to_string()),
+        };
+        let head_len = usize::try_from(head.data_offset - offset).unwrap_or(usize::MAX);
+        let whole = head_len.saturating_add(head.data_len as usize);
+        if u64::from(head.data_len) > self.max_chunk {
+            return Step::Damage(format!(
+                "a record of {} bytes (more than the {} accepted)",
+                head.data_len, self.max_chunk
+            ));
+        }
+        let op = match head.op() {
+            Ok(Ok(op)) => op,
+            Ok(Err(b)) => return Step::Damage(format!("unknown op {b:#04x}")),
+            Err(e) => return Step::Damage(e.to_string()),
+        };
+        if op == Op::Chunk {
+            let header = match ChunkHeader::from_head(&head) {
+                Ok(h) => h,
+                Err(e) => return Step::Damage(e.to_string()),
+            };
+            return self.chunk(at, head_len, whole, header, update);
+        }
+        if rest.len() < whole {
+            return Step::Wait;
+        }
+        let record = match read_record(rest, 0, offset) {
+            Ok(r) => r,
+            Err(e) => return Step::Damage(e.to_string()),
+        };
+        match op {
+            Op::MessageData => {
+                let h = match MessageDataHeader::parse(record.header.bytes(), offset + 4) {
+                    Ok(h) => h,
+                    Err(e) => return Step::Damage(e.to_string()),
+                };
+                let msg = (h.conn, h.time, offset, record.data.to_vec());
+                self.message(msg, update, offset);
+            }
+            Op::Connection => {
+                if let Ok(c) = ConnectionRecord::from_record(&record) {
+                    self.connection(c, update);
+                } else {
+                    return Step::Damage("an unreadable connection record".into());
+                }
+            }
+            // Index data follow a closed chunk.
+            Op::IndexData => {
+                if let Some(last) = self.chunks.last_mut() {
+                    if last.state == ChunkState::Open {
+                        last.state = ChunkState::Complete;
+                        last.index_data_pos.get_or_insert(offset);
+                    }
+                }
+            }
+            // Chunk info and a second bag header carry nothing new.
+            _ => {}
+        }
+        Step::Took(whole)
+    }
+
+    /// A chunk record at `buf[at..]`: uncompressed chunks are walked as they grow (their
+    /// records follow the header); a compressed one is read whole once its header carries
+    /// its size.
+    fn chunk(
+        &mut self,
+        at: usize,
+        head_len: usize,
+        whole: usize,
+        header: ChunkHeader,
+        update: &mut Update,
+    ) -> Step {
+        let offset = self.base + at as u64;
+        let fresh = |state| Chunk {
+            index: 0,
+            pos: offset,
+            data_offset: offset + head_len as u64,
+            compressed_size: (whole - head_len) as u64,
+            uncompressed_size: u64::from(header.size),
+            compression: header.compression,
+            layout: ChunkLayout::V2,
+            state,
+            start: RosTime::default(),
+            end: RosTime::default(),
+            counts: Vec::new(),
+            index_data_pos: None,
+        };
+        if header.compression == Compression::None {
+            self.push_chunk(fresh(ChunkState::Open));
+            return Step::Took(head_len);
+        }
+        if whole == head_len {
+            // Still being written: its header is rewritten with the sizes when it is closed.
+            self.pending_chunk = Some(offset);
+            return Step::Wait;
+        }
+        let Some(compressed) = self
+            .buf
+            .get(at.saturating_add(head_len)..at.saturating_add(whole))
+        else {
+            return Step::Wait;
+        };
+        let mut out = Vec::new();
+        if let Err(e) = decompress(
+            header.compression,
+            compressed,
+            header.size,
+            self.max_chunk,
+            &mut out,
+        ) {
+            return Step::Damage(format!("the chunk does not decompress: {e}"));
+        }
+        self.push_chunk(fresh(ChunkState::Complete));
+        let mut pos = 0usize;
+        while pos < out.len() {
+            let Ok(record) = read_record(&out, pos, 0) else {
+                update.losses.push(Loss {
+                    offset,
+                    bytes: (whole - head_len) as u64,
+                    messages: None,
+                    reason: format!("the chunk's records end early at byte {pos} of its data"),
+                });
+                break;
+            };
+            match record.op() {
+                Ok(Ok(Op::MessageData)) => {
+                    if let Ok(h) = MessageDataHeader::parse(record.header.bytes(), 0) {
+                        let msg = (h.conn, h.time, offset, record.data.to_vec());
+                        self.message(msg, update, offset);
+                    }
+                }
+                Ok(Ok(Op::Connection)) => {
+                    if let Ok(c) = ConnectionRecord::from_record(&record) {
+                        self.connection(c, update);
+                    }
+                }
+                _ => {}
+            }
+            pos = usize::try_from(record.end()).unwrap_or(usize::MAX);
+        }
+        Step::Took(whole)
+    }
+
+    fn push_chunk(&mut self, mut chunk: Chunk) {
+        if let Some(last) = self.chunks.last_mut() {
+            if last.state == ChunkState::Open {
+                last.state = ChunkState::Complete;
+            }
+        }
+        chunk.index = u32::try_from(self.chunks.len()).unwrap_or(u32::MAX);
+        self.chunks.push(chunk);
+    }
+
+    /// Checks whether the compressed chunk at `pos` has been closed (its header rewritten
+    /// with its size); if so the walk goes on from it.
+    pub(super) fn chunk_closed(&mut self, pos: u64) -> Result<bool, FollowError> {
+        let mut head = vec![0u8; 4096];
+        let got = read_at(&self.file, &mut head, pos).map_err(|source| FollowError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        head.truncate(got);
+        let closed = read_head(&head, 0, pos).is_ok_and(|h| h.data_len > 0);
+        if closed {
+            self.pending_chunk = None;
+            self.buf.clear();
+            self.base = pos;
+        }
+        Ok(closed)
+    }
+
+    fn connection(&mut self, c: ConnectionRecord, update: &mut Update) {
+        if self.conn_map.contains_key(&c.conn) {
+            return;
+        }
+        let id = ConnId::try_from(self.connections.len()).unwrap_or(ConnId::MAX);
+        self.conn_map.insert(c.conn, id);
+        let h = c.header;
+        self.connections.push(Connection {
+            id,
+            file_id: c.conn,
+            topic: c.topic,
+            datatype: h.datatype.clone(),
+            md5sum: h.md5sum.clone(),
+            message_definition: h.message_definition.clone(),
+            callerid: h.callerid.clone(),
+            latching: h.latching.clone(),
+            header: h,
+            message_count: 0,
+        });
+        update.new_connections.push(id);
+    }
+
+    fn message(
+        &mut self,
+        (file_conn, time, offset, data): (u32, RosTime, u64, Vec<u8>),
+        update: &mut Update,
+        at: u64,
+    ) {
+        let Some(&conn) = self.conn_map.get(&file_conn) else {
+            update.losses.push(Loss {
+                offset: at,
+                bytes: data.len() as u64,
+                messages: Some(1),
+                reason: format!(
+                    "a message of connection {file_conn}, which has no connection record before it"
+                ),
+            });
+            return;
+        };
+        if let Some(c) = self.connections.get_mut(conn as usize) {
+            c.message_count += 1;
+        }
+        if self.chunks.is_empty() {
+            // Messages outside any chunk: one pseudo chunk holds them.
+            self.chunks.push(Chunk {
+                index: 0,
+                pos: at,
+                data_offset: at,
+                compressed_size: 0,
+                uncompressed_size: 0,
+                compression: Compression::None,
+                layout: ChunkLayout::V2,
+                state: ChunkState::Open,
+                start: time,
+                end: time,
+                counts: Vec::new(),
+                index_data_pos: None,
+            });
+        }
+        if let Some(chunk) = self.chunks.last_mut() {
+            if chunk.counts.is_empty() {
+                chunk.start = time;
+                chunk.end = time;
+            }
+            chunk.start = chunk.start.min(time);
+            chunk.end = chunk.end.max(time);
+            match chunk.counts.iter_mut().find(|(c, _)| *c == conn) {
+                Some((_, n)) => *n = n.saturating_add(1),
+                None => chunk.counts.push((conn, 1)),
+            }
+        }
+        update.messages.push(FollowedMessage {
+            conn,
+            time,
+            offset,
+            data,
+        });
+    }
+}
