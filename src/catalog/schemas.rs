@@ -40,6 +40,11 @@ impl Schemas {
         }
     }
 
+    /// The definitions used for connections that carry none.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
     /// The entry for connection `conn` of bag `bag`, compiled on first use.
     pub fn get(&mut self, bag: usize, conn: &Connection) -> &SchemaEntry {
         let registry = &self.registry;

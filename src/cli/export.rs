@@ -7,11 +7,9 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::catalog::Schemas;
-use crate::msg::csv::CsvLayout;
-use crate::msg::json;
 
 use super::args::{BagsArgs, SelectArgs, open_catalog};
-use super::damage::{readable, report_unread};
+use super::damage::report_unread;
 use super::field_paths;
 use super::output::Output;
 use super::term::{Stdout, write_failed};
@@ -94,97 +92,27 @@ pub fn run(args: &ExportArgs) -> Outcome {
         },
     };
     let mut out = out;
-    let mut layout: Option<CsvLayout> = None;
-    let mut text = String::new();
-    let (mut rows, mut misfit, mut no_value) = (0u64, 0u64, 0u64);
     let mut unread = crate::bag::Unread::default();
-    for item in catalog.messages(&selection) {
-        let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
-            continue;
-        };
-        let Some(conn) = bag.connection(m.message.entry.conn) else {
-            continue;
-        };
-        let time = m.message.entry.time;
-        let value = match &schemas.get(m.bag, conn).schema {
-            Ok(s) => crate::msg::decode(s, &m.message.data),
-            Err(e) => {
-                print_error(format!("{}: {}: {e}", bag.path().display(), conn.topic));
-                return Outcome::Failed;
-            }
-        };
-        let value = match value {
-            Ok(v) => v,
-            Err(e) => {
-                print_error(format!(
-                    "{}: {} message at {time}: {e}",
-                    bag.path().display(),
-                    conn.topic
-                ));
-                outcome = outcome.max(Outcome::Problems);
-                continue;
-            }
-        };
-        text.clear();
-        let path = paths.get(&crate::catalog::BagConn::new(m.bag, conn.id));
-        match (args.format, path) {
-            (format, Some(path)) => {
-                let values = path.collect(value.root());
-                let Some(first) = values.first() else {
-                    no_value += 1;
-                    continue;
-                };
-                if format == ExportFormat::Jsonl {
-                    let _ = json::write_field(
-                        &mut text,
-                        &conn.topic,
-                        &conn.datatype,
-                        time,
-                        path.text(),
-                        &values,
-                        path.has_wildcard(),
-                    );
-                } else {
-                    let l = layout.get_or_insert_with(|| {
-                        let l = CsvLayout::for_value(first);
-                        text.push_str(&l.header());
-                        text.push('\n');
-                        l
-                    });
-                    if let Ok(fit) = l.write_value_row(&mut text, time, first) {
-                        if !fit.is_exact() {
-                            misfit += 1;
-                        }
-                    }
-                }
-            }
-            (ExportFormat::Jsonl, None) => {
-                let _ = json::write_message(&mut text, &conn.topic, &conn.datatype, time, &value);
-            }
-            // CSV (MCAP and Parquet went to `export_sink` above).
-            (_, None) => {
-                let l = layout.get_or_insert_with(|| {
-                    let l = CsvLayout::new(&value);
-                    text.push_str(&l.header());
-                    text.push('\n');
-                    l
-                });
-                if let Ok(fit) = l.write_row(&mut text, time, &value) {
-                    if !fit.is_exact() {
-                        misfit += 1;
-                    }
-                }
-            }
-        }
-        text.push('\n');
-        rows += 1;
-        if let Err(e) = out.write_all(text.as_bytes()) {
-            return write_failed(&e, outcome.max(report_unread(&unread)));
-        }
+    let export = super::export_text::TextExport {
+        format: args.format,
+        catalog: &catalog,
+        registry: schemas.registry().clone(),
+        paths: &paths,
+    };
+    let written = match export.run(&selection, &mut out, &mut unread) {
+        Ok(w) => w,
+        Err(e) => return write_failed(&e, outcome.max(report_unread(&unread))),
+    };
+    if written.fatal.is_some() {
+        return Outcome::Failed;
+    }
+    if written.undecoded > 0 {
+        outcome = outcome.max(Outcome::Problems);
     }
     if let Err(e) = out.flush() {
         return write_failed(&e, outcome.max(report_unread(&unread)));
     }
+    let (rows, misfit, no_value) = (written.rows, written.misfit, written.no_value);
     outcome = outcome.max(report_unread(&unread));
     drop(out);
     if misfit > 0 {

@@ -13,6 +13,7 @@ pub mod damage;
 pub mod echo;
 pub mod export;
 pub mod export_sink;
+mod export_text;
 pub mod field_paths;
 pub mod filter;
 mod follow;

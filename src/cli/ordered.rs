@@ -52,10 +52,10 @@ pub fn ordered_map<T, S, R>(
     let threads = threads.max(1);
     let in_flight = threads * 2;
     let mut items = items.fuse();
+    let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<T>)>(in_flight);
+    let job_rx = Mutex::new(job_rx);
+    let (result_tx, result_rx) = mpsc::channel::<(u64, R)>();
     std::thread::scope(|scope| {
-        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Vec<T>)>(in_flight);
-        let job_rx = Mutex::new(job_rx);
-        let (result_tx, result_rx) = mpsc::channel::<(u64, R)>();
         for _ in 0..threads {
             let (job_rx, result_tx, init, work) = (&job_rx, result_tx.clone(), &init, &work);
             scope.spawn(move || {

@@ -1,0 +1,220 @@
+//! The text formats of `bagscope export` (CSV, JSON lines), formatted on every core.
+//!
+//! The messages are read in order on the calling thread; batches of them are decoded and
+//! formatted on workers ([`super::ordered`]) and written in input order, so the output is
+//! byte-identical to formatting them one by one. The CSV columns come from the first message,
+//! which is formatted on the calling thread before the workers start.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use crate::bag::Unread;
+use crate::catalog::{BagConn, Catalog, CatalogMessage, Schemas, Selection};
+use crate::msg::Registry;
+use crate::msg::csv::CsvLayout;
+use crate::msg::json;
+use crate::msg::path::ResolvedPath;
+
+use super::damage::readable;
+use super::export::ExportFormat;
+use super::ordered::{BatchLimit, ordered_map, workers};
+
+/// What a text export needs besides the messages.
+pub(super) struct TextExport<'a> {
+    /// CSV or JSON lines.
+    pub format: ExportFormat,
+    /// The bags.
+    pub catalog: &'a Catalog,
+    /// Definitions for connections without one.
+    pub registry: Registry,
+    /// Field paths given with `-t /topic/field`, by connection.
+    pub paths: &'a HashMap<BagConn, ResolvedPath>,
+}
+
+/// What an export wrote, and what went wrong on the way.
+#[derive(Debug, Default)]
+pub(super) struct Written {
+    /// Rows (messages) written.
+    pub rows: u64,
+    /// CSV rows that did not fit the first message's columns.
+    pub misfit: u64,
+    /// Messages with no value at the field path.
+    pub no_value: u64,
+    /// Messages that could not be decoded, each said on standard error.
+    pub undecoded: u64,
+    /// Why the export stopped early (no definition for a connection), if it did.
+    pub fatal: Option<String>,
+}
+
+/// One batch's text and tallies.
+#[derive(Default)]
+struct Piece {
+    text: String,
+    written: Written,
+    errors: Vec<String>,
+}
+
+impl TextExport<'_> {
+    /// Formats the selected messages into `out`; `Err` when writing failed. Messages lost to
+    /// damage are noted in `unread`.
+    pub fn run(
+        &self,
+        selection: &Selection,
+        out: &mut dyn Write,
+        unread: &mut Unread,
+    ) -> std::io::Result<Written> {
+        let mut total = Written::default();
+        let mut schemas = Schemas::new(self.registry.clone());
+        let mut layout: Option<CsvLayout> = None;
+        let mut messages = self
+            .catalog
+            .messages(selection)
+            .filter_map(|item| readable(self.catalog, item, unread).map(|(m, _)| m));
+        // Until the CSV columns are known, one message at a time on this thread.
+        while self.format == ExportFormat::Csv && layout.is_none() {
+            let Some(m) = messages.next() else { break };
+            let mut piece = Piece::default();
+            self.format_one(&mut schemas, &mut layout, &m, &mut piece);
+            if !Self::take(piece, out, &mut total)? {
+                return Ok(total);
+            }
+        }
+        let mut failed = None;
+        ordered_map(
+            messages,
+            workers(),
+            BatchLimit::default(),
+            |m| m.message.data.len() + 64,
+            || (Schemas::new(self.registry.clone()), layout.clone()),
+            |(schemas, layout), batch: Vec<CatalogMessage>| {
+                let mut piece = Piece::default();
+                for m in &batch {
+                    self.format_one(schemas, layout, m, &mut piece);
+                    if piece.written.fatal.is_some() {
+                        break;
+                    }
+                }
+                piece
+            },
+            |piece| match Self::take(piece, out, &mut total) {
+                Ok(go_on) => go_on,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            },
+        );
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(total),
+        }
+    }
+
+    /// Writes a piece and adds its tallies; `false` when the export must stop.
+    fn take(piece: Piece, out: &mut dyn Write, total: &mut Written) -> std::io::Result<bool> {
+        out.write_all(piece.text.as_bytes())?;
+        for e in piece.errors {
+            super::print_error(e);
+        }
+        let w = piece.written;
+        total.rows += w.rows;
+        total.misfit += w.misfit;
+        total.no_value += w.no_value;
+        total.undecoded += w.undecoded;
+        if let Some(fatal) = w.fatal {
+            super::print_error(&fatal);
+            total.fatal = Some(fatal);
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// Decodes one message and appends its row to the piece.
+    fn format_one(
+        &self,
+        schemas: &mut Schemas,
+        layout: &mut Option<CsvLayout>,
+        m: &CatalogMessage,
+        piece: &mut Piece,
+    ) {
+        let Some(bag) = self.catalog.bag(m.bag) else {
+            return;
+        };
+        let Some(conn) = bag.connection(m.message.entry.conn) else {
+            return;
+        };
+        let time = m.message.entry.time;
+        let schema = match &schemas.get(m.bag, conn).schema {
+            Ok(s) => s.clone(),
+            Err(e) => {
+                piece.written.fatal =
+                    Some(format!("{}: {}: {e}", bag.path().display(), conn.topic));
+                return;
+            }
+        };
+        let value = match crate::msg::decode(&schema, &m.message.data) {
+            Ok(v) => v,
+            Err(e) => {
+                piece.errors.push(format!(
+                    "{}: {} message at {time}: {e}",
+                    bag.path().display(),
+                    conn.topic
+                ));
+                piece.written.undecoded += 1;
+                return;
+            }
+        };
+        let text = &mut piece.text;
+        let w = &mut piece.written;
+        match self.paths.get(&BagConn::new(m.bag, conn.id)) {
+            Some(path) => {
+                let values = path.collect(value.root());
+                let Some(first) = values.first() else {
+                    w.no_value += 1;
+                    return;
+                };
+                if self.format == ExportFormat::Jsonl {
+                    let _ = json::write_field(
+                        text,
+                        &conn.topic,
+                        &conn.datatype,
+                        time,
+                        path.text(),
+                        &values,
+                        path.has_wildcard(),
+                    );
+                } else {
+                    let l = layout_for(layout, text, || CsvLayout::for_value(first));
+                    if let Ok(fit) = l.write_value_row(text, time, first) {
+                        w.misfit += u64::from(!fit.is_exact());
+                    }
+                }
+            }
+            None if self.format == ExportFormat::Jsonl => {
+                let _ = json::write_message(text, &conn.topic, &conn.datatype, time, &value);
+            }
+            None => {
+                let l = layout_for(layout, text, || CsvLayout::new(&value));
+                if let Ok(fit) = l.write_row(text, time, &value) {
+                    w.misfit += u64::from(!fit.is_exact());
+                }
+            }
+        }
+        text.push('\n');
+        w.rows += 1;
+    }
+}
+
+/// The CSV layout, made from this message (and its header line written) when it is the first.
+fn layout_for<'l>(
+    layout: &'l mut Option<CsvLayout>,
+    text: &mut String,
+    make: impl FnOnce() -> CsvLayout,
+) -> &'l CsvLayout {
+    layout.get_or_insert_with(|| {
+        let l = make();
+        text.push_str(&l.header());
+        text.push('\n');
+        l
+    })
+}
