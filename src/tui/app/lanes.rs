@@ -1,0 +1,45 @@
+//! The timeline's scope, cycled with `a`: the selected topic, all topics, lanes (one row per
+//! shown topic).
+
+use super::super::model::lanes::{self, Lanes};
+use super::App;
+
+impl App {
+    /// `a`: selected topic → all topics → lanes → selected topic.
+    pub(super) fn cycle_timeline_scope(&mut self) {
+        match (self.hist_all, self.lanes.is_some()) {
+            (false, false) => self.hist_all = true,
+            (true, _) => {
+                self.hist_all = false;
+                self.lanes = Some(Lanes::default());
+            }
+            (false, true) => self.lanes = None,
+        }
+        self.refresh_histogram();
+    }
+
+    /// Rebuilds the lanes (when shown) for the timeline pane's size and window.
+    pub(super) fn refresh_lanes(&mut self) {
+        let Some(mut l) = self.lanes.take() else {
+            return;
+        };
+        let inner = self.layout.histogram;
+        let (w, h) = (
+            inner.width.saturating_sub(2) as usize,
+            inner.height.saturating_sub(2) as usize,
+        );
+        let w = if w == 0 {
+            self.layout.histogram_width()
+        } else {
+            w
+        };
+        let bars = w.saturating_sub(lanes::name_width(w)).max(1);
+        l.refresh(
+            &self.catalog,
+            &self.topics,
+            self.timeline.view(),
+            (lanes::lane_rows(h), bars),
+        );
+        self.lanes = Some(l);
+    }
+}
