@@ -70,7 +70,7 @@ impl TopicHealth {
     /// time), when it has a time span.
     pub fn bandwidth(&self) -> Option<f64> {
         let span = self.last?.nanos_since(self.first?) as f64 / 1e9;
-        (span > 0.0).then(|| self.bytes as f64 / span)
+        (span > 0.0).then_some(self.bytes as f64 / span)
     }
 
     /// The largest gap.

@@ -94,3 +94,22 @@ fn lanes_follow_the_filter_and_scroll_with_the_selection() {
         "{screen}"
     );
 }
+
+#[test]
+fn a_click_on_a_lane_moves_the_cursor_on_the_lanes_time_axis() {
+    use bagscope::tui::model::lanes;
+    let mut h = Harness::demo(160, 48);
+    h.scan();
+    h.act(&[Action::ToggleHistogramScope, Action::ToggleHistogramScope]);
+    let r = h.app.layout.histogram;
+    let inner = (r.width - 2) as usize;
+    let names = lanes::name_width(inner);
+    let bars = inner - names;
+    let x = r.x + 1 + (names + bars / 2) as u16;
+    h.act(&[Action::Click(x, r.y + 2)]);
+    assert_eq!(
+        h.app.timeline.cursor(),
+        h.app.timeline.time_of_bin(bars / 2, bars),
+        "the column under the click, not counting the names"
+    );
+}

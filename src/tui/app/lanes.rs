@@ -18,6 +18,17 @@ impl App {
         self.refresh_histogram();
     }
 
+    /// The columns of a timeline pane `width` cells wide inside: those before the time axis
+    /// (the lanes' names) and those on it.
+    pub(super) fn timeline_columns(&self, width: usize) -> (usize, usize) {
+        if self.lanes.is_some() {
+            let names = lanes::name_width(width);
+            (names, width.saturating_sub(names).max(1))
+        } else {
+            (0, width)
+        }
+    }
+
     /// Rebuilds the lanes (when shown) for the timeline pane's size and window.
     pub(super) fn refresh_lanes(&mut self) {
         let Some(mut l) = self.lanes.take() else {
@@ -33,7 +44,7 @@ impl App {
         } else {
             w
         };
-        let bars = w.saturating_sub(lanes::name_width(w)).max(1);
+        let bars = self.timeline_columns(w).1;
         l.refresh(
             &self.catalog,
             &self.topics,

@@ -110,7 +110,7 @@ fn title(app: &App, lanes: &Lanes) -> String {
         (Some(_), None) => title.push_str("marking… · "),
         _ => {}
     }
-    let _ = write!(title, "Timeline · lanes · ");
+    title.push_str("Timeline · lanes · ");
     let shown = lanes.lanes.len();
     if shown < lanes.total {
         let _ = write!(
