@@ -36,6 +36,10 @@ fn lanes_estimated_then_exact_every_topic() {
         assert!(!screen.contains("(est.)"), "after the scan: {screen}");
         let l = h.app.lanes.as_ref().unwrap();
         assert!(l.exact);
+        // One bin per drawn column (the pane's inside less the name column).
+        let inner = (h.app.layout.histogram.width - 2) as usize;
+        let bars = inner - bagscope::tui::model::lanes::name_width(inner);
+        assert!(l.lanes.iter().all(|l| l.hist.bins.len() == bars));
         // Every lane's count is the topic's count (the whole bag is visible).
         for lane in &l.lanes {
             let row = h

@@ -44,7 +44,8 @@ impl App {
         } else {
             w
         };
-        let bars = self.timeline_columns(w).1;
+        // (`self.lanes` is taken: the name column is the lanes' own.)
+        let bars = w.saturating_sub(lanes::name_width(w)).max(1);
         l.refresh(
             &self.catalog,
             &self.topics,
