@@ -66,6 +66,13 @@ impl TopicHealth {
         self.median_period.filter(|p| *p > 0.0).map(|p| 1.0 / p)
     }
 
+    /// Bandwidth (bytes of its message records per second between its first and last receive
+    /// time), when it has a time span.
+    pub fn bandwidth(&self) -> Option<f64> {
+        let span = self.last?.nanos_since(self.first?) as f64 / 1e9;
+        (span > 0.0).then_some(self.bytes as f64 / span)
+    }
+
     /// The largest gap.
     pub fn max_gap(&self) -> Option<Gap> {
         self.gaps.first().copied()

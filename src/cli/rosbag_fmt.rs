@@ -27,6 +27,17 @@ pub fn human_frequency(freq: f64) -> String {
     "-".to_string()
 }
 
+/// `rostopic bw`'s bandwidth format (decimal units): `512.00 B/s`, `12.35 KB/s`, `1.20 MB/s`.
+pub fn human_bandwidth(bytes_per_s: f64) -> String {
+    if bytes_per_s < 1000.0 {
+        format!("{bytes_per_s:.2} B/s")
+    } else if bytes_per_s < 1_000_000.0 {
+        format!("{:.2} KB/s", bytes_per_s / 1000.0)
+    } else {
+        format!("{:.2} MB/s", bytes_per_s / 1_000_000.0)
+    }
+}
+
 /// `rosbag`'s date: `Nov 14 2023 22:13:20.12` in local time (`TZ` is honoured).
 pub fn time_to_str(secs: f64) -> String {
     let frac = secs - secs.trunc();
@@ -72,6 +83,9 @@ mod tests {
         assert_eq!(human_size(3_835_840.0), "3.7 MB");
         assert_eq!(human_frequency(3.3333), "3.3 Hz");
         assert_eq!(human_frequency(1500.0), "1.5 kHz");
+        assert_eq!(human_bandwidth(512.0), "512.00 B/s");
+        assert_eq!(human_bandwidth(12_345.0), "12.35 KB/s");
+        assert_eq!(human_bandwidth(1_200_000.0), "1.20 MB/s");
         assert_eq!(duration_str(5.99), "6.0s");
         assert_eq!(duration_str(65.5), "1:05s (65s)");
         assert_eq!(duration_str(3723.0), "1hr 2:03s (3723s)");

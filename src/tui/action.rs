@@ -87,7 +87,7 @@ pub enum Action {
     ZoomOut,
     /// Show the whole time range.
     ZoomReset,
-    /// Histogram of all topics or of the selected one.
+    /// Timeline of the selected topic, of all topics, or one lane per shown topic.
     ToggleHistogramScope,
     /// Expand every node of the inspector tree.
     ExpandAll,

@@ -128,7 +128,7 @@ impl Default for KeyMap {
             b(
                 K::Char('a'),
                 A::ToggleHistogramScope,
-                "timeline: selected topic / all topics",
+                "timeline: selected topic / all topics / lanes",
             ),
             b(K::Char('e'), A::ExpandAll, "inspector: expand all"),
             b(K::Char('c'), A::CollapseAll, "inspector: collapse all"),
@@ -144,7 +144,7 @@ impl Default for KeyMap {
                 "plot the inspector's field / stop plotting it",
             ),
             b(
-                K::Char('N'),
+                K::Char('v'),
                 A::TogglePlotScale,
                 "plot: shared / normalised y scale",
             ),

@@ -49,6 +49,8 @@ mod rockin_interop;
 mod ros_hostile;
 mod ros_play;
 mod ros_serve;
+mod topic_bandwidth;
+mod tui_lanes;
 mod tui_ros;
 mod tui_snapshots;
 mod tui_tmux;

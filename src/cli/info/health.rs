@@ -14,6 +14,9 @@ pub(super) fn health_text(h: &crate::catalog::health::HealthReport) -> String {
         if let Some(r) = t.rate() {
             let _ = write!(out, ", {r:.2} Hz median");
         }
+        if let Some(bw) = t.bandwidth() {
+            let _ = write!(out, ", {}", crate::cli::rosbag_fmt::human_bandwidth(bw));
+        }
         if let Some(g) = t.max_gap() {
             let _ = write!(
                 out,
@@ -89,6 +92,8 @@ pub(super) fn health_json(h: &crate::catalog::health::HealthReport) -> Json {
                                 ),
                             ),
                             ("out_of_order", Json::Int(t.out_of_order.into())),
+                            ("bytes", Json::Int(t.bytes.into())),
+                            ("bandwidth", t.bandwidth().map_or(Json::Null, Json::Num)),
                             (
                                 "conflicts",
                                 Json::Arr(t.conflicts.iter().map(Json::str).collect()),

@@ -118,6 +118,7 @@ impl App {
         };
         self.histogram =
             histogram::compute(&self.catalog, conns.as_deref(), self.timeline.view(), width);
+        self.refresh_lanes();
     }
 
     /// Applies a worker reply; stale replies are dropped.
@@ -198,6 +199,7 @@ impl App {
                     if let Some(t) = by_topic.get(row.topic.as_str()) {
                         row.rate = t.rate().or(row.rate);
                         row.bytes = Some(t.bytes);
+                        row.bandwidth = t.bandwidth();
                     }
                 });
                 self.health.report = Some(*report);

@@ -74,9 +74,9 @@ impl App {
                 }
             }
             Pane::Histogram => {
-                let inner = rect.width.saturating_sub(2) as usize;
+                let (skip, inner) = self.timeline_columns(rect.width.saturating_sub(2) as usize);
                 if x > rect.x && inner > 0 {
-                    let bin = (x - rect.x - 1) as usize;
+                    let bin = ((x - rect.x - 1) as usize).saturating_sub(skip);
                     let t = self.timeline.time_of_bin(bin.min(inner - 1), inner);
                     self.timeline.set_cursor(t);
                     self.cursor_moved();
@@ -177,7 +177,7 @@ impl App {
     }
 
     pub(super) fn timeline_action(&mut self, action: Action) -> bool {
-        let width = self.layout.histogram_width();
+        let width = self.timeline_columns(self.layout.histogram_width()).1;
         match action {
             Action::Left => self.timeline.step(-1, width),
             Action::Right => self.timeline.step(1, width),

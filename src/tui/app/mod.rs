@@ -9,6 +9,7 @@ mod fetch;
 mod filter;
 mod health;
 mod input;
+mod lanes;
 mod output;
 mod playback;
 mod plot;
@@ -82,6 +83,8 @@ pub struct App {
     pub hist_all: bool,
     /// The histogram for the current window and width.
     pub histogram: Histogram,
+    /// One lane per shown topic instead of the histogram (`a`'s third state), when shown.
+    pub lanes: Option<super::model::lanes::Lanes>,
     /// Messages of the selected topic.
     pub messages: MessageList,
     /// The decoded message.
@@ -154,6 +157,7 @@ impl App {
                     count: t.message_count,
                     rate,
                     bytes: None,
+                    bandwidth: None,
                     connections: t.connections,
                     bags: t.bags,
                     conflicting: t.conflicting_types,
@@ -171,6 +175,7 @@ impl App {
             time_format: TimeFormat::default(),
             hist_all: false,
             histogram: Histogram::default(),
+            lanes: None,
             messages: MessageList::default(),
             inspector: Inspector::default(),
             health: HealthView::default(),
@@ -257,10 +262,7 @@ impl App {
                 }
                 self.refresh_histogram();
             }
-            Action::ToggleHistogramScope => {
-                self.hist_all = !self.hist_all;
-                self.refresh_histogram();
-            }
+            Action::ToggleHistogramScope => self.cycle_timeline_scope(),
             Action::ExpandAll | Action::CollapseAll => {
                 self.inspector
                     .set_all(action == Action::ExpandAll, self.time_format, self.start());

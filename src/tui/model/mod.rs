@@ -3,6 +3,7 @@
 pub mod health;
 pub mod histogram;
 pub mod inspector;
+pub mod lanes;
 pub mod messages;
 pub mod plot;
 pub mod plots;

@@ -102,16 +102,20 @@ pub fn compute(
             return Some(0);
         }
         // A cheap subsequence test first: most names fail it for a longer filter.
-        let mut want = pattern.iter().filter(|c| !c.is_whitespace()).peekable();
-        for c in r.topic.chars().flat_map(char::to_lowercase) {
-            if want.peek() == Some(&&c) {
-                want.next();
+        let on = |text: &str| -> Option<i64> {
+            let mut want = pattern.iter().filter(|c| !c.is_whitespace()).peekable();
+            for c in text.chars().flat_map(char::to_lowercase) {
+                if want.peek() == Some(&&c) {
+                    want.next();
+                }
             }
-        }
-        if want.peek().is_some() {
-            return None;
-        }
-        matcher.fuzzy_match(&r.topic, filter)
+            if want.peek().is_some() {
+                return None;
+            }
+            matcher.fuzzy_match(text, filter)
+        };
+        // The name first; the type (`Laser` finds a `sensor_msgs/LaserScan` topic) ranks below.
+        on(&r.topic).or_else(|| on(&r.datatype).map(|s| s / 2))
     };
     let candidates: Vec<usize> = within.unwrap_or_else(|| (0..rows.len()).collect());
     let score_all = |part: &[usize]| -> Vec<(i64, usize)> {
@@ -150,6 +154,10 @@ pub fn compute(
             SortKey::Count => rb.count.cmp(&ra.count),
             SortKey::Rate => rb.rate.unwrap_or(0.0).total_cmp(&ra.rate.unwrap_or(0.0)),
             SortKey::Size => rb.bytes.unwrap_or(0).cmp(&ra.bytes.unwrap_or(0)),
+            SortKey::Bandwidth => rb
+                .bandwidth
+                .unwrap_or(0.0)
+                .total_cmp(&ra.bandwidth.unwrap_or(0.0)),
         };
         // With a filter and name order, the best matches come first.
         let by_score = if sort == SortKey::Name {
@@ -179,6 +187,7 @@ mod tests {
                 count: i as u64,
                 rate: None,
                 bytes: None,
+                bandwidth: None,
                 connections: vec![],
                 bags: vec![0],
                 conflicting: false,
@@ -230,6 +239,22 @@ mod tests {
         let late = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
         assert!(!l.apply_filtered(late), "a stale result is dropped");
         assert_eq!(l.visible().len(), n);
+    }
+
+    #[test]
+    fn the_filter_matches_types_below_names() {
+        let mut r = rows(3);
+        r[0].topic = "/base_scan".into();
+        r[0].datatype = "sensor_msgs/LaserScan".into();
+        r[2].topic = "/laser_status".into();
+        let shown = compute(&r, "laser", SortKey::Name, None);
+        let names: Vec<&str> = shown.iter().map(|v| r[v.row].topic.as_str()).collect();
+        assert_eq!(
+            names,
+            vec!["/laser_status", "/base_scan"],
+            "names rank first"
+        );
+        assert_eq!(compute(&r, "Laser", SortKey::Name, None).len(), 2);
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub struct TopicRow {
     pub rate: Option<f64>,
     /// Bytes of its messages (from the index scan), when known.
     pub bytes: Option<u64>,
+    /// Bytes per second between its first and last message (from the index scan), when known.
+    pub bandwidth: Option<f64>,
     /// `(bag, connection)` pairs.
     pub connections: Vec<BagConn>,
     /// Bags holding it.
@@ -37,6 +39,8 @@ pub enum SortKey {
     Rate,
     /// Most bytes first.
     Size,
+    /// Most bytes per second first.
+    Bandwidth,
 }
 
 impl SortKey {
@@ -47,7 +51,8 @@ impl SortKey {
             SortKey::Name => SortKey::Count,
             SortKey::Count => SortKey::Rate,
             SortKey::Rate => SortKey::Size,
-            SortKey::Size => SortKey::Name,
+            SortKey::Size => SortKey::Bandwidth,
+            SortKey::Bandwidth => SortKey::Name,
         }
     }
 
@@ -58,6 +63,7 @@ impl SortKey {
             SortKey::Count => "count",
             SortKey::Rate => "rate",
             SortKey::Size => "size",
+            SortKey::Bandwidth => "bandwidth",
         }
     }
 }

@@ -304,6 +304,7 @@ mod tests {
             count,
             rate: Some(count as f64),
             bytes: None,
+            bandwidth: None,
             connections: vec![],
             bags: vec![0],
             conflicting: false,

@@ -23,6 +23,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
     }
+    if let Some(lanes) = &app.lanes {
+        super::lanes::draw(frame, app, lanes, theme, area);
+        return;
+    }
     let title = title(app);
     frame.render_widget(
         block(
@@ -176,7 +180,7 @@ fn bar_row(
 
 /// An axis line `w` wide: `[left, mid, right]` labels, the middle one at the cursor's column
 /// (`marker`: with `▲` under the cursor).
-fn axis(
+pub(super) fn axis(
     (w, cursor_col): (usize, Option<usize>),
     [left, mid, right]: [String; 3],
     marker: bool,

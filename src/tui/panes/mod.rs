@@ -5,6 +5,7 @@ pub mod health;
 pub mod help;
 pub mod histogram;
 pub mod inspector;
+pub mod lanes;
 pub mod messages;
 pub mod opening;
 pub mod plot;

@@ -102,6 +102,9 @@ fn header(cols: Columns) -> String {
     if cols.size > 0 {
         header.push_str(&pad_left("size", cols.size));
     }
+    if cols.bandwidth > 0 {
+        header.push_str(&pad_left("bytes/s", cols.bandwidth));
+    }
     header
 }
 
@@ -181,6 +184,15 @@ fn row_line(app: &App, theme: Theme, i: usize, cols: Columns) -> Option<Line<'st
             base,
         ));
     }
+    if cols.bandwidth > 0 {
+        spans.push(Span::styled(
+            pad_left(
+                &row.bandwidth.map_or("…".to_string(), bandwidth),
+                cols.bandwidth,
+            ),
+            base,
+        ));
+    }
     Some(Line::from(spans))
 }
 
@@ -192,16 +204,30 @@ struct Columns {
     count: usize,
     rate: usize,
     size: usize,
+    bandwidth: usize,
+}
+
+/// Bytes per second as in the size column (`3.7 KiB`), without the `/s` the header says.
+fn bandwidth(b: f64) -> String {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    bytes(b.round().max(0.0) as u64)
 }
 
 /// Splits `w` cells between the columns: counts and rates always; sizes from 60 cells; types
 /// from 50, as wide as the widest type when there is room beside the names (`widest`: the
-/// widest name and type, in characters). Numeric columns keep a leading space.
+/// widest name and type, in characters); bandwidth when full names and types still fit beside
+/// it. Numeric columns keep a leading space.
 fn columns(w: usize, widest: (usize, usize)) -> Columns {
     let count = 7;
     let rate = if w >= 40 { 7 } else { 6 };
     let size = if w >= 60 { 11 } else { 0 };
-    let rest = w.saturating_sub(count + rate + size);
+    let full = widest.0 + 2 + widest.1 + 1;
+    let bandwidth = if size > 0 && w >= count + rate + size + BANDWIDTH_W + full {
+        BANDWIDTH_W
+    } else {
+        0
+    };
+    let rest = w.saturating_sub(count + rate + size + bandwidth);
     let datatype = if w >= 50 {
         let (name_max, type_max) = (widest.0 + 2, widest.1 + 1);
         if name_max + type_max <= rest {
@@ -220,8 +246,12 @@ fn columns(w: usize, widest: (usize, usize)) -> Columns {
         count,
         rate,
         size,
+        bandwidth,
     }
 }
+
+/// Width of the bandwidth column.
+const BANDWIDTH_W: usize = 11;
 
 /// Why a catalog shows no topic: per bag, that it holds no message, or what its recovery
 /// scan lost (the health view, `!`, lists every loss).

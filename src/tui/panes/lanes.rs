@@ -1,0 +1,190 @@
+//! The timeline in lanes mode: one row per shown topic (name, then its message density on the
+//! timeline's time axis), the cursor and the marks across every lane, the axis below.
+
+use std::fmt::Write as _;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::histogram::axis;
+use super::{block, inner};
+use crate::tui::action::Pane;
+use crate::tui::app::{App, Mode};
+use crate::tui::model::lanes::{self, LEVELS, Lane, Lanes};
+use crate::tui::model::timefmt::{TimeFormat, offset};
+use crate::tui::text::{common_prefix, fit, fit_middle, width};
+use crate::tui::theme::Theme;
+
+/// Draws the timeline pane as lanes.
+pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area: Rect) {
+    frame.render_widget(
+        block(
+            app,
+            theme,
+            Pane::Histogram,
+            fit(&title(app, lanes), area.width.saturating_sub(2) as usize),
+        ),
+        area,
+    );
+    let inner = inner(area);
+    let (w, h) = (inner.width as usize, inner.height as usize);
+    if w == 0 || h == 0 {
+        return;
+    }
+    let name_w = lanes::name_width(w);
+    let bars = w.saturating_sub(name_w).max(1);
+    let cursor_col = app.timeline.bin_of(app.timeline.cursor(), bars);
+    let mut lines: Vec<Line> = Vec::with_capacity(h);
+    if lanes.lanes.is_empty() {
+        lines.push(Line::styled(fit("no topic shown", w), theme.dim()));
+    }
+    for (i, lane) in lanes.lanes.iter().enumerate().take(lanes::lane_rows(h)) {
+        let mut spans = name(app, lanes, i, name_w, theme);
+        spans.extend(density(app, lane, bars, cursor_col, theme));
+        lines.push(Line::from(spans));
+    }
+    while lines.len() < lanes::lane_rows(h) {
+        lines.push(Line::raw(""));
+    }
+    let indent = " ".repeat(name_w);
+    let (start, _) = app.timeline.bounds();
+    let (v0, v1) = app.timeline.view();
+    let cursor = app.timeline.cursor();
+    let axis_line = |labels: [String; 3], marker: bool, style: Style| {
+        let mut spans = vec![Span::raw(indent.clone())];
+        spans.extend(axis((bars, cursor_col), labels, marker).spans);
+        Line::from(spans).style(style)
+    };
+    lines.push(axis_line(
+        [
+            format!("{} s", offset(v0, start, 1)),
+            format!("{} s", offset(cursor, start, 3)),
+            format!("{} s", offset(v1, start, 1)),
+        ],
+        true,
+        Style::new(),
+    ));
+    if lanes::axis_rows(h) > 1 {
+        let fmt = if app.time_format == TimeFormat::Offset {
+            TimeFormat::Epoch
+        } else {
+            app.time_format
+        };
+        lines.push(axis_line(
+            [
+                fmt.short(v0, start),
+                fmt.short(cursor, start),
+                fmt.short(v1, start),
+            ],
+            false,
+            theme.dim(),
+        ));
+    }
+    if app.mode == Mode::Jump {
+        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.prompt);
+        if let Some(last) = lines.last_mut() {
+            *last = Line::styled(fit(&prompt, w), theme.matched());
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The title: what the user started first (as the histogram's), then which lanes are shown.
+fn title(app: &App, lanes: &Lanes) -> String {
+    let mut title = String::from(" ");
+    if let Some(p) = app.play {
+        let _ = write!(
+            title,
+            "{} {}× · ",
+            if p.paused { "paused" } else { "▶" },
+            p.speed
+        );
+    }
+    match app.marks {
+        (Some(a), Some(b)) => {
+            let _ = write!(title, "marked {:.3} s · ", b.nanos_since(a) as f64 / 1e9);
+        }
+        (Some(_), None) => title.push_str("marking… · "),
+        _ => {}
+    }
+    title.push_str("Timeline · lanes · ");
+    let shown = lanes.lanes.len();
+    if shown < lanes.total {
+        let _ = write!(
+            title,
+            "{}–{} of {} topics",
+            lanes.offset + 1,
+            lanes.offset + shown,
+            lanes.total
+        );
+    } else {
+        let _ = write!(title, "{} topics", lanes.total);
+    }
+    if !lanes.exact {
+        title.push_str(" (est.)");
+    }
+    if app.timeline.is_zoomed() {
+        let (start, end) = app.timeline.bounds();
+        let (v0, v1) = app.timeline.view();
+        let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
+        let _ = write!(title, " · zoom ×{zoom:.1}");
+    }
+    title.push(' ');
+    title
+}
+
+/// The name column of lane `i`: shortened in the middle like the topic list, keeping where it
+/// differs from the lanes above and below; the selected topic highlighted.
+fn name(app: &App, lanes: &Lanes, i: usize, name_w: usize, theme: Theme) -> Vec<Span<'static>> {
+    let Some(lane) = lanes.lanes.get(i) else {
+        return Vec::new();
+    };
+    let neighbour = |j: Option<usize>| {
+        j.and_then(|j| lanes.lanes.get(j))
+            .map_or(0, |n| common_prefix(&n.topic, &lane.topic))
+    };
+    let keep = neighbour(i.checked_sub(1)).max(neighbour(Some(i + 1)));
+    let (shown, _) = fit_middle(&lane.topic, name_w.saturating_sub(1), Some(keep));
+    let style = if lane.visible == app.topics.selected() {
+        theme.selected(app.focus == Pane::Histogram)
+    } else {
+        theme.dim()
+    };
+    let pad = name_w.saturating_sub(width(&shown));
+    vec![Span::styled(shown, style), Span::raw(" ".repeat(pad))]
+}
+
+/// The density glyphs of a lane, `bars` columns, with the cursor and the marks.
+fn density(
+    app: &App,
+    lane: &Lane,
+    bars: usize,
+    cursor_col: Option<usize>,
+    theme: Theme,
+) -> Vec<Span<'static>> {
+    (0..bars)
+        .map(|col| {
+            let level = lane.level(col);
+            let is_cursor = cursor_col == Some(col);
+            let t = app.timeline.time_of_bin(col, bars);
+            let marked = match app.marks {
+                (Some(a), Some(b)) => t >= a && t <= b,
+                (Some(a), None) => t >= a && t <= app.timeline.cursor(),
+                _ => false,
+            };
+            let c = match (level, is_cursor) {
+                (0, true) => '│',
+                (l, _) => LEVELS.get(l).copied().unwrap_or(' '),
+            };
+            let style = match (is_cursor, marked) {
+                (true, _) => theme.cursor(),
+                (false, true) => theme.marked(),
+                (false, false) => theme.bars(),
+            };
+            Span::styled(c.to_string(), style)
+        })
+        .collect()
+}
