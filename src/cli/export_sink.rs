@@ -82,36 +82,33 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let sink: Box<dyn MessageSink + '_> = match args.format {
-        ExportFormat::Mcap => {
-            let compression = match args.sink.compression {
-                CompressionArg::Zstd => McapCompression::Zstd,
-                CompressionArg::Lz4 => McapCompression::Lz4,
-                CompressionArg::None => McapCompression::None,
-            };
-            match McapSink::create(output, compression, &registry) {
-                Ok(s) => Box::new(s),
-                Err(e) => {
-                    print_error(e);
-                    return Outcome::Failed;
-                }
+    let sink: Box<dyn MessageSink + '_> = if args.format == ExportFormat::Mcap {
+        let compression = match args.sink.compression {
+            CompressionArg::Zstd => McapCompression::Zstd,
+            CompressionArg::Lz4 => McapCompression::Lz4,
+            CompressionArg::None => McapCompression::None,
+        };
+        match McapSink::create(output, compression, &registry) {
+            Ok(s) => Box::new(s),
+            Err(e) => {
+                print_error(e);
+                return Outcome::Failed;
             }
         }
-        _ => {
-            let options = ParquetOptions {
-                partitions: args
-                    .sink
-                    .partition_by
-                    .as_ref()
-                    .map_or_else(Vec::new, |l| l.0.clone()),
-                per_bag: args.sink.per_bag,
-            };
-            match ParquetSink::create(output, options, Schemas::new(registry.clone())) {
-                Ok(s) => Box::new(s),
-                Err(e) => {
-                    print_error(e);
-                    return Outcome::Failed;
-                }
+    } else {
+        let options = ParquetOptions {
+            partitions: args
+                .sink
+                .partition_by
+                .as_ref()
+                .map_or_else(Vec::new, |l| l.0.clone()),
+            per_bag: args.sink.per_bag,
+        };
+        match ParquetSink::create(output, options, Schemas::new(registry.clone())) {
+            Ok(s) => Box::new(s),
+            Err(e) => {
+                print_error(e);
+                return Outcome::Failed;
             }
         }
     };

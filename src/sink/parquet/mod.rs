@@ -124,7 +124,7 @@ impl ParquetSink {
             if f.is_some_and(|f| f.md5sum != m.conn.md5sum || f.datatype != m.conn.datatype) {
                 let first = f.map_or_else(String::new, |f| f.datatype.clone());
                 self.leave_out(format!(
-                    "{}: type {} ({}) differs from the first type on the topic, {first}; use one export per type (-t) or --per-bag",
+                    "{}: type {} ({}) differs from the first type on the topic, {first}; export it on its own (-t) from the bags that hold that type",
                     m.conn.topic, m.conn.datatype, m.conn.md5sum
                 ));
                 return Ok(None);
@@ -237,7 +237,7 @@ impl OpenFile {
             Arc::new(self.topic.finish()),
             Arc::new(self.bag.finish()),
         ];
-        arrays.extend(self.builders.iter_mut().map(|b| b.finish()));
+        arrays.extend(self.builders.iter_mut().map(ArrayBuilder::finish));
         let batch = RecordBatch::try_new(Arc::clone(&self.schema), arrays)
             .map_err(|e| parquet_error(&self.path, &e))?;
         self.writer
