@@ -15,6 +15,7 @@ use super::damage::{readable, report_unread};
 use super::field_paths;
 use super::output::Output;
 use super::term::{Stdout, write_failed};
+use super::where_args::WhereArgs;
 use super::{Outcome, print_error, print_note, print_warning};
 
 /// Export formats.
@@ -35,6 +36,9 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, value_enum)]
     pub format: ExportFormat,
+    /// Which messages, by content.
+    #[command(flatten)]
+    pub filter: WhereArgs,
     /// Write here instead of standard output (written to a temporary file, renamed at the end).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -44,6 +48,11 @@ pub struct ExportArgs {
 }
 
 /// Runs `bagscope export`.
+#[allow(
+    clippy::too_many_lines,
+    clippy::cognitive_complexity,
+    reason = "one loop over the rows; --where added two steps to it"
+)]
 pub fn run(args: &ExportArgs) -> Outcome {
     if args.select.topics.is_empty() {
         print_error("export needs a topic: -t TOPIC");
@@ -73,6 +82,14 @@ pub fn run(args: &ExportArgs) -> Outcome {
             return Outcome::Failed;
         }
     };
+    let conns = super::echo::selected_connections(&catalog, &selection);
+    let filter = match args.filter.compile(conns, &mut schemas) {
+        Ok(f) => f,
+        Err(e) => {
+            e.print();
+            return Outcome::Failed;
+        }
+    };
     let out: Box<dyn Write> = match &args.output {
         None => Box::new(Stdout::data()),
         Some(path) => match Output::create(path, &args.input.bags) {
@@ -95,6 +112,13 @@ pub fn run(args: &ExportArgs) -> Outcome {
         let Some(conn) = bag.connection(m.message.entry.conn) else {
             continue;
         };
+        let bag_conn = crate::catalog::BagConn::new(m.bag, conn.id);
+        if filter
+            .as_ref()
+            .is_some_and(|f| !f.keep(bag_conn, &m.message.data))
+        {
+            continue;
+        }
         let time = m.message.entry.time;
         let value = match &schemas.get(m.bag, conn).schema {
             Ok(s) => crate::msg::decode(s, &m.message.data),
@@ -176,6 +200,9 @@ pub fn run(args: &ExportArgs) -> Outcome {
     }
     outcome = outcome.max(report_unread(&unread));
     drop(out);
+    if let Some(f) = &filter {
+        f.report();
+    }
     if misfit > 0 {
         print_warning(format_args!(
             "{misfit} of {rows} rows did not fit the columns of the first message (an array changed length; see docs/export.md)"

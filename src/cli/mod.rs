@@ -25,6 +25,7 @@ pub mod rosbag_fmt;
 pub mod serve;
 pub mod term;
 pub mod verify;
+pub mod where_args;
 
 pub use term::{print_error, print_note, print_warning};
 
