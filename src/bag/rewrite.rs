@@ -36,7 +36,12 @@ pub struct RewriteOptions<'a> {
     pub ids: ConnectionIds,
     /// Definitions for connections whose bag does not store one.
     pub definitions: &'a dyn DefinitionSource,
+    /// Copy only the messages (connection, payload) this returns true for; `None`: all.
+    pub keep: Option<&'a Keep<'a>>,
 }
+
+/// A test of which messages (connection, payload) to copy.
+pub type Keep<'a> = dyn Fn(ConnId, &[u8]) -> bool + 'a;
 
 /// Where the copy has got to (for progress display).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +108,12 @@ pub fn rewrite(
             }
         };
         let entry = message.entry;
+        if options
+            .keep
+            .is_some_and(|keep| !keep(entry.conn, &message.data))
+        {
+            continue;
+        }
         let Some(id) = conns.id_for(bag, entry.conn, options, &mut writer)? else {
             unreadable.note(bag.error(super::BagErrorKind::UnknownConnection { conn: entry.conn }));
             continue;

@@ -10,6 +10,7 @@ pub mod health;
 pub mod index;
 mod merge;
 mod schemas;
+pub mod search;
 pub mod series;
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@ use super::args::{BagsArgs, SelectArgs, open_catalog};
 use super::damage::{readable, report_unread};
 use super::field_paths;
 use super::term::Stdout;
+use super::where_args::WhereArgs;
 use super::{Outcome, print_error, print_note, print_warning};
 
 /// Output formats of `echo`.
@@ -33,6 +34,9 @@ pub struct EchoArgs {
     /// Stop after this many messages.
     #[arg(long, short = 'n', value_name = "N")]
     pub limit: Option<u64>,
+    /// Which messages, by content.
+    #[command(flatten)]
+    pub filter: WhereArgs,
     /// The bags, and where the definitions they lack come from.
     #[command(flatten)]
     pub input: BagsArgs,
@@ -70,11 +74,19 @@ pub fn run(args: &EchoArgs) -> Outcome {
         Ok(s) => s,
         Err(o) => return o,
     };
-    let mut printer = Printer::new(args.format, registry);
+    let mut printer = Printer::new(args.format, registry.clone());
     if let Err(e) = printer.set_paths(&fields, &catalog) {
         print_error(e);
         return Outcome::Failed;
     }
+    let conns = selected_connections(&catalog, &selection);
+    let filter = match args.filter.compile(conns, &mut Schemas::new(registry)) {
+        Ok(f) => f,
+        Err(e) => {
+            e.print();
+            return Outcome::Failed;
+        }
+    };
     let mut out = Stdout::data();
     let mut written = 0u64;
     let mut unread = crate::bag::Unread::default();
@@ -85,6 +97,13 @@ pub fn run(args: &EchoArgs) -> Outcome {
         let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
             continue;
         };
+        let conn = crate::catalog::BagConn::new(m.bag, m.message.entry.conn);
+        if filter
+            .as_ref()
+            .is_some_and(|f| !f.keep(conn, &m.message.data))
+        {
+            continue;
+        }
         let before = printer.no_value;
         let (text, ok) = printer.render(m.bag, bag, &m.message);
         if !ok {
@@ -100,6 +119,9 @@ pub fn run(args: &EchoArgs) -> Outcome {
         }
     }
     outcome = outcome.max(report_unread(&unread));
+    if let Some(f) = &filter {
+        f.report();
+    }
     if printer.no_value > 0 {
         print_note(format_args!(
             "{} messages had no value at the field path (an index past the end of the array): none printed for them",
@@ -107,6 +129,25 @@ pub fn run(args: &EchoArgs) -> Outcome {
         ));
     }
     out.finish(outcome)
+}
+
+/// The connections `selection` reads: (bag index, connection).
+pub fn selected_connections<'c>(
+    catalog: &'c crate::catalog::Catalog,
+    selection: &'c crate::catalog::Selection,
+) -> impl Iterator<Item = (usize, &'c crate::bag::Connection)> + 'c {
+    catalog.bags().iter().enumerate().flat_map(move |(i, bag)| {
+        bag.connections()
+            .iter()
+            .filter(|c| {
+                selection.topics.is_empty()
+                    || selection
+                        .topics
+                        .iter()
+                        .any(|t| crate::catalog::topic_matches(t, &c.topic))
+            })
+            .map(move |c| (i, c))
+    })
 }
 
 /// Renders messages in `echo`'s formats, compiling each connection's schema once.

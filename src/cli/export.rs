@@ -13,6 +13,7 @@ use super::damage::report_unread;
 use super::field_paths;
 use super::output::Output;
 use super::term::{Stdout, write_failed};
+use super::where_args::WhereArgs;
 use super::{Outcome, print_error, print_note, print_warning};
 
 /// Export formats.
@@ -37,6 +38,9 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, value_enum)]
     pub format: ExportFormat,
+    /// Which messages, by content.
+    #[command(flatten)]
+    pub filter: WhereArgs,
     /// Write here instead of standard output (written to a temporary file, renamed at the end).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -81,6 +85,14 @@ pub fn run(args: &ExportArgs) -> Outcome {
             return Outcome::Failed;
         }
     };
+    let conns = super::echo::selected_connections(&catalog, &selection);
+    let filter = match args.filter.compile(conns, &mut schemas) {
+        Ok(f) => f,
+        Err(e) => {
+            e.print();
+            return Outcome::Failed;
+        }
+    };
     let out: Box<dyn Write> = match &args.output {
         None => Box::new(Stdout::data()),
         Some(path) => match Output::create(path, &args.input.bags) {
@@ -98,6 +110,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         catalog: &catalog,
         registry: schemas.registry().clone(),
         paths: &paths,
+        keep: filter.as_ref(),
     };
     let written = match export.run(&selection, &mut out, &mut unread) {
         Ok(w) => w,
@@ -115,6 +128,9 @@ pub fn run(args: &ExportArgs) -> Outcome {
     let (rows, misfit, no_value) = (written.rows, written.misfit, written.no_value);
     outcome = outcome.max(report_unread(&unread));
     drop(out);
+    if let Some(f) = &filter {
+        f.report();
+    }
     if misfit > 0 {
         print_warning(format_args!(
             "{misfit} of {rows} rows did not fit the columns of the first message (an array changed length; see docs/export.md)"

@@ -3,7 +3,7 @@
 
 use clap::{Args, ValueEnum};
 
-use crate::catalog::Schemas;
+use crate::catalog::{BagConn, Schemas};
 use crate::sink::mcap::{McapCompression, McapSink};
 use crate::sink::parquet::partition::Level;
 use crate::sink::parquet::{ParquetOptions, ParquetSink};
@@ -82,6 +82,14 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
+    let conns = super::echo::selected_connections(&catalog, &selection);
+    let filter = match args.filter.compile(conns, &mut Schemas::new(registry.clone())) {
+        Ok(f) => f,
+        Err(e) => {
+            e.print();
+            return Outcome::Failed;
+        }
+    };
     let sink: Box<dyn MessageSink + '_> = if args.format == ExportFormat::Mcap {
         let compression = match args.sink.compression {
             CompressionArg::Zstd => McapCompression::Zstd,
@@ -114,12 +122,19 @@ pub fn run(args: &ExportArgs) -> Outcome {
     };
     let range = progress_range(selection.start, selection.end, &catalog);
     let mut progress = CopyProgress::new(range);
-    // `--where EXPR` plugs in here: a predicate over each `SinkMessage` (decode with
-    // `catalog::Schemas`, evaluate, keep when true) passed as `Some(&mut keep)`.
-    let result = drive(&catalog, &selection, sink, None, &mut |p| {
+    // `--where EXPR`: only the messages it keeps reach the sink.
+    let mut keep = |m: &crate::sink::SinkMessage<'_>| {
+        filter
+            .as_ref()
+            .is_none_or(|f| f.keep(BagConn::new(m.bag, m.conn.id), m.data))
+    };
+    let result = drive(&catalog, &selection, sink, Some(&mut keep), &mut |p| {
         progress.update(p);
     });
     progress.finish();
+    if let Some(f) = &filter {
+        f.report();
+    }
     finish(result, outcome)
 }
 

@@ -29,6 +29,8 @@ pub(super) struct TextExport<'a> {
     pub registry: Registry,
     /// Field paths given with `-t /topic/field`, by connection.
     pub paths: &'a HashMap<BagConn, ResolvedPath>,
+    /// `--where`: only the messages it keeps are written.
+    pub keep: Option<&'a super::where_args::Where>,
 }
 
 /// What an export wrote, and what went wrong on the way.
@@ -143,6 +145,10 @@ impl TextExport<'_> {
         let Some(conn) = bag.connection(m.message.entry.conn) else {
             return;
         };
+        let bag_conn = BagConn::new(m.bag, conn.id);
+        if self.keep.is_some_and(|w| !w.keep(bag_conn, &m.message.data)) {
+            return;
+        }
         let time = m.message.entry.time;
         let schema = match &schemas.get(m.bag, conn).schema {
             Ok(s) => s.clone(),
@@ -166,7 +172,7 @@ impl TextExport<'_> {
         };
         let text = &mut piece.text;
         let w = &mut piece.written;
-        match self.paths.get(&BagConn::new(m.bag, conn.id)) {
+        match self.paths.get(&bag_conn) {
             Some(path) => {
                 let values = path.collect(value.root());
                 let Some(first) = values.first() else {

@@ -12,6 +12,7 @@ use crate::time::RosTime;
 use super::args::{SelectArgs, check_range, unknown_topics};
 use super::copy::{WriteArgs, open_input, recovery_lines, report_problems, run_copy, wrote_line};
 use super::term::{Stdout, outln};
+use super::where_args::WhereArgs;
 use super::{Outcome, print_error, print_warning};
 
 /// Arguments of `bagscope filter`.
@@ -34,6 +35,9 @@ pub struct FilterArgs {
     /// Which messages are kept.
     #[command(flatten)]
     pub select: SelectArgs,
+    /// Which messages are kept, by content.
+    #[command(flatten)]
+    pub filter: WhereArgs,
     /// Output options.
     #[command(flatten)]
     pub write: WriteArgs,
@@ -52,11 +56,34 @@ pub fn run(args: &FilterArgs) -> Outcome {
             return Outcome::Failed;
         }
     };
+    let conns = bag
+        .connections()
+        .iter()
+        .filter(|c| query.wants_conn(c.id))
+        .map(|c| (0, c));
+    let filter = match args
+        .filter
+        .compile(conns, &mut crate::catalog::Schemas::new(registry.clone()))
+    {
+        Ok(f) => f,
+        Err(e) => {
+            e.print();
+            return Outcome::Failed;
+        }
+    };
+    let keep = |conn: ConnId, data: &[u8]| {
+        filter
+            .as_ref()
+            .is_none_or(|f| f.keep(crate::catalog::BagConn::new(0, conn), data))
+    };
     let options = RewriteOptions {
         query,
         writer: args.write.writer_options(&bag),
         ids: ConnectionIds::Renumber,
         definitions: &registry,
+        keep: filter
+            .is_some()
+            .then_some(&keep as &crate::bag::rewrite::Keep<'_>),
     };
     let report = match run_copy(&bag, &args.output, &options) {
         Ok(r) => r,
@@ -67,6 +94,9 @@ pub fn run(args: &FilterArgs) -> Outcome {
         for line in recovery_lines(r) {
             print_warning(format_args!("{}: {line}", bag.path().display()));
         }
+    }
+    if let Some(f) = &filter {
+        f.report();
     }
     let outcome = report_problems(&bag, &report);
     let mut out = Stdout::human();

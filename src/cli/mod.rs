@@ -31,6 +31,7 @@ pub mod shell;
 pub mod suggest;
 pub mod term;
 pub mod verify;
+pub mod where_args;
 
 pub use term::{print_error, print_note, print_warning};
 

@@ -40,6 +40,7 @@ pub fn run(args: &ReindexArgs) -> Outcome {
         writer: args.write.writer_options(&bag),
         ids: ConnectionIds::Keep,
         definitions: &registry,
+        keep: None,
     };
     let report = match run_copy(&bag, &args.output, &options) {
         Ok(r) => r,

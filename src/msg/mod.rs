@@ -14,6 +14,7 @@ mod decode;
 mod decoded;
 mod encode;
 mod error;
+pub mod expr;
 mod field_constants;
 mod md5;
 mod parse;

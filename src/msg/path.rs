@@ -424,6 +424,16 @@ impl ResolvedPath {
         });
     }
 
+    /// True when `f` holds for some value the path names in `msg`; stops at the first.
+    pub fn any<'d>(&self, msg: MessageRef<'d>, mut f: impl FnMut(ValueRef<'d>) -> bool) -> bool {
+        let mut hit = false;
+        walk(&self.steps, ValueRef::Message(msg), &mut |v| {
+            hit = f(v);
+            !hit
+        });
+        hit
+    }
+
     /// Every value the path names in `msg`.
     pub fn collect<'d>(&self, msg: MessageRef<'d>) -> Vec<ValueRef<'d>> {
         let mut out = Vec::new();

@@ -23,6 +23,7 @@ mod cli_play;
 mod cli_serve;
 mod cli_terminal;
 mod cli_truth;
+mod cli_where;
 mod corpus_reader;
 mod damaged_input;
 mod eco_cli;

@@ -1,0 +1,463 @@
+//! Searching messages by content: the times of the messages of some topics for which an
+//! expression ([`crate::msg::expr`]) holds, over every bag of a catalog.
+//!
+//! As for plot series ([`super::series`]), only the chunks that hold the searched connections
+//! are read, decompressed and decoded on worker threads, in batches taken in time order; each
+//! batch is delivered as a [`SearchUpdate`] with its matches (sorted), the progress and the
+//! count so far, so marks appear while the rest is read. The work stops at the next batch when
+//! cancelled (the flag, the callback returning `false`, or the receiver of [`spawn`] dropped).
+//! Messages that cannot be read or decoded are counted, not fatal.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use crate::bag::{Bag, ConnId, parallel_map};
+use crate::msg::expr::{Expr, ExprError, Filter};
+use crate::msg::{Registry, Schema, decode};
+use crate::time::RosTime;
+
+use super::{BagConn, Catalog, compile, topic_matches};
+
+/// What to search: an expression over the messages of some topics.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// The topics searched; empty: every topic.
+    pub topics: Vec<String>,
+    /// The expression.
+    pub expr: Expr,
+}
+
+/// Why a search cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// The expression does not fit the type of any searched topic (the first topic's error).
+    #[error("{topic} ({datatype}): {error}")]
+    Expr {
+        /// The topic.
+        topic: String,
+        /// Its type.
+        datatype: String,
+        /// What is wrong.
+        error: Box<ExprError>,
+    },
+    /// No searched topic can be decoded, or there is none.
+    #[error("no topic to search")]
+    NoTopic,
+}
+
+/// One message that matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Match {
+    /// Its receive time.
+    pub time: RosTime,
+    /// Its connection.
+    pub conn: BagConn,
+}
+
+/// Counts of a search so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Messages tested.
+    pub tested: u64,
+    /// Messages that matched.
+    pub matched: u64,
+    /// Messages that could not be read.
+    pub unreadable: u64,
+    /// Messages that could not be decoded.
+    pub undecodable: u64,
+    /// Messages on searched topics whose type the expression does not fit (not tested).
+    pub skipped: u64,
+}
+
+impl SearchStats {
+    fn add(&mut self, o: SearchStats) {
+        self.tested += o.tested;
+        self.matched += o.matched;
+        self.unreadable += o.unreadable;
+        self.undecodable += o.undecodable;
+        self.skipped += o.skipped;
+    }
+}
+
+/// One step of a search.
+#[derive(Debug, Clone)]
+pub struct SearchUpdate {
+    /// The matches found in this batch, in time order.
+    pub matches: Vec<Match>,
+    /// Fraction of the searched messages read so far, 0..=1.
+    pub fraction: f64,
+    /// Counts so far.
+    pub stats: SearchStats,
+    /// True on the last update.
+    pub done: bool,
+}
+
+struct ConnPlan {
+    schema: Arc<Schema>,
+    filter: Filter,
+}
+
+/// Per bag: the searched connections and their plan (`None`: the expression does not fit).
+type Plans = Vec<HashMap<ConnId, Option<ConnPlan>>>;
+
+#[derive(Clone, Copy)]
+struct Job {
+    bag: usize,
+    chunk: u32,
+    start: RosTime,
+    messages: u64,
+}
+
+/// Chunks in the first batch (per thread) and the largest batch.
+const FIRST_BATCH: usize = 2;
+const MAX_BATCH: usize = 64;
+
+/// Compiles the request for every searched connection: an error when it fits none.
+fn plan(
+    catalog: &Catalog,
+    request: &SearchRequest,
+    registry: &Registry,
+) -> Result<Plans, SearchError> {
+    let mut plans = Vec::new();
+    let mut first_error = None;
+    let mut usable = 0usize;
+    for bag in catalog.bags() {
+        let mut conns = HashMap::new();
+        for c in bag.connections().iter().filter(|c| {
+            request.topics.is_empty() || request.topics.iter().any(|t| topic_matches(t, &c.topic))
+        }) {
+            let plan = compile(c, registry).schema.ok().and_then(|schema| {
+                match request.expr.compile(schema.root(), &c.topic) {
+                    Ok(filter) => Some(ConnPlan { schema, filter }),
+                    Err(error) => {
+                        first_error.get_or_insert(SearchError::Expr {
+                            topic: c.topic.clone(),
+                            datatype: c.datatype.clone(),
+                            error: Box::new(error),
+                        });
+                        None
+                    }
+                }
+            });
+            usable += usize::from(plan.is_some());
+            conns.insert(c.id, plan);
+        }
+        plans.push(conns);
+    }
+    if usable == 0 {
+        return Err(first_error.unwrap_or(SearchError::NoTopic));
+    }
+    Ok(plans)
+}
+
+/// Checks the request against the catalog without reading any message: the error a
+/// [`search`] would start with.
+pub fn validate(
+    catalog: &Catalog,
+    request: &SearchRequest,
+    registry: &Registry,
+) -> Result<(), SearchError> {
+    plan(catalog, request, registry).map(|_| ())
+}
+
+/// Runs the search: calls `on_update` after each batch (return `false` to stop) and returns
+/// every match, in time order, with the counts.
+pub fn search(
+    catalog: &Catalog,
+    request: &SearchRequest,
+    registry: &Registry,
+    cancel: &AtomicBool,
+    mut on_update: impl FnMut(&SearchUpdate) -> bool,
+) -> Result<(Vec<Match>, SearchStats), SearchError> {
+    let plans = plan(catalog, request, registry)?;
+    let mut stats = SearchStats::default();
+    let (mut usable, mut skipped) = (Vec::new(), Vec::new());
+    for (bag, conns) in plans.iter().enumerate() {
+        for (&conn, plan) in conns {
+            let key = BagConn::new(bag, conn);
+            if plan.is_some() {
+                usable.push(key);
+            } else {
+                skipped.push(key);
+            }
+        }
+    }
+    stats.skipped = catalog.chunks_holding(Some(&skipped)).map(|(_, n)| n).sum();
+    let mut jobs: Vec<Job> = catalog
+        .chunks_holding(Some(&usable))
+        .map(|(c, messages)| Job {
+            bag: c.bag,
+            chunk: c.chunk.index,
+            start: c.chunk.start,
+            messages,
+        })
+        .collect();
+    jobs.sort_by_key(|j| (j.start, j.bag, j.chunk));
+    let total: u64 = jobs.iter().map(|j| j.messages).sum();
+    let threads = catalog
+        .bags()
+        .iter()
+        .map(Bag::threads)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut all = Vec::new();
+    let mut read = 0u64;
+    let mut batch = FIRST_BATCH.max(threads);
+    let mut rest: &[Job] = &jobs;
+    loop {
+        let (now, later) = rest.split_at(batch.min(rest.len()));
+        rest = later;
+        let results = parallel_map(now, threads, |job| {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let bag = catalog.bag(job.bag)?;
+            Some(read_chunk(bag, job, plans.get(job.bag)?))
+        });
+        let mut matches = Vec::new();
+        for (job, result) in now.iter().zip(results) {
+            let Some((m, s)) = result else { continue };
+            read += job.messages;
+            matches.extend(m);
+            stats.add(s);
+        }
+        matches.sort_unstable();
+        all.extend_from_slice(&matches);
+        let cancelled = cancel.load(Ordering::Relaxed);
+        let done = rest.is_empty() || cancelled;
+        #[allow(clippy::cast_precision_loss)]
+        let fraction = if total == 0 {
+            1.0
+        } else {
+            (read as f64 / total as f64).min(1.0)
+        };
+        let update = SearchUpdate {
+            matches,
+            fraction,
+            stats,
+            done,
+        };
+        if !on_update(&update) || done {
+            break;
+        }
+        batch = (batch * 2).min(MAX_BATCH);
+    }
+    // Batches are in chunk start order; chunks may overlap in time.
+    if !all.is_sorted() {
+        all.sort_unstable();
+    }
+    Ok((all, stats))
+}
+
+/// Tests the searched messages of one chunk.
+fn read_chunk(
+    bag: &Bag,
+    job: &Job,
+    plans: &HashMap<ConnId, Option<ConnPlan>>,
+) -> (Vec<Match>, SearchStats) {
+    let mut stats = SearchStats::default();
+    let mut matches = Vec::new();
+    let Ok((bytes, _permit)) = bag.chunk_bytes_held(job.chunk) else {
+        stats.unreadable += job.messages;
+        return (matches, stats);
+    };
+    let wanted = |c: ConnId| matches!(plans.get(&c), Some(Some(_)));
+    stats.unreadable += bag.unfound(job.chunk, wanted);
+    let key_bag = job.bag;
+    for entry in bag.chunk_entries(job.chunk).iter() {
+        let Some(Some(plan)) = plans.get(&entry.conn) else {
+            continue;
+        };
+        let Ok(message) = bag.read_with(entry, &bytes) else {
+            stats.unreadable += 1;
+            continue;
+        };
+        match decode(&plan.schema, &message.data) {
+            Ok(d) => {
+                stats.tested += 1;
+                if plan.filter.matches(d.root()) {
+                    stats.matched += 1;
+                    matches.push(Match {
+                        time: entry.time,
+                        conn: BagConn::new(key_bag, entry.conn),
+                    });
+                }
+            }
+            Err(_) => stats.undecodable += 1,
+        }
+    }
+    (matches, stats)
+}
+
+/// A search on its own thread.
+#[derive(Debug)]
+pub struct SearchJob {
+    /// The updates, the last with `done` set.
+    pub updates: mpsc::Receiver<Result<SearchUpdate, SearchError>>,
+    cancel: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl SearchJob {
+    /// Asks the thread to stop at the next batch.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Drop for SearchJob {
+    fn drop(&mut self) {
+        self.cancel();
+        // Detached: it stops at its next batch and its sends fail quietly.
+        drop(self.thread.take());
+    }
+}
+
+/// Starts `request` on a new thread; the updates arrive on the job's receiver. Dropping the
+/// job (or the receiver) stops the work.
+pub fn spawn(
+    catalog: Catalog,
+    request: SearchRequest,
+    registry: Registry,
+) -> std::io::Result<SearchJob> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let flag = Arc::clone(&cancel);
+    let thread = std::thread::Builder::new()
+        .name("search".into())
+        .spawn(move || {
+            let result = search(&catalog, &request, &registry, &flag, |u| {
+                tx.send(Ok(u.clone())).is_ok()
+            });
+            if let Err(e) = result {
+                let _ = tx.send(Err(e));
+            }
+        })?;
+    Ok(SearchJob {
+        updates: rx,
+        cancel,
+        thread: Some(thread),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::bag::{OpenOptions, Query};
+
+    fn catalog(name: &str) -> Catalog {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        let (c, errors) = Catalog::open(&[path], &OpenOptions::default());
+        assert!(errors.is_empty(), "{errors:?}");
+        c
+    }
+
+    fn request(topics: &[&str], text: &str) -> SearchRequest {
+        SearchRequest {
+            topics: topics.iter().map(|t| (*t).to_string()).collect(),
+            expr: Expr::parse(text).unwrap(),
+        }
+    }
+
+    /// The matches found one message at a time, in reading order.
+    fn one_by_one(c: &Catalog, r: &SearchRequest) -> Vec<Match> {
+        let registry = Registry::bundled();
+        let mut out = Vec::new();
+        for (i, bag) in c.bags().iter().enumerate() {
+            for m in bag.messages(&Query::all()) {
+                let m = m.unwrap();
+                let conn = bag.connection(m.entry.conn).unwrap();
+                if !(r.topics.is_empty() || r.topics.iter().any(|t| topic_matches(t, &conn.topic)))
+                {
+                    continue;
+                }
+                let schema = compile(conn, &registry).schema.unwrap();
+                let Ok(filter) = r.expr.compile(schema.root(), &conn.topic) else {
+                    continue;
+                };
+                if filter.matches_payload(&schema, &m.data).unwrap() {
+                    out.push(Match {
+                        time: m.entry.time,
+                        conn: BagConn::new(i, m.entry.conn),
+                    });
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn finds_what_a_message_by_message_test_finds() {
+        for bag in ["recorded.bag", "recorded_lz4.bag", "recorded_bz2.bag"] {
+            let c = catalog(bag);
+            for (topics, text) in [
+                (&["/chatter"][..], "data ~ \"1\""),
+                (&[][..], "\"o\""),
+                (&[][..], "header.frame_id == \"odom\" or level >= INFO"),
+                (&["/imu"][..], "abs(angular_velocity.z) > 0.01"),
+            ] {
+                let r = request(topics, text);
+                let mut updates = Vec::new();
+                let (all, stats) =
+                    search(&c, &r, &Registry::bundled(), &AtomicBool::new(false), |u| {
+                        updates.push(u.clone());
+                        true
+                    })
+                    .unwrap();
+                assert_eq!(all, one_by_one(&c, &r), "{bag} {text}");
+                assert_eq!(stats.matched, all.len() as u64);
+                let last = updates.last().unwrap();
+                assert!(last.done && (last.fraction - 1.0).abs() < 1e-9);
+                let streamed: usize = updates.iter().map(|u| u.matches.len()).sum();
+                assert_eq!(streamed, all.len());
+                assert!(updates.iter().all(|u| u.matches.is_sorted()));
+            }
+        }
+    }
+
+    #[test]
+    fn an_expression_that_fits_no_topic_is_an_error_and_others_are_skipped() {
+        let c = catalog("recorded.bag");
+        let r = request(&["/chatter"], "nothing == 1");
+        let e = validate(&c, &r, &Registry::bundled()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("has no field 'nothing'; its fields are: data"),
+            "{e}"
+        );
+        let r = request(&[], "data ~ \"x\"");
+        let (_, stats) = search(
+            &c,
+            &r,
+            &Registry::bundled(),
+            &AtomicBool::new(false),
+            |_| true,
+        )
+        .unwrap();
+        assert_eq!(stats.tested, 37);
+        assert_eq!(stats.skipped, 159 - 37);
+    }
+
+    #[test]
+    fn runs_on_a_thread_and_stops_when_dropped() {
+        let c = catalog("recorded.bag");
+        let job = spawn(c.clone(), request(&[], "\"o\""), Registry::bundled()).unwrap();
+        let mut done = false;
+        for u in &job.updates {
+            done = u.unwrap().done;
+        }
+        assert!(done);
+        let job = spawn(c, request(&[], "\"o\""), Registry::bundled()).unwrap();
+        job.cancel();
+        drop(job);
+    }
+}

@@ -1,0 +1,117 @@
+//! `--where EXPR` of `echo`, `export` and `filter`: keep only the messages an expression
+//! (docs/search.md) holds for, compiled once per connection against its type.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::bag::Connection;
+use crate::catalog::{BagConn, Schemas};
+use crate::msg::Schema;
+use crate::msg::expr::{Expr, ExprError, Filter};
+
+/// The `--where` option.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WhereArgs {
+    /// Keep only messages for which EXPR holds, e.g. `level >= WARN`,
+    /// `header.frame_id == "base"`, `transforms[*].child_frame_id ~ "arm"` (docs/search.md).
+    /// Every selected topic's type must have the fields it names.
+    #[arg(long = "where", value_name = "EXPR")]
+    pub expr: Option<String>,
+}
+
+/// The compiled `--where` filter of every selected connection.
+pub struct Where {
+    filters: HashMap<BagConn, (Arc<Schema>, Filter)>,
+    /// Messages that could not be decoded to test (not kept).
+    undecodable: std::sync::atomic::AtomicU64,
+}
+
+impl WhereArgs {
+    /// The filter for `conns` (bag index, connection), or `Ok(None)` without `--where`.
+    /// `Err` holds the lines to print when the expression does not parse or does not fit a
+    /// topic's type.
+    pub fn compile<'c>(
+        &self,
+        conns: impl IntoIterator<Item = (usize, &'c Connection)>,
+        schemas: &mut Schemas,
+    ) -> Result<Option<Where>, WhereError> {
+        let Some(text) = &self.expr else {
+            return Ok(None);
+        };
+        let expr = Expr::parse(text).map_err(|e| WhereError {
+            context: String::new(),
+            error: Box::new(e),
+        })?;
+        let mut filters = HashMap::new();
+        for (bag, conn) in conns {
+            // A connection without a schema cannot be decoded: its messages are reported
+            // when reading and never match.
+            let Ok(schema) = schemas.get(bag, conn).schema.clone() else {
+                continue;
+            };
+            let filter = expr
+                .compile(schema.root(), &conn.topic)
+                .map_err(|e| WhereError {
+                    context: format!("topic '{}' ({}): ", conn.topic, conn.datatype),
+                    error: Box::new(e),
+                })?;
+            filters.insert(BagConn::new(bag, conn.id), (schema, filter));
+        }
+        Ok(Some(Where {
+            filters,
+            undecodable: std::sync::atomic::AtomicU64::new(0),
+        }))
+    }
+}
+
+impl Where {
+    /// True when the message `data` of connection `conn` satisfies the expression; a message
+    /// that does not decode does not (it is counted and reported by [`Where::report`]).
+    pub fn keep(&self, conn: BagConn, data: &[u8]) -> bool {
+        let Some((schema, filter)) = self.filters.get(&conn) else {
+            return false;
+        };
+        if let Ok(b) = filter.matches_payload(schema, data) {
+            b
+        } else {
+            self.undecodable
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            false
+        }
+    }
+
+    /// Prints how many messages could not be tested, if any.
+    pub fn report(&self) {
+        let n = self.undecodable.load(std::sync::atomic::Ordering::Relaxed);
+        if n > 0 {
+            super::print_warning(format_args!(
+                "--where: {n} messages could not be decoded to test the expression: none kept"
+            ));
+        }
+    }
+}
+
+/// Why `--where` cannot be used.
+#[derive(Debug)]
+pub struct WhereError {
+    context: String,
+    error: Box<ExprError>,
+}
+
+impl WhereError {
+    /// Prints the error, then the expression with a `^` under the column, on stderr.
+    pub fn print(&self) {
+        super::print_error(format_args!(
+            "--where: {}{}",
+            self.context,
+            self.error.message()
+        ));
+        let mut err = std::io::stderr().lock();
+        for line in self.error.pointer().lines() {
+            let _ = writeln!(err, "  {}", crate::printable::escape_line(line));
+        }
+    }
+}

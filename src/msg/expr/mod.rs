@@ -1,0 +1,94 @@
+//! Expressions over message fields: `level >= WARN and name ~ "planner"`.
+//!
+//! The language `bagscope` takes for searching (`f` in the explorer) and for `--where` on the
+//! command line, documented with examples in `docs/search.md`:
+//!
+//! - a field path as `echo` takes it (`header.frame_id`, `ranges[10]`,
+//!   `transforms[*].child_frame_id` for any element; a leading `m.` as in `rosbag filter` is
+//!   dropped), compared with `== != < <= > >=` to a number, a `"string"` (or `'string'`),
+//!   `true`/`false`, or a constant of the type (`level >= WARN`, `status.status ==
+//!   STATUS_NO_FIX`);
+//! - `path ~ "text"` (substring, ignoring ASCII case) and `path =~ "regex"` on strings;
+//!   `len(path)` of arrays and strings, `abs(path)` of numbers; `"text" in path` (Python's
+//!   case-sensitive substring test);
+//! - `and`, `or`, `not`, parentheses; a bare `"text"` searches every string field;
+//! - a path alone is true when its value is non-zero / non-empty; `topic` (when the type has
+//!   no such field) is the topic's name.
+//!
+//! [`Expr::parse`] checks the syntax once; [`Expr::compile`] resolves it against a message
+//! type (unknown fields and constants, and operators that do not fit a field's type, are
+//! errors pointing at their column); [`Filter::matches`] evaluates it on decoded messages
+//! without allocating.
+
+mod compile;
+mod error;
+mod eval;
+mod lexer;
+mod parser;
+#[cfg(test)]
+mod tests;
+
+pub use error::{ExprError, ExprErrorKind};
+pub use lexer::{CmpOp, MAX_EXPR_LEN};
+pub use parser::Func;
+
+use super::{DecodeError, MessageRef, MsgType, Schema, decode};
+
+/// An expression whose syntax has been checked, not yet tied to a message type.
+#[derive(Debug, Clone)]
+pub struct Expr {
+    text: String,
+    ast: parser::Ast,
+}
+
+impl Expr {
+    /// Parses `text`; the error points at the column where it goes wrong.
+    pub fn parse(text: &str) -> Result<Expr, ExprError> {
+        Ok(Expr {
+            text: text.to_string(),
+            ast: parser::parse(text)?,
+        })
+    }
+
+    /// The text as given.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Compiles the expression for messages of type `ty` published on `topic`.
+    pub fn compile(&self, ty: &MsgType, topic: &str) -> Result<Filter, ExprError> {
+        let compiler = compile::Compiler {
+            text: &self.text,
+            ty,
+            topic,
+        };
+        Ok(Filter {
+            node: compiler.node(&self.ast)?,
+            type_name: ty.name().to_string(),
+        })
+    }
+}
+
+/// An expression compiled for one message type.
+#[derive(Debug, Clone)]
+pub struct Filter {
+    node: compile::Node,
+    type_name: String,
+}
+
+impl Filter {
+    /// True when `msg` (a message of the type compiled for) satisfies the expression.
+    pub fn matches(&self, msg: MessageRef<'_>) -> bool {
+        self.node.eval(msg)
+    }
+
+    /// Decodes `payload` with `schema` (the type compiled for) and evaluates the expression.
+    pub fn matches_payload(&self, schema: &Schema, payload: &[u8]) -> Result<bool, DecodeError> {
+        Ok(self.matches(decode(schema, payload)?.root()))
+    }
+
+    /// The type the filter was compiled for.
+    pub fn type_name(&self) -> &str {
+        &self.type_name
+    }
+}
