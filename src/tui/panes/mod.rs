@@ -5,10 +5,12 @@ pub mod health;
 pub mod help;
 pub mod histogram;
 pub mod inspector;
+pub mod log;
 pub mod messages;
 pub mod opening;
 pub mod plot;
 pub mod status;
+pub mod text_view;
 pub mod topics;
 
 use ratatui::layout::Rect;
