@@ -8,6 +8,7 @@ mod chunk_scan;
 pub mod export;
 pub mod health;
 pub mod index;
+pub mod log;
 mod merge;
 mod schemas;
 pub mod search;

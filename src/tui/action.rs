@@ -127,4 +127,20 @@ pub enum Action {
     Scroll(u16, u16, bool),
     /// The terminal was resized.
     Resize(u16, u16),
+    /// Show or hide the log view (`/rosout`).
+    ToggleLog,
+    /// Log view: the next minimum level.
+    LogLevel,
+    /// Log view: type the node filter.
+    LogNodeFilter,
+    /// Log view: type the text filter.
+    LogTextFilter,
+    /// Show the selected message's type definition (`rosmsg show`).
+    ShowDefinition,
+    /// Show the inspector's selected string in full.
+    ShowLongValue,
+    /// Mark the decoded message to compare others with.
+    MarkForDiff,
+    /// List the fields that differ from the marked message.
+    ShowDiff,
 }

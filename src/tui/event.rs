@@ -40,6 +40,8 @@ pub enum AppEvent {
     Filtered(Filtered),
     /// A piece of a plot series computed in the background.
     Plot(crate::tui::plotter::PlotNews),
+    /// Log lines read in the background.
+    Log(crate::catalog::log::LogPiece),
 }
 
 /// The result of opening.
@@ -97,6 +99,7 @@ impl App {
     pub fn set_events(&mut self, events: Sender<AppEvent>) {
         self.filter_in_background(notify(&events, AppEvent::Filtered));
         self.set_plot_notify(notify(&events, AppEvent::Plot));
+        self.start_log_reading(notify(&events, AppEvent::Log));
         self.set_ros_notify(Notify::new(move |ev| {
             events.send(AppEvent::Ros(ev)).is_ok()
         }));
@@ -115,6 +118,7 @@ impl App {
             AppEvent::Tick => self.advance_play(std::time::Instant::now()),
             AppEvent::Filtered(done) => self.filtered(done),
             AppEvent::Plot(news) => self.plot_news(news),
+            AppEvent::Log(piece) => self.log_piece(piece),
             AppEvent::Opening(_) | AppEvent::Opened(_) => false,
         }
     }
@@ -124,7 +128,8 @@ impl App {
         match input {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
                 let context = match self.mode {
-                    Mode::Filter | Mode::Jump => Context::Prompt,
+                    Mode::Filter | Mode::Jump | Mode::LogPrompt => Context::Prompt,
+                    Mode::Log => Context::Log,
                     _ => Context::Global,
                 };
                 match self.keymap.action(k, context) {
@@ -141,7 +146,9 @@ impl App {
                 _ => false,
             },
             Event::Resize(w, h) => self.apply(Action::Resize(w, h)),
-            Event::Paste(text) if matches!(self.mode, Mode::Filter | Mode::Jump) => {
+            Event::Paste(text)
+                if matches!(self.mode, Mode::Filter | Mode::Jump | Mode::LogPrompt) =>
+            {
                 for c in text.chars().filter(|c| !c.is_control()) {
                     self.apply(Action::Input(c));
                 }

@@ -12,6 +12,8 @@ pub enum Context {
     Global,
     /// Typing in a prompt (filter, jump).
     Prompt,
+    /// The log view (keys not bound here mean what they mean in `Global`).
+    Log,
 }
 
 /// One binding: a key (with modifiers), its context, the action and a description.
@@ -45,6 +47,16 @@ fn b(code: KeyCode, action: Action, help: &'static str) -> Binding {
     }
 }
 
+fn log(code: KeyCode, action: Action, help: &'static str) -> Binding {
+    Binding {
+        code,
+        modifiers: KeyModifiers::NONE,
+        context: Context::Log,
+        action,
+        help,
+    }
+}
+
 fn ctrl(c: char, action: Action, help: &'static str) -> Binding {
     Binding {
         code: KeyCode::Char(c),
@@ -55,11 +67,49 @@ fn ctrl(c: char, action: Action, help: &'static str) -> Binding {
     }
 }
 
+/// The keys for reading content: the log view, definitions, long values, comparing.
+fn reading_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        b(K::Char('r'), A::ToggleLog, "log view (/rosout)"),
+        b(
+            K::Char('d'),
+            A::ShowDefinition,
+            "message definition (rosmsg show)",
+        ),
+        b(
+            K::Char('w'),
+            A::ShowLongValue,
+            "inspector: the selected string in full",
+        ),
+        b(
+            K::Char('m'),
+            A::MarkForDiff,
+            "mark the message to compare others with",
+        ),
+        b(
+            K::Char('D'),
+            A::ShowDiff,
+            "list the fields changed since the marked message",
+        ),
+        log(
+            K::Tab,
+            A::LogLevel,
+            "minimum level DEBUG/INFO/WARN/ERROR/FATAL",
+        ),
+        log(K::Char('@'), A::LogNodeFilter, "filter by node"),
+        log(K::Char('/'), A::LogTextFilter, "filter by text"),
+        log(K::Enter, A::Enter, "go to the line's message"),
+        log(K::Char('r'), A::ToggleLog, "close (also Esc)"),
+    ]
+}
+
 impl Default for KeyMap {
     fn default() -> Self {
         use Action as A;
         use KeyCode as K;
-        let bindings = vec![
+        let mut bindings = vec![
             b(K::Char('q'), A::Quit, "quit"),
             ctrl('c', A::Quit, ""),
             b(K::Char('?'), A::ToggleHelp, "show/hide this help"),
@@ -197,6 +247,7 @@ impl Default for KeyMap {
                 help: "clear",
             },
         ];
+        bindings.extend(reading_bindings());
         KeyMap { bindings }
     }
 }
@@ -219,6 +270,7 @@ impl KeyMap {
             }
             (Context::Prompt, KeyCode::Up) => Some(Action::Up),
             (Context::Prompt, KeyCode::Down) => Some(Action::Down),
+            (Context::Log, _) => self.action(key, Context::Global),
             _ => None,
         }
     }

@@ -12,6 +12,7 @@ pub mod app;
 pub mod event;
 pub mod keymap;
 pub mod layout;
+pub mod logger;
 pub mod model;
 pub mod notify;
 pub mod opening;

@@ -40,6 +40,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
     match app.mode {
         Mode::Help => panes::help::draw(frame, app, theme, body),
         Mode::Health => panes::health::draw(frame, app, theme, body),
+        Mode::Log | Mode::LogPrompt => panes::log::draw(frame, app, theme, body),
+        Mode::Text => panes::text_view::draw(frame, app, theme, body),
         _ => {}
     }
 }

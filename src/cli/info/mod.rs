@@ -4,6 +4,7 @@
 
 mod forms;
 mod health;
+mod log;
 mod summary;
 
 use std::fmt::Write as _;
@@ -34,7 +35,8 @@ pub struct InfoArgs {
     #[arg(long)]
     pub freq: bool,
     /// Also report each topic's health: median rate, gaps longer than a few periods,
-    /// out-of-order receive times, type conflicts, chunk compression (from index data only).
+    /// out-of-order receive times, type conflicts, chunk compression (from index data only),
+    /// and the log lines (`/rosout`) per node and level (the log topics' chunks are read).
     #[arg(long)]
     pub health: bool,
     /// Bag files.
@@ -73,10 +75,18 @@ pub fn run(args: &InfoArgs) -> Outcome {
                 &mut |_| {},
             )
         });
+        let logs = if args.health {
+            log::LogCounts::read(&crate::catalog::Catalog::new(vec![bag.clone()]))
+        } else {
+            None
+        };
         if args.json {
             let mut j = summary.json(&bag, &shown);
             if let (Json::Obj(pairs), Some(h)) = (&mut j, &health) {
                 pairs.push(("health".into(), health_json(h)));
+                if let Some(l) = &logs {
+                    pairs.push(("log".into(), l.json()));
+                }
             }
             jsons.push(j);
         } else if args.yaml {
@@ -86,6 +96,10 @@ pub fn run(args: &InfoArgs) -> Outcome {
             if let Some(h) = &health {
                 t.push('\n');
                 t.push_str(&health_text(h));
+            }
+            if let Some(l) = &logs {
+                t.push('\n');
+                t.push_str(&l.text());
             }
             texts.push(t);
         }

@@ -6,7 +6,9 @@
 //! nothing in the read or write side of `msg` depends on them.
 
 pub mod csv;
+pub mod definition;
 pub mod json;
+pub mod preview;
 pub(crate) mod pyrepr;
 mod pyyaml;
 pub mod summary;

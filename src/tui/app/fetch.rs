@@ -146,12 +146,17 @@ impl App {
                 self.request_sizes();
                 true
             }
-            Reply::Sizes { id: _, sizes } => {
+            Reply::Sizes {
+                id: _,
+                sizes,
+                previews,
+            } => {
                 for (r, s) in sizes {
                     if let Some(s) = s {
                         self.messages.sizes.insert(r, s);
                     }
                 }
+                self.messages.previews.extend(previews);
                 true
             }
             Reply::Decoded { id, msg, result } => {
@@ -163,6 +168,7 @@ impl App {
                 self.inspector.set(*result, self.time_format, self.start());
                 self.inspector
                     .scroll_into_view(self.layout.inspector_rows());
+                self.refresh_diff();
                 true
             }
             Reply::Exported { id, result } => {

@@ -5,15 +5,18 @@
 //! publishing (`publishing`), export and clipboard (`output`), the health view (`health`)
 //! and the background topic filter (`filter`).
 
+mod diff;
 mod fetch;
 mod filter;
 mod health;
 mod input;
 mod lanes;
+mod log;
 mod output;
 mod playback;
 mod plot;
 mod publishing;
+mod reading;
 
 use std::path::PathBuf;
 
@@ -52,6 +55,12 @@ pub enum Mode {
     Help,
     /// The health view.
     Health,
+    /// The log view.
+    Log,
+    /// Typing a filter of the log view.
+    LogPrompt,
+    /// The text overlay (`d`, `w`).
+    Text,
 }
 
 /// A short message in the status bar.
@@ -134,6 +143,14 @@ pub struct App {
     /// Where the ROS publisher reports (set by the event loop; without it `p` cannot publish).
     ros: Option<Notify<RosEvent>>,
     worker: Worker,
+    /// The log view (`r`).
+    pub log: super::model::log::LogView,
+    /// The message marked with `m` to compare others with.
+    pub diff_mark: Option<super::worker::decode::Inspected>,
+    /// The text overlay (`d`, `w`).
+    pub text_view: super::model::text_view::TextView,
+    /// The log lines being read in the background.
+    log_job: Option<super::logger::LogJob>,
     /// The latest worker request of each kind: replies to older ones are dropped.
     requests: Pending,
 }
@@ -202,9 +219,15 @@ impl App {
             ros: None,
             help_scroll: 0,
             worker,
+            log: super::model::log::LogView::default(),
+            log_job: None,
+            text_view: super::model::text_view::TextView::default(),
+            diff_mark: None,
             requests: Pending::default(),
             catalog,
         };
+        let iw = app.layout.inspector.width.saturating_sub(2) as usize;
+        app.inspector.set_width(iw, app.time_format, app.start());
         app.topic_changed();
         app
     }
@@ -229,6 +252,9 @@ impl App {
             Mode::Filter | Mode::Jump => return self.prompt_action(action),
             Mode::Help => return self.help_action(action),
             Mode::Health => return self.health_action(action),
+            Mode::Log => return self.log_action(action),
+            Mode::LogPrompt => return self.log_prompt_action(action),
+            Mode::Text => return self.text_action(action),
             Mode::Normal => {}
         }
         self.flash = None;
@@ -276,6 +302,11 @@ impl App {
             Action::SaveYaml => self.save_yaml(),
             Action::TogglePlotField => self.plot_selected_field(),
             Action::TogglePlotScale => self.toggle_plot_scale(),
+            Action::ToggleLog => self.open_log(),
+            Action::ShowDefinition => self.show_definition(),
+            Action::ShowLongValue => self.show_long_value(),
+            Action::MarkForDiff => self.mark_for_diff(),
+            Action::ShowDiff => self.show_diff(),
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),
@@ -324,6 +355,8 @@ impl App {
         );
         self.topics.scroll_into_view(th);
         self.messages.scroll_into_view(mh);
+        let iw = self.layout.inspector.width.saturating_sub(2) as usize;
+        self.inspector.set_width(iw, self.time_format, self.start());
         self.inspector.scroll_into_view(ih);
         self.request_sizes();
     }

@@ -13,8 +13,10 @@ use super::timefmt::TimeFormat;
 
 /// Array elements shown when an array is first expanded, and added per "show more".
 pub const ARRAY_PAGE: usize = 32;
-/// Bytes per row of a byte array's hex view.
+/// Bytes per row of a byte array's hex view when the pane's width is not known.
 pub const HEX_ROW: usize = 16;
+/// Most bytes per hex row, however wide the pane.
+pub const HEX_ROW_MAX: usize = 32;
 /// Characters of a string shown in its row.
 pub const STRING_PREVIEW: usize = 120;
 
@@ -68,9 +70,31 @@ pub struct Inspector {
     pub selected: usize,
     /// First row shown.
     pub offset: usize,
+    /// Cells inside the pane (0: unknown): hex rows are sized to fit them.
+    width: usize,
+    /// Paths that differ from the message marked with `m` (and the nodes above them).
+    pub changed: HashSet<String>,
 }
 
 impl Inspector {
+    /// The pane's inside width changed: hex rows are laid out again to fit it.
+    pub fn set_width(&mut self, width: usize, format: TimeFormat, start: RosTime) {
+        if width != self.width {
+            self.width = width;
+            self.rebuild(format, start);
+        }
+    }
+
+    /// Bytes per hex row at nesting `depth`: what fits the pane (the row draws as indent,
+    /// marker, `000000: `, three cells a byte, a gap, `|ascii|`), a multiple of 4, 4 to 32.
+    pub fn hex_row(&self, depth: usize) -> usize {
+        if self.width == 0 {
+            return HEX_ROW;
+        }
+        let room = self.width.saturating_sub(2 * depth + 2 + 6 + 2 + 3);
+        (room / 4 / 4 * 4).clamp(4, HEX_ROW_MAX)
+    }
+
     /// Rows as currently unfolded.
     pub fn rows(&self) -> &[Row] {
         &self.rows
@@ -241,21 +265,22 @@ impl Builder<'_> {
                 self.more(path, items.len() - shown, depth);
             }
             ValueRef::Bytes(bytes) => {
-                let lines = bytes.len().div_ceil(HEX_ROW);
+                let n = self.inspector.hex_row(depth);
+                let lines = bytes.len().div_ceil(n);
                 let shown = self.shown(path).min(lines);
-                for (i, chunk) in bytes.chunks(HEX_ROW).take(shown).enumerate() {
+                for (i, chunk) in bytes.chunks(n).take(shown).enumerate() {
                     self.rows.push(Row {
                         depth,
                         path: format!("{path}#{i}"),
-                        label: format!("{:06x}", i * HEX_ROW),
+                        label: format!("{:06x}", i * n),
                         type_name: String::new(),
-                        text: hex_line(chunk),
+                        text: hex_line(chunk, n),
                         constant: None,
                         expand: Expand::Leaf,
                         more: None,
                     });
                 }
-                self.more(path, (lines - shown) * HEX_ROW, depth);
+                self.more(path, bytes.len().saturating_sub(shown * n), depth);
             }
             _ => {}
         }
@@ -360,15 +385,17 @@ fn int_of(v: &ValueRef<'_>) -> Option<i128> {
     })
 }
 
-fn hex_line(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(HEX_ROW * 4 + 2);
+/// One hex row of `n` bytes (`bytes` may be shorter: the last row): hex with a gap in the
+/// middle, then the printable characters.
+fn hex_line(bytes: &[u8], n: usize) -> String {
+    let mut s = String::with_capacity(n * 4 + 3);
     for (i, b) in bytes.iter().enumerate() {
-        if i == HEX_ROW / 2 {
+        if i == n / 2 {
             s.push(' ');
         }
         let _ = write!(s, "{b:02x} ");
     }
-    let pad = (HEX_ROW - bytes.len()) * 3 + usize::from(bytes.len() <= HEX_ROW / 2);
+    let pad = n.saturating_sub(bytes.len()) * 3 + usize::from(bytes.len() <= n / 2);
     s.push_str(&" ".repeat(pad));
     s.push('|');
     s.extend(bytes.iter().map(|&b| {
@@ -525,12 +552,34 @@ mod tests {
     #[test]
     fn hex_lines_align() {
         assert_eq!(
-            hex_line(b"ABCDEFGHIJKLMNOP"),
+            hex_line(b"ABCDEFGHIJKLMNOP", 16),
             "41 42 43 44 45 46 47 48  49 4a 4b 4c 4d 4e 4f 50 |ABCDEFGHIJKLMNOP|"
         );
         assert_eq!(
-            hex_line(b"A").len(),
-            hex_line(b"ABCDEFGHIJKLMNOP").len() - 15
+            hex_line(b"A", 16).len(),
+            hex_line(b"ABCDEFGHIJKLMNOP", 16).len() - 15
         );
+        assert_eq!(hex_line(b"ABCD", 4), "41 42  43 44 |ABCD|");
+        assert_eq!(hex_line(b"A", 4).len(), hex_line(b"ABCD", 4).len() - 3);
+    }
+
+    #[test]
+    fn hex_rows_fit_the_pane() {
+        let mut ins = Inspector::default();
+        assert_eq!(ins.hex_row(0), HEX_ROW);
+        for width in [20usize, 38, 39, 60, 78, 158] {
+            ins.width = width;
+            for depth in 0..3 {
+                let n = ins.hex_row(depth);
+                let drawn = 2 * depth + 2 + 6 + 2 + hex_line(&vec![b'x'; n], n).chars().count();
+                assert!(
+                    drawn <= width || n == 4,
+                    "{width} {depth}: {n} bytes take {drawn}"
+                );
+                assert_eq!(n % 4, 0);
+            }
+        }
+        ins.width = 78;
+        assert_eq!(ins.hex_row(1), 12);
     }
 }

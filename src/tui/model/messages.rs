@@ -22,6 +22,8 @@ pub struct MessageList {
     pub offset: usize,
     /// Payload sizes read so far.
     pub sizes: HashMap<MsgRef, usize>,
+    /// One-line previews decoded so far (the worker decodes the visible rows).
+    pub previews: HashMap<MsgRef, String>,
     /// True while a window request is outstanding.
     pub loading: bool,
 }

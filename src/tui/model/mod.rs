@@ -1,13 +1,16 @@
 //! UI-agnostic models: plain structs with unit tests, no terminal types. Panes render them.
 
+pub mod diff;
 pub mod health;
 pub mod histogram;
 pub mod inspector;
 pub mod lanes;
+pub mod log;
 pub mod messages;
 pub mod plot;
 pub mod plots;
 pub mod scroll;
+pub mod text_view;
 pub mod timefmt;
 pub mod timeline;
 pub mod topic_filter;

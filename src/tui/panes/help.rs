@@ -26,6 +26,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             .into_iter()
             .map(|(k, d)| (k, d.to_string(), false)),
     );
+    entries.push((String::new(), "In the log view (r)".into(), true));
+    entries.extend(
+        app.keymap
+            .help(Context::Log)
+            .into_iter()
+            .map(|(k, d)| (k, d.to_string(), false)),
+    );
     entries.push((
         String::new(),
         "Mouse: click selects, wheel scrolls".into(),

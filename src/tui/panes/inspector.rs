@@ -69,12 +69,16 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let rows = (inner.height as usize).saturating_sub(lines.len());
     for (i, row) in ins.rows().iter().enumerate().skip(ins.offset).take(rows) {
         let selected = i == ins.selected;
+        let changed = ins.changed.contains(&row.path);
         let base = if selected {
             theme.selected(app.focus == Pane::Inspector)
+        } else if changed {
+            theme.matched()
         } else {
             Style::new()
         };
         let marker = match row.expand {
+            Expand::Leaf if changed => "≠ ",
             Expand::Leaf => "  ",
             Expand::Collapsed => "▸ ",
             Expand::Expanded => "▾ ",

@@ -1,4 +1,5 @@
-//! The message pane: the selected topic's messages around the cursor, with time and size.
+//! The message pane: the selected topic's messages around the cursor, with time, a one-line
+//! preview (decoded by the worker for the visible rows) and size.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,10 +8,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{block, inner};
+use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use crate::tui::app::App;
-use crate::tui::text::{bytes, fit, pad, pad_left};
+use crate::tui::text::{bytes, fit, pad, pad_left, width};
 use crate::tui::theme::Theme;
+
+/// The preview column is shown when it gets at least this many cells.
+const MIN_PREVIEW: usize = 8;
 
 /// Draws the message pane.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
@@ -36,11 +41,24 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let w = inner.width as usize;
     let size_w = 10;
     let bag_w = if app.catalog.bags().len() > 1 { 4 } else { 0 };
-    let time_w = w.saturating_sub(size_w + bag_w);
+    let start = app.start();
+    let label = format!("time ({})", app.time_format.name());
+    // The time column as wide as its text; the preview gets the rest when that is enough.
+    let time_text_w = list
+        .window
+        .entries
+        .get(list.offset)
+        .map_or(0, |m| width(&app.time_format.short(m.entry.time, start)));
+    let rest = w.saturating_sub(size_w + bag_w);
+    let (time_w, preview_w) = match time_text_w.max(width(&label)) + 2 {
+        tw if rest >= tw + MIN_PREVIEW => (tw, rest - tw),
+        _ => (rest, 0),
+    };
     let mut lines = vec![Line::styled(
         format!(
-            "{}{}{}",
-            pad(&format!("time ({})", app.time_format.name()), time_w),
+            "{}{}{}{}",
+            pad(&label, time_w),
+            pad(if preview_w > 0 { "preview" } else { "" }, preview_w),
             pad_left(if bag_w > 0 { "bag" } else { "" }, bag_w),
             pad_left("size", size_w)
         ),
@@ -57,7 +75,6 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         };
         lines.push(Line::styled(text, theme.dim()));
     }
-    let start = app.start();
     for (i, m) in list
         .window
         .entries
@@ -78,6 +95,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             .get(m)
             .map_or("…".to_string(), |s| bytes(*s as u64));
         let mut spans = vec![Span::styled(pad(&time, time_w), style)];
+        if preview_w > 0 {
+            let text = list
+                .previews
+                .get(m)
+                .map_or(std::borrow::Cow::Borrowed(""), |p| escape_line(p));
+            spans.push(Span::styled(pad(&text, preview_w), style));
+        }
         if bag_w > 0 {
             spans.push(Span::styled(
                 pad_left(&format!("#{}", m.bag + 1), bag_w),

@@ -6,10 +6,12 @@ pub mod help;
 pub mod histogram;
 pub mod inspector;
 pub mod lanes;
+pub mod log;
 pub mod messages;
 pub mod opening;
 pub mod plot;
 pub mod status;
+pub mod text_view;
 pub mod topics;
 
 use ratatui::layout::Rect;

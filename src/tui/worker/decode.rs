@@ -47,6 +47,32 @@ impl Decoder {
         }
     }
 
+    /// The payload size of `msg` and its one-line preview (when it decodes), for the
+    /// message list.
+    pub fn size_and_preview(
+        &mut self,
+        catalog: &Catalog,
+        msg: MsgRef,
+    ) -> (Option<usize>, Option<String>) {
+        let Some(bag) = catalog.bag(msg.bag) else {
+            return (None, None);
+        };
+        let Ok(message) = bag.read(&msg.entry) else {
+            return (None, None);
+        };
+        let size = Some(message.data.len());
+        let Some(conn) = bag.connection(msg.entry.conn) else {
+            return (size, None);
+        };
+        let Ok(schema) = &self.schemas.get(msg.bag, conn).schema else {
+            return (size, None);
+        };
+        let preview = crate::msg::decode(schema, &message.data)
+            .ok()
+            .map(|d| crate::msg::render::preview::preview(d.root()));
+        (size, preview)
+    }
+
     /// Reads and decodes `msg`.
     pub fn inspect(&mut self, catalog: &Catalog, msg: MsgRef) -> Inspected {
         let mut out = Inspected {

@@ -98,6 +98,8 @@ pub enum Reply {
         id: RequestId,
         /// Sizes.
         sizes: Vec<(MsgRef, Option<usize>)>,
+        /// One-line previews of the messages that decoded (`msg::render::preview`).
+        previews: Vec<(MsgRef, String)>,
     },
     /// A decoded message.
     Decoded {
@@ -286,19 +288,22 @@ pub fn serve(catalog: &Catalog, decoder: &mut Decoder, request: Request) -> Repl
             window: catalog.window(&connections, center, before, after),
             extend,
         },
-        Request::Sizes { id, refs } => Reply::Sizes {
-            id,
-            sizes: refs
-                .into_iter()
-                .map(|r| {
-                    let size = catalog
-                        .bag(r.bag)
-                        .and_then(|b| b.read(&r.entry).ok())
-                        .map(|m| m.data.len());
-                    (r, size)
-                })
-                .collect(),
-        },
+        Request::Sizes { id, refs } => {
+            let mut sizes = Vec::with_capacity(refs.len());
+            let mut previews = Vec::new();
+            for r in refs {
+                let (size, preview) = decoder.size_and_preview(catalog, r);
+                sizes.push((r, size));
+                if let Some(p) = preview {
+                    previews.push((r, p));
+                }
+            }
+            Reply::Sizes {
+                id,
+                sizes,
+                previews,
+            }
+        }
         Request::Decode { id, msg } => Reply::Decoded {
             id,
             msg,

@@ -1,0 +1,490 @@
+//! The log lines of a catalog: every `rosgraph_msgs/Log` (and the old `roslib/Log`) message of
+//! the log topics, decoded into compact [`LogLine`]s for the explorer's log view and for
+//! `info --health`.
+//!
+//! Only the chunks holding the log topics' connections are read, on the bags' worker threads,
+//! in batches taken in time order; each batch is delivered as a time-sorted piece so a view
+//! fills in while the rest is read. Messages that cannot be read or decoded are counted, not
+//! fatal.
+//!
+//! When a catalog has both `/rosout` and `/rosout_agg` (the aggregated copy of the same lines),
+//! only `/rosout` is read: [`log_topics`] says which were left out.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::bag::{Bag, ConnId, parallel_map};
+use crate::msg::{MessageRef, ValueRef};
+use crate::msg::{Registry, Schema, decode};
+use crate::time::RosTime;
+
+use super::{BagConn, Catalog, compile};
+
+/// The message types read as log lines.
+pub const LOG_TYPES: [&str; 2] = ["rosgraph_msgs/Log", "roslib/Log"];
+
+/// A log line's severity, as `rosgraph_msgs/Log` numbers it (1, 2, 4, 8, 16).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// 1.
+    #[default]
+    Debug,
+    /// 2.
+    Info,
+    /// 4.
+    Warn,
+    /// 8.
+    Error,
+    /// 16.
+    Fatal,
+}
+
+impl LogLevel {
+    /// Every level, the least severe first.
+    pub const ALL: [LogLevel; 5] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Warn,
+        LogLevel::Error,
+        LogLevel::Fatal,
+    ];
+
+    /// The level of a `level` field; a value that is no level is the nearest one below it
+    /// (0 and negative values are DEBUG), as rqt_console shows unknown levels.
+    pub fn from_number(n: i64) -> LogLevel {
+        match n {
+            i64::MIN..=1 => LogLevel::Debug,
+            2..=3 => LogLevel::Info,
+            4..=7 => LogLevel::Warn,
+            8..=15 => LogLevel::Error,
+            _ => LogLevel::Fatal,
+        }
+    }
+
+    /// The name rqt_console and `rosconsole` print: `DEBUG`, `INFO`, `WARN`, `ERROR`, `FATAL`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "DEBUG",
+            LogLevel::Info => "INFO",
+            LogLevel::Warn => "WARN",
+            LogLevel::Error => "ERROR",
+            LogLevel::Fatal => "FATAL",
+        }
+    }
+
+    /// The next more severe level, wrapping from FATAL to DEBUG.
+    #[must_use]
+    pub fn next(self) -> LogLevel {
+        match self {
+            LogLevel::Debug => LogLevel::Info,
+            LogLevel::Info => LogLevel::Warn,
+            LogLevel::Warn => LogLevel::Error,
+            LogLevel::Error => LogLevel::Fatal,
+            LogLevel::Fatal => LogLevel::Debug,
+        }
+    }
+
+    /// Index in [`LogLevel::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One log message, compact: the node is an index into [`LogLines::nodes`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    /// Receive time (the timeline's time).
+    pub time: RosTime,
+    /// Severity.
+    pub level: LogLevel,
+    /// Index of the node's name in [`LogLines::nodes`].
+    pub node: u32,
+    /// Index of the line's topic in the topics given to [`extract`].
+    pub topic: u16,
+    /// The message text (lossily UTF-8; escape it before showing it).
+    pub text: Box<str>,
+    /// `file:line (function)` when the message says, else empty.
+    pub origin: Box<str>,
+}
+
+/// Log lines in time order, with the node names they refer to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogLines {
+    /// The lines, by receive time.
+    pub lines: Vec<LogLine>,
+    /// Node names (`name` field), each once.
+    pub nodes: Vec<Box<str>>,
+}
+
+impl LogLines {
+    /// The node name of `line`.
+    pub fn node(&self, line: &LogLine) -> &str {
+        self.nodes.get(line.node as usize).map_or("", |n| n)
+    }
+
+    /// Adds a piece (its own node table) and keeps the lines in time order.
+    pub fn merge(&mut self, piece: LogLines) {
+        let mut map: Vec<u32> = Vec::with_capacity(piece.nodes.len());
+        for name in piece.nodes {
+            let at = if let Some(i) = self.nodes.iter().position(|n| *n == name) {
+                i
+            } else {
+                self.nodes.push(name);
+                self.nodes.len() - 1
+            };
+            map.push(u32::try_from(at).unwrap_or(u32::MAX));
+        }
+        let ordered = match (self.lines.last(), piece.lines.first()) {
+            (Some(a), Some(b)) => a.time <= b.time,
+            _ => true,
+        };
+        self.lines.extend(piece.lines.into_iter().map(|mut l| {
+            l.node = map.get(l.node as usize).copied().unwrap_or(u32::MAX);
+            l
+        }));
+        if !ordered {
+            self.lines.sort_by_key(|l| l.time);
+        }
+    }
+
+    /// Lines per node and level: `(node, [count per level of LogLevel::ALL])`, by node name.
+    pub fn counts_by_node(&self) -> Vec<(String, [u64; 5])> {
+        let mut counts: HashMap<u32, [u64; 5]> = HashMap::new();
+        for l in &self.lines {
+            if let Some(c) = counts.entry(l.node).or_default().get_mut(l.level.index()) {
+                *c += 1;
+            }
+        }
+        let mut out: Vec<(String, [u64; 5])> = counts
+            .into_iter()
+            .map(|(n, c)| {
+                let name = self.nodes.get(n as usize).map_or("", |s| s);
+                (name.to_string(), c)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// The topics read as log lines, and the ones left out because they repeat another.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogTopics {
+    /// Topics whose type is one of [`LOG_TYPES`], sorted (without the left out ones).
+    pub topics: Vec<String>,
+    /// `/rosout_agg`, when `/rosout` is there too (the same lines, aggregated).
+    pub left_out: Vec<String>,
+}
+
+/// The log topics of `catalog`.
+pub fn log_topics(catalog: &Catalog) -> LogTopics {
+    let mut topics: Vec<String> = catalog
+        .bags()
+        .iter()
+        .flat_map(|b| b.connections().iter())
+        .filter(|c| LOG_TYPES.contains(&c.datatype.as_str()))
+        .map(|c| c.topic.clone())
+        .collect();
+    topics.sort();
+    topics.dedup();
+    let mut left_out = Vec::new();
+    if topics.iter().any(|t| t == "/rosout") {
+        topics.retain(|t| {
+            let agg = t == "/rosout_agg";
+            if agg {
+                left_out.push(t.clone());
+            }
+            !agg
+        });
+    }
+    LogTopics { topics, left_out }
+}
+
+/// What reading the log lines lost.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogStats {
+    /// Messages that could not be read (damaged chunk, missing from the index).
+    pub unreadable: u64,
+    /// Messages that did not decode as a log message.
+    pub undecodable: u64,
+    /// The first problem, in words.
+    pub first_problem: Option<String>,
+}
+
+impl LogStats {
+    fn add(&mut self, other: LogStats) {
+        self.unreadable += other.unreadable;
+        self.undecodable += other.undecodable;
+        if self.first_problem.is_none() {
+            self.first_problem = other.first_problem;
+        }
+    }
+
+    fn note(&mut self, what: String) {
+        self.first_problem.get_or_insert(what);
+    }
+
+    /// Messages lost.
+    pub fn lost(&self) -> u64 {
+        self.unreadable + self.undecodable
+    }
+}
+
+/// One delivery of [`extract`]: a time-sorted piece and the progress.
+#[derive(Clone, Debug, Default)]
+pub struct LogPiece {
+    /// New lines (with their own node table; [`LogLines::merge`] them).
+    pub piece: LogLines,
+    /// Fraction of the log messages read so far.
+    pub fraction: f64,
+    /// Losses so far.
+    pub stats: LogStats,
+    /// The last piece.
+    pub done: bool,
+}
+
+/// How a connection's messages are read.
+struct Plan {
+    schema: std::sync::Arc<Schema>,
+    topic: u16,
+}
+
+struct Job {
+    bag: usize,
+    chunk: u32,
+    start: RosTime,
+    messages: u64,
+}
+
+/// Chunks per batch: small at first, so the first lines come quickly.
+const FIRST_BATCH: usize = 2;
+/// Largest batch.
+const MAX_BATCH: usize = 64;
+
+/// Every log line of `topics` (see [`log_topics`]) with the losses, read at once.
+pub fn read_all(catalog: &Catalog, topics: &[String], registry: &Registry) -> (LogLines, LogStats) {
+    let mut all = LogLines::default();
+    let stats = extract(catalog, topics, registry, &AtomicBool::new(false), |p| {
+        all.merge(p.piece);
+        true
+    });
+    all.lines.shrink_to_fit();
+    (all, stats)
+}
+
+/// Reads the log lines of `topics` (see [`log_topics`]): hands `on_piece` each batch's lines
+/// (return `false` to stop; the last piece has `done` set) and returns the losses. Stops at
+/// the next batch when `cancel` is set.
+pub fn extract(
+    catalog: &Catalog,
+    topics: &[String],
+    registry: &Registry,
+    cancel: &AtomicBool,
+    mut on_piece: impl FnMut(LogPiece) -> bool,
+) -> LogStats {
+    let mut schemas: Vec<HashMap<ConnId, Option<Plan>>> = Vec::new();
+    let mut usable = Vec::new();
+    let mut stats = LogStats::default();
+    for (bag, b) in catalog.bags().iter().enumerate() {
+        let mut conns = HashMap::new();
+        for c in b
+            .connections()
+            .iter()
+            .filter(|c| topics.contains(&c.topic) && LOG_TYPES.contains(&c.datatype.as_str()))
+        {
+            let topic = topics.iter().position(|t| *t == c.topic).unwrap_or(0);
+            let schema = compile(c, registry).schema.ok().map(|schema| Plan {
+                schema,
+                topic: u16::try_from(topic).unwrap_or(u16::MAX),
+            });
+            if schema.is_some() {
+                usable.push(BagConn::new(bag, c.id));
+            } else {
+                stats.note(format!(
+                    "{}: no usable definition of {}",
+                    c.topic, c.datatype
+                ));
+            }
+            conns.insert(c.id, schema);
+        }
+        schemas.push(conns);
+    }
+    let mut jobs: Vec<Job> = catalog
+        .chunks_holding(Some(&usable))
+        .map(|(c, messages)| Job {
+            bag: c.bag,
+            chunk: c.chunk.index,
+            start: c.chunk.start,
+            messages,
+        })
+        .collect();
+    jobs.sort_by_key(|j| (j.start, j.bag, j.chunk));
+    let total: u64 = jobs.iter().map(|j| j.messages).sum();
+    let threads = catalog
+        .bags()
+        .iter()
+        .map(Bag::threads)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut read = 0u64;
+    let mut batch = FIRST_BATCH.max(threads);
+    let mut rest: &[Job] = &jobs;
+    loop {
+        let (now, later) = rest.split_at(batch.min(rest.len()));
+        rest = later;
+        let results = parallel_map(now, threads, |job| {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let bag = catalog.bag(job.bag)?;
+            Some(read_chunk(bag, job, schemas.get(job.bag)?))
+        });
+        let mut piece = LogLines::default();
+        for (job, result) in now.iter().zip(results) {
+            let Some((lines, s)) = result else { continue };
+            read += job.messages;
+            piece.merge(lines);
+            stats.add(s);
+        }
+        let cancelled = cancel.load(Ordering::Relaxed);
+        let done = rest.is_empty() || cancelled;
+        #[allow(clippy::cast_precision_loss)]
+        let fraction = if total == 0 {
+            1.0
+        } else {
+            (read as f64 / total as f64).min(1.0)
+        };
+        let update = LogPiece {
+            piece,
+            fraction,
+            stats: stats.clone(),
+            done,
+        };
+        if !on_piece(update) || done {
+            break;
+        }
+        batch = (batch * 2).min(MAX_BATCH);
+    }
+    stats
+}
+
+/// Reads the log lines of one chunk, sorted by time.
+fn read_chunk(
+    bag: &Bag,
+    job: &Job,
+    schemas: &HashMap<ConnId, Option<Plan>>,
+) -> (LogLines, LogStats) {
+    let mut stats = LogStats::default();
+    let mut out = LogLines::default();
+    let wanted = |c: ConnId| matches!(schemas.get(&c), Some(Some(_)));
+    let entries = bag.chunk_entries(job.chunk);
+    let (bytes, _permit) = match bag.chunk_bytes_held(job.chunk) {
+        Ok(b) => b,
+        Err(e) => {
+            let listed = entries.iter().filter(|e| wanted(e.conn)).count() as u64;
+            let lost = listed.max(job.messages);
+            stats.unreadable += lost;
+            stats.note(format!("{lost} log message(s) unreadable: {e}"));
+            return (out, stats);
+        }
+    };
+    let unfound = bag.unfound(job.chunk, wanted);
+    if unfound > 0 {
+        stats.unreadable += unfound;
+        stats.note(format!(
+            "{}: {unfound} log message(s) listed in the index of chunk {} are missing",
+            bag.path().display(),
+            job.chunk
+        ));
+    }
+    let mut nodes: HashMap<Box<str>, u32> = HashMap::new();
+    for entry in entries.iter() {
+        let Some(Some(plan)) = schemas.get(&entry.conn) else {
+            continue;
+        };
+        let message = match bag.read_with(entry, &bytes) {
+            Ok(m) => m,
+            Err(e) => {
+                stats.unreadable += 1;
+                stats.note(e.to_string());
+                continue;
+            }
+        };
+        match decode(&plan.schema, &message.data) {
+            Ok(d) => {
+                let root = d.root();
+                let name: Box<str> = string_field(&root, "name").into();
+                let next = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
+                let node = *nodes.entry(name).or_insert(next);
+                out.lines.push(LogLine {
+                    time: entry.time,
+                    level: LogLevel::from_number(int_field(&root, "level").unwrap_or(0)),
+                    node,
+                    topic: plan.topic,
+                    text: string_field(&root, "msg").into(),
+                    origin: origin(&root).into(),
+                });
+            }
+            Err(e) => {
+                stats.undecodable += 1;
+                stats.note(format!(
+                    "{}: log message at {} does not decode: {e}",
+                    bag.path().display(),
+                    entry.time
+                ));
+            }
+        }
+    }
+    let mut names: Vec<(Box<str>, u32)> = nodes.into_iter().collect();
+    names.sort_by_key(|(_, i)| *i);
+    out.nodes = names.into_iter().map(|(n, _)| n).collect();
+    if !out.lines.is_sorted_by_key(|l| l.time) {
+        out.lines.sort_by_key(|l| l.time);
+    }
+    (out, stats)
+}
+
+fn string_field(m: &MessageRef<'_>, name: &str) -> String {
+    match m.get(name) {
+        Some(ValueRef::String(b)) => String::from_utf8_lossy(b).into_owned(),
+        _ => String::new(),
+    }
+}
+
+fn int_field(m: &MessageRef<'_>, name: &str) -> Option<i64> {
+    match m.get(name)? {
+        ValueRef::I8(v) => Some(i64::from(v)),
+        ValueRef::U8(v) => Some(i64::from(v)),
+        ValueRef::I16(v) => Some(i64::from(v)),
+        ValueRef::U16(v) => Some(i64::from(v)),
+        ValueRef::I32(v) => Some(i64::from(v)),
+        ValueRef::U32(v) => Some(i64::from(v)),
+        ValueRef::I64(v) => Some(v),
+        ValueRef::U64(v) => i64::try_from(v).ok(),
+        _ => None,
+    }
+}
+
+/// `file:line (function)`, or what of it the message has.
+fn origin(m: &MessageRef<'_>) -> String {
+    let file = string_field(m, "file");
+    let function = string_field(m, "function");
+    let line = int_field(m, "line").unwrap_or(0);
+    let mut out = file;
+    if !out.is_empty() && line > 0 {
+        let _ = write!(out, ":{line}");
+    }
+    if !function.is_empty() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let _ = write!(out, "({function})");
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "log_tests.rs"]
+mod tests;

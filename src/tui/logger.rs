@@ -1,0 +1,43 @@
+//! The log lines read in the background: one thread runs [`log::extract`] over the catalog's
+//! log topics and reports each piece through a [`Notify`] (the event loop wraps it into an
+//! event); the app merges the pieces into its log view. Dropping the [`LogJob`] stops the
+//! thread at its next batch.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::notify::Notify;
+use crate::catalog::Catalog;
+use crate::catalog::log::{self, LogPiece};
+use crate::msg::Registry;
+
+/// A running read of the log lines; dropping it cancels it.
+#[derive(Debug)]
+pub struct LogJob {
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for LogJob {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Starts reading the log lines of `topics` on their own thread.
+pub fn start(
+    catalog: Catalog,
+    topics: Vec<String>,
+    registry: Registry,
+    notify: Notify<LogPiece>,
+) -> std::io::Result<LogJob> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&cancel);
+    std::thread::Builder::new()
+        .name("log-lines".into())
+        .spawn(move || {
+            let _ = log::extract(&catalog, &topics, &registry, &flag, |p| {
+                !flag.load(Ordering::Relaxed) && notify.send(p)
+            });
+        })?;
+    Ok(LogJob { cancel })
+}

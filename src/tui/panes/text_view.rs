@@ -1,0 +1,45 @@
+//! The text overlay (`d` definition, `w` long value): the rows of a [`TextView`] that fit,
+//! with where they are in the title.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::tui::app::App;
+use crate::tui::text::fit;
+use crate::tui::theme::Theme;
+
+/// Draws the text overlay over `area`.
+pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+    let w = area.width.saturating_sub(2) as usize;
+    let rows = area.height.saturating_sub(2) as usize;
+    let view = &app.text_view;
+    let lines: Vec<Line> = view
+        .rows
+        .iter()
+        .skip(view.scroll)
+        .take(rows)
+        .map(|r| Line::raw(fit(r, w)))
+        .collect();
+    let total = view.rows.len();
+    let last = (view.scroll + rows).min(total);
+    let place = if total <= rows {
+        String::new()
+    } else if last == total {
+        format!("rows {}–{last} of {total} (end) · ", view.scroll + 1)
+    } else {
+        format!("rows {}–{last} of {total} · ", view.scroll + 1)
+    };
+    let title = format!(" {} · {place}↑↓ PgUp PgDn g G · Esc closes ", view.title);
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(fit(&title, w))
+                .border_style(theme.border(true)),
+        ),
+        area,
+    );
+}

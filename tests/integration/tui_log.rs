@@ -1,0 +1,112 @@
+//! The log view (`r`) on the demo bag's `/rosout`: the lines with their levels, the minimum
+//! level, node and text filters, `Enter` going to the line's message; snapshots at 80×24 and
+//! 160×48; and end to end in tmux.
+
+use std::time::Duration;
+
+use bagscope::catalog::log::LogLevel;
+use bagscope::tui::action::{Action, Pane};
+use bagscope::tui::app::Mode;
+
+use crate::common;
+use crate::common::tmux::{Session, have_tmux};
+use crate::common::tui::Harness;
+
+/// The demo bag with its log lines read.
+fn demo_with_log(w: u16, h: u16) -> Harness {
+    let mut h = Harness::demo(w, h);
+    h.wait_until("the log lines", Duration::from_secs(20), |app| app.log.done);
+    h
+}
+
+#[test]
+fn log_view_lists_filters_and_goes_to_a_line() {
+    let mut h = demo_with_log(80, 24);
+    assert_eq!(h.app.log.lines.lines.len(), 15, "every /rosout message");
+    h.act(&[Action::ToggleLog]);
+    assert_eq!(h.app.mode, Mode::Log);
+    let screen = h.screen();
+    assert!(screen.contains("INFO  "), "{screen}");
+    assert!(screen.contains("/base_driver"), "{screen}");
+    // Minimum level WARN: the two warnings and the error.
+    h.act(&[Action::LogLevel, Action::LogLevel]);
+    assert_eq!(h.app.log.min_level, LogLevel::Warn);
+    assert_eq!(h.app.log.shown.len(), 3);
+    // Node filter.
+    h.act(&[Action::LogNodeFilter]);
+    h.type_text("usb");
+    h.act(&[Action::Enter]);
+    assert_eq!(h.app.log.shown.len(), 2);
+    // Text filter (any case).
+    h.act(&[Action::LogTextFilter]);
+    h.type_text("vidioc");
+    h.act(&[Action::Enter]);
+    assert_eq!(h.app.log.shown.len(), 1);
+    let line = h.app.log.selected_line().unwrap().clone();
+    assert_eq!(line.level, LogLevel::Error);
+    // A cancelled filter restores the one before.
+    h.act(&[Action::LogTextFilter]);
+    h.type_text("zzz");
+    assert_eq!(h.app.log.shown.len(), 0);
+    h.act(&[Action::Back]);
+    assert_eq!(h.app.log.shown.len(), 1);
+    // Enter: the timeline cursor at the line, its message selected, the view closed.
+    h.act(&[Action::Enter]);
+    assert_eq!(h.app.mode, Mode::Normal);
+    assert_eq!(h.app.timeline.cursor(), line.time);
+    assert_eq!(h.app.focus, Pane::Messages);
+    assert_eq!(
+        h.app.topics.selected_row().map(|r| r.topic.as_str()),
+        Some("/rosout")
+    );
+    let selected = h.app.messages.selected_ref().unwrap();
+    assert_eq!(selected.entry.time, line.time);
+}
+
+#[test]
+fn log_view_snapshots() {
+    for (w, hh) in [(80u16, 24u16), (160, 48)] {
+        let mut h = demo_with_log(w, hh);
+        h.act(&[Action::ToggleLog]);
+        insta::assert_snapshot!(format!("log_all_{w}x{hh}"), h.screen());
+        // Down to the error line: its text wraps in the detail area.
+        h.act(&[Action::LogLevel, Action::LogLevel, Action::Down]);
+        insta::assert_snapshot!(format!("log_warn_{w}x{hh}"), h.screen());
+        h.act(&[Action::LogTextFilter]);
+        h.type_text("cap");
+        insta::assert_snapshot!(format!("log_typing_{w}x{hh}"), h.screen());
+    }
+}
+
+#[test]
+fn log_view_in_tmux() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    let cmd = format!(
+        "{}; echo EXITED:$?; sleep 30",
+        env!("CARGO_BIN_EXE_bagscope")
+    );
+    let s = Session::start("logview", 80, 24, &cmd);
+    s.wait("the demo bag", |t| {
+        t.contains("Topics") && t.contains("/rosout")
+    });
+    s.keys(&["r"]);
+    let screen = s.wait("the log view", |t| {
+        t.contains("Log /rosout") && t.contains("15 of 15")
+    });
+    assert!(screen.contains("INFO"), "{screen}");
+    assert!(screen.contains("WARN"), "{screen}");
+    // Tab twice: WARN and above.
+    s.keys(&["Tab", "Tab"]);
+    let screen = s.wait("the WARN filter", |t| t.contains("1/3 of 15"));
+    assert!(screen.contains("ERROR"), "{screen}");
+    assert!(!screen.contains("INFO  /"), "{screen}");
+    s.keys(&["Enter"]);
+    s.wait("the log message in the inspector", |t| {
+        t.contains("rosgraph_msgs/Log") && t.contains("No frame received")
+    });
+    s.keys(&["q"]);
+    s.wait("the shell", |t| t.contains("EXITED:0"));
+}
