@@ -24,6 +24,9 @@ pub enum ExportFormat {
     Csv,
     /// One JSON object per line.
     Jsonl,
+    /// One image file per camera frame (`-o DIR`): PNG for `Image`, the bytes of a
+    /// `CompressedImage` as they are.
+    Images,
 }
 
 /// Arguments of `bagscope export`.
@@ -35,7 +38,8 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, value_enum)]
     pub format: ExportFormat,
-    /// Write here instead of standard output (written to a temporary file, renamed at the end).
+    /// Write here instead of standard output (written to a temporary file, renamed at the
+    /// end); with `--format images`, the directory the frames go to.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// The bags, and where the definitions they lack come from.
@@ -45,6 +49,9 @@ pub struct ExportArgs {
 
 /// Runs `bagscope export`.
 pub fn run(args: &ExportArgs) -> Outcome {
+    if args.format == ExportFormat::Images {
+        return super::export_images::run(args);
+    }
     if args.select.topics.is_empty() {
         print_error("export needs a topic: -t TOPIC");
         return Outcome::Failed;
@@ -151,7 +158,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
             (ExportFormat::Jsonl, None) => {
                 let _ = json::write_message(&mut text, &conn.topic, &conn.datatype, time, &value);
             }
-            (ExportFormat::Csv, None) => {
+            (ExportFormat::Csv | ExportFormat::Images, None) => {
                 let l = layout.get_or_insert_with(|| {
                     let l = CsvLayout::new(&value);
                     text.push_str(&l.header());

@@ -12,6 +12,7 @@ pub mod copy;
 pub mod damage;
 pub mod echo;
 pub mod export;
+pub mod export_images;
 pub mod field_paths;
 pub mod filter;
 pub mod index;

@@ -127,4 +127,6 @@ pub enum Action {
     Scroll(u16, u16, bool),
     /// The terminal was resized.
     Resize(u16, u16),
+    /// Show the selected image, map, scan or cloud as a picture in the inspector, or not.
+    TogglePicture,
 }

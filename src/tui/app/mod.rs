@@ -10,6 +10,7 @@ mod filter;
 mod health;
 mod input;
 mod output;
+mod picture;
 mod playback;
 mod plot;
 mod publishing;
@@ -133,6 +134,8 @@ pub struct App {
     worker: Worker,
     /// The latest worker request of each kind: replies to older ones are dropped.
     requests: Pending,
+    /// The picture preview in the inspector (`i`).
+    pub picture: super::model::picture::PicturePreview,
 }
 
 impl App {
@@ -198,6 +201,7 @@ impl App {
             help_scroll: 0,
             worker,
             requests: Pending::default(),
+            picture: super::model::picture::PicturePreview::default(),
             catalog,
         };
         app.topic_changed();
@@ -274,6 +278,7 @@ impl App {
             Action::SaveYaml => self.save_yaml(),
             Action::TogglePlotField => self.plot_selected_field(),
             Action::TogglePlotScale => self.toggle_plot_scale(),
+            Action::TogglePicture => self.toggle_picture(),
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),
@@ -339,6 +344,7 @@ impl App {
         self.fit_viewports();
         self.refresh_histogram();
         self.rebuild_health();
+        self.request_picture();
         true
     }
 

@@ -4,6 +4,7 @@ pub mod health;
 pub mod histogram;
 pub mod inspector;
 pub mod messages;
+pub mod picture;
 pub mod plot;
 pub mod plots;
 pub mod scroll;

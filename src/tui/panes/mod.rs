@@ -7,6 +7,7 @@ pub mod histogram;
 pub mod inspector;
 pub mod messages;
 pub mod opening;
+pub mod picture;
 pub mod plot;
 pub mod status;
 pub mod topics;
