@@ -21,6 +21,7 @@ pub mod catalog;
 pub mod cli;
 pub mod format;
 pub mod msg;
+pub mod picture;
 pub mod play;
 pub mod printable;
 pub mod rockin;

@@ -27,6 +27,9 @@ pub enum ExportFormat {
     Mcap,
     /// A directory of Parquet files, one per topic, columns flattened from the type.
     Parquet,
+    /// One image file per camera frame (`-o DIR`): PNG for `Image`, the bytes of a
+    /// `CompressedImage` as they are.
+    Images,
 }
 
 /// Arguments of `bagscope export`.
@@ -41,7 +44,8 @@ pub struct ExportArgs {
     /// Which messages, by content.
     #[command(flatten)]
     pub filter: WhereArgs,
-    /// Write here instead of standard output (written to a temporary file, renamed at the end).
+    /// Write here instead of standard output (written to a temporary file, renamed at the
+    /// end); with `--format images`, the directory the frames go to.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// The bags, and where the definitions they lack come from.
@@ -56,6 +60,9 @@ pub struct ExportArgs {
 pub fn run(args: &ExportArgs) -> Outcome {
     if matches!(args.format, ExportFormat::Mcap | ExportFormat::Parquet) {
         return super::export_sink::run(args);
+    }
+    if args.format == ExportFormat::Images {
+        return super::export_images::run(args);
     }
     if args.select.topics.is_empty() {
         print_error("export needs a topic: -t TOPIC");

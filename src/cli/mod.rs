@@ -14,6 +14,7 @@ pub mod echo;
 pub mod export;
 pub mod export_sink;
 mod export_text;
+pub mod export_images;
 pub mod field_paths;
 pub mod filter;
 mod follow;

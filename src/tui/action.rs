@@ -143,4 +143,6 @@ pub enum Action {
     MarkForDiff,
     /// List the fields that differ from the marked message.
     ShowDiff,
+    /// Show the selected image, map, scan or cloud as a picture in the inspector, or not.
+    TogglePicture,
 }

@@ -218,6 +218,11 @@ impl Default for KeyMap {
             ),
             b(K::Char('>'), A::Faster, "play faster"),
             b(K::Char('<'), A::Slower, "play slower"),
+            b(
+                K::Char('i'),
+                A::TogglePicture,
+                "picture preview on/off (images, maps, scans, clouds)",
+            ),
             Binding {
                 code: K::Esc,
                 modifiers: KeyModifiers::NONE,

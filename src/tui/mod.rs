@@ -10,6 +10,7 @@
 pub mod action;
 pub mod app;
 pub mod event;
+pub mod halfblock;
 pub mod keymap;
 pub mod layout;
 pub mod logger;

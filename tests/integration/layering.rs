@@ -15,7 +15,7 @@ use paths::{Tok, crate_paths, module_of, resolve, tokens};
 
 /// The layers, lowest first: a module may use the modules of a lower rank (and its own).
 ///
-/// `time, stats, ros -> format, msg -> bag -> catalog, rockin -> play, sink -> tui -> cli`.
+/// `time, stats, ros -> format, msg -> bag, picture -> catalog, rockin -> play, sink -> tui -> cli`.
 const LAYERS: &[(&str, u8)] = &[
     ("time", 0),
     ("stats", 0),
@@ -29,6 +29,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tui", 5),
     ("cli", 6),
     ("sink", 4),
+    ("picture", 2),
 ];
 
 /// Leaf modules every layer may use: they import nothing from the crate.

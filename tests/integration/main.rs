@@ -45,6 +45,7 @@ mod msg_rostopic;
 mod msg_roundtrip;
 mod msg_samples;
 mod msg_srv_md5;
+mod picture_export;
 mod reindex_truncated;
 mod rockin_convert;
 mod rockin_interop;

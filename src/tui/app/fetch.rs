@@ -65,6 +65,7 @@ impl App {
             self.inspector.loading = Some(sel);
             self.worker.send(Request::Decode { id, msg: sel });
         }
+        self.request_picture();
         self.request_sizes();
         if let Some(later) = self.messages.needs_more(WINDOW_MARGIN) {
             self.extend_window(later);
@@ -188,6 +189,7 @@ impl App {
                 self.yaml_done(&topic, result);
                 true
             }
+            Reply::Picture { id, msg, result } => self.picture_reply(id, msg, *result),
             Reply::ScanProgress(p) => {
                 self.health.progress = p;
                 self.mode == Mode::Health

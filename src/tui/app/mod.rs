@@ -13,6 +13,7 @@ mod input;
 mod lanes;
 mod log;
 mod output;
+mod picture;
 mod playback;
 mod plot;
 mod publishing;
@@ -153,6 +154,8 @@ pub struct App {
     log_job: Option<super::logger::LogJob>,
     /// The latest worker request of each kind: replies to older ones are dropped.
     requests: Pending,
+    /// The picture preview in the inspector (`i`).
+    pub picture: super::model::picture::PicturePreview,
 }
 
 impl App {
@@ -224,6 +227,7 @@ impl App {
             text_view: super::model::text_view::TextView::default(),
             diff_mark: None,
             requests: Pending::default(),
+            picture: super::model::picture::PicturePreview::default(),
             catalog,
         };
         let iw = app.layout.inspector.width.saturating_sub(2) as usize;
@@ -307,6 +311,7 @@ impl App {
             Action::ShowLongValue => self.show_long_value(),
             Action::MarkForDiff => self.mark_for_diff(),
             Action::ShowDiff => self.show_diff(),
+            Action::TogglePicture => self.toggle_picture(),
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),
@@ -374,6 +379,7 @@ impl App {
         self.fit_viewports();
         self.refresh_histogram();
         self.rebuild_health();
+        self.request_picture();
         true
     }
 

@@ -7,6 +7,7 @@ pub mod inspector;
 pub mod lanes;
 pub mod log;
 pub mod messages;
+pub mod picture;
 pub mod plot;
 pub mod plots;
 pub mod scroll;

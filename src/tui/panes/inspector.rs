@@ -38,6 +38,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         area,
     );
     let inner = inner(area);
+    if app.picture_on() {
+        super::picture::draw(frame, app, theme, inner);
+        return;
+    }
     let w = inner.width as usize;
     let mut lines: Vec<Line> = Vec::new();
     if ins.loading.is_some() && ins.data.as_ref().map(|d| d.msg) != ins.loading {

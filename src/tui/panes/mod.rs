@@ -9,6 +9,7 @@ pub mod lanes;
 pub mod log;
 pub mod messages;
 pub mod opening;
+pub mod picture;
 pub mod plot;
 pub mod status;
 pub mod text_view;

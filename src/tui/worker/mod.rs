@@ -7,6 +7,7 @@
 pub mod decode;
 mod export;
 pub mod pending;
+pub mod picture;
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
@@ -66,6 +67,15 @@ pub enum Request {
         msg: MsgRef,
         /// Save here instead of returning the text.
         save_to: Option<std::path::PathBuf>,
+    },
+    /// Draw one message as a picture scaled to fit (image preview).
+    Picture {
+        /// Request id.
+        id: RequestId,
+        /// The message.
+        msg: MsgRef,
+        /// The size to scale to, in pixels.
+        fit: crate::picture::Fit,
     },
 }
 
@@ -130,6 +140,15 @@ pub enum Reply {
     ScanProgress(f64),
     /// The health scan is done.
     Scanned(Box<HealthReport>),
+    /// A message drawn as a picture (or why not).
+    Picture {
+        /// Request id.
+        id: RequestId,
+        /// The message.
+        msg: MsgRef,
+        /// The picture, or a one-line reason.
+        result: Box<Result<crate::picture::Picture, String>>,
+    },
 }
 
 /// Handle to the worker threads.
@@ -248,6 +267,7 @@ fn interactive_loop(
         let mut decode = None;
         let mut yaml = None;
         let mut export = None;
+        let mut picture = None;
         let mut file = |r: Request| match r {
             Request::Window { extend: None, .. } => window = Some(r),
             Request::Window { .. } => extension = Some(r),
@@ -255,12 +275,13 @@ fn interactive_loop(
             Request::Decode { .. } => decode = Some(r),
             Request::Yaml { .. } => yaml = Some(r),
             Request::Export(_) => export = Some(r),
+            Request::Picture { .. } => picture = Some(r),
         };
         file(first);
         while let Ok(r) = rx.try_recv() {
             file(r);
         }
-        for r in [window, extension, decode, yaml, sizes, export]
+        for r in [window, extension, decode, picture, yaml, sizes, export]
             .into_iter()
             .flatten()
         {
@@ -327,6 +348,11 @@ pub fn serve(catalog: &Catalog, decoder: &mut Decoder, request: Request) -> Repl
                 result,
             }
         }
+        Request::Picture { id, msg, fit } => Reply::Picture {
+            id,
+            msg,
+            result: Box::new(picture::draw(catalog, decoder, msg, fit)),
+        },
     }
 }
 

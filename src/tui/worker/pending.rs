@@ -20,16 +20,19 @@ pub enum RequestKind {
     Export,
     /// A ROS publishing run (its reports carry the id).
     Publish,
+    /// The picture preview of the selected message.
+    Picture,
 }
 
 impl RequestKind {
-    const ALL: [RequestKind; 6] = [
+    const ALL: [RequestKind; 7] = [
         RequestKind::Window,
         RequestKind::Sizes,
         RequestKind::Decode,
         RequestKind::Yaml,
         RequestKind::Export,
         RequestKind::Publish,
+        RequestKind::Picture,
     ];
 
     fn index(self) -> usize {

@@ -1,0 +1,77 @@
+//! The picture preview: `i` toggles it; the selected message is drawn on the worker at the
+//! size of the inspector pane whenever the selection, the pane or the setting changes.
+
+use super::super::model::picture::{Shown, header_rows};
+use super::super::worker::Request;
+use super::super::worker::pending::{RequestId, RequestKind};
+use super::App;
+use crate::catalog::MsgRef;
+use crate::picture::{Fit, Picture};
+
+impl App {
+    /// The datatype of the selected topic.
+    fn selected_datatype(&self) -> Option<String> {
+        self.topics.selected_row().map(|r| r.datatype.clone())
+    }
+
+    /// True when the inspector shows a picture for the selection.
+    pub fn picture_on(&self) -> bool {
+        self.selected_datatype()
+            .is_some_and(|d| self.picture.enabled_for(&d))
+    }
+
+    /// `i`: the preview on or off.
+    pub(super) fn toggle_picture(&mut self) {
+        if let Some(d) = self.selected_datatype() {
+            self.picture.toggle(&d);
+            self.request_picture();
+        }
+    }
+
+    /// The size a picture of `datatype` gets in the inspector, in pixels (half-blocks: two
+    /// pixels a cell, one across).
+    fn picture_fit(&self, datatype: &str) -> Fit {
+        let r = self.layout.inspector;
+        let rows = r
+            .height
+            .saturating_sub(2)
+            .saturating_sub(header_rows(datatype));
+        Fit::new(u32::from(r.width.saturating_sub(2)), u32::from(rows) * 2)
+    }
+
+    /// Asks the worker for the selected message's picture when the preview is on and it is
+    /// not already shown or coming.
+    pub(super) fn request_picture(&mut self) {
+        let (Some(datatype), Some(msg)) = (self.selected_datatype(), self.messages.selected_ref())
+        else {
+            return;
+        };
+        if !self.picture.enabled_for(&datatype) {
+            return;
+        }
+        let fit = self.picture_fit(&datatype);
+        if !self.picture.needs(msg, fit) {
+            return;
+        }
+        let id = self.requests.issue(RequestKind::Picture);
+        self.picture.loading = Some((msg, fit));
+        self.worker.send(Request::Picture { id, msg, fit });
+    }
+
+    /// A picture from the worker (dropped when stale).
+    pub(super) fn picture_reply(
+        &mut self,
+        id: RequestId,
+        msg: MsgRef,
+        result: Result<Picture, String>,
+    ) -> bool {
+        if !self.requests.is_current(RequestKind::Picture, id) {
+            return false;
+        }
+        let Some((_, fit)) = self.picture.loading.take() else {
+            return false;
+        };
+        self.picture.shown = Some(Shown { msg, fit, result });
+        true
+    }
+}

@@ -1,0 +1,58 @@
+//! The inspector as a picture (`i`): a title line (size, encoding, range…), the summary of
+//! a map, scan or cloud, then the picture in half-blocks. While the next frame is drawn on
+//! the worker the last one stays up (marked `…`), so stepping and playing do not flicker.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use crate::tui::app::App;
+use crate::tui::halfblock;
+use crate::tui::text::fit;
+use crate::tui::theme::Theme;
+
+/// Draws the picture of the selected message inside the inspector's border.
+pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, inner: Rect) {
+    let w = inner.width as usize;
+    let preview = &app.picture;
+    let Some(shown) = &preview.shown else {
+        frame.render_widget(Paragraph::new(Line::styled("drawing…", theme.dim())), inner);
+        return;
+    };
+    let stale = app.messages.selected_ref() != Some(shown.msg);
+    let mark = if stale { "… " } else { "" };
+    let picture = match &shown.result {
+        Ok(p) => p,
+        Err(e) => {
+            let lines = vec![
+                Line::styled(format!("{mark}cannot draw this message:"), theme.error()),
+                Line::styled(fit(&crate::printable::escape_line(e), w), theme.error()),
+                Line::styled("i: show the message tree", theme.dim()),
+            ];
+            frame.render_widget(Paragraph::new(lines), inner);
+            return;
+        }
+    };
+    let mut lines = vec![Line::styled(
+        fit(&format!("{mark}{}", picture.title), w),
+        theme.header(),
+    )];
+    for s in &picture.summary {
+        lines.push(Line::styled(fit(s, w), theme.dim()));
+    }
+    let head = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .min(inner.height);
+    frame.render_widget(
+        Paragraph::new(lines),
+        Rect::new(inner.x, inner.y, inner.width, head),
+    );
+    let area = Rect::new(
+        inner.x,
+        inner.y + head,
+        inner.width,
+        inner.height.saturating_sub(head),
+    );
+    halfblock::draw(&picture.raster, preview.depth, area, frame.buffer_mut());
+}
