@@ -19,7 +19,7 @@ pub struct SchemaEntry {
 }
 
 /// Schemas by (bag, connection).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Schemas {
     registry: Registry,
     cache: HashMap<BagConn, SchemaEntry>,

@@ -90,32 +90,48 @@ pub fn run(args: &EchoArgs) -> Outcome {
     let mut out = Stdout::data();
     let mut written = 0u64;
     let mut unread = crate::bag::Unread::default();
-    for item in catalog.messages(&selection) {
-        if args.limit.is_some_and(|n| written >= n) {
-            break;
+    if args.limit.is_none() {
+        // Every message is printed: format on every core, in order.
+        for (i, conn) in selected_connections(&catalog, &selection) {
+            if let Some(bag) = catalog.bag(i) {
+                printer.tell(i, bag.path(), conn);
+            }
         }
-        let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
-            continue;
-        };
-        let conn = crate::catalog::BagConn::new(m.bag, m.message.entry.conn);
-        if filter
-            .as_ref()
-            .is_some_and(|f| !f.keep(conn, &m.message.data))
-        {
-            continue;
-        }
-        let before = printer.no_value;
-        let (text, ok) = printer.render(m.bag, bag, &m.message);
-        if !ok {
-            outcome = outcome.max(Outcome::Problems);
-        }
-        out.bytes(text.as_bytes());
-        if out.is_closed() {
-            break;
-        }
-        // As rostopic's `-n`, a message without a value at the field path does not count.
-        if printer.no_value == before || args.format == EchoFormat::Json {
-            written += 1;
+        let messages = catalog
+            .messages(&selection)
+            .filter_map(|item| readable(&catalog, item, &mut unread).map(|(m, _)| m));
+        let problems =
+            super::echo_all::print_all(messages, &catalog, &printer, filter.as_ref(), &mut out);
+        outcome = outcome.max(problems.outcome);
+        printer.no_value += problems.no_value;
+    } else {
+        for item in catalog.messages(&selection) {
+            if args.limit.is_some_and(|n| written >= n) {
+                break;
+            }
+            let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
+                continue;
+            };
+            let conn = crate::catalog::BagConn::new(m.bag, m.message.entry.conn);
+            if filter
+                .as_ref()
+                .is_some_and(|f| !f.keep(conn, &m.message.data))
+            {
+                continue;
+            }
+            let before = printer.no_value;
+            let (text, ok) = printer.render(m.bag, bag, &m.message);
+            if !ok {
+                outcome = outcome.max(Outcome::Problems);
+            }
+            out.bytes(text.as_bytes());
+            if out.is_closed() {
+                break;
+            }
+            // As rostopic's `-n`, a message without a value at the field path does not count.
+            if printer.no_value == before || args.format == EchoFormat::Json {
+                written += 1;
+            }
         }
     }
     outcome = outcome.max(report_unread(&unread));
@@ -151,6 +167,7 @@ pub fn selected_connections<'c>(
 }
 
 /// Renders messages in `echo`'s formats, compiling each connection's schema once.
+#[derive(Clone)]
 pub struct Printer {
     format: EchoFormat,
     schemas: Schemas,
@@ -207,6 +224,24 @@ impl Printer {
         )
     }
 
+    /// Says once per connection (on standard error) what is to know about its schema.
+    pub fn tell(
+        &mut self,
+        bag_index: usize,
+        path: &std::path::Path,
+        conn: &crate::bag::Connection,
+    ) {
+        let entry = self.schemas.get(bag_index, conn);
+        if self
+            .told
+            .insert(crate::catalog::BagConn::new(bag_index, conn.id))
+        {
+            for n in &entry.notes {
+                print_warning(format_args!("{}: {n}", path.display()));
+            }
+        }
+    }
+
     /// The text of one message on connection `conn` of bag `bag_index` (at `path`), received
     /// at `time` with payload `data`: [`Printer::render`] for messages that are not read
     /// through a [`crate::bag::Bag`] (a followed recording).
@@ -219,16 +254,8 @@ impl Printer {
         data: &[u8],
     ) -> (&str, bool) {
         self.text.clear();
-        let entry = self.schemas.get(bag_index, conn);
-        if self
-            .told
-            .insert(crate::catalog::BagConn::new(bag_index, conn.id))
-        {
-            for n in &entry.notes {
-                print_warning(format_args!("{}: {n}", path.display()));
-            }
-        }
-        let schema = entry.schema.clone();
+        self.tell(bag_index, path, conn);
+        let schema = self.schemas.get(bag_index, conn).schema.clone();
         let decoded = match &schema {
             Ok(s) => crate::msg::decode(s, data).map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
