@@ -127,4 +127,6 @@ pub enum Action {
     Scroll(u16, u16, bool),
     /// The terminal was resized.
     Resize(u16, u16),
+    /// The plot: time mode / XY mode (two fields of one topic against each other).
+    TogglePlotXy,
 }

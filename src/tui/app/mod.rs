@@ -276,6 +276,7 @@ impl App {
             Action::SaveYaml => self.save_yaml(),
             Action::TogglePlotField => self.plot_selected_field(),
             Action::TogglePlotScale => self.toggle_plot_scale(),
+            Action::TogglePlotXy => self.toggle_plot_xy(),
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),

@@ -9,6 +9,7 @@ pub mod lanes;
 pub mod messages;
 pub mod opening;
 pub mod plot;
+pub mod plot_xy;
 pub mod status;
 pub mod topics;
 
