@@ -1,6 +1,9 @@
 //! Plot series benchmark: extracting one field of 1 M `sensor_msgs/Imu` messages into a
 //! column (uncompressed and lz4 bags), the time to the first partial piece, and the
-//! per-frame plot model (envelope at 320 px, legend numbers) over the whole column.
+//! per-frame plot model (envelope at 320 px, legend numbers) over the whole column, the
+//! explorer's input + draw per frame at 160×48 with 4 series of 1 M points (ratatui's
+//! `TestBackend`), and one XY-mode frame over 1 M pairs. CPU time (user + system, from
+//! `/proc/self/stat`) is printed beside wall time: the machine may be shared.
 //!
 //! ```sh
 //! cargo bench --bench plot            # 1 M messages
@@ -30,7 +33,15 @@ use bagscope::catalog::series::{SeriesRequest, extract};
 use bagscope::format::{Compression, ConnectionHeader};
 use bagscope::msg::{Registry, Schema};
 use bagscope::time::RosTime;
+use bagscope::tui::action::{Action, Pane};
+use bagscope::tui::app::App;
+use bagscope::tui::model::plot::xy::xy_frame;
 use bagscope::tui::model::plot::{PlotSeries, TimeView, YMode, frame};
+use bagscope::tui::theme::Theme;
+use bagscope::tui::ui;
+use bagscope::tui::worker::Worker;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 
 /// One Imu payload (320 bytes): a 100 Hz-ish signal with a spike every 100 000 messages.
 fn imu(i: u64, out: &mut Vec<u8>) {
@@ -120,6 +131,16 @@ fn python_seconds(path: &Path) -> Option<f64> {
         .ok()
 }
 
+/// User and system CPU seconds of this process so far (all threads), from `/proc/self/stat`.
+fn cpu_seconds() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the `(comm)`: state is field 3, utime 14, stime 15 (1-based).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
+    (tick(11), tick(12))
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -146,6 +167,7 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|");
     let mut last = None;
+    let mut last_path = None;
     for (name, compression) in [("none", Compression::None), ("lz4", Compression::Lz4)] {
         let path = dir.path().join(format!("imu_{name}.bag"));
         write_bag(&path, n, compression);
@@ -153,6 +175,7 @@ fn main() {
         let mut times = Vec::new();
         let mut firsts = Vec::new();
         let mut column = None;
+        let cpu0 = cpu_seconds();
         for _ in 0..runs {
             // Opened anew each run: no chunk cache or loaded index data carries over.
             let bag = Bag::open_with(&path, OpenOptions::default()).unwrap();
@@ -177,16 +200,26 @@ fn main() {
             assert_eq!(c.len() as u64, n);
             column = Some(c);
         }
+        let cpu1 = cpu_seconds();
+        let cpu = format!(
+            "user {:.2} s + sys {:.2} s",
+            (cpu1.0 - cpu0.0) / runs as f64,
+            (cpu1.1 - cpu0.1) / runs as f64
+        );
         let python = python_seconds(&path).map_or("-".to_string(), |s| format!("{s:.1} s"));
         println!(
-            "| {name} | {:.0} MB | {} | {} | {} | {python} |",
+            "| {name} | {:.0} MB | {} ({cpu} per run) | {} | {} | {python} |",
             size as f64 / 1e6,
             ms(median(times)),
             ms(median(firsts)),
             column.as_ref().map_or(0, |c| c.len())
         );
         last = column;
-        std::fs::remove_file(&path).ok();
+        if name == "none" {
+            std::fs::remove_file(&path).ok();
+        } else {
+            last_path = Some(path);
+        }
     }
     let column = last.unwrap();
     let start = Instant::now();
@@ -260,6 +293,8 @@ fn main() {
             p(&frames4, 0.99).as_secs_f64() * 1e3
         );
     }
+    explorer_frames(last_path.as_deref().unwrap(), &series);
+    xy_frames(&series);
     // The spike survives the whole-bag view.
     let e = series.envelope(&TimeView {
         start_ns: t0,
@@ -273,4 +308,81 @@ fn main() {
         .map(|b| b.max)
         .fold(f64::MIN, f64::max);
     assert!(n < 100_000 || max == 50.0, "spike lost: {max}");
+}
+
+/// Input + draw of the explorer at 160×48 with 4 series of the whole column plotted: each
+/// frame applies one key's action (cursor step, zoom in / out, alternately) and draws the
+/// whole screen into ratatui's `TestBackend` (what a real terminal backend adds is writing
+/// the changed cells out). Worker requests the actions cause are dropped untimed (in the
+/// explorer they run on the worker thread).
+fn explorer_frames(path: &Path, series: &PlotSeries) {
+    let bag = Bag::open_with(path, OpenOptions::default()).unwrap();
+    let (worker, requests) = Worker::manual();
+    let mut app = App::new(Catalog::new(vec![bag]), worker, 160, 48);
+    for label in ["/imu/a", "/imu/b", "/imu/c", "/imu/d"] {
+        assert!(app.add_plot(label, series.clone(), None));
+    }
+    app.apply(Action::Focus(Pane::Histogram));
+    let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let theme = Theme { color: true };
+    let keys = [
+        Action::Right,
+        Action::Right,
+        Action::ZoomIn,
+        Action::Left,
+        Action::ZoomOut,
+        Action::Left,
+    ];
+    let frames = 1000;
+    let mut took = Vec::with_capacity(frames);
+    let cpu0 = cpu_seconds();
+    let wall0 = Instant::now();
+    for i in 0..frames {
+        let s = Instant::now();
+        app.apply(keys[i % keys.len()]);
+        term.draw(|f| ui::draw(f, &app, theme)).unwrap();
+        took.push(s.elapsed());
+        while requests.try_recv().is_ok() {}
+    }
+    let wall = wall0.elapsed();
+    let cpu1 = cpu_seconds();
+    took.sort();
+    let p = |q: f64| took[((took.len() as f64 - 1.0) * q) as usize];
+    println!(
+        "\nexplorer input + draw, 160x48, 4 series x {} points, {frames} frames: median {:.3} ms, p99 {:.3} ms, max {:.3} ms (wall {:.2} s, CPU user {:.2} s + sys {:.2} s)",
+        series.column().len(),
+        p(0.5).as_secs_f64() * 1e3,
+        p(0.99).as_secs_f64() * 1e3,
+        p(1.0).as_secs_f64() * 1e3,
+        wall.as_secs_f64(),
+        cpu1.0 - cpu0.0,
+        cpu1.1 - cpu0.1
+    );
+}
+
+/// One XY-mode frame (pairing + equal-aspect raster) over the whole column against itself,
+/// 320×168 pixels (a 160×48 explorer's plot pane).
+fn xy_frames(series: &PlotSeries) {
+    let (t0, t1) = series.time_range().unwrap();
+    let mut took = Vec::new();
+    for _ in 0..50 {
+        let s = Instant::now();
+        black_box(xy_frame(
+            series,
+            series,
+            (t0, t1),
+            Some((t0 + t1) / 2),
+            (320, 168),
+            1.0,
+            (20, 20),
+        ));
+        took.push(s.elapsed());
+    }
+    took.sort();
+    println!(
+        "XY frame over {} pairs, 320x168 px: median {:.2} ms, p99 {:.2} ms",
+        series.column().len(),
+        took[took.len() / 2].as_secs_f64() * 1e3,
+        took[(took.len() - 1) * 99 / 100].as_secs_f64() * 1e3
+    );
 }

@@ -145,4 +145,6 @@ pub enum Action {
     ShowDiff,
     /// Show the selected image, map, scan or cloud as a picture in the inspector, or not.
     TogglePicture,
+    /// The plot: time mode / XY mode (two fields of one topic against each other).
+    TogglePlotXy,
 }

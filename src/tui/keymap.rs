@@ -198,6 +198,11 @@ impl Default for KeyMap {
                 A::TogglePlotScale,
                 "plot: shared / normalised y scale",
             ),
+            b(
+                K::Char('x'),
+                A::TogglePlotXy,
+                "plot: time / XY (two fields of one topic)",
+            ),
             b(K::Char('!'), A::ToggleHealth, "health view"),
             b(
                 K::Char('['),

@@ -59,5 +59,6 @@ mod tui_read;
 mod tui_ros;
 mod tui_snapshots;
 mod tui_tmux;
+mod tui_xy;
 mod writer_layout;
 mod writer_roundtrip;

@@ -312,6 +312,7 @@ impl App {
             Action::MarkForDiff => self.mark_for_diff(),
             Action::ShowDiff => self.show_diff(),
             Action::TogglePicture => self.toggle_picture(),
+            Action::TogglePlotXy => self.toggle_plot_xy(),
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),

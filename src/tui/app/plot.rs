@@ -39,6 +39,14 @@ impl App {
         self.plots.toggle_mode();
     }
 
+    /// `x`: the plot in XY mode (two fields of one topic against each other) or back in
+    /// time mode; when the series do not fit, the status bar says what XY needs.
+    pub fn toggle_plot_xy(&mut self) {
+        if let Err(why) = self.plots.toggle_xy() {
+            self.flash(why, true);
+        }
+    }
+
     /// Checks `/topic/field` against the bags (topic, field path, plottable leaf) without
     /// reading messages; gives the request and its label.
     pub fn plot_request(&self, spec: &str) -> Result<(SeriesRequest, String), SeriesError> {
@@ -56,6 +64,7 @@ impl App {
     /// again replaces it. Errors (no such topic or field) are returned, not shown.
     pub fn plot_field(&mut self, spec: &str) -> Result<String, SeriesError> {
         let (request, label) = self.plot_request(spec)?;
+        let topic = request.topic.clone();
         if self.plots.position(&label).is_none()
             && self.plots.entries.len() >= crate::tui::model::plots::MAX_SERIES
         {
@@ -84,6 +93,7 @@ impl App {
             Ok(job) => {
                 self.plot_jobs.insert(label.clone(), job);
                 self.add_plot(&label, PlotSeries::default(), Some(0));
+                self.plots.set_topic(&label, topic);
             }
             Err(e) => self.flash(format!("cannot start a thread to plot: {e}"), true),
         }

@@ -13,11 +13,12 @@
 
 mod levels;
 mod ticks;
+pub mod xy;
 
 use std::ops::Range;
 
 pub use levels::{BLOCK, Levels, MinMax};
-pub use ticks::{Axis, nice_step, value_label};
+pub use ticks::{Axis, nice_step, tick_label, value_label};
 
 use crate::catalog::series::Column;
 

@@ -1,7 +1,9 @@
 //! The series plotted under the timeline: which fields, their cached columns, how far their
 //! extraction has got, and the y-scale mode. Plain state; the plot pane draws a
-//! [`plot::frame`] of it for the timeline's visible range.
+//! [`plot::frame`] of it for the timeline's visible range, or in XY mode an
+//! [`xy::xy_frame`] of its two series.
 
+use super::plot::xy::{self, XyFrame};
 use super::plot::{self, Frame, PlotSeries, TimeView, YMode};
 
 /// At most this many series at once.
@@ -16,6 +18,8 @@ pub struct PlotEntry {
     pub series: PlotSeries,
     /// Percent done while the column is being computed, `None` once complete.
     pub progress: Option<u8>,
+    /// The topic the field belongs to, when known (XY mode needs two of one topic).
+    pub topic: Option<String>,
 }
 
 /// The plotted series and the y mode.
@@ -25,6 +29,9 @@ pub struct Plots {
     pub entries: Vec<PlotEntry>,
     /// One shared y scale or one per series.
     pub mode: YMode,
+    /// XY mode: the two series drawn against each other (only while they are two fields
+    /// of one topic).
+    pub xy: bool,
 }
 
 impl Default for Plots {
@@ -32,6 +39,7 @@ impl Default for Plots {
         Plots {
             entries: Vec::new(),
             mode: YMode::Shared,
+            xy: false,
         }
     }
 }
@@ -69,7 +77,9 @@ impl Plots {
             label,
             series,
             progress,
+            topic: None,
         });
+        self.xy &= self.xy_pair().is_some();
         true
     }
 
@@ -77,6 +87,7 @@ impl Plots {
     pub fn remove(&mut self, label: &str) -> bool {
         let before = self.entries.len();
         self.entries.retain(|e| e.label != label);
+        self.xy &= self.xy_pair().is_some();
         self.entries.len() != before
     }
 
@@ -91,6 +102,63 @@ impl Plots {
     /// The overall progress of the extractions still running (lowest percent).
     pub fn progress(&self) -> Option<u8> {
         self.entries.iter().filter_map(|e| e.progress).min()
+    }
+
+    /// Records the topic of the series labelled `label`.
+    pub fn set_topic(&mut self, label: &str, topic: impl Into<String>) {
+        if let Some(e) = self.entries.iter_mut().find(|e| e.label == label) {
+            e.topic = Some(topic.into());
+        }
+    }
+
+    /// The two series XY mode draws (x, y): exactly two plotted, of one topic.
+    pub fn xy_pair(&self) -> Option<(&PlotEntry, &PlotEntry)> {
+        match self.entries.as_slice() {
+            [a, b] if a.topic.is_some() && a.topic == b.topic => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    /// `x`: into XY mode or back to time. Into XY mode needs exactly two fields of one topic;
+    /// otherwise the error says so (and XY mode stays off).
+    pub fn toggle_xy(&mut self) -> Result<bool, String> {
+        if self.xy {
+            self.xy = false;
+            return Ok(false);
+        }
+        if self.xy_pair().is_some() {
+            self.xy = true;
+            return Ok(true);
+        }
+        let n = self.entries.len();
+        let why = if n == 2 {
+            "these are of two topics".to_string()
+        } else {
+            format!("{n} plotted")
+        };
+        Err(format!("XY needs two fields of one topic: {why}"))
+    }
+
+    /// One XY frame of the two series over `start..=end` (see [`xy::xy_frame`]); `None`
+    /// when not two fields of one topic.
+    pub fn xy_frame(
+        &self,
+        range: (i64, i64),
+        cursor_ns: Option<i64>,
+        size_px: (usize, usize),
+        pixel_aspect: f64,
+        max_ticks: (usize, usize),
+    ) -> Option<XyFrame> {
+        let (a, b) = self.xy_pair()?;
+        Some(xy::xy_frame(
+            &a.series,
+            &b.series,
+            range,
+            cursor_ns,
+            size_px,
+            pixel_aspect,
+            max_ticks,
+        ))
     }
 
     /// One frame of every series over `view`.
@@ -155,5 +223,25 @@ mod tests {
         assert!((f.scales[1].lo + 2.0).abs() < 1e-12);
         p.toggle_mode();
         assert_eq!(p.mode, YMode::Shared);
+    }
+
+    #[test]
+    fn xy_needs_two_fields_of_one_topic() {
+        let mut p = Plots::default();
+        p.add("/odom/x", series(&[(0, 1.0)]), None);
+        assert!(p.toggle_xy().unwrap_err().contains("1 plotted"));
+        p.add("/odom/y", series(&[(0, 2.0)]), None);
+        p.set_topic("/odom/x", "/odom");
+        p.set_topic("/imu/y", "/imu");
+        assert!(p.toggle_xy().unwrap_err().contains("two topics"));
+        p.set_topic("/odom/y", "/odom");
+        assert_eq!(p.toggle_xy(), Ok(true));
+        assert!(p.xy_frame((0, 1), Some(0), (4, 4), 1.0, (3, 3)).is_some());
+        assert_eq!(p.toggle_xy(), Ok(false));
+        assert_eq!(p.toggle_xy(), Ok(true));
+        // A third series leaves XY mode.
+        p.add("/odom/z", series(&[]), None);
+        assert!(!p.xy);
+        assert!(p.xy_frame((0, 1), None, (4, 4), 1.0, (3, 3)).is_none());
     }
 }

@@ -11,6 +11,7 @@ pub mod messages;
 pub mod opening;
 pub mod picture;
 pub mod plot;
+pub mod plot_xy;
 pub mod status;
 pub mod text_view;
 pub mod topics;

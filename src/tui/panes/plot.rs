@@ -89,6 +89,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if area.width == 0 || area.height == 0 || app.plots.is_empty() {
         return;
     }
+    if app.plots.xy && super::plot_xy::draw(frame, app, theme, area) {
+        return;
+    }
     let t = title(app);
     frame.render_widget(
         Block::default()

@@ -104,6 +104,11 @@ fn decimals_for(step: f64) -> usize {
     }
 }
 
+/// The label of tick `v` on an axis of ticks `step` apart.
+pub fn tick_label(v: f64, step: f64) -> String {
+    label(v, step, decimals_for(step))
+}
+
 /// A tick label: fixed-point with the step's digits, or scientific for very large or small
 /// magnitudes; never `-0`.
 fn label(v: f64, step: f64, decimals: usize) -> String {
