@@ -146,7 +146,10 @@ impl TextExport<'_> {
             return;
         };
         let bag_conn = BagConn::new(m.bag, conn.id);
-        if self.keep.is_some_and(|w| !w.keep(bag_conn, &m.message.data)) {
+        if self
+            .keep
+            .is_some_and(|w| !w.keep(bag_conn, &m.message.data))
+        {
             return;
         }
         let time = m.message.entry.time;

@@ -145,4 +145,10 @@ pub enum Action {
     ShowDiff,
     /// Show the selected image, map, scan or cloud as a picture in the inspector, or not.
     TogglePicture,
+    /// Start typing a search expression (`f`).
+    StartFind,
+    /// Go to the next match of the search.
+    NextMatch,
+    /// Go to the previous match of the search.
+    PrevMatch,
 }

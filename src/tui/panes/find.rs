@@ -1,0 +1,67 @@
+//! The content search on the timeline: the `f` prompt with the expression's error under it
+//! (a `^` at the column it points at), and the row of marks where matches fall.
+
+use ratatui::text::{Line, Span};
+
+use crate::tui::app::{App, Mode};
+use crate::tui::text::{fit, width};
+use crate::tui::theme::Theme;
+
+/// What the prompt starts with.
+const PREFIX: &str = "f ";
+/// The glyph of a column holding a match.
+const MARK: char = '▼';
+
+/// The prompt's lines `w` wide (the prompt, then the error when there is one); empty when
+/// the prompt is not open.
+pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize) -> Vec<Line<'static>> {
+    if app.mode != Mode::Find {
+        return Vec::new();
+    }
+    let prompt = format!(
+        "{PREFIX}{}█  (expression; Enter: search, Esc: cancel)",
+        app.prompt
+    );
+    let mut lines = vec![Line::styled(fit(&prompt, w), theme.matched())];
+    if let Some(e) = &app.search.prompt_error {
+        let caret = width(PREFIX) + e.column.saturating_sub(1);
+        let message = &e.message;
+        let text = if caret + 2 + width(message) <= w || caret < width(message) + 2 {
+            format!("{}^ {message}", " ".repeat(caret))
+        } else {
+            let pad = caret - width(message) - 1;
+            format!("{}{message} ^", " ".repeat(pad))
+        };
+        lines.push(Line::styled(fit(&text, w), theme.error()));
+    }
+    lines
+}
+
+/// The row of marks `w` wide: `▼` over each column where a match falls, the cursor's column
+/// as in the bars.
+pub(super) fn marks_row(
+    app: &App,
+    theme: Theme,
+    w: usize,
+    cursor_col: Option<usize>,
+) -> Line<'static> {
+    let (_, view_end) = app.timeline.view();
+    let spans: Vec<Span> = (0..w)
+        .map(|col| {
+            let from = app.timeline.time_of_bin(col, w);
+            let to = if col + 1 >= w {
+                view_end.saturating_add_nanos(1)
+            } else {
+                app.timeline.time_of_bin(col + 1, w)
+            };
+            let hit = app.search.any_in(from, to);
+            match (hit, cursor_col == Some(col)) {
+                (true, true) => Span::styled(MARK.to_string(), theme.cursor()),
+                (true, false) => Span::styled(MARK.to_string(), theme.matched()),
+                (false, true) => Span::styled("│", theme.cursor()),
+                (false, false) => Span::raw(" "),
+            }
+        })
+        .collect();
+    Line::from(spans)
+}
