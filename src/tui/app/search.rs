@@ -121,7 +121,7 @@ impl App {
                     error,
                 } => PromptError {
                     column: error.column,
-                    message: format!("{topic} ({datatype}): {}", error.kind),
+                    message: format!("{} (in {topic}, {datatype})", error.kind),
                 },
                 SearchError::NoTopic => PromptError {
                     column: 1,

@@ -4,7 +4,7 @@
 use ratatui::text::{Line, Span};
 
 use crate::tui::app::{App, Mode};
-use crate::tui::text::{fit, width};
+use crate::tui::text::{fit, width, wrap};
 use crate::tui::theme::Theme;
 
 /// What the prompt starts with.
@@ -12,9 +12,9 @@ const PREFIX: &str = "f ";
 /// The glyph of a column holding a match.
 const MARK: char = '▼';
 
-/// The prompt's lines `w` wide (the prompt, then the error when there is one); empty when
-/// the prompt is not open.
-pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize) -> Vec<Line<'static>> {
+/// The prompt's lines `w` wide, at most `rows` (the prompt, then the error wrapped under
+/// it, starting with a `^` under the column it points at); empty when the prompt is not open.
+pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize, rows: usize) -> Vec<Line<'static>> {
     if app.mode != Mode::Find {
         return Vec::new();
     }
@@ -24,15 +24,19 @@ pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize) -> Vec<Line<'stati
     );
     let mut lines = vec![Line::styled(fit(&prompt, w), theme.matched())];
     if let Some(e) = &app.search.prompt_error {
-        let caret = width(PREFIX) + e.column.saturating_sub(1);
-        let message = &e.message;
-        let text = if caret + 2 + width(message) <= w || caret < width(message) + 2 {
-            format!("{}^ {message}", " ".repeat(caret))
-        } else {
-            let pad = caret - width(message) - 1;
-            format!("{}{message} ^", " ".repeat(pad))
-        };
-        lines.push(Line::styled(fit(&text, w), theme.error()));
+        let caret = (width(PREFIX) + e.column.saturating_sub(1)).min(w.saturating_sub(1));
+        let text = format!("{}^ {}", " ".repeat(caret), e.message);
+        let wrapped = wrap(&text, w, caret + 2);
+        let room = rows.saturating_sub(1).max(1);
+        let cut = wrapped.len() > room;
+        for (i, l) in wrapped.into_iter().take(room).enumerate() {
+            let l = if cut && i + 1 == room {
+                fit(&format!("{l} …"), w)
+            } else {
+                l
+            };
+            lines.push(Line::styled(l, theme.error()));
+        }
     }
     lines
 }

@@ -96,7 +96,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             *last = Line::styled(fit(&prompt, w), theme.matched());
         }
     }
-    replace_last(&mut lines, super::find::prompt_lines(app, theme, w));
+    replace_last(
+        &mut lines,
+        super::find::prompt_lines(app, theme, w, inner.height as usize),
+    );
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
