@@ -147,4 +147,10 @@ pub enum Action {
     TogglePicture,
     /// The plot: time mode / XY mode (two fields of one topic against each other).
     TogglePlotXy,
+    /// Start typing a search expression (`f`).
+    StartFind,
+    /// Go to the next match of the search.
+    NextMatch,
+    /// Go to the previous match of the search.
+    PrevMatch,
 }

@@ -42,6 +42,8 @@ pub enum AppEvent {
     Plot(crate::tui::plotter::PlotNews),
     /// Log lines read in the background.
     Log(crate::catalog::log::LogPiece),
+    /// Matches of the content search found in the background.
+    Search(crate::tui::searcher::SearchNews),
 }
 
 /// The result of opening.
@@ -100,6 +102,7 @@ impl App {
         self.filter_in_background(notify(&events, AppEvent::Filtered));
         self.set_plot_notify(notify(&events, AppEvent::Plot));
         self.start_log_reading(notify(&events, AppEvent::Log));
+        self.set_search_notify(notify(&events, AppEvent::Search));
         self.set_ros_notify(Notify::new(move |ev| {
             events.send(AppEvent::Ros(ev)).is_ok()
         }));
@@ -119,6 +122,7 @@ impl App {
             AppEvent::Filtered(done) => self.filtered(done),
             AppEvent::Plot(news) => self.plot_news(news),
             AppEvent::Log(piece) => self.log_piece(piece),
+            AppEvent::Search(news) => self.search_news(news),
             AppEvent::Opening(_) | AppEvent::Opened(_) => false,
         }
     }
@@ -128,7 +132,7 @@ impl App {
         match input {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
                 let context = match self.mode {
-                    Mode::Filter | Mode::Jump | Mode::LogPrompt => Context::Prompt,
+                    Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find => Context::Prompt,
                     Mode::Log => Context::Log,
                     _ => Context::Global,
                 };
@@ -147,7 +151,10 @@ impl App {
             },
             Event::Resize(w, h) => self.apply(Action::Resize(w, h)),
             Event::Paste(text)
-                if matches!(self.mode, Mode::Filter | Mode::Jump | Mode::LogPrompt) =>
+                if matches!(
+                    self.mode,
+                    Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find
+                ) =>
             {
                 for c in text.chars().filter(|c| !c.is_control()) {
                     self.apply(Action::Input(c));

@@ -105,6 +105,21 @@ fn reading_bindings() -> Vec<Binding> {
     ]
 }
 
+/// The keys of the content search.
+fn search_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        b(
+            K::Char('f'),
+            A::StartFind,
+            "find messages by content (expression)",
+        ),
+        b(K::Char('n'), A::NextMatch, "next match (wraps)"),
+        b(K::Char('N'), A::PrevMatch, "previous match (wraps)"),
+    ]
+}
+
 impl Default for KeyMap {
     fn default() -> Self {
         use Action as A;
@@ -258,6 +273,7 @@ impl Default for KeyMap {
             },
         ];
         bindings.extend(reading_bindings());
+        bindings.extend(search_bindings());
         KeyMap { bindings }
     }
 }

@@ -20,6 +20,7 @@ pub mod opening;
 pub mod panes;
 pub mod plotter;
 pub mod publish;
+pub mod searcher;
 pub mod terminal;
 pub mod text;
 pub mod theme;

@@ -57,6 +57,7 @@ mod tui_lanes;
 mod tui_log;
 mod tui_read;
 mod tui_ros;
+mod tui_search;
 mod tui_snapshots;
 mod tui_tmux;
 mod tui_xy;

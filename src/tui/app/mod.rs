@@ -18,6 +18,7 @@ mod playback;
 mod plot;
 mod publishing;
 mod reading;
+mod search;
 
 use std::path::PathBuf;
 
@@ -62,6 +63,8 @@ pub enum Mode {
     LogPrompt,
     /// The text overlay (`d`, `w`).
     Text,
+    /// Typing a search expression (`f`).
+    Find,
 }
 
 /// A short message in the status bar.
@@ -156,6 +159,10 @@ pub struct App {
     requests: Pending,
     /// The picture preview in the inspector (`i`).
     pub picture: super::model::picture::PicturePreview,
+    /// The content search (`f`, `n`, `N`) and its matches.
+    pub search: super::model::search::Search,
+    /// The running search.
+    finder: search::Finder,
 }
 
 impl App {
@@ -228,6 +235,8 @@ impl App {
             diff_mark: None,
             requests: Pending::default(),
             picture: super::model::picture::PicturePreview::default(),
+            search: super::model::search::Search::default(),
+            finder: search::Finder::default(),
             catalog,
         };
         let iw = app.layout.inspector.width.saturating_sub(2) as usize;
@@ -259,6 +268,7 @@ impl App {
             Mode::Log => return self.log_action(action),
             Mode::LogPrompt => return self.log_prompt_action(action),
             Mode::Text => return self.text_action(action),
+            Mode::Find => return self.find_prompt_action(action),
             Mode::Normal => {}
         }
         self.flash = None;
@@ -313,6 +323,10 @@ impl App {
             Action::ShowDiff => self.show_diff(),
             Action::TogglePicture => self.toggle_picture(),
             Action::TogglePlotXy => self.toggle_plot_xy(),
+            Action::StartFind => self.start_find(),
+            Action::NextMatch | Action::PrevMatch => {
+                return self.go_to_match(action == Action::NextMatch);
+            }
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),

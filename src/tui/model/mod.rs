@@ -11,6 +11,7 @@ pub mod picture;
 pub mod plot;
 pub mod plots;
 pub mod scroll;
+pub mod search;
 pub mod text_view;
 pub mod timefmt;
 pub mod timeline;

@@ -49,6 +49,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let bar_rows = inner.height.saturating_sub(label_rows).max(1) as usize;
     let cursor_col = app.timeline.bin_of(app.timeline.cursor(), w);
     let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
+    // A search's marks take the top row when there are rows to spare.
+    let bar_rows = if app.search.is_active() && bar_rows > 1 {
+        lines.push(super::find::marks_row(app, theme, w, cursor_col));
+        bar_rows - 1
+    } else {
+        bar_rows
+    };
     lines.extend((0..bar_rows).map(|r| bar_row(app, theme, (w, bar_rows, r), cursor_col)));
     // Axis: offsets from the start, then absolute times.
     let fmt = if app.time_format == TimeFormat::Offset {
@@ -89,6 +96,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             *last = Line::styled(fit(&prompt, w), theme.matched());
         }
     }
+    replace_last(
+        &mut lines,
+        super::find::prompt_lines(app, theme, w, inner.height as usize),
+    );
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -232,4 +243,11 @@ pub(super) fn axis(
         put(&mut s, *at, text);
     }
     Line::from(s.into_iter().collect::<String>())
+}
+
+/// Puts `new` in place of the last lines of `lines` (the prompt over the axis labels).
+pub(super) fn replace_last(lines: &mut Vec<Line<'static>>, new: Vec<Line<'static>>) {
+    let n = new.len().min(lines.len());
+    lines.truncate(lines.len() - n);
+    lines.extend(new.into_iter().take(n));
 }

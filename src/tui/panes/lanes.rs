@@ -89,6 +89,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
             *last = Line::styled(fit(&prompt, w), theme.matched());
         }
     }
+    super::histogram::replace_last(
+        &mut lines,
+        super::find::prompt_lines(app, theme, w, inner.height as usize),
+    );
     frame.render_widget(Paragraph::new(lines), inner);
 }
 

@@ -120,13 +120,24 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     };
     // A space between the file and cursor part and the ROS state.
     let gap = usize::from(!ros.is_empty());
-    let left_room = w.saturating_sub(width(&ros) + gap + width(&right) + 1);
+    // The search's count (`f: 3/42`) before the ROS state and the message.
+    let search = app
+        .search
+        .status(app.timeline.cursor())
+        .map(|s| format!("{s}  "))
+        .unwrap_or_default();
+    let search = fit(
+        &search,
+        w.saturating_sub(width(&ros) + width(&right) + MIN_LEFT),
+    );
+    let left_room = w.saturating_sub(width(&ros) + gap + width(&right) + width(&search) + 1);
     let mut left = fit(&format!(" {files}  {cursor}"), left_room);
     if width(&left) < left_room + gap {
         left.push_str(&" ".repeat(left_room + gap - width(&left)));
     }
     let line = Line::from(vec![
         Span::styled(left, theme.status()),
+        Span::styled(search, theme.status()),
         Span::styled(ros, ros_style.patch(theme.status())),
         Span::styled(format!("{right} "), right_style.patch(theme.status())),
     ]);

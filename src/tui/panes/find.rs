@@ -1,0 +1,71 @@
+//! The content search on the timeline: the `f` prompt with the expression's error under it
+//! (a `^` at the column it points at), and the row of marks where matches fall.
+
+use ratatui::text::{Line, Span};
+
+use crate::tui::app::{App, Mode};
+use crate::tui::text::{fit, width, wrap};
+use crate::tui::theme::Theme;
+
+/// What the prompt starts with.
+const PREFIX: &str = "f ";
+/// The glyph of a column holding a match.
+const MARK: char = '▼';
+
+/// The prompt's lines `w` wide, at most `rows` (the prompt, then the error wrapped under
+/// it, starting with a `^` under the column it points at); empty when the prompt is not open.
+pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize, rows: usize) -> Vec<Line<'static>> {
+    if app.mode != Mode::Find {
+        return Vec::new();
+    }
+    let prompt = format!(
+        "{PREFIX}{}█  (expression; Enter: search, Esc: cancel)",
+        app.prompt
+    );
+    let mut lines = vec![Line::styled(fit(&prompt, w), theme.matched())];
+    if let Some(e) = &app.search.prompt_error {
+        let caret = (width(PREFIX) + e.column.saturating_sub(1)).min(w.saturating_sub(1));
+        let text = format!("{}^ {}", " ".repeat(caret), e.message);
+        let wrapped = wrap(&text, w, caret + 2);
+        let room = rows.saturating_sub(1).max(1);
+        let cut = wrapped.len() > room;
+        for (i, l) in wrapped.into_iter().take(room).enumerate() {
+            let l = if cut && i + 1 == room {
+                fit(&format!("{l} …"), w)
+            } else {
+                l
+            };
+            lines.push(Line::styled(l, theme.error()));
+        }
+    }
+    lines
+}
+
+/// The row of marks `w` wide: `▼` over each column where a match falls, the cursor's column
+/// as in the bars.
+pub(super) fn marks_row(
+    app: &App,
+    theme: Theme,
+    w: usize,
+    cursor_col: Option<usize>,
+) -> Line<'static> {
+    let (_, view_end) = app.timeline.view();
+    let spans: Vec<Span> = (0..w)
+        .map(|col| {
+            let from = app.timeline.time_of_bin(col, w);
+            let to = if col + 1 >= w {
+                view_end.saturating_add_nanos(1)
+            } else {
+                app.timeline.time_of_bin(col + 1, w)
+            };
+            let hit = app.search.any_in(from, to);
+            match (hit, cursor_col == Some(col)) {
+                (true, true) => Span::styled(MARK.to_string(), theme.cursor()),
+                (true, false) => Span::styled(MARK.to_string(), theme.matched()),
+                (false, true) => Span::styled("│", theme.cursor()),
+                (false, false) => Span::raw(" "),
+            }
+        })
+        .collect();
+    Line::from(spans)
+}

@@ -1,0 +1,187 @@
+//! The content search of the explorer (`f`, `n`, `N`) on the demo bag: a wrong expression
+//! shown under the prompt, the matches found in the background, counted and marked, `n` / `N`
+//! selecting them (and their topic), wrapping at the ends; snapshots at 80×24 and 160×48; and
+//! end to end in tmux.
+
+use std::time::Duration;
+
+use bagscope::tui::action::Action;
+use bagscope::tui::app::Mode;
+
+use crate::common;
+use crate::common::tmux::{Session, have_tmux};
+use crate::common::tui::{Harness, select_topic};
+
+/// Types `expr` into the `f` prompt and presses Enter.
+fn find(h: &mut Harness, expr: &str) {
+    h.act(&[Action::StartFind, Action::ClearInput]);
+    h.type_text(expr);
+    h.act(&[Action::Enter]);
+}
+
+fn wait_done(h: &mut Harness) {
+    h.wait_until("the search", Duration::from_secs(30), |app| app.search.done);
+}
+
+fn selected_topic(h: &Harness) -> String {
+    h.app
+        .topics
+        .selected_row()
+        .map(|r| r.topic.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn finds_counts_and_goes_to_the_matches() {
+    let mut h = Harness::demo(80, 24);
+    select_topic(&mut h, "/rosout");
+    find(&mut h, "level >= WARN");
+    assert_eq!(h.app.mode, Mode::Normal, "the prompt closes");
+    wait_done(&mut h);
+    // The two warnings and the error (as the log view counts them).
+    let matches = h.app.search.matches.clone();
+    assert_eq!(matches.len(), 3);
+    assert!(matches.windows(2).all(|w| w[0].time <= w[1].time));
+    assert!(
+        h.status_bar().contains("f: 3 matches"),
+        "{}",
+        h.status_bar()
+    );
+    // Away to another topic at the start: `n` selects /rosout and the first match.
+    select_topic(&mut h, "/battery");
+    h.act(&[Action::Top]);
+    h.act(&[Action::NextMatch]);
+    assert_eq!(selected_topic(&h), "/rosout");
+    assert_eq!(h.app.timeline.cursor(), matches[0].time);
+    let sel = h.app.messages.selected_ref().unwrap();
+    assert_eq!(sel.entry.time, matches[0].time);
+    assert!(h.status_bar().contains("f: 1/3"), "{}", h.status_bar());
+    h.act(&[Action::NextMatch, Action::NextMatch]);
+    assert_eq!(h.app.timeline.cursor(), matches[2].time);
+    assert!(h.status_bar().contains("f: 3/3"), "{}", h.status_bar());
+    // Past the last: back to the first, and the status says so.
+    h.act(&[Action::NextMatch]);
+    assert_eq!(h.app.timeline.cursor(), matches[0].time);
+    assert!(
+        h.status_bar().contains("wrapped to the first"),
+        "{}",
+        h.status_bar()
+    );
+    h.act(&[Action::PrevMatch]);
+    assert_eq!(h.app.timeline.cursor(), matches[2].time);
+    assert!(
+        h.status_bar().contains("wrapped to the last"),
+        "{}",
+        h.status_bar()
+    );
+    h.act(&[Action::PrevMatch]);
+    assert_eq!(h.app.timeline.cursor(), matches[1].time);
+    let sel = h.app.messages.selected_ref().unwrap();
+    assert_eq!(sel.entry.time, matches[1].time);
+}
+
+#[test]
+fn a_wrong_expression_is_shown_under_the_prompt() {
+    let mut h = Harness::demo(80, 24);
+    select_topic(&mut h, "/rosout");
+    find(&mut h, "levl >= WARN");
+    assert_eq!(h.app.mode, Mode::Find, "the prompt stays open");
+    let e = h.app.search.prompt_error.clone().unwrap();
+    assert_eq!(e.column, 1);
+    assert!(e.message.contains("'levl'"), "{}", e.message);
+    assert!(
+        e.message.contains("level"),
+        "the fields are listed: {}",
+        e.message
+    );
+    assert!(!h.app.search.is_active(), "nothing searched");
+    // A syntax error points at its column.
+    h.act(&[Action::ClearInput]);
+    h.type_text("level >= ");
+    h.act(&[Action::Enter]);
+    let e = h.app.search.prompt_error.clone().unwrap();
+    assert!(e.column >= 9, "{e:?}");
+    // Typing clears the error; Esc closes the prompt without searching.
+    h.type_text("W");
+    assert_eq!(h.app.search.prompt_error, None);
+    h.act(&[Action::Back]);
+    assert_eq!(h.app.mode, Mode::Normal);
+    assert!(!h.app.search.is_active());
+    // `n` without a search says how to start one.
+    h.act(&[Action::NextMatch]);
+    assert!(h.status_bar().contains("f to find"), "{}", h.status_bar());
+}
+
+#[test]
+fn with_the_topic_filter_set_every_shown_topic_is_searched() {
+    let mut h = Harness::demo(80, 24);
+    // `/` filter "o": several topics shown; a bare "text" searches their string fields.
+    h.act(&[Action::StartFilter]);
+    h.type_text("rosout");
+    h.act(&[Action::Enter]);
+    find(&mut h, "\"VIDIOC\"");
+    wait_done(&mut h);
+    assert_eq!(h.app.search.scope, "/rosout");
+    assert_eq!(h.app.search.matches.len(), 1, "the error line");
+    // A new search replaces the previous one; an empty one clears it.
+    find(&mut h, "level >= WARN");
+    wait_done(&mut h);
+    assert_eq!(h.app.search.matches.len(), 3);
+    find(&mut h, "");
+    assert!(!h.app.search.is_active());
+    assert!(!h.status_bar().contains("f:"), "{}", h.status_bar());
+}
+
+#[test]
+fn search_snapshots() {
+    for (w, hh) in [(80u16, 24u16), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        select_topic(&mut h, "/imu/data");
+        h.act(&[Action::StartFind]);
+        h.type_text("angular_velocity.zz > 0.1");
+        h.act(&[Action::Enter]);
+        insta::assert_snapshot!(format!("search_error_{w}x{hh}"), h.screen());
+        h.act(&[Action::ClearInput]);
+        h.type_text("linear_acceleration.x > 0.3");
+        h.act(&[Action::Enter]);
+        wait_done(&mut h);
+        h.act(&[Action::NextMatch]);
+        insta::assert_snapshot!(format!("search_marks_{w}x{hh}"), h.screen());
+    }
+}
+
+#[test]
+fn search_in_tmux() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    let cmd = format!(
+        "{}; echo EXITED:$?; sleep 30",
+        env!("CARGO_BIN_EXE_bagscope")
+    );
+    let s = Session::start("search", 80, 24, &cmd);
+    s.wait("the demo bag", |t| {
+        t.contains("Topics") && t.contains("/rosout")
+    });
+    s.keys(&["/"]);
+    s.keys(&["rosout"]);
+    s.keys(&["Enter"]);
+    s.wait("/rosout selected", |t| t.contains("Timeline · /rosout"));
+    s.keys(&["f"]);
+    s.wait("the prompt", |t| t.contains("Esc: cancel"));
+    s.keys(&["level >= WARN"]);
+    s.keys(&["Enter"]);
+    s.wait("the count", |t| t.contains("f: 3 matches"));
+    s.keys(&["n"]);
+    s.wait("the first match", |t| {
+        t.contains("f: 1/3") && t.contains("rosgraph_msgs/Log")
+    });
+    s.keys(&["n"]);
+    s.wait("the second match", |t| t.contains("f: 2/3"));
+    s.keys(&["N", "N"]);
+    s.wait("wrapped to the last", |t| t.contains("f: 3/3"));
+    s.keys(&["q"]);
+    s.wait("the shell", |t| t.contains("EXITED:0"));
+}
