@@ -155,3 +155,111 @@ fn palette_colours_are_from_the_cube() {
     assert!(indexed.contains(&231), "{indexed:?}");
     assert!(indexed.iter().any(|&i| i == 226 || i == 220), "{indexed:?}");
 }
+
+/// The `▀` cells of a `capture-pane -e` screen below row `from` drawn with 24-bit colours:
+/// (column, foreground, background).
+fn escaped_half_blocks(screen: &str, from: usize) -> Vec<(usize, [u8; 3], [u8; 3])> {
+    let mut out = Vec::new();
+    for line in screen.lines().skip(from) {
+        let (mut fg, mut bg) = (None, None);
+        let mut col = 0;
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            if c != '\u{1b}' {
+                if let ('▀', Some(f), Some(b)) = (c, fg, bg) {
+                    out.push((col, f, b));
+                }
+                col += 1;
+                continue;
+            }
+            // CSI: `[`, parameters, a final letter; only SGR (`m`) changes colours.
+            let _ = chars.next();
+            let params: String = chars
+                .by_ref()
+                .take_while(|c| !c.is_ascii_alphabetic())
+                .collect();
+            let nums: Vec<u32> = params.split(';').map(|p| p.parse().unwrap_or(0)).collect();
+            let mut i = 0;
+            while let Some(&n) = nums.get(i) {
+                let rgb = || -> Option<[u8; 3]> {
+                    let v = nums.get(i + 2..i + 5)?;
+                    Some([v[0], v[1], v[2]].map(|x| u8::try_from(x).unwrap_or(0)))
+                };
+                match n {
+                    38 | 48 if nums.get(i + 1) == Some(&2) => {
+                        if n == 38 {
+                            fg = rgb();
+                        } else {
+                            bg = rgb();
+                        }
+                        i += 5;
+                        continue;
+                    }
+                    0 => (fg, bg) = (None, None),
+                    39 | 30..=37 | 90..=97 => fg = None,
+                    49 | 40..=47 | 100..=107 => bg = None,
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn tmux_shows_the_frame_in_true_colour() {
+    if !crate::common::tmux::have_tmux() {
+        crate::common::skip("tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("pictures.bag");
+    write_bag(&bag);
+    let cmd = format!(
+        "env -u NO_COLOR COLORTERM=truecolor {} {}; sleep 30",
+        env!("CARGO_BIN_EXE_bagscope"),
+        bag.display()
+    );
+    let s = crate::common::tmux::Session::start("picture", 160, 48, &cmd);
+    s.wait("the topic list", |t| t.contains("/camera/image_raw"));
+    s.keys(&["/", "i", "m", "a", "g", "e", "_", "r", "a", "w"]);
+    s.wait("the filter", |t| {
+        t.contains("Topics 1/") || t.contains("· 1/6")
+    });
+    s.keys(&["Enter"]);
+    s.wait("the picture", |t| t.contains("64×48 rgb8"));
+    let screen = s.screen_escapes();
+    let title = screen
+        .lines()
+        .position(|l| l.contains("64×48 rgb8"))
+        .unwrap();
+    let cells = escaped_half_blocks(&screen, title + 1);
+    // 64 columns × 24 rows of cells: the frame at its own size.
+    assert_eq!(cells.len(), 64 * 24, "{screen}");
+    let left = cells.iter().map(|c| c.0).min().unwrap();
+    let mid = left + 32;
+    for keep in [true, false] {
+        let drawn = mean(
+            cells
+                .iter()
+                .filter(|c| (c.0 < mid) == keep)
+                .flat_map(|c| [c.1, c.2]),
+        );
+        let source = mean(
+            (0..IMAGE_H)
+                .flat_map(|y| (0..IMAGE_W).map(move |x| (x, y)))
+                .filter(|&(x, _)| (x < IMAGE_W / 2) == keep)
+                .map(|(x, y)| frame_pixel(x, y)),
+        );
+        assert!(
+            close(drawn, source, 2.0),
+            "left half {keep}: drawn {drawn:?}, frame {source:?}"
+        );
+    }
+    // The halves differ: red on the left, blue on the right.
+    let red = cells.iter().filter(|c| c.0 < mid).all(|c| c.1[0] > c.1[2]);
+    let blue = cells.iter().filter(|c| c.0 >= mid).all(|c| c.1[2] > c.1[0]);
+    assert!(red && blue, "{screen}");
+    s.keys(&["q"]);
+}

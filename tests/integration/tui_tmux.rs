@@ -59,7 +59,9 @@ fn browse_filter_inspect_and_quit() {
     assert!(screen.contains("/camera/image_raw"), "{screen}");
     assert!(!screen.contains("/chatter "), "{screen}");
     s.keys(&["Enter"]);
-    // The first message of the topic is decoded in the inspector.
+    // The first message of the topic is drawn as a picture; `i` shows the decoded tree.
+    s.wait("the picture", |t| t.contains("8×6 rgb8") && t.contains('▀'));
+    s.keys(&["i"]);
     let screen = s.wait("the decoded image", |t| {
         t.contains("sensor_msgs/Image") && t.contains("encoding:")
     });
