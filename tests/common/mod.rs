@@ -94,6 +94,7 @@ pub fn ros_python() -> &'static str {
 pub mod many_topics;
 pub mod msg_support;
 pub mod official;
+pub mod pictures;
 pub mod ros_graph;
 pub mod synth;
 pub mod tmux;

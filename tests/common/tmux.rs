@@ -66,6 +66,16 @@ impl Session {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// What the terminal shows now with its colours and attributes as escape sequences
+    /// (`capture-pane -e`).
+    pub fn screen_escapes(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-e", "-p", "-t", &self.0])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Types `keys` (tmux key names: `"q"`, `"Enter"`, `" "`, ...).
     pub fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", self.0.as_str()];

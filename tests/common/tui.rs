@@ -124,6 +124,14 @@ impl Harness {
         format!("{}", t.backend())
     }
 
+    /// The screen as ratatui's buffer (cells with their colours).
+    pub fn buffer(&self) -> ratatui::buffer::Buffer {
+        let mut t =
+            Terminal::new(TestBackend::new(self.app.area.width, self.app.area.height)).unwrap();
+        t.draw(|f| ui::draw(f, &self.app, Theme::mono())).unwrap();
+        t.backend().buffer().clone()
+    }
+
     /// The status bar (last line of the screen).
     pub fn status_bar(&self) -> String {
         self.screen().lines().last().unwrap_or_default().to_string()

@@ -55,6 +55,7 @@ mod ros_serve;
 mod topic_bandwidth;
 mod tui_lanes;
 mod tui_log;
+mod tui_pictures;
 mod tui_read;
 mod tui_ros;
 mod tui_search;

@@ -5,7 +5,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::app::App;
 use crate::tui::halfblock;
@@ -27,10 +27,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, inner: Rect) {
         Err(e) => {
             let lines = vec![
                 Line::styled(format!("{mark}cannot draw this message:"), theme.error()),
-                Line::styled(fit(&crate::printable::escape_line(e), w), theme.error()),
+                Line::styled(crate::printable::escape_line(e), theme.error()),
                 Line::styled("i: show the message tree", theme.dim()),
             ];
-            frame.render_widget(Paragraph::new(lines), inner);
+            // The reason is wrapped, not cut: its numbers are what the user needs.
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
             return;
         }
     };
