@@ -145,4 +145,6 @@ pub enum Action {
     ShowDiff,
     /// Show the selected image, map, scan or cloud as a picture in the inspector, or not.
     TogglePicture,
+    /// Follow the recording as it grows (`tail -f`), or stop.
+    ToggleFollow,
 }

@@ -42,6 +42,8 @@ pub enum AppEvent {
     Plot(crate::tui::plotter::PlotNews),
     /// Log lines read in the background.
     Log(crate::catalog::log::LogPiece),
+    /// News of the thread following a growing recording (`F`).
+    Follow(crate::tui::live::LiveNews),
 }
 
 /// The result of opening.
@@ -100,6 +102,10 @@ impl App {
         self.filter_in_background(notify(&events, AppEvent::Filtered));
         self.set_plot_notify(notify(&events, AppEvent::Plot));
         self.start_log_reading(notify(&events, AppEvent::Log));
+        self.set_follow_notify(
+            notify(&events, AppEvent::Follow),
+            notify(&events, AppEvent::Worker),
+        );
         self.set_ros_notify(Notify::new(move |ev| {
             events.send(AppEvent::Ros(ev)).is_ok()
         }));
@@ -119,6 +125,7 @@ impl App {
             AppEvent::Filtered(done) => self.filtered(done),
             AppEvent::Plot(news) => self.plot_news(news),
             AppEvent::Log(piece) => self.log_piece(piece),
+            AppEvent::Follow(news) => self.live_news(news),
             AppEvent::Opening(_) | AppEvent::Opened(_) => false,
         }
     }
