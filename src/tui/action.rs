@@ -153,4 +153,6 @@ pub enum Action {
     NextMatch,
     /// Go to the previous match of the search.
     PrevMatch,
+    /// Follow the recording as it grows (`tail -f`), or stop.
+    ToggleFollow,
 }

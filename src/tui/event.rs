@@ -44,6 +44,8 @@ pub enum AppEvent {
     Log(crate::catalog::log::LogPiece),
     /// Matches of the content search found in the background.
     Search(crate::tui::searcher::SearchNews),
+    /// News of the thread following a growing recording (`F`).
+    Follow(crate::tui::live::LiveNews),
 }
 
 /// The result of opening.
@@ -103,6 +105,10 @@ impl App {
         self.set_plot_notify(notify(&events, AppEvent::Plot));
         self.start_log_reading(notify(&events, AppEvent::Log));
         self.set_search_notify(notify(&events, AppEvent::Search));
+        self.set_follow_notify(
+            notify(&events, AppEvent::Follow),
+            notify(&events, AppEvent::Worker),
+        );
         self.set_ros_notify(Notify::new(move |ev| {
             events.send(AppEvent::Ros(ev)).is_ok()
         }));
@@ -123,6 +129,7 @@ impl App {
             AppEvent::Plot(news) => self.plot_news(news),
             AppEvent::Log(piece) => self.log_piece(piece),
             AppEvent::Search(news) => self.search_news(news),
+            AppEvent::Follow(news) => self.live_news(news),
             AppEvent::Opening(_) | AppEvent::Opened(_) => false,
         }
     }

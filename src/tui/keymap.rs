@@ -243,6 +243,7 @@ impl Default for KeyMap {
                 A::TogglePicture,
                 "picture preview on/off (images, maps, scans, clouds)",
             ),
+            b(K::Char('F'), A::ToggleFollow, "follow (tail -f) / stop"),
             Binding {
                 code: K::Esc,
                 modifiers: KeyModifiers::NONE,

@@ -13,6 +13,7 @@ pub mod event;
 pub mod halfblock;
 pub mod keymap;
 pub mod layout;
+pub mod live;
 pub mod logger;
 pub mod model;
 pub mod notify;

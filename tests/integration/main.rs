@@ -53,6 +53,7 @@ mod ros_hostile;
 mod ros_play;
 mod ros_serve;
 mod topic_bandwidth;
+mod tui_follow;
 mod tui_lanes;
 mod tui_log;
 mod tui_pictures;

@@ -8,6 +8,7 @@
 mod diff;
 mod fetch;
 mod filter;
+mod follow;
 mod health;
 mod input;
 mod lanes;
@@ -19,6 +20,7 @@ mod plot;
 mod publishing;
 mod reading;
 mod search;
+pub use follow::FollowState;
 
 use std::path::PathBuf;
 
@@ -36,7 +38,7 @@ use super::model::messages::MessageList;
 use super::model::plots::Plots;
 use super::model::timefmt::TimeFormat;
 use super::model::timeline::Timeline;
-use super::model::topics::{TopicList, TopicRow};
+use super::model::topics::TopicList;
 use super::notify::Notify;
 use super::publish::{self, Publisher, Publishing, RosEvent};
 use super::worker::Worker;
@@ -163,34 +165,14 @@ pub struct App {
     pub search: super::model::search::Search,
     /// The running search.
     finder: search::Finder,
+    /// Following a growing recording (`F`).
+    pub follow: FollowState,
 }
 
 impl App {
     /// A new app over `catalog` of `width`×`height`, asking `worker` for data.
     pub fn new(catalog: Catalog, worker: Worker, width: u16, height: u16) -> App {
-        let topics = catalog.topics();
-        let spans = catalog.topic_spans(&topics);
-        let rows = topics
-            .into_iter()
-            .zip(spans)
-            .map(|(t, span)| {
-                let span = span.map(|(lo, hi)| hi.nanos_since(lo) as f64 / 1e9);
-                let rate = span
-                    .filter(|s| *s > 0.0 && t.message_count > 1)
-                    .map(|s| (t.message_count - 1) as f64 / s);
-                TopicRow {
-                    topic: t.topic,
-                    datatype: t.datatype,
-                    count: t.message_count,
-                    rate,
-                    bytes: None,
-                    bandwidth: None,
-                    connections: t.connections,
-                    bags: t.bags,
-                    conflicting: t.conflicting_types,
-                }
-            })
-            .collect();
+        let rows = follow::topic_rows(&catalog);
         let start = catalog.start_time().unwrap_or(RosTime::MIN);
         let end = catalog.end_time().unwrap_or(start);
         let area = Rect::new(0, 0, width, height);
@@ -237,6 +219,7 @@ impl App {
             picture: super::model::picture::PicturePreview::default(),
             search: super::model::search::Search::default(),
             finder: search::Finder::default(),
+            follow: FollowState::default(),
             catalog,
         };
         let iw = app.layout.inspector.width.saturating_sub(2) as usize;
@@ -327,6 +310,7 @@ impl App {
             Action::NextMatch | Action::PrevMatch => {
                 return self.go_to_match(action == Action::NextMatch);
             }
+            Action::ToggleFollow => self.toggle_follow(),
             Action::Back => return self.back(),
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Click(x, y) => return self.click(x, y),

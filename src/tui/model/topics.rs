@@ -277,6 +277,24 @@ impl TopicList {
             .unwrap_or_default()
     }
 
+    /// Replaces every row (a followed recording grew), keeping the filter, the sort and
+    /// the selected topic; the filter is applied at once.
+    pub fn replace_rows(&mut self, mut rows: Vec<TopicRow>) {
+        let selected = self.selected_row().map(|r| r.topic.clone());
+        rows.sort_by(|a, b| a.topic.cmp(&b.topic));
+        self.widest = rows.iter().fold((0, 0), |(n, t), r| {
+            (
+                n.max(r.topic.chars().count()),
+                t.max(r.datatype.chars().count()),
+            )
+        });
+        self.rows = Arc::new(rows);
+        self.refresh();
+        if let Some(t) = selected {
+            self.select_topic(&t);
+        }
+    }
+
     fn refresh(&mut self) {
         self.refresh_from(None);
     }

@@ -60,6 +60,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         Some(n) => format!("{n} · {files}"),
         None => files,
     };
+    // A followed recording: `● live` first, so that it stays when the bar is narrow.
+    let files = match app.follow.mark() {
+        Some(m) => format!("{m} · {files}"),
+        None => files,
+    };
     let cursor = format!(
         "@ {}",
         app.time_format.format(app.timeline.cursor(), app.start())

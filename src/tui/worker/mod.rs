@@ -178,6 +178,11 @@ impl Worker {
         worker
     }
 
+    /// Starts the workers without the health scan (a followed recording's new snapshot).
+    pub fn start_serving(catalog: Catalog, registry: Registry, notify: Notify<Reply>) -> Worker {
+        Worker::serving(catalog, registry, notify, export::write)
+    }
+
     /// The interactive and the export thread (no health scan); `exporter` writes exports.
     fn serving(
         catalog: Catalog,

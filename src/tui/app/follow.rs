@@ -1,0 +1,238 @@
+//! Following a growing bag (`F`, on by default for a `.active` file): the follow thread's
+//! snapshots replace the bag in the catalog, the topic counts, rates, histogram and lanes
+//! are recomputed from them, and a cursor at the end of the time axis stays at the end (the
+//! newest message of the selected topic selected), like `tail -f`.
+
+use std::time::Duration;
+
+use super::App;
+use crate::catalog::Catalog;
+use crate::time::RosTime;
+use crate::tui::live::{self, LiveJob, LiveNews, LiveStatus};
+use crate::tui::model::timeline::Timeline;
+use crate::tui::model::topics::TopicRow;
+use crate::tui::notify::Notify;
+use crate::tui::worker::{Reply, Worker};
+
+/// The follow state of the app.
+#[derive(Default)]
+pub struct FollowState {
+    job: Option<LiveJob>,
+    /// Where the follow thread reports (set by the event loop).
+    notify: Option<Notify<LiveNews>>,
+    /// Where a worker over a new snapshot replies (set by the event loop).
+    replies: Option<Notify<Reply>>,
+    /// The latest status of the followed recording.
+    status: Option<LiveStatus>,
+    /// The followed recording was finished by its writer.
+    finished: bool,
+    next_id: u64,
+}
+
+impl std::fmt::Debug for FollowState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FollowState")
+            .field("job", &self.job)
+            .field("status", &self.status)
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FollowState {
+    /// True while a recording is followed.
+    pub fn is_following(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// The latest status of the followed recording.
+    pub fn status(&self) -> Option<&LiveStatus> {
+        self.status.as_ref()
+    }
+
+    /// The status bar mark: `● live` and how far behind the writer the reader is, or that
+    /// the recording finished; `None` when nothing is followed.
+    pub fn mark(&self) -> Option<String> {
+        if self.job.is_none() {
+            return self.finished.then(|| "■ recording finished".to_string());
+        }
+        Some(match &self.status {
+            Some(s) if s.behind_bytes > 0 => {
+                format!(
+                    "● live · {} behind",
+                    crate::tui::text::bytes(s.behind_bytes)
+                )
+            }
+            Some(LiveStatus { idle: Some(d), .. }) => format!("● live · idle {}", secs(*d)),
+            None | Some(_) => "● live".to_string(),
+        })
+    }
+}
+
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{s:.0} s")
+    }
+}
+
+/// The topic rows of `catalog`: counts, and mean rates from the time spans of their chunks.
+pub(super) fn topic_rows(catalog: &Catalog) -> Vec<TopicRow> {
+    let topics = catalog.topics();
+    let spans = catalog.topic_spans(&topics);
+    topics
+        .into_iter()
+        .zip(spans)
+        .map(|(t, span)| {
+            let span = span.map(|(lo, hi)| hi.nanos_since(lo) as f64 / 1e9);
+            let rate = span
+                .filter(|s| *s > 0.0 && t.message_count > 1)
+                .map(|s| (t.message_count - 1) as f64 / s);
+            TopicRow {
+                topic: t.topic,
+                datatype: t.datatype,
+                count: t.message_count,
+                rate,
+                bytes: None,
+                bandwidth: None,
+                connections: t.connections,
+                bags: t.bags,
+                conflicting: t.conflicting_types,
+            }
+        })
+        .collect()
+}
+
+impl App {
+    /// Where the follow thread and the workers over new snapshots report (the event loop's
+    /// channel); then follows at once a bag whose name ends in `.active`.
+    pub fn set_follow_notify(&mut self, notify: Notify<LiveNews>, replies: Notify<Reply>) {
+        self.follow.notify = Some(notify);
+        self.follow.replies = Some(replies);
+        let active = self
+            .catalog
+            .bags()
+            .iter()
+            .position(|b| b.path().to_string_lossy().ends_with(".active"));
+        if let Some(index) = active {
+            self.start_follow(index);
+        }
+    }
+
+    /// `F`: follows the recording (the `.active` bag, else the first), or stops.
+    pub(super) fn toggle_follow(&mut self) {
+        if self.follow.job.take().is_some() {
+            self.follow.status = None;
+            self.flash("following stopped (F to follow again)", false);
+            return;
+        }
+        let index = self
+            .catalog
+            .bags()
+            .iter()
+            .position(|b| b.path().to_string_lossy().ends_with(".active"))
+            .unwrap_or(0);
+        self.start_follow(index);
+    }
+
+    fn start_follow(&mut self, index: usize) {
+        let Some(notify) = self.follow.notify.clone() else {
+            self.flash("following needs the event loop", true);
+            return;
+        };
+        let Some(path) = self.catalog.bag(index).map(|b| b.path().to_path_buf()) else {
+            return;
+        };
+        let id = self.follow.next_id;
+        self.follow.next_id += 1;
+        match live::start(path.clone(), (id, index), notify) {
+            Ok(job) => {
+                self.follow.job = Some(job);
+                self.follow.status = None;
+                self.follow.finished = false;
+                let end = self.timeline.bounds().1;
+                self.timeline.set_cursor(end);
+                self.cursor_moved();
+                let name = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().to_string(),
+                );
+                self.flash(
+                    crate::printable::escape(&format!("following {name} (F to stop)")),
+                    false,
+                );
+            }
+            Err(e) => self.flash(format!("cannot follow: {e}"), true),
+        }
+    }
+
+    /// Applies a report of the follow thread; true when the screen must be redrawn.
+    pub(crate) fn live_news(&mut self, news: LiveNews) -> bool {
+        if self.follow.job.as_ref().is_none_or(|j| j.id != news.id) {
+            return false;
+        }
+        if let Some(e) = news.error {
+            self.follow.job = None;
+            self.follow.status = None;
+            self.flash(
+                crate::printable::escape(&format!("follow stopped: {e}")),
+                true,
+            );
+            return true;
+        }
+        let finished = news.status.finished;
+        self.follow.status = Some(news.status);
+        if let Some(bag) = news.snapshot {
+            self.swap_bag(news.bag, bag, finished);
+        }
+        if finished {
+            self.follow.job = None;
+            self.follow.finished = true;
+            let name = self
+                .catalog
+                .bag(news.bag)
+                .and_then(|b| b.path().file_name())
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            self.flash(
+                crate::printable::escape(&format!("recording finished: now showing {name}")),
+                false,
+            );
+        }
+        true
+    }
+
+    /// Puts `bag` in place of bag `index` and recomputes what depends on the catalog.
+    fn swap_bag(&mut self, index: usize, bag: crate::bag::Bag, finished: bool) {
+        let mut bags = self.catalog.bags().to_vec();
+        let Some(slot) = bags.get_mut(index) else {
+            return;
+        };
+        *slot = bag;
+        let at_end = self.timeline.cursor() >= self.timeline.bounds().1;
+        let cursor = self.timeline.cursor();
+        self.catalog = Catalog::new(bags);
+        if let Some(replies) = &self.follow.replies {
+            let (catalog, registry) = (self.catalog.clone(), self.registry.clone());
+            self.worker = if finished {
+                // The finished bag is indexed: its health scan starts again.
+                Worker::start(catalog, registry, replies.clone())
+            } else {
+                Worker::start_serving(catalog, registry, replies.clone())
+            };
+        }
+        self.topics.replace_rows(topic_rows(&self.catalog));
+        let start = self.catalog.start_time().unwrap_or(RosTime::MIN);
+        let end = self.catalog.end_time().unwrap_or(start);
+        self.timeline = Timeline::new(start, end);
+        self.timeline.set_cursor(if at_end { end } else { cursor });
+        if at_end {
+            // Sticks to the end: the newest message of the selected topic is selected.
+            self.topic_changed();
+        } else {
+            self.refresh_histogram();
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Following a growing bag in the background (`F`): one thread runs a
+//! [`Follower`](crate::bag::follow::Follower), which reads only the bytes added since its
+//! last poll, and reports through a [`Notify`] (the event loop wraps it into an event).
+//!
+//! This first slice hands the app a fresh [`Bag`] snapshot of what was read so far at most
+//! every [`REFRESH`] while the file grows (the snapshot copies the connection and chunk
+//! lists, never the data), and the finished bag, opened with its index, once the recorder
+//! closes it. Between snapshots a status-only report every [`STATUS_EVERY`] keeps the
+//! "behind" time current. Dropping the [`LiveJob`] stops the thread within one poll.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::notify::Notify;
+use crate::bag::Bag;
+use crate::bag::follow::Follower;
+
+/// The shortest time between two snapshots sent to the app.
+pub const REFRESH: Duration = Duration::from_millis(200);
+
+/// How often the status alone is reported while nothing new arrives.
+pub const STATUS_EVERY: Duration = Duration::from_secs(1);
+
+/// Message data read per poll before the thread looks at the clock again.
+const POLL_BUDGET: usize = 4 << 20;
+
+/// How the followed recording stands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveStatus {
+    /// Messages read so far.
+    pub messages: u64,
+    /// Bytes written but not yet readable as whole records.
+    pub behind_bytes: u64,
+    /// Time since new bytes last completed a record (`None` before the first one).
+    pub idle: Option<Duration>,
+    /// True once the recorder closed the bag.
+    pub finished: bool,
+}
+
+/// One report of the follow thread.
+#[derive(Debug)]
+pub struct LiveNews {
+    /// The job it belongs to (reports of a stopped job are dropped).
+    pub id: u64,
+    /// Which bag of the catalog is followed.
+    pub bag: usize,
+    /// What the recording holds now, when it changed (the finished bag at the end).
+    pub snapshot: Option<Bag>,
+    /// How it stands.
+    pub status: LiveStatus,
+    /// Why following stopped, if it failed.
+    pub error: Option<String>,
+}
+
+/// A running follow thread; dropping it stops it.
+#[derive(Debug)]
+pub struct LiveJob {
+    /// The job's id, as in its [`LiveNews`].
+    pub id: u64,
+    /// The bag of the catalog it follows.
+    pub bag: usize,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for LiveJob {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Starts following `path` (bag `bag` of the catalog) on its own thread.
+pub fn start(
+    path: PathBuf,
+    (id, bag): (u64, usize),
+    notify: Notify<LiveNews>,
+) -> std::io::Result<LiveJob> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&cancel);
+    std::thread::Builder::new()
+        .name("follow".into())
+        .spawn(move || run(&path, (id, bag), &flag, &notify))?;
+    Ok(LiveJob { id, bag, cancel })
+}
+
+fn status(f: &Follower) -> LiveStatus {
+    LiveStatus {
+        messages: f.message_count(),
+        behind_bytes: f.behind_bytes(),
+        idle: f.since_growth(),
+        finished: f.is_finished(),
+    }
+}
+
+fn run(
+    path: &std::path::Path,
+    (id, bag): (u64, usize),
+    cancel: &AtomicBool,
+    notify: &Notify<LiveNews>,
+) {
+    let news = |snapshot: Option<Bag>, status: LiveStatus, error: Option<String>| LiveNews {
+        id,
+        bag,
+        snapshot,
+        status,
+        error,
+    };
+    let mut follower = match Follower::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            notify.send(news(None, LiveStatus::default(), Some(e.to_string())));
+            return;
+        }
+    };
+    let mut dirty = false;
+    let mut last_sent: Option<Instant> = None;
+    let mut last_status = Instant::now();
+    while !cancel.load(Ordering::Relaxed) {
+        let update = match follower.poll(POLL_BUDGET) {
+            Ok(u) => u,
+            Err(e) => {
+                notify.send(news(None, status(&follower), Some(e.to_string())));
+                return;
+            }
+        };
+        if !update.messages.is_empty() || !update.new_connections.is_empty() {
+            dirty = true;
+        }
+        if update.finished {
+            // The recorder closed the bag: switch to it as indexed (renamed from `.active`).
+            let done = Bag::open(follower.final_path()).unwrap_or_else(|_| follower.snapshot());
+            notify.send(news(Some(done), status(&follower), None));
+            return;
+        }
+        let due = last_sent.is_none_or(|t| t.elapsed() >= REFRESH);
+        if dirty && due {
+            dirty = false;
+            last_sent = Some(Instant::now());
+            last_status = Instant::now();
+            if !notify.send(news(Some(follower.snapshot()), status(&follower), None)) {
+                return;
+            }
+        } else if last_status.elapsed() >= STATUS_EVERY {
+            last_status = Instant::now();
+            if !notify.send(news(None, status(&follower), None)) {
+                return;
+            }
+        }
+        if update.more {
+            continue;
+        }
+        // Sleeps until the file changes (one fstat per poll interval) or a refresh is due.
+        let wait = if dirty { REFRESH / 4 } else { REFRESH };
+        if let Err(e) = follower.wait(wait) {
+            notify.send(news(None, status(&follower), Some(e.to_string())));
+            return;
+        }
+    }
+}

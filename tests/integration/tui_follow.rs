@@ -1,0 +1,191 @@
+//! The explorer following a growing bag (`F`, on by default for `.active`): a synthetic
+//! recorder appends a finished bag's bytes in three steps (its bag header's index position
+//! still 0, as `rosbag record` leaves it while recording), then writes the index position
+//! and renames `.bag.active` to `.bag`. The app, driven headless, sees the counts grow, the
+//! `● live` mark, and switches to the finished bag with the counts of the official layout.
+
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::time::Duration;
+
+use bagscope::bag::writer::{BagWriter, WriterOptions};
+use bagscope::bag::{Bag, OpenOptions};
+use bagscope::catalog::Catalog;
+use bagscope::format::Compression;
+use bagscope::time::RosTime;
+
+use crate::common::synth::{string_header, string_msg};
+use crate::common::tui::Harness;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A finished bag of `n` messages on `/a` and `/b` (small uncompressed chunks).
+fn finished(path: &Path, n: u32) -> Vec<u8> {
+    let mut w = BagWriter::create(
+        path,
+        WriterOptions {
+            compression: Compression::None,
+            chunk_size: 700,
+        },
+    )
+    .unwrap();
+    let a = w
+        .add_connection("/a", &string_header("/a", "/talker"))
+        .unwrap();
+    let b = w
+        .add_connection("/b", &string_header("/b", "/talker"))
+        .unwrap();
+    for i in 0..n {
+        let conn = if i % 3 == 0 { b } else { a };
+        let data = string_msg(&format!("message {i}"));
+        w.write(conn, RosTime::new(100 + i, 0), &data).unwrap();
+    }
+    w.finish().unwrap();
+    std::fs::read(path).unwrap()
+}
+
+/// Where the bag header's `index_pos=` value starts.
+fn index_pos_at(bytes: &[u8]) -> usize {
+    let name = b"index_pos=";
+    let head = &bytes[..4096.min(bytes.len())];
+    head.windows(name.len()).position(|w| w == name).unwrap() + name.len()
+}
+
+/// Appends `bytes` to the file (never rewriting what a reader may have mapped).
+fn append(path: &Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .unwrap();
+    f.write_all(bytes).unwrap();
+}
+
+fn topic_counts(h: &Harness) -> Vec<(String, u64)> {
+    h.app
+        .topics
+        .rows()
+        .iter()
+        .map(|r| (r.topic.clone(), r.count))
+        .collect()
+}
+
+/// The screen with the times that depend on the clock blanked.
+fn stable(screen: &str) -> String {
+    let idle = regex::Regex::new(r"idle \d+(\.\d)? s").unwrap();
+    idle.replace_all(screen, "idle ?.? s").into_owned()
+}
+
+/// Waits for the worker's replies to the latest requests (window, decode, sizes).
+fn settle(h: &mut Harness) {
+    h.wait_until("the messages and the decoded one", WAIT, |app| {
+        !app.messages.loading && app.inspector.loading.is_none()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    h.drain_events();
+}
+
+#[test]
+fn the_explorer_follows_a_growing_bag_and_switches_to_the_finished_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = finished(&dir.path().join("full.bag"), 90);
+    let reference = Bag::open(dir.path().join("full.bag")).unwrap();
+    let mut live = full.clone();
+    let at = index_pos_at(&live);
+    live[at..at + 8].fill(0);
+    let active = dir.path().join("rec.bag.active");
+    let done = dir.path().join("rec.bag");
+    let third = live.len() / 3;
+    append(&active, &live[..third]);
+
+    let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
+    let mut h = Harness::new(Catalog::new(vec![bag]), 80, 24);
+    assert!(
+        h.app.follow.is_following(),
+        "a .active bag is followed at once"
+    );
+    h.wait_until("the first snapshot", WAIT, |app| {
+        app.follow.status().is_some_and(|s| s.messages > 0) && app.catalog.message_count() > 0
+    });
+    let first = h.app.catalog.message_count();
+    let counted: u64 = topic_counts(&h).iter().map(|(_, c)| c).sum();
+    assert_eq!(
+        counted, first,
+        "the topic rows count what the catalog holds"
+    );
+
+    append(&active, &live[third..2 * third]);
+    h.wait_until("more messages", WAIT, |app| {
+        app.catalog.message_count() > first
+    });
+    let second = h.app.catalog.message_count();
+    assert!(second < 90, "the last third is not written yet ({second})");
+    let counted: u64 = topic_counts(&h).iter().map(|(_, c)| c).sum();
+    assert_eq!(counted, second);
+    // The cursor stuck to the end of the grown time axis.
+    assert_eq!(h.app.timeline.cursor(), h.app.timeline.bounds().1);
+    for (w, hh) in [(80, 24), (160, 48)] {
+        h.app.apply(bagscope::tui::action::Action::Resize(w, hh));
+        settle(&mut h);
+        let screen = stable(&h.screen());
+        assert!(screen.contains("● live"), "{screen}");
+        insta::assert_snapshot!(format!("follow_live_{w}x{hh}"), screen);
+    }
+
+    // The recorder closes the bag: the rest, the index position, the rename.
+    append(&active, &live[2 * third..]);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&active)
+        .unwrap();
+    f.write_at(&full[at..at + 8], at as u64).unwrap();
+    f.sync_all().unwrap();
+    drop(f);
+    std::fs::rename(&active, &done).unwrap();
+    h.wait_until("the finished bag", WAIT, |app| !app.follow.is_following());
+    assert!(h.app.follow.mark().is_some_and(|m| m.contains("finished")));
+    let bag = h.app.catalog.bag(0).unwrap();
+    assert_eq!(bag.path(), done.as_path(), "switched to the renamed bag");
+    assert!(
+        bag.is_indexed(),
+        "the finished bag is read through its index"
+    );
+    let want: Vec<(String, u64)> = Catalog::new(vec![reference])
+        .topics()
+        .into_iter()
+        .map(|t| (t.topic, t.message_count))
+        .collect();
+    assert_eq!(topic_counts(&h), want);
+    assert!(h.status_bar().contains("finished"), "{}", h.status_bar());
+}
+
+#[test]
+fn f_stops_and_starts_following() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("done.bag");
+    finished(&path, 10);
+    let bag = Bag::open(&path).unwrap();
+    let mut h = Harness::new(Catalog::new(vec![bag]), 80, 24);
+    assert!(
+        !h.app.follow.is_following(),
+        "a finished .bag is not followed"
+    );
+    h.act(&[bagscope::tui::action::Action::ToggleFollow]);
+    assert!(h.app.follow.is_following());
+    // A finished bag has nothing more to come: following ends at once, counts unchanged.
+    h.wait_until("the end of following", WAIT, |app| {
+        !app.follow.is_following()
+    });
+    let counted: u64 = topic_counts(&h).iter().map(|(_, c)| c).sum();
+    assert_eq!(counted, 10);
+    h.act(&[bagscope::tui::action::Action::ToggleFollow]);
+    assert!(h.app.follow.is_following());
+    h.act(&[bagscope::tui::action::Action::ToggleFollow]);
+    assert!(!h.app.follow.is_following());
+    assert!(
+        h.status_bar().contains("following stopped"),
+        "{}",
+        h.status_bar()
+    );
+}
