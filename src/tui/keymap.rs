@@ -121,6 +121,10 @@ fn search_bindings() -> Vec<Binding> {
 }
 
 impl Default for KeyMap {
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one table of bindings, read top to bottom as the help shows it"
+    )]
     fn default() -> Self {
         use Action as A;
         use KeyCode as K;
