@@ -46,7 +46,7 @@ impl App {
                 // Closes the prompt; a search still running stops where it is.
                 self.finder.job = None;
                 if self.search.is_active() && !self.search.done {
-                    self.search.done = true;
+                    self.search.stop();
                     self.flash("search stopped", false);
                 }
                 self.search.prompt_error = None;

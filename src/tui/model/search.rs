@@ -4,6 +4,9 @@
 use crate::catalog::search::{Match, SearchStats};
 use crate::time::RosTime;
 
+/// The most matches kept (24 bytes each); beyond, they are counted, not kept.
+pub const MAX_MATCHES: usize = 2_000_000;
+
 /// A wrong expression, as shown under the prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PromptError {
@@ -36,6 +39,10 @@ pub struct Search {
     pub current: Option<usize>,
     /// The error of the expression in the prompt, shown under it.
     pub prompt_error: Option<PromptError>,
+    /// True when the search was stopped (`Esc`) before the end.
+    pub stopped: bool,
+    /// True when more than [`MAX_MATCHES`] matched: the later ones are not kept.
+    pub capped: bool,
 }
 
 /// Where `n` / `N` go: the match's index, and whether the search wrapped around an end.
@@ -69,13 +76,24 @@ impl Search {
             (Some(last), Some(first)) => last <= first,
             _ => true,
         };
-        self.matches.extend_from_slice(matches);
+        let room = MAX_MATCHES.saturating_sub(self.matches.len());
+        self.capped |= matches.len() > room;
+        self.matches
+            .extend_from_slice(matches.get(..room.min(matches.len())).unwrap_or_default());
         if !sorted {
             self.matches.sort_unstable();
         }
         self.fraction = fraction.clamp(0.0, 1.0);
         self.stats = stats;
         self.done = done;
+    }
+
+    /// The search was stopped before the end: what was found stays.
+    pub fn stop(&mut self) {
+        if !self.done {
+            self.stopped = true;
+            self.done = true;
+        }
     }
 
     /// The search failed.
@@ -162,16 +180,19 @@ impl Search {
         let n = self.matches.len();
         let count = match (self.at(cursor), n) {
             (Some(i), _) => format!("{}/{n}", i + 1),
+            (None, _) if self.capped => format!("{n}+ matches (first {n} kept)"),
             (None, 0) if self.done => "no match".into(),
             (None, 1) if self.done => "1 match".into(),
             (None, _) if self.done => format!("{n} matches"),
             (None, _) => n.to_string(),
         };
-        if self.done {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let percent = (self.fraction * 100.0).floor() as u32;
+        if self.stopped {
+            Some(format!("f: {count} (stopped at {percent}%)"))
+        } else if self.done {
             Some(format!("f: {count}"))
         } else {
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            let percent = (self.fraction * 100.0).floor() as u32;
             Some(format!("f: {count}… {percent}%"))
         }
     }
@@ -256,5 +277,22 @@ mod tests {
         assert_eq!(s.status(t(0)).as_deref(), Some("f: no match"));
         let one = search(&[(5, 0)]);
         assert_eq!(one.status(t(0)).as_deref(), Some("f: 1 match"));
+    }
+
+    #[test]
+    fn a_stopped_search_says_so() {
+        let mut s = Search::default();
+        s.start(1, "x", "/t".into());
+        s.add(&[m(10, 0)], 0.25, SearchStats::default(), false);
+        s.stop();
+        assert!(s.done);
+        assert_eq!(
+            s.status(t(0)).as_deref(),
+            Some("f: 1 match (stopped at 25%)")
+        );
+        // Stopping a finished search changes nothing.
+        let mut done = search(&[(5, 0)]);
+        done.stop();
+        assert!(!done.stopped);
     }
 }
