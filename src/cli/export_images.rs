@@ -1,7 +1,8 @@
 //! `bagscope export --format images -o DIR`: one file per camera frame, named by receive time
 //! (`1700000000.123456789.png`): an `Image` converted to PNG (its data kept: see
 //! `picture::png`), a `CompressedImage`'s JPEG/PNG bytes as they are. Each file is written to
-//! a temporary file and renamed, so a cut-off run leaves whole frames only.
+//! a temporary file and renamed, so a cut-off run leaves whole frames only. `--where` keeps
+//! only the frames its expression holds for (`header.frame_id == "left"`, `width > 600`).
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::bag::rewrite::Progress;
 use crate::bag::writer::AtomicFile;
-use crate::catalog::Schemas;
+use crate::catalog::{BagConn, Schemas};
 use crate::picture::{is_image_type, png};
 use crate::time::RosTime;
 
@@ -37,11 +38,19 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
+    let mut schemas = Schemas::new(registry);
+    let conns = super::echo::selected_connections(&catalog, &selection);
+    let filter = match args.filter.compile(conns, &mut schemas) {
+        Ok(f) => f,
+        Err(e) => {
+            e.print();
+            return Outcome::Failed;
+        }
+    };
     if let Err(e) = std::fs::create_dir_all(dir) {
         print_error(format!("cannot create {}: {e}", dir.display()));
         return Outcome::Failed;
     }
-    let mut schemas = Schemas::new(registry);
     let range = selection_range(&catalog, &selection);
     let mut progress = CopyProgress::new(range);
     let mut names = HashSet::new();
@@ -64,6 +73,13 @@ pub fn run(args: &ExportArgs) -> Outcome {
                 conn.datatype
             ));
             return Outcome::Failed;
+        }
+        let bag_conn = BagConn::new(m.bag, conn.id);
+        if filter
+            .as_ref()
+            .is_some_and(|w| !w.keep(bag_conn, &m.message.data))
+        {
+            continue;
         }
         let schema = match &schemas.get(m.bag, conn).schema {
             Ok(s) => s.clone(),
@@ -102,6 +118,9 @@ pub fn run(args: &ExportArgs) -> Outcome {
     }
     progress.finish();
     outcome = outcome.max(report_unread(&unread));
+    if let Some(f) = &filter {
+        f.report();
+    }
     if skipped > 0 {
         print_warning(format_args!(
             "{skipped} frames could not be converted (see above)"

@@ -116,3 +116,54 @@ fn images_need_an_output_directory() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("-o DIR"), "{err}");
 }
+
+#[test]
+fn where_keeps_only_the_frames_it_holds_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = dir.path().join("pictures.bag");
+    crate::common::pictures::write_bag(&bag);
+    let export = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            bag.to_str().unwrap(),
+            "-t",
+            "/camera/image_raw",
+            "-t",
+            "/camera/broken",
+            "--format",
+            "images",
+            "-o",
+            out,
+        ];
+        args.extend(extra);
+        crate::common::run_bagscope(&args)
+    };
+    let count = |d: &str| std::fs::read_dir(dir.path().join(d)).map_or(0, |r| r.count());
+    // Without --where the broken frame is reported and skipped.
+    let all = dir.path().join("all");
+    let (_, err, code) = export(all.to_str().unwrap(), &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("1 frames could not be converted"), "{err}");
+    assert_eq!(count("all"), 1);
+    // The 10×10 broken frame is not kept, so not converted.
+    let wide = dir.path().join("wide");
+    let (_, err, code) = export(wide.to_str().unwrap(), &["--where", "width > 32"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("wrote 1 frames"), "{err}");
+    assert!(!err.contains("could not be converted"), "{err}");
+    let names: Vec<_> = std::fs::read_dir(&wide)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["100.000000000.png"]);
+    let none = dir.path().join("none");
+    let (_, err, code) = export(none.to_str().unwrap(), &["--where", "width > 1000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("wrote 0 frames"), "{err}");
+    // An expression that does not fit the type is refused before anything is written.
+    let bad = dir.path().join("bad");
+    let (_, err, code) = export(bad.to_str().unwrap(), &["--where", "nosuch > 1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--where: topic '/camera/"), "{err}");
+    assert_eq!(count("bad"), 0);
+}
