@@ -23,6 +23,9 @@ pub const REFRESH: Duration = Duration::from_millis(200);
 /// How often the status alone is reported while nothing new arrives.
 pub const STATUS_EVERY: Duration = Duration::from_secs(1);
 
+/// How long a finished `.active` recording is given to be renamed to its final name.
+const RENAME_WAIT: Duration = Duration::from_secs(2);
+
 /// Message data read per poll before the thread looks at the clock again.
 const POLL_BUDGET: usize = 4 << 20;
 
@@ -128,7 +131,16 @@ fn run(
             dirty = true;
         }
         if update.finished {
-            // The recorder closed the bag: switch to it as indexed (renamed from `.active`).
+            // The recorder closed the bag: switch to it as indexed, at its new name once
+            // `rosbag record` has renamed `.active` (it does so right after closing).
+            let deadline = Instant::now() + RENAME_WAIT;
+            while path.to_string_lossy().ends_with(".active")
+                && follower.final_path() == path
+                && Instant::now() < deadline
+                && !cancel.load(Ordering::Relaxed)
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
             let done = Bag::open(follower.final_path()).unwrap_or_else(|_| follower.snapshot());
             notify.send(news(Some(done), status(&follower), None));
             return;

@@ -9,7 +9,6 @@ use super::App;
 use crate::catalog::Catalog;
 use crate::time::RosTime;
 use crate::tui::live::{self, LiveJob, LiveNews, LiveStatus};
-use crate::tui::model::timeline::Timeline;
 use crate::tui::model::topics::TopicRow;
 use crate::tui::notify::Notify;
 use crate::tui::worker::{Reply, Worker};
@@ -226,7 +225,7 @@ impl App {
         self.topics.replace_rows(topic_rows(&self.catalog));
         let start = self.catalog.start_time().unwrap_or(RosTime::MIN);
         let end = self.catalog.end_time().unwrap_or(start);
-        self.timeline = Timeline::new(start, end);
+        self.timeline.extend(start, end);
         self.timeline.set_cursor(if at_end { end } else { cursor });
         if at_end {
             // Sticks to the end: the newest message of the selected topic is selected.

@@ -76,6 +76,25 @@ impl Timeline {
         (a, b)
     }
 
+    /// Widens the range to `[start, end]` (a followed recording grew), keeping the zoom:
+    /// zoomed out stays zoomed out, a zoomed window that showed the end slides to the new
+    /// end, any other window stays put. The cursor stays where it was (within the range).
+    pub fn extend(&mut self, start: RosTime, end: RosTime) {
+        let zoomed = self.is_zoomed();
+        let at_end = self.view.1 >= self.end;
+        let span = self.span();
+        self.start = start;
+        self.end = end.max(start);
+        self.view = if !zoomed {
+            self.clamp_window(self.start, self.end)
+        } else if at_end {
+            self.clamp_window(self.end.saturating_add_nanos(-span), self.end)
+        } else {
+            self.clamp_window(self.view.0, self.view.1)
+        };
+        self.cursor = self.cursor.clamp(self.start, self.end);
+    }
+
     /// Moves the cursor to `t` (clamped to the range), scrolling the window to show it.
     pub fn set_cursor(&mut self, t: RosTime) {
         self.cursor = t.clamp(self.start, self.end);
@@ -144,6 +163,29 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extending_keeps_the_zoom_and_slides_a_window_at_the_end() {
+        let t = |s: u32| RosTime::new(s, 0);
+        let mut whole = Timeline::new(t(0), t(100));
+        whole.extend(t(0), t(200));
+        assert_eq!(whole.view(), (t(0), t(200)));
+        assert!(!whole.is_zoomed());
+        let mut tail = Timeline::new(t(0), t(100));
+        tail.set_cursor(t(100));
+        tail.zoom_in();
+        let span = tail.view().1.nanos_since(tail.view().0);
+        assert_eq!(tail.view().1, t(100));
+        tail.extend(t(0), t(200));
+        assert_eq!(tail.view().1, t(200), "the window at the end slides");
+        assert_eq!(tail.view().1.nanos_since(tail.view().0), span);
+        let mut early = Timeline::new(t(0), t(100));
+        early.zoom_in();
+        let view = early.view();
+        assert!(view.1 < t(100));
+        early.extend(t(0), t(200));
+        assert_eq!(early.view(), view, "a window away from the end stays put");
+    }
 
     fn t(s: u32) -> RosTime {
         RosTime::new(s, 0)
