@@ -12,13 +12,14 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
-use crate::bag::{Bag, ConnId, parallel_map};
+use crate::bag::{Bag, ConnId};
 use crate::msg::{MessageRef, ValueRef};
 use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
+use super::chunk_batches::{ChunkJob, read_batches};
 use super::{BagConn, Catalog, compile};
 
 /// The message types read as log lines.
@@ -250,18 +251,6 @@ struct Plan {
     topic: u16,
 }
 
-struct Job {
-    bag: usize,
-    chunk: u32,
-    start: RosTime,
-    messages: u64,
-}
-
-/// Chunks per batch: small at first, so the first lines come quickly.
-const FIRST_BATCH: usize = 2;
-/// Largest batch.
-const MAX_BATCH: usize = 64;
-
 /// Every log line of `topics` (see [`log_topics`]) with the losses, read at once.
 pub fn read_all(catalog: &Catalog, topics: &[String], registry: &Registry) -> (LogLines, LogStats) {
     let mut all = LogLines::default();
@@ -310,70 +299,32 @@ pub fn extract(
         }
         schemas.push(conns);
     }
-    let mut jobs: Vec<Job> = catalog
-        .chunks_holding(Some(&usable))
-        .map(|(c, messages)| Job {
-            bag: c.bag,
-            chunk: c.chunk.index,
-            start: c.chunk.start,
-            messages,
-        })
-        .collect();
-    jobs.sort_by_key(|j| (j.start, j.bag, j.chunk));
-    let total: u64 = jobs.iter().map(|j| j.messages).sum();
-    let threads = catalog
-        .bags()
-        .iter()
-        .map(Bag::threads)
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let mut read = 0u64;
-    let mut batch = FIRST_BATCH.max(threads);
-    let mut rest: &[Job] = &jobs;
-    loop {
-        let (now, later) = rest.split_at(batch.min(rest.len()));
-        rest = later;
-        let results = parallel_map(now, threads, |job| {
-            if cancel.load(Ordering::Relaxed) {
-                return None;
+    read_batches(
+        catalog,
+        &usable,
+        cancel,
+        |bag, job| Some(read_chunk(bag, job, schemas.get(job.bag)?)),
+        |batch| {
+            let mut piece = LogLines::default();
+            for (lines, s) in batch.results {
+                piece.merge(lines);
+                stats.add(s);
             }
-            let bag = catalog.bag(job.bag)?;
-            Some(read_chunk(bag, job, schemas.get(job.bag)?))
-        });
-        let mut piece = LogLines::default();
-        for (job, result) in now.iter().zip(results) {
-            let Some((lines, s)) = result else { continue };
-            read += job.messages;
-            piece.merge(lines);
-            stats.add(s);
-        }
-        let cancelled = cancel.load(Ordering::Relaxed);
-        let done = rest.is_empty() || cancelled;
-        #[allow(clippy::cast_precision_loss)]
-        let fraction = if total == 0 {
-            1.0
-        } else {
-            (read as f64 / total as f64).min(1.0)
-        };
-        let update = LogPiece {
-            piece,
-            fraction,
-            stats: stats.clone(),
-            done,
-        };
-        if !on_piece(update) || done {
-            break;
-        }
-        batch = (batch * 2).min(MAX_BATCH);
-    }
+            on_piece(LogPiece {
+                piece,
+                fraction: batch.fraction,
+                stats: stats.clone(),
+                done: batch.done,
+            })
+        },
+    );
     stats
 }
 
 /// Reads the log lines of one chunk, sorted by time.
 fn read_chunk(
     bag: &Bag,
-    job: &Job,
+    job: &ChunkJob,
     schemas: &HashMap<ConnId, Option<Plan>>,
 ) -> (LogLines, LogStats) {
     let mut stats = LogStats::default();

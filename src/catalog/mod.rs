@@ -4,6 +4,7 @@
 //! bag and many bags behave the same.
 
 mod bag_conn;
+mod chunk_batches;
 mod chunk_scan;
 pub mod export;
 pub mod health;

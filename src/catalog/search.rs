@@ -2,23 +2,23 @@
 //! expression ([`crate::msg::expr`]) holds, over every bag of a catalog.
 //!
 //! As for plot series ([`super::series`]), only the chunks that hold the searched connections
-//! are read, decompressed and decoded on worker threads, in batches taken in time order; each
+//! are read, decompressed and decoded on worker threads, in batches taken in time order
+//! (`chunk_batches`); each
 //! batch is delivered as a [`SearchUpdate`] with its matches (sorted), the progress and the
 //! count so far, so marks appear while the rest is read. The work stops at the next batch when
-//! cancelled (the flag, the callback returning `false`, or the receiver of [`spawn`] dropped).
+//! cancelled (the flag, or the callback returning `false`).
 //! Messages that cannot be read or decoded are counted, not fatal.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
+use std::sync::atomic::AtomicBool;
 
-use crate::bag::{Bag, ConnId, parallel_map};
+use crate::bag::{Bag, ConnId};
 use crate::msg::expr::{Expr, ExprError, Filter};
 use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
+use super::chunk_batches::{ChunkJob, messages_in, read_batches};
 use super::{BagConn, Catalog, compile, topic_matches};
 
 /// What to search: an expression over the messages of some topics.
@@ -103,18 +103,6 @@ struct ConnPlan {
 /// Per bag: the searched connections and their plan (`None`: the expression does not fit).
 type Plans = Vec<HashMap<ConnId, Option<ConnPlan>>>;
 
-#[derive(Clone, Copy)]
-struct Job {
-    bag: usize,
-    chunk: u32,
-    start: RosTime,
-    messages: u64,
-}
-
-/// Chunks in the first batch (per thread) and the largest batch.
-const FIRST_BATCH: usize = 2;
-const MAX_BATCH: usize = 64;
-
 /// Compiles the request for every searched connection: an error when it fits none.
 fn plan(
     catalog: &Catalog,
@@ -185,67 +173,29 @@ pub fn search(
             }
         }
     }
-    stats.skipped = catalog.chunks_holding(Some(&skipped)).map(|(_, n)| n).sum();
-    let mut jobs: Vec<Job> = catalog
-        .chunks_holding(Some(&usable))
-        .map(|(c, messages)| Job {
-            bag: c.bag,
-            chunk: c.chunk.index,
-            start: c.chunk.start,
-            messages,
-        })
-        .collect();
-    jobs.sort_by_key(|j| (j.start, j.bag, j.chunk));
-    let total: u64 = jobs.iter().map(|j| j.messages).sum();
-    let threads = catalog
-        .bags()
-        .iter()
-        .map(Bag::threads)
-        .max()
-        .unwrap_or(1)
-        .max(1);
+    stats.skipped = messages_in(catalog, &skipped);
     let mut all = Vec::new();
-    let mut read = 0u64;
-    let mut batch = FIRST_BATCH.max(threads);
-    let mut rest: &[Job] = &jobs;
-    loop {
-        let (now, later) = rest.split_at(batch.min(rest.len()));
-        rest = later;
-        let results = parallel_map(now, threads, |job| {
-            if cancel.load(Ordering::Relaxed) {
-                return None;
+    read_batches(
+        catalog,
+        &usable,
+        cancel,
+        |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?)),
+        |batch| {
+            let mut matches = Vec::new();
+            for (m, s) in batch.results {
+                matches.extend(m);
+                stats.add(s);
             }
-            let bag = catalog.bag(job.bag)?;
-            Some(read_chunk(bag, job, plans.get(job.bag)?))
-        });
-        let mut matches = Vec::new();
-        for (job, result) in now.iter().zip(results) {
-            let Some((m, s)) = result else { continue };
-            read += job.messages;
-            matches.extend(m);
-            stats.add(s);
-        }
-        matches.sort_unstable();
-        all.extend_from_slice(&matches);
-        let cancelled = cancel.load(Ordering::Relaxed);
-        let done = rest.is_empty() || cancelled;
-        #[allow(clippy::cast_precision_loss)]
-        let fraction = if total == 0 {
-            1.0
-        } else {
-            (read as f64 / total as f64).min(1.0)
-        };
-        let update = SearchUpdate {
-            matches,
-            fraction,
-            stats,
-            done,
-        };
-        if !on_update(&update) || done {
-            break;
-        }
-        batch = (batch * 2).min(MAX_BATCH);
-    }
+            matches.sort_unstable();
+            all.extend_from_slice(&matches);
+            on_update(&SearchUpdate {
+                matches,
+                fraction: batch.fraction,
+                stats,
+                done: batch.done,
+            })
+        },
+    );
     // Batches are in chunk start order; chunks may overlap in time.
     if !all.is_sorted() {
         all.sort_unstable();
@@ -256,7 +206,7 @@ pub fn search(
 /// Tests the searched messages of one chunk.
 fn read_chunk(
     bag: &Bag,
-    job: &Job,
+    job: &ChunkJob,
     plans: &HashMap<ConnId, Option<ConnPlan>>,
 ) -> (Vec<Match>, SearchStats) {
     let mut stats = SearchStats::default();
@@ -291,57 +241,6 @@ fn read_chunk(
         }
     }
     (matches, stats)
-}
-
-/// A search on its own thread.
-#[derive(Debug)]
-pub struct SearchJob {
-    /// The updates, the last with `done` set.
-    pub updates: mpsc::Receiver<Result<SearchUpdate, SearchError>>,
-    cancel: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl SearchJob {
-    /// Asks the thread to stop at the next batch.
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
-
-impl Drop for SearchJob {
-    fn drop(&mut self) {
-        self.cancel();
-        // Detached: it stops at its next batch and its sends fail quietly.
-        drop(self.thread.take());
-    }
-}
-
-/// Starts `request` on a new thread; the updates arrive on the job's receiver. Dropping the
-/// job (or the receiver) stops the work.
-pub fn spawn(
-    catalog: Catalog,
-    request: SearchRequest,
-    registry: Registry,
-) -> std::io::Result<SearchJob> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel();
-    let flag = Arc::clone(&cancel);
-    let thread = std::thread::Builder::new()
-        .name("search".into())
-        .spawn(move || {
-            let result = search(&catalog, &request, &registry, &flag, |u| {
-                tx.send(Ok(u.clone())).is_ok()
-            });
-            if let Err(e) = result {
-                let _ = tx.send(Err(e));
-            }
-        })?;
-    Ok(SearchJob {
-        updates: rx,
-        cancel,
-        thread: Some(thread),
-    })
 }
 
 #[cfg(test)]
@@ -445,19 +344,5 @@ mod tests {
         .unwrap();
         assert_eq!(stats.tested, 37);
         assert_eq!(stats.skipped, 159 - 37);
-    }
-
-    #[test]
-    fn runs_on_a_thread_and_stops_when_dropped() {
-        let c = catalog("recorded.bag");
-        let job = spawn(c.clone(), request(&[], "\"o\""), Registry::bundled()).unwrap();
-        let mut done = false;
-        for u in &job.updates {
-            done = u.unwrap().done;
-        }
-        assert!(done);
-        let job = spawn(c, request(&[], "\"o\""), Registry::bundled()).unwrap();
-        job.cancel();
-        drop(job);
     }
 }

@@ -26,11 +26,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use crate::bag::{Bag, ConnId, parallel_map};
+use crate::bag::{Bag, ConnId};
 use crate::msg::path::{Leaf, ParsedPath, PathError, ResolvedPath, split_topic};
 use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
+use super::chunk_batches::{ChunkJob, messages_in, read_batches};
 use super::{BagConn, Catalog, compile, topic_matches};
 
 /// Receive times and values, in time order: 16 bytes per point.
@@ -249,20 +250,6 @@ struct ConnPlan {
     path: ResolvedPath,
 }
 
-/// One chunk to read: bag, chunk index, messages of the topic it holds.
-#[derive(Clone, Copy)]
-struct Job {
-    bag: usize,
-    chunk: u32,
-    start: RosTime,
-    messages: u64,
-}
-
-/// Chunks per batch: the first batch is small so a first partial plot comes quickly.
-const FIRST_BATCH: usize = 2;
-/// Largest batch.
-const MAX_BATCH: usize = 64;
-
 /// Extracts the series: calls `on_update` after each batch (return `false` to stop) and
 /// returns the whole column with the counts. Stops early, with what was read, when `cancel`
 /// is set.
@@ -288,70 +275,32 @@ pub fn extract(
             }
         }
     }
-    stats.skipped = catalog.chunks_holding(Some(&skipped)).map(|(_, n)| n).sum();
-    let mut jobs: Vec<Job> = catalog
-        .chunks_holding(Some(&usable))
-        .map(|(c, messages)| Job {
-            bag: c.bag,
-            chunk: c.chunk.index,
-            start: c.chunk.start,
-            messages,
-        })
-        .collect();
-    jobs.sort_by_key(|j| (j.start, j.bag, j.chunk));
-    let total: u64 = jobs.iter().map(|j| j.messages).sum();
-    let threads = catalog
-        .bags()
-        .iter()
-        .map(Bag::threads)
-        .max()
-        .unwrap_or(1)
-        .max(1);
+    stats.skipped = messages_in(catalog, &skipped);
     let mut column = Column::new();
-    let mut read = 0u64;
-    let mut batch = FIRST_BATCH.max(threads);
-    let mut rest: &[Job] = &jobs;
-    loop {
-        let (now, later) = rest.split_at(batch.min(rest.len()));
-        rest = later;
-        let results = parallel_map(now, threads, |job| {
-            if cancel.load(Ordering::Relaxed) {
-                return None;
+    read_batches(
+        catalog,
+        &usable,
+        cancel,
+        |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?)),
+        |batch| {
+            let mut points = Vec::new();
+            let mut batch_stats = SeriesStats::default();
+            for (p, s) in batch.results {
+                points.extend(p);
+                batch_stats.add(s);
             }
-            let bag = catalog.bag(job.bag)?;
-            Some(read_chunk(bag, job, plans.get(job.bag)?))
-        });
-        let mut points = Vec::new();
-        let mut batch_stats = SeriesStats::default();
-        for (job, result) in now.iter().zip(results) {
-            let Some((p, s)) = result else { continue };
-            read += job.messages;
-            points.extend(p);
-            batch_stats.add(s);
-        }
-        let piece = Column::from_points(points);
-        stats.add(batch_stats);
-        let cancelled = cancel.load(Ordering::Relaxed);
-        let done = rest.is_empty() || cancelled;
-        column.merge(piece.clone());
-        #[allow(clippy::cast_precision_loss)]
-        let fraction = if total == 0 {
-            1.0
-        } else {
-            (read as f64 / total as f64).min(1.0)
-        };
-        let update = SeriesUpdate {
-            piece,
-            points: column.len(),
-            fraction,
-            stats: stats.clone(),
-            done,
-        };
-        if !on_update(&update) || done {
-            break;
-        }
-        batch = (batch * 2).min(MAX_BATCH);
-    }
+            let piece = Column::from_points(points);
+            stats.add(batch_stats);
+            column.merge(piece.clone());
+            on_update(&SeriesUpdate {
+                piece,
+                points: column.len(),
+                fraction: batch.fraction,
+                stats: stats.clone(),
+                done: batch.done,
+            })
+        },
+    );
     column.times.shrink_to_fit();
     column.values.shrink_to_fit();
     Ok((column, stats))
@@ -428,7 +377,7 @@ fn plan(
 /// Reads one chunk: the points of the planned connections, in time order, and the counts.
 fn read_chunk(
     bag: &Bag,
-    job: &Job,
+    job: &ChunkJob,
     plans: &HashMap<ConnId, Option<ConnPlan>>,
 ) -> (Vec<(i64, f64)>, SeriesStats) {
     let chunk = job.chunk;
