@@ -5,9 +5,10 @@
 //! to [`MAX_BATCH`] chunks; each batch is read on the bags' threads and handed over in chunk
 //! order with the progress so far. Setting the cancel flag ends the reading at the next chunk.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::bag::{Bag, parallel_map};
+use crate::bag::{Bag, ConnId, parallel_map};
 use crate::time::RosTime;
 
 use super::{BagConn, Catalog};
@@ -38,6 +39,25 @@ pub(crate) struct Batch<R> {
     pub fraction: f64,
     /// True for the last batch (everything read, or cancelled).
     pub done: bool,
+}
+
+/// The connections with a plan (to read) and those without (to count as skipped), from the
+/// plans of every bag's connections.
+pub(crate) fn usable_and_skipped<P>(
+    plans: &[HashMap<ConnId, Option<P>>],
+) -> (Vec<BagConn>, Vec<BagConn>) {
+    let (mut usable, mut skipped) = (Vec::new(), Vec::new());
+    for (bag, conns) in plans.iter().enumerate() {
+        for (&conn, plan) in conns {
+            let key = BagConn::new(bag, conn);
+            if plan.is_some() {
+                usable.push(key);
+            } else {
+                skipped.push(key);
+            }
+        }
+    }
+    (usable, skipped)
 }
 
 /// Messages of `conns` in the chunks that hold them: what reading them all will cover.

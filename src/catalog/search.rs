@@ -18,7 +18,7 @@ use crate::msg::expr::{Expr, ExprError, Filter};
 use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
-use super::chunk_batches::{ChunkJob, messages_in, read_batches};
+use super::chunk_batches::{ChunkJob, messages_in, read_batches, usable_and_skipped};
 use super::{BagConn, Catalog, compile, topic_matches};
 
 /// What to search: an expression over the messages of some topics.
@@ -162,17 +162,7 @@ pub fn search(
 ) -> Result<(Vec<Match>, SearchStats), SearchError> {
     let plans = plan(catalog, request, registry)?;
     let mut stats = SearchStats::default();
-    let (mut usable, mut skipped) = (Vec::new(), Vec::new());
-    for (bag, conns) in plans.iter().enumerate() {
-        for (&conn, plan) in conns {
-            let key = BagConn::new(bag, conn);
-            if plan.is_some() {
-                usable.push(key);
-            } else {
-                skipped.push(key);
-            }
-        }
-    }
+    let (usable, skipped) = usable_and_skipped(&plans);
     stats.skipped = messages_in(catalog, &skipped);
     let mut all = Vec::new();
     read_batches(

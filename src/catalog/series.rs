@@ -31,8 +31,8 @@ use crate::msg::path::{Leaf, ParsedPath, PathError, ResolvedPath, split_topic};
 use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
-use super::chunk_batches::{ChunkJob, messages_in, read_batches};
-use super::{BagConn, Catalog, compile, topic_matches};
+use super::chunk_batches::{ChunkJob, messages_in, read_batches, usable_and_skipped};
+use super::{Catalog, compile, topic_matches};
 
 /// Receive times and values, in time order: 16 bytes per point.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -263,18 +263,7 @@ pub fn extract(
     let plans = plan(catalog, request, registry)?;
     let mut stats = SeriesStats::default();
     // The topic's connections that can be plotted, and those skipped (wrong type).
-    let mut usable = Vec::new();
-    let mut skipped = Vec::new();
-    for (bag, conns) in plans.iter().enumerate() {
-        for (&conn, plan) in conns {
-            let key = BagConn::new(bag, conn);
-            if plan.is_some() {
-                usable.push(key);
-            } else {
-                skipped.push(key);
-            }
-        }
-    }
+    let (usable, skipped) = usable_and_skipped(&plans);
     stats.skipped = messages_in(catalog, &skipped);
     let mut column = Column::new();
     read_batches(
