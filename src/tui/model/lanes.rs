@@ -8,9 +8,6 @@ use super::topics::TopicList;
 use crate::catalog::Catalog;
 use crate::time::RosTime;
 
-/// Block glyphs from empty to full, one per eighth.
-pub const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-
 /// One lane: a topic and its density over the window.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lane {

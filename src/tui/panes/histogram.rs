@@ -167,23 +167,7 @@ fn bar_row(
             // A bin with messages shows at least a sliver.
             let eighths = if v > 0.0 { eighths.max(1) } else { 0 };
             let level = eighths.saturating_sub(level_base).min(8);
-            let is_cursor = cursor_col == Some(col);
-            let t = app.timeline.time_of_bin(col, w);
-            let marked = match app.marks {
-                (Some(a), Some(b)) => t >= a && t <= b,
-                (Some(a), None) => t >= a && t <= app.timeline.cursor(),
-                _ => false,
-            };
-            let c = match (level, is_cursor) {
-                (0, true) => '│',
-                (l, _) => LEVELS.get(l).copied().unwrap_or(' '),
-            };
-            let style = match (is_cursor, marked) {
-                (true, _) => theme.cursor(),
-                (false, true) => theme.marked(),
-                (false, false) => theme.bars(),
-            };
-            Span::styled(c.to_string(), style)
+            bar_cell(app, col, w, level, cursor_col, theme)
         })
         .collect();
     Line::from(spans)
@@ -250,4 +234,33 @@ pub(super) fn replace_last(lines: &mut Vec<Line<'static>>, new: Vec<Line<'static
     let n = new.len().min(lines.len());
     lines.truncate(lines.len() - n);
     lines.extend(new.into_iter().take(n));
+}
+
+/// One column of a bar row: the glyph for `level` eighths (`│` for an empty column under the
+/// cursor), styled as the cursor, inside the `[`/`]` marks, or plain.
+pub(super) fn bar_cell(
+    app: &App,
+    col: usize,
+    bins: usize,
+    level: usize,
+    cursor_col: Option<usize>,
+    theme: Theme,
+) -> Span<'static> {
+    let is_cursor = cursor_col == Some(col);
+    let t = app.timeline.time_of_bin(col, bins);
+    let marked = match app.marks {
+        (Some(a), Some(b)) => t >= a && t <= b,
+        (Some(a), None) => t >= a && t <= app.timeline.cursor(),
+        _ => false,
+    };
+    let c = match (level, is_cursor) {
+        (0, true) => '│',
+        (l, _) => LEVELS.get(l).copied().unwrap_or(' '),
+    };
+    let style = match (is_cursor, marked) {
+        (true, _) => theme.cursor(),
+        (false, true) => theme.marked(),
+        (false, false) => theme.bars(),
+    };
+    Span::styled(c.to_string(), style)
 }

@@ -13,7 +13,7 @@ use super::histogram::axis;
 use super::{block, inner};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Mode};
-use crate::tui::model::lanes::{self, LEVELS, Lane, Lanes};
+use crate::tui::model::lanes::{self, Lane, Lanes};
 use crate::tui::model::timefmt::{TimeFormat, offset};
 use crate::tui::text::{common_prefix, fit, fit_middle, width};
 use crate::tui::theme::Theme;
@@ -170,25 +170,6 @@ fn density(
     theme: Theme,
 ) -> Vec<Span<'static>> {
     (0..bars)
-        .map(|col| {
-            let level = lane.level(col);
-            let is_cursor = cursor_col == Some(col);
-            let t = app.timeline.time_of_bin(col, bars);
-            let marked = match app.marks {
-                (Some(a), Some(b)) => t >= a && t <= b,
-                (Some(a), None) => t >= a && t <= app.timeline.cursor(),
-                _ => false,
-            };
-            let c = match (level, is_cursor) {
-                (0, true) => '│',
-                (l, _) => LEVELS.get(l).copied().unwrap_or(' '),
-            };
-            let style = match (is_cursor, marked) {
-                (true, _) => theme.cursor(),
-                (false, true) => theme.marked(),
-                (false, false) => theme.bars(),
-            };
-            Span::styled(c.to_string(), style)
-        })
+        .map(|col| super::histogram::bar_cell(app, col, bars, lane.level(col), cursor_col, theme))
         .collect()
 }
