@@ -34,6 +34,15 @@ fn pct(v: &mut [Duration], p: f64) -> Duration {
     v[((v.len() - 1) as f64 * p) as usize]
 }
 
+/// User + system CPU seconds of this process so far, from `/proc/self/stat`.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
+    tick(11) + tick(12)
+}
+
 fn lines() -> LogLines {
     let nodes: Vec<Box<str>> = (0..40).map(|i| format!("/node_{i}").into()).collect();
     let lines = (0..LINES)
@@ -75,6 +84,7 @@ fn main() {
         .unwrap();
     println!("opening the log view (r + first frame): {:?}", t.elapsed());
     let mut frames = Vec::new();
+    let cpu0 = cpu_seconds();
     for i in 0..2000 {
         let t = Instant::now();
         app.apply(if i % 500 == 499 {
@@ -87,11 +97,16 @@ fn main() {
             .unwrap();
         frames.push(t.elapsed());
     }
+    let cpu = (cpu_seconds() - cpu0) / frames.len() as f64;
     println!(
-        "scrolling, per frame (↓ + draw): p50 {:?}, p99 {:?}, max {:?}",
+        "scrolling, per frame (↓ + draw): p50 {:?}, p99 {:?}, max {:?}; CPU {:.3} ms per frame; load {}",
         pct(&mut frames, 0.5),
         pct(&mut frames, 0.99),
-        pct(&mut frames, 1.0)
+        pct(&mut frames, 1.0),
+        cpu * 1e3,
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     let t = Instant::now();
     app.apply(Action::LogLevel);

@@ -12,6 +12,7 @@
 #
 # Usage: scripts/dist.sh [x86_64] [aarch64]      (default: both)
 #   GLIBC=2.31 (default) picks the oldest glibc to support.
+#   CARGO_TARGET_DIR=DIR builds there (keeps target/ free for cargo test/bench meanwhile).
 # tests/integration/eco_dist.rs checks the result (highest GLIBC_ symbol version, runs `info`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +46,7 @@ for arch in "${ARCHES[@]}"; do
     # No debug info and no symbol table: a smaller file to copy to the robot.
     CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_STRIP=symbols \
         cargo zigbuild --release --locked --bin bagscope --target "$triple.$GLIBC"
-    cp "target/$triple/release/bagscope" "dist/bagscope-$arch-linux.tmp"
+    cp "${CARGO_TARGET_DIR:-target}/$triple/release/bagscope" "dist/bagscope-$arch-linux.tmp"
     mv "dist/bagscope-$arch-linux.tmp" "dist/bagscope-$arch-linux"
     echo "dist.sh: dist/bagscope-$arch-linux ($(( $(date +%s) - start )) s)" >&2
 done

@@ -117,3 +117,38 @@ fn a_click_on_a_lane_moves_the_cursor_on_the_lanes_time_axis() {
         "the column under the click, not counting the names"
     );
 }
+
+#[test]
+fn a_search_marks_the_lane_of_the_topic_it_matched_on() {
+    for (w, hh) in [(80u16, 24u16), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        select_topic(&mut h, "/rosout");
+        h.act(&[Action::StartFind, Action::ClearInput]);
+        h.type_text("level >= WARN");
+        h.act(&[Action::Enter]);
+        h.wait_until("the search", std::time::Duration::from_secs(30), |app| {
+            app.search.done
+        });
+        assert_eq!(h.app.search.matches.len(), 3);
+        // Every topic shown again: the marks stay on the lane of the topic they matched on.
+        h.act(&[Action::StartFilter, Action::ClearInput, Action::Enter]);
+        h.act(&[Action::ToggleHistogramScope, Action::ToggleHistogramScope]);
+        h.act(&[Action::Focus(Pane::Topics)]);
+        while h
+            .app
+            .topics
+            .selected_row()
+            .is_some_and(|r| r.topic != "/rosout")
+        {
+            h.act(&[Action::Down]);
+        }
+        assert!(lanes_of(&h).len() > 2, "{:?}", lanes_of(&h));
+        assert!(lanes_of(&h).contains(&"/rosout".to_string()));
+        let screen = h.screen();
+        let marked: Vec<&str> = screen.lines().filter(|l| l.contains('▼')).collect();
+        assert_eq!(marked.len(), 1, "only the /rosout lane: {screen}");
+        assert!(marked[0].contains("/rosout"), "{screen}");
+        insta::assert_snapshot!(format!("lanes_search_{w}x{hh}"), screen);
+    }
+}

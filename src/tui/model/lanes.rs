@@ -5,7 +5,7 @@
 
 use super::histogram::{self, Histogram};
 use super::topics::TopicList;
-use crate::catalog::Catalog;
+use crate::catalog::{BagConn, Catalog};
 use crate::time::RosTime;
 
 /// One lane: a topic and its density over the window.
@@ -15,6 +15,8 @@ pub struct Lane {
     pub visible: usize,
     /// Topic name.
     pub topic: String,
+    /// The topic's connections (a search's matches on them are marked in the lane).
+    pub connections: Vec<BagConn>,
     /// Messages per column.
     pub hist: Histogram,
 }
@@ -63,6 +65,7 @@ impl Lanes {
                 Some(Lane {
                     visible: i,
                     topic: row.topic.clone(),
+                    connections: row.connections.clone(),
                     hist: histogram::compute(catalog, Some(&row.connections), window, width),
                 })
             })

@@ -1,6 +1,7 @@
 //! The content search of the explorer (`f`): the expression being typed and its error, the
 //! matches found so far by the background search, and which match `n` / `N` go to.
 
+use crate::catalog::BagConn;
 use crate::catalog::search::{Match, SearchStats};
 use crate::time::RosTime;
 
@@ -169,6 +170,17 @@ impl Search {
         self.matches.get(i).is_some_and(|m| m.time < to)
     }
 
+    /// True when a match on one of `conns` falls in `from..to` (a lane's marks).
+    pub fn any_of_in(&self, from: RosTime, to: RosTime, conns: &[BagConn]) -> bool {
+        let i = self.matches.partition_point(|m| m.time < from);
+        self.matches
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|m| m.time < to)
+            .any(|m| conns.contains(&m.conn))
+    }
+
     /// The status bar's part: `f: 42 matches`, `f: 3/42`, `f: 12… 40%`, `f: no match`.
     pub fn status(&self, cursor: RosTime) -> Option<String> {
         if !self.is_active() {
@@ -266,6 +278,13 @@ mod tests {
         assert_eq!(times, [10, 20, 30]);
         assert!(s.any_in(t(15), t(21)));
         assert!(!s.any_in(t(21), t(30)));
+        let on = |c: u32| [BagConn::new(0, c)];
+        assert!(s.any_of_in(t(15), t(21), &on(1)));
+        assert!(
+            !s.any_of_in(t(15), t(21), &on(2)),
+            "a match of another connection"
+        );
+        assert!(!s.any_of_in(t(21), t(30), &on(1)), "the end is excluded");
         assert_eq!(s.status(t(0)).as_deref(), Some("f: 3 matches"));
         assert_eq!(s.status(t(20)).as_deref(), Some("f: 2/3"));
     }

@@ -60,12 +60,21 @@ pub(super) fn marks_row(
             };
             let hit = app.search.any_in(from, to);
             match (hit, cursor_col == Some(col)) {
-                (true, true) => Span::styled(MARK.to_string(), theme.cursor()),
-                (true, false) => Span::styled(MARK.to_string(), theme.matched()),
+                (true, cursor) => mark_cell(cursor, theme),
                 (false, true) => Span::styled("│", theme.cursor()),
                 (false, false) => Span::raw(" "),
             }
         })
         .collect();
     Line::from(spans)
+}
+
+/// The cell of a column holding a match (`cursor`: the cursor's column too).
+pub(super) fn mark_cell(cursor: bool, theme: Theme) -> Span<'static> {
+    let style = if cursor {
+        theme.cursor()
+    } else {
+        theme.matched()
+    };
+    Span::styled(MARK.to_string(), style)
 }

@@ -1,5 +1,6 @@
 //! The timeline in lanes mode: one row per shown topic (name, then its message density on the
-//! timeline's time axis), the cursor and the marks across every lane, the axis below.
+//! timeline's time axis), the cursor and the marks across every lane, a search's matches as
+//! `▼` in the lane of the topic they are on, the axis below.
 
 use std::fmt::Write as _;
 
@@ -169,7 +170,22 @@ fn density(
     cursor_col: Option<usize>,
     theme: Theme,
 ) -> Vec<Span<'static>> {
+    let searched = app.search.is_active() && !app.search.matches.is_empty();
+    let (_, view_end) = app.timeline.view();
     (0..bars)
-        .map(|col| super::histogram::bar_cell(app, col, bars, lane.level(col), cursor_col, theme))
+        .map(|col| {
+            if searched {
+                let from = app.timeline.time_of_bin(col, bars);
+                let to = if col + 1 >= bars {
+                    view_end.saturating_add_nanos(1)
+                } else {
+                    app.timeline.time_of_bin(col + 1, bars)
+                };
+                if app.search.any_of_in(from, to, &lane.connections) {
+                    return super::find::mark_cell(cursor_col == Some(col), theme);
+                }
+            }
+            super::histogram::bar_cell(app, col, bars, lane.level(col), cursor_col, theme)
+        })
         .collect()
 }
