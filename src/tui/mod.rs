@@ -10,6 +10,7 @@
 pub mod action;
 pub mod app;
 pub mod event;
+pub mod graphics;
 pub mod halfblock;
 pub mod keymap;
 pub mod layout;
@@ -82,6 +83,8 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     // Before the input thread starts: creating the terminal may query the cursor position,
     // and the reply must not be eaten by our reader.
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    // Likewise the graphics query (kitty / sixel / iTerm2 and the cell size in pixels).
+    let graphics = graphics::Graphics::detect(graphics::Choice::from_env());
     let (tx, rx) = mpsc::channel::<AppEvent>();
     // Terminal input.
     {
@@ -162,6 +165,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
         return Ok(Ended::Unopenable(errors));
     };
     app.note.clone_from(&options.note);
+    app.picture.graphics = graphics;
     app.publish_settings.clone_from(&options.publish);
     // The terminal may have been resized while opening.
     let (w, h) = crossterm::terminal::size()?;

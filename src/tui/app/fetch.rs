@@ -189,7 +189,12 @@ impl App {
                 self.yaml_done(&topic, result);
                 true
             }
-            Reply::Picture { id, msg, result } => self.picture_reply(id, msg, *result),
+            Reply::Picture {
+                id,
+                msg,
+                result,
+                graphic,
+            } => self.picture_reply(id, msg, *result, graphic),
             Reply::ScanProgress(p) => {
                 self.health.progress = p;
                 self.mode == Mode::Health

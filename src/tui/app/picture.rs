@@ -7,6 +7,7 @@ use super::super::worker::pending::{RequestId, RequestKind};
 use super::App;
 use crate::catalog::MsgRef;
 use crate::picture::{Fit, Picture};
+use crate::tui::graphics::Graphic;
 
 impl App {
     /// The datatype of the selected topic.
@@ -28,15 +29,24 @@ impl App {
         }
     }
 
-    /// The size a picture of `datatype` gets in the inspector, in pixels (half-blocks: two
-    /// pixels a cell, one across).
-    fn picture_fit(&self, datatype: &str) -> Fit {
+    /// The cells a picture of `datatype` gets in the inspector (columns, rows).
+    fn picture_cells(&self, datatype: &str) -> (u16, u16) {
         let r = self.layout.inspector;
         let rows = r
             .height
             .saturating_sub(2)
             .saturating_sub(header_rows(datatype));
-        Fit::new(u32::from(r.width.saturating_sub(2)), u32::from(rows) * 2)
+        (r.width.saturating_sub(2), rows)
+    }
+
+    /// The size a picture of `datatype` gets in the inspector, in pixels: the terminal's
+    /// pixels with a graphics protocol, else half-blocks' (two pixels a cell, one across).
+    fn picture_fit(&self, datatype: &str) -> Fit {
+        let (cols, rows) = self.picture_cells(datatype);
+        match self.picture.protocol_for(datatype) {
+            Some(g) => g.fit(cols, rows),
+            None => Fit::new(u32::from(cols), u32::from(rows) * 2),
+        }
     }
 
     /// Asks the worker for the selected message's picture when the preview is on and it is
@@ -55,7 +65,16 @@ impl App {
         }
         let id = self.requests.issue(RequestKind::Picture);
         self.picture.loading = Some((msg, fit));
-        self.worker.send(Request::Picture { id, msg, fit });
+        let encode = self.picture.protocol_for(&datatype).map(|g| {
+            let (cols, rows) = self.picture_cells(&datatype);
+            (g.clone(), cols, rows)
+        });
+        self.worker.send(Request::Picture {
+            id,
+            msg,
+            fit,
+            encode,
+        });
     }
 
     /// A picture from the worker (dropped when stale).
@@ -64,6 +83,7 @@ impl App {
         id: RequestId,
         msg: MsgRef,
         result: Result<Picture, String>,
+        graphic: Option<Graphic>,
     ) -> bool {
         if !self.requests.is_current(RequestKind::Picture, id) {
             return false;
@@ -71,7 +91,12 @@ impl App {
         let Some((_, fit)) = self.picture.loading.take() else {
             return false;
         };
-        self.picture.shown = Some(Shown { msg, fit, result });
+        self.picture.shown = Some(Shown {
+            msg,
+            fit,
+            result,
+            graphic,
+        });
         true
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::catalog::MsgRef;
 use crate::picture::{Fit, Picture, is_image_type, is_picture_type};
+use crate::tui::graphics::{Graphic, Graphics};
 
 /// How pictures are coloured on this terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +44,8 @@ pub struct Shown {
     pub fit: Fit,
     /// The picture, or why not.
     pub result: Result<Picture, String>,
+    /// The picture encoded for the terminal's graphics protocol, when it is drawn that way.
+    pub graphic: Option<Graphic>,
 }
 
 /// The preview's state.
@@ -56,6 +59,8 @@ pub struct PicturePreview {
     pub loading: Option<(MsgRef, Fit)>,
     /// Colours.
     pub depth: ColorDepth,
+    /// The terminal's graphics protocol (`None`: half-blocks).
+    pub graphics: Option<Graphics>,
 }
 
 impl Default for PicturePreview {
@@ -65,6 +70,7 @@ impl Default for PicturePreview {
             shown: None,
             loading: None,
             depth: ColorDepth::from_env(),
+            graphics: None,
         }
     }
 }
@@ -78,6 +84,14 @@ impl PicturePreview {
     /// Turns the preview on or off for pictures of `datatype` (and the others with it).
     pub fn toggle(&mut self, datatype: &str) {
         self.toggled = Some(!self.enabled_for(datatype));
+    }
+
+    /// The graphics protocol pictures of `datatype` are drawn with: camera images and maps
+    /// (scans and clouds are scatters of single pixels: half-blocks show them better).
+    pub fn protocol_for(&self, datatype: &str) -> Option<&Graphics> {
+        (is_image_type(datatype) || datatype == "nav_msgs/OccupancyGrid")
+            .then_some(self.graphics.as_ref())
+            .flatten()
     }
 
     /// True when `msg` at `fit` is neither shown nor being drawn.

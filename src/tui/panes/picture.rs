@@ -1,5 +1,6 @@
 //! The inspector as a picture (`i`): a title line (size, encoding, range…), the summary of
-//! a map, scan or cloud, then the picture in half-blocks. While the next frame is drawn on
+//! a map, scan or cloud, then the picture: in the terminal's graphics protocol when it has one
+//! (`tui::graphics`), else in half-blocks. While the next frame is drawn on
 //! the worker the last one stays up (marked `…`), so stepping and playing do not flicker.
 
 use ratatui::Frame;
@@ -55,5 +56,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, inner: Rect) {
         inner.width,
         inner.height.saturating_sub(head),
     );
-    halfblock::draw(&picture.raster, preview.depth, area, frame.buffer_mut());
+    match &shown.graphic {
+        Some(g) => g.draw(area, frame.buffer_mut()),
+        None => halfblock::draw(&picture.raster, preview.depth, area, frame.buffer_mut()),
+    }
 }

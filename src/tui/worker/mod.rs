@@ -76,6 +76,9 @@ pub enum Request {
         msg: MsgRef,
         /// The size to scale to, in pixels.
         fit: crate::picture::Fit,
+        /// Encode it for this graphics protocol, at most this many cells (columns, rows);
+        /// `None`: half-blocks, drawn by the UI from the raster.
+        encode: Option<(crate::tui::graphics::Graphics, u16, u16)>,
     },
 }
 
@@ -148,6 +151,8 @@ pub enum Reply {
         msg: MsgRef,
         /// The picture, or a one-line reason.
         result: Box<Result<crate::picture::Picture, String>>,
+        /// The picture encoded for the terminal's graphics protocol, when asked for.
+        graphic: Option<crate::tui::graphics::Graphic>,
     },
 }
 
@@ -353,11 +358,20 @@ pub fn serve(catalog: &Catalog, decoder: &mut Decoder, request: Request) -> Repl
                 result,
             }
         }
-        Request::Picture { id, msg, fit } => Reply::Picture {
+        Request::Picture {
             id,
             msg,
-            result: Box::new(picture::draw(catalog, decoder, msg, fit)),
-        },
+            fit,
+            encode,
+        } => {
+            let (result, graphic) = picture::draw(catalog, decoder, msg, fit, encode.as_ref());
+            Reply::Picture {
+                id,
+                msg,
+                result: Box::new(result),
+                graphic,
+            }
+        }
     }
 }
 
