@@ -163,3 +163,42 @@ fn the_x86_64_robot_binary_runs_info() {
         assert!(String::from_utf8_lossy(&robot.stdout).contains("topics:"));
     }
 }
+
+/// The aarch64 binary, on an x86_64 machine, under QEMU's user-mode emulation when it is
+/// installed (`qemu-user`, with the arm64 C library of `libc6-arm64-cross` as its root):
+/// `info` prints what the binary under test prints.
+#[test]
+fn the_aarch64_robot_binary_runs_info_under_qemu() {
+    let bin = dist_dir().join("bagscope-aarch64-linux");
+    if !bin.is_file() {
+        println!(
+            "skipping: {} is absent (run scripts/dist.sh)",
+            bin.display()
+        );
+        return;
+    }
+    let sysroot = Path::new("/usr/aarch64-linux-gnu");
+    let qemu = std::process::Command::new("qemu-aarch64")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !qemu || !sysroot.join("lib/ld-linux-aarch64.so.1").exists() {
+        println!("skipping: qemu-aarch64 or /usr/aarch64-linux-gnu (libc6-arm64-cross) missing");
+        return;
+    }
+    let bag = fixtures_dir().join("recorded.bag");
+    let robot = std::process::Command::new("qemu-aarch64")
+        .arg("-L")
+        .arg(sysroot)
+        .arg(&bin)
+        .arg("info")
+        .arg(&bag)
+        .output()
+        .unwrap();
+    let here = bagscope().arg("info").arg(&bag).output().unwrap();
+    assert!(robot.status.success(), "{robot:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&robot.stdout),
+        String::from_utf8_lossy(&here.stdout)
+    );
+}
