@@ -118,6 +118,14 @@ pub fn is_picture_type(datatype: &str) -> bool {
     PICTURE_TYPES.contains(&datatype)
 }
 
+/// True for the types drawn as a scatter of points (laser scans, point clouds).
+pub fn is_scatter_type(datatype: &str) -> bool {
+    matches!(
+        datatype,
+        "sensor_msgs/LaserScan" | "sensor_msgs/PointCloud2" | "sensor_msgs/PointCloud"
+    )
+}
+
 /// True for camera images (the preview is on by default for these).
 pub fn is_image_type(datatype: &str) -> bool {
     matches!(

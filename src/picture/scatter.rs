@@ -14,7 +14,8 @@ const DEFAULT_SIDE: u32 = 512;
 /// Scan points.
 const SCAN: [u8; 3] = [80, 255, 80];
 /// The sensor.
-const ORIGIN: [u8; 3] = [255, 60, 60];
+/// (Brighter than a scan point: a braille cell holding both takes the brightest colour.)
+const ORIGIN: [u8; 3] = [255, 110, 110];
 
 /// Bounds and counts of a set of points.
 #[derive(Debug, Clone, Copy)]

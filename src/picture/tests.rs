@@ -325,7 +325,7 @@ fn laser_scan_is_seen_from_above() {
 }
 
 fn scatter_colors() -> ([u8; 3], [u8; 3]) {
-    ([80, 255, 80], [255, 60, 60])
+    ([80, 255, 80], [255, 110, 110])
 }
 
 fn cloud2(points: &[[f32; 3]], point_step: u32, fields: &[(&str, u32, u8)]) -> Vec<u8> {

@@ -55,7 +55,8 @@ fn luma([r, g, b]: [u8; 3]) -> u32 {
     (299 * u32::from(r) + 587 * u32::from(g) + 114 * u32::from(b)) / 1000
 }
 
-fn color(rgb: [u8; 3], depth: ColorDepth) -> Color {
+/// The cell colour of `rgb` at `depth`.
+pub(crate) fn color(rgb: [u8; 3], depth: ColorDepth) -> Color {
     let [r, g, b] = rgb;
     match depth {
         ColorDepth::TrueColor | ColorDepth::Grey => Color::Rgb(r, g, b),

@@ -9,6 +9,7 @@
 
 pub mod action;
 pub mod app;
+pub mod dots;
 pub mod event;
 pub mod graphics;
 pub mod halfblock;

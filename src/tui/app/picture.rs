@@ -6,7 +6,7 @@ use super::super::worker::Request;
 use super::super::worker::pending::{RequestId, RequestKind};
 use super::App;
 use crate::catalog::MsgRef;
-use crate::picture::{Fit, Picture};
+use crate::picture::{Fit, Picture, is_scatter_type};
 use crate::tui::graphics::Graphic;
 
 impl App {
@@ -40,13 +40,18 @@ impl App {
     }
 
     /// The size a picture of `datatype` gets in the inspector, in pixels: the terminal's
-    /// pixels with a graphics protocol, else half-blocks' (two pixels a cell, one across).
+    /// pixels with a graphics protocol, braille dots' for a scatter (2×4 a cell), else
+    /// half-blocks' (two pixels a cell, one across).
     fn picture_fit(&self, datatype: &str) -> Fit {
         let (cols, rows) = self.picture_cells(datatype);
-        match self.picture.protocol_for(datatype) {
-            Some(g) => g.fit(cols, rows),
-            None => Fit::new(u32::from(cols), u32::from(rows) * 2),
+        if let Some(g) = self.picture.protocol_for(datatype) {
+            return g.fit(cols, rows);
         }
+        if is_scatter_type(datatype) {
+            let (w, h) = crate::tui::dots::CELL;
+            return Fit::new(u32::from(cols) * w, u32::from(rows) * h);
+        }
+        Fit::new(u32::from(cols), u32::from(rows) * 2)
     }
 
     /// Asks the worker for the selected message's picture when the preview is on and it is
@@ -91,11 +96,16 @@ impl App {
         let Some((_, fit)) = self.picture.loading.take() else {
             return false;
         };
+        let dots = graphic.is_none()
+            && self
+                .selected_datatype()
+                .is_some_and(|d| is_scatter_type(&d));
         self.picture.shown = Some(Shown {
             msg,
             fit,
             result,
             graphic,
+            dots,
         });
         true
     }

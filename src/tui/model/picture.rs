@@ -46,6 +46,8 @@ pub struct Shown {
     pub result: Result<Picture, String>,
     /// The picture encoded for the terminal's graphics protocol, when it is drawn that way.
     pub graphic: Option<Graphic>,
+    /// A scatter, drawn in braille dots (2×4 pixels a cell) rather than half-blocks.
+    pub dots: bool,
 }
 
 /// The preview's state.
