@@ -10,7 +10,6 @@
 //! except across a gap) and the point at the cursor.
 
 use super::{PlotSeries, nice_step, tick_label};
-use crate::catalog::series::Column;
 
 /// The smallest rectangle holding some points.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,31 +46,30 @@ impl Bounds {
 /// `start <= time <= end`, in time order; points with a value that is not finite are skipped.
 #[allow(clippy::many_single_char_names)]
 pub fn for_each_pair(
-    x: &Column,
-    y: &Column,
+    x: &PlotSeries,
+    y: &PlotSeries,
     start_ns: i64,
     end_ns: i64,
     mut f: impl FnMut(i64, f64, f64),
 ) {
-    let range = |c: &Column| {
-        let a = c.times.partition_point(|&t| t < start_ns);
-        let b = c.times.partition_point(|&t| t <= end_ns).max(a);
-        (a, b)
+    let (mut i, i_end) = {
+        let r = x.range_of(start_ns, end_ns);
+        (r.start, r.end)
     };
-    let (mut i, i_end) = range(x);
-    let (mut j, j_end) = range(y);
+    let (mut j, j_end) = {
+        let r = y.range_of(start_ns, end_ns);
+        (r.start, r.end)
+    };
     while i < i_end && j < j_end {
-        let (Some(&tx), Some(&ty)) = (x.times.get(i), y.times.get(j)) else {
+        let (Some((tx, vx)), Some((ty, vy))) = (x.point(i), y.point(j)) else {
             return;
         };
         match tx.cmp(&ty) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                if let (Some(&vx), Some(&vy)) = (x.values.get(i), y.values.get(j)) {
-                    if vx.is_finite() && vy.is_finite() {
-                        f(tx, vx, vy);
-                    }
+                if vx.is_finite() && vy.is_finite() {
+                    f(tx, vx, vy);
                 }
                 i += 1;
                 j += 1;
@@ -229,7 +227,7 @@ pub fn xy_frame(
     let mut bounds: Option<Bounds> = None;
     let mut points = 0usize;
     let mut at_cursor = None;
-    for_each_pair(x.column(), y.column(), start_ns, end_ns, |t, vx, vy| {
+    for_each_pair(x, y, start_ns, end_ns, |t, vx, vy| {
         points += 1;
         match bounds.as_mut() {
             Some(b) => b.add(vx, vy),
@@ -261,7 +259,7 @@ pub fn xy_frame(
         }
     };
     let mut prev: Option<(i64, f64, f64)> = None;
-    for_each_pair(x.column(), y.column(), start_ns, end_ns, |t, vx, vy| {
+    for_each_pair(x, y, start_ns, end_ns, |t, vx, vy| {
         let Some((px, py)) = scale.pixel_f(vx, vy) else {
             return;
         };
@@ -294,6 +292,7 @@ pub fn xy_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::series::Column;
 
     fn col(points: &[(i64, f64)]) -> Column {
         Column {
@@ -303,8 +302,9 @@ mod tests {
     }
 
     fn pairs(x: &Column, y: &Column, a: i64, b: i64) -> Vec<(i64, f64, f64)> {
+        let (x, y) = (PlotSeries::new(x.clone()), PlotSeries::new(y.clone()));
         let mut out = Vec::new();
-        for_each_pair(x, y, a, b, |t, vx, vy| out.push((t, vx, vy)));
+        for_each_pair(&x, &y, a, b, |t, vx, vy| out.push((t, vx, vy)));
         out
     }
 
