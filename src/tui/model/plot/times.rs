@@ -130,10 +130,17 @@ impl Times {
         self.get(self.len().checked_sub(1)?)
     }
 
-    /// The times of `range` in order (clamped to the times held).
-    pub fn iter(&self, range: Range<usize>) -> impl Iterator<Item = i64> + '_ {
+    /// The times of `range` in order (clamped to the times held), decoded a block at a
+    /// time (a few ns a time).
+    pub fn iter(&self, range: Range<usize>) -> TimesIter<'_> {
         let end = range.end.min(self.len());
-        (range.start.min(end)..end).filter_map(|i| self.get(i))
+        TimesIter {
+            times: self,
+            at: range.start.min(end),
+            end,
+            base: None,
+            wide: None,
+        }
     }
 
     /// Every time, in full (for tests and rebuilds).
@@ -192,6 +199,51 @@ impl Times {
     }
 }
 
+/// The times of a range, in order (see [`Times::iter`]).
+#[derive(Debug, Clone)]
+pub struct TimesIter<'a> {
+    times: &'a Times,
+    at: usize,
+    end: usize,
+    /// The current block's base, when narrow (and known).
+    base: Option<i64>,
+    /// The current block's full times, when wide.
+    wide: Option<&'a [i64]>,
+}
+
+impl Iterator for TimesIter<'_> {
+    type Item = i64;
+
+    fn next(&mut self) -> Option<i64> {
+        if self.at >= self.end {
+            return None;
+        }
+        let i = self.at;
+        self.at += 1;
+        let within = i % TIME_BLOCK;
+        if within == 0 || (self.base.is_none() && self.wide.is_none()) {
+            let block = i / TIME_BLOCK;
+            self.wide = self.times.wide_start(block).and_then(|w| {
+                self.times
+                    .wide
+                    .get(w..(w + TIME_BLOCK).min(self.times.wide.len()))
+            });
+            self.base = self.times.bases.get(block).copied();
+        }
+        match self.wide {
+            Some(w) => w.get(within).copied(),
+            None => self
+                .base?
+                .checked_add(i64::from(*self.times.offsets.get(i)?)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end - self.at;
+        (0, Some(n))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +278,10 @@ mod tests {
         assert_eq!(c.first(), t.first().copied());
         assert_eq!(c.last(), t.last().copied());
         assert_eq!(c.get(t.len()), None);
+        for (a, b) in [(0, 0), (3, 40), (31, 33), (64, 65), (1_000, t.len() + 5)] {
+            let want: Vec<i64> = t[a..b.min(t.len())].to_vec();
+            assert_eq!(c.iter(a..b).collect::<Vec<_>>(), want, "{a}..{b}");
+        }
         assert!(c.wide_blocks.len() > 3, "{:?}", c.wide_blocks);
         // Built point by point, the same.
         let mut d = Times::default();
