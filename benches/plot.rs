@@ -226,7 +226,7 @@ fn main() {
     let series = PlotSeries::new(column);
     let build = start.elapsed();
     let (t0, t1) = series.time_range().unwrap();
-    let points = series.column().len();
+    let points = series.len();
     println!(
         "\nplot model over {points} points: build (levels, period) {}, {:.2} bytes/point",
         ms(build),
@@ -350,7 +350,7 @@ fn explorer_frames(path: &Path, series: &PlotSeries) {
     let p = |q: f64| took[((took.len() as f64 - 1.0) * q) as usize];
     println!(
         "\nexplorer input + draw, 160x48, 4 series x {} points, {frames} frames: median {:.3} ms, p99 {:.3} ms, max {:.3} ms (wall {:.2} s, CPU user {:.2} s + sys {:.2} s)",
-        series.column().len(),
+        series.len(),
         p(0.5).as_secs_f64() * 1e3,
         p(0.99).as_secs_f64() * 1e3,
         p(1.0).as_secs_f64() * 1e3,
@@ -381,7 +381,7 @@ fn xy_frames(series: &PlotSeries) {
     took.sort();
     println!(
         "XY frame over {} pairs, 320x168 px: median {:.2} ms, p99 {:.2} ms",
-        series.column().len(),
+        series.len(),
         took[took.len() / 2].as_secs_f64() * 1e3,
         took[(took.len() - 1) * 99 / 100].as_secs_f64() * 1e3
     );

@@ -747,13 +747,13 @@ fn plot_gap_and_a_spike_narrower_than_a_column() {
             5000,
             |x| if (0.8..0.8002).contains(&x) { 7.5 } else { 0.0 },
         );
-        let (times, values): (Vec<i64>, Vec<f64>) = s
-            .column()
+        let c = s.to_column();
+        let (times, values): (Vec<i64>, Vec<f64>) = c
             .times
             .iter()
-            .zip(&s.column().values)
+            .zip(&c.values)
             .filter(|(t, _)| {
-                let (a, b) = (s.column().times[0], *s.column().times.last().unwrap());
+                let (a, b) = (c.times[0], *c.times.last().unwrap());
                 let x = (**t - a) as f64 / (b - a) as f64;
                 !(0.4..0.6).contains(&x)
             })
@@ -783,7 +783,7 @@ fn plot_field_is_computed_in_the_background_and_removed() {
         std::time::Duration::from_secs(30),
         |a| a.plots.entries.len() == 1 && a.plots.progress().is_none(),
     );
-    let col = h.app.plots.entries[0].series.column();
+    let col = h.app.plots.entries[0].series.to_column();
     assert_eq!(col.len(), 2400, "every /imu/data message has a value");
     let screen = h.screen();
     assert!(screen.contains("Plot · 1 series"), "{screen}");
@@ -842,7 +842,7 @@ fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
         h.app.plots.entries[0].label,
         "/imu/data/linear_acceleration.z"
     );
-    assert_eq!(h.app.plots.entries[0].series.column().len(), 2400);
+    assert_eq!(h.app.plots.entries[0].series.len(), 2400);
     // A string is not plottable: said, nothing added.
     h.app.inspector.selected = row("header.frame_id");
     h.act(&[Action::TogglePlotField]);
@@ -866,7 +866,7 @@ fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
         |a| a.plots.entries.len() == 4 && a.plots.progress().is_none(),
     );
     let stamp = &h.app.plots.entries[2].series;
-    let first = stamp.column().values[0];
+    let first = stamp.values()[0];
     assert!(
         (1.7e9..1.8e9).contains(&first),
         "a stamp in seconds: {first}"

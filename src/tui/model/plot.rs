@@ -1,8 +1,8 @@
 //! The plot, without a terminal: which values each pixel column shows, where the data has
 //! gaps, the y axis, and the numbers of the legend.
 //!
-//! A [`PlotSeries`] is a [`Column`] of `(time, value)` plus [`Levels`] of min/max and the
-//! series' typical period, built once. For a [`TimeView`] (visible time range and width in
+//! A [`PlotSeries`] is a column of `(time, value)` (the times compact, see [`Times`]) plus
+//! [`Levels`] of min/max and the series' typical period, built once. For a [`TimeView`] (visible time range and width in
 //! pixels — 2 per cell column with braille), [`PlotSeries::envelope`] gives per pixel column
 //! the min/max of its points plus the first and last (for the line through the values), so a
 //! spike one sample wide always shows; consecutive points further apart than
@@ -13,12 +13,14 @@
 
 mod levels;
 mod ticks;
+mod times;
 pub mod xy;
 
 use std::ops::Range;
 
 pub use levels::{BLOCK, Levels, MinMax};
 pub use ticks::{Axis, nice_step, tick_label, value_label};
+pub use times::{TIME_BLOCK, Times};
 
 use crate::catalog::series::Column;
 
@@ -105,7 +107,8 @@ pub struct Envelope {
 /// A series ready to plot.
 #[derive(Debug, Clone, Default)]
 pub struct PlotSeries {
-    column: Column,
+    times: Times,
+    values: Vec<f64>,
     levels: Levels,
     period_ns: Option<i64>,
 }
@@ -114,37 +117,77 @@ pub struct PlotSeries {
 const PERIOD_SAMPLES: usize = 100_000;
 
 impl PlotSeries {
-    /// A series over `column` (O(n) once: levels and typical period).
-    pub fn new(mut column: Column) -> Self {
-        column.times.shrink_to_fit();
-        column.values.shrink_to_fit();
-        let levels = Levels::new(&column.values);
-        let period_ns = median_interval(&column.times);
+    /// A series over `column` (O(n) once: compact times, levels and typical period).
+    pub fn new(column: Column) -> Self {
+        let n = column.len();
+        let times = Times::from_slice(column.times.get(..n).unwrap_or_default());
+        let mut values = column.values;
+        values.truncate(n);
+        values.shrink_to_fit();
+        let levels = Levels::new(&values);
+        let period_ns = median_interval(&times);
         PlotSeries {
-            column,
+            times,
+            values,
             levels,
             period_ns,
         }
     }
 
     /// Adds points (a piece of an extraction in progress). A piece after the last point (the
-    /// usual case: pieces arrive in time order) only extends the levels; one that interleaves
-    /// rebuilds them.
+    /// usual case: pieces arrive in time order) only extends the times and levels; one that
+    /// interleaves rebuilds the series.
     pub fn extend(&mut self, piece: Column) {
-        let before = self.column.len();
-        let appended = match (self.column.times.last(), piece.times.first()) {
-            (Some(last), Some(first)) => first >= last,
+        let before = self.len();
+        let appended = match (self.times.last(), piece.times.first()) {
+            (Some(last), Some(first)) => *first >= last,
             _ => true,
         };
-        self.column.merge(piece);
-        let from = if appended { before } else { 0 };
-        self.levels.update(&self.column.values, from);
-        self.period_ns = median_interval(&self.column.times);
+        if !appended {
+            let mut all = self.to_column();
+            all.merge(piece);
+            *self = PlotSeries::new(all);
+            return;
+        }
+        let n = piece.len();
+        self.times.extend(piece.times.get(..n).unwrap_or_default());
+        self.values
+            .extend_from_slice(piece.values.get(..n).unwrap_or_default());
+        self.levels.update(&self.values, before);
+        self.period_ns = median_interval(&self.times);
     }
 
-    /// The points.
-    pub fn column(&self) -> &Column {
-        &self.column
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.times.len().min(self.values.len())
+    }
+
+    /// True without points.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The times of the points.
+    pub fn times(&self) -> &Times {
+        &self.times
+    }
+
+    /// The values of the points.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The `i`-th point.
+    pub fn point(&self, i: usize) -> Option<(i64, f64)> {
+        Some((self.times.get(i)?, *self.values.get(i)?))
+    }
+
+    /// The points as a plain column (a copy: for tests and rebuilds).
+    pub fn to_column(&self) -> Column {
+        Column {
+            times: self.times.to_vec(),
+            values: self.values.clone(),
+        }
     }
 
     /// The median interval between consecutive points (ns), with at least two points.
@@ -154,12 +197,14 @@ impl PlotSeries {
 
     /// Bytes held (points and levels).
     pub fn heap_bytes(&self) -> usize {
-        self.column.heap_bytes() + self.levels.heap_bytes()
+        self.times.heap_bytes()
+            + self.values.capacity() * size_of::<f64>()
+            + self.levels.heap_bytes()
     }
 
     /// First and last time, when there are points.
     pub fn time_range(&self) -> Option<(i64, i64)> {
-        Some((*self.column.times.first()?, *self.column.times.last()?))
+        Some((self.times.first()?, self.times.last()?))
     }
 
     /// Consecutive points further apart than this are not joined in a view whose columns
@@ -171,35 +216,33 @@ impl PlotSeries {
 
     /// Indices of the points with `start <= time <= end`.
     pub fn range_of(&self, start_ns: i64, end_ns: i64) -> Range<usize> {
-        let t = &self.column.times;
-        let a = t.partition_point(|&x| x < start_ns);
-        let b = t.partition_point(|&x| x <= end_ns).max(a);
+        let n = self.len();
+        let a = self.times.partition_point(0..n, |x| x < start_ns);
+        let b = self.times.partition_point(a..n, |x| x <= end_ns);
         a..b
     }
 
     /// The last point at or before `cursor_ns`.
     pub fn value_at(&self, cursor_ns: i64) -> Option<(i64, f64)> {
         let i = self
-            .column
             .times
-            .partition_point(|&x| x <= cursor_ns)
+            .partition_point(0..self.len(), |x| x <= cursor_ns)
             .checked_sub(1)?;
-        Some((*self.column.times.get(i)?, *self.column.values.get(i)?))
+        self.point(i)
     }
 
     /// Exact min and max of the finite values with `start <= time <= end`.
     pub fn min_max(&self, start_ns: i64, end_ns: i64) -> MinMax {
         self.levels
-            .min_max(&self.column.values, self.range_of(start_ns, end_ns))
+            .min_max(&self.values, self.range_of(start_ns, end_ns))
     }
 
     /// The series across the pixel columns of `view`.
     pub fn envelope(&self, view: &TimeView) -> Envelope {
-        let times = &self.column.times;
-        let values = &self.column.values;
+        let times = &self.times;
         let threshold = self.gap_threshold(view.column_ns());
         let close = |i: usize| match (i.checked_sub(1).and_then(|p| times.get(p)), times.get(i)) {
-            (Some(a), Some(b)) => b.saturating_sub(*a) <= threshold,
+            (Some(a), Some(b)) => b.saturating_sub(a) <= threshold,
             _ => false,
         };
         let range = self.range_of(view.start_ns, view.end_ns);
@@ -210,19 +253,14 @@ impl PlotSeries {
                 range.end
             } else {
                 let next = view.column_start(c + 1);
-                at + times
-                    .get(at..range.end)
-                    .unwrap_or_default()
-                    .partition_point(|&x| x < next)
+                times.partition_point(at..range.end, |x| x < next)
             };
             buckets.push(self.bucket(at..end, close(at)));
             at = end;
         }
         let edge = |i: usize| {
-            Some(EdgePoint {
-                time_ns: *times.get(i)?,
-                value: *values.get(i)?,
-            })
+            let (time_ns, value) = self.point(i)?;
+            Some(EdgePoint { time_ns, value })
         };
         let enter = range
             .start
@@ -243,7 +281,7 @@ impl PlotSeries {
         if r.is_empty() {
             return None;
         }
-        let values = &self.column.values;
+        let values = &self.values;
         let (min, max) = self.levels.min_max(values, r.clone())?;
         let first = values.get(r.start).copied().filter(|v| v.is_finite());
         let last = values
@@ -262,12 +300,12 @@ impl PlotSeries {
 }
 
 /// The median of the intervals between consecutive times (sampled evenly when long).
-fn median_interval(times: &[i64]) -> Option<i64> {
+fn median_interval(times: &Times) -> Option<i64> {
     let n = times.len().checked_sub(1).filter(|&n| n > 0)?;
     let stride = n.div_ceil(PERIOD_SAMPLES).max(1);
     let mut d: Vec<i64> = (0..n)
         .step_by(stride)
-        .filter_map(|i| Some(times.get(i + 1)?.saturating_sub(*times.get(i)?)))
+        .filter_map(|i| Some(times.get(i + 1)?.saturating_sub(times.get(i)?)))
         .collect();
     let mid = d.len() / 2;
     if d.is_empty() {

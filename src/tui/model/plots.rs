@@ -187,7 +187,7 @@ mod tests {
         assert!(p.add("/a/x", series(&[(0, 1.0)]), Some(10)));
         assert!(p.add("/a/x", series(&[(0, 2.0), (1, 3.0)]), None));
         assert_eq!(p.entries.len(), 1, "same label replaces");
-        assert_eq!(p.entries[0].series.column().values, vec![2.0, 3.0]);
+        assert_eq!(p.entries[0].series.values(), [2.0, 3.0]);
         for i in 1..MAX_SERIES {
             assert!(p.add(
                 format!("/b/{i}"),

@@ -46,6 +46,11 @@ impl Grid {
         }
     }
 
+    /// Cell columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
     /// The cell at (col, row).
     pub fn cell(&self, col: usize, row: usize) -> Cell {
         if col >= self.cols || row >= self.rows {

@@ -6,9 +6,10 @@
 use std::fmt::Write as _;
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::braille::Grid;
@@ -170,22 +171,91 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     } else {
         Vec::new()
     };
-    let mut lines: Vec<Line> = Vec::with_capacity(h);
-    for r in 0..plot_rows {
-        let mut spans = Vec::with_capacity(cols + 2);
-        let label = row_labels.get(r).copied().flatten().unwrap_or("");
-        spans.push(Span::styled(
-            format!("{:>label_w$}", fit(label, label_w)),
-            theme.dim(),
+    put_rows(
+        frame.buffer_mut(),
+        inner,
+        &Rows {
+            grid: &grid,
+            labels: &row_labels,
+            label_w,
+            cursor_col,
+            mark_cols: &mark_cols,
+            markers: &markers,
+        },
+        theme,
+    );
+    let mut lines: Vec<Line> = Vec::with_capacity(legend_rows);
+    for (i, (e, l)) in app
+        .plots
+        .entries
+        .iter()
+        .zip(&f.legends)
+        .enumerate()
+        .take(legend_rows)
+    {
+        lines.push(Line::styled(
+            legend_line(i, &e.label, l, w),
+            theme.series(i),
         ));
-        spans.push(Span::styled(
-            if label.is_empty() { "│" } else { "┤" },
+    }
+    let legend_area = Rect {
+        y: inner
+            .y
+            .saturating_add(u16::try_from(plot_rows).unwrap_or(u16::MAX)),
+        height: inner
+            .height
+            .saturating_sub(u16::try_from(plot_rows).unwrap_or(u16::MAX)),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines), legend_area);
+}
+
+/// What the plot's rows show: the raster, the y labels and what sits at the cursor.
+struct Rows<'a> {
+    grid: &'a Grid,
+    /// Per row, the tick label there.
+    labels: &'a [Option<&'a str>],
+    label_w: usize,
+    cursor_col: Option<usize>,
+    mark_cols: &'a [usize],
+    /// Series markers at the cursor: (row, series).
+    markers: &'a [(usize, usize)],
+}
+
+/// Writes the plot's rows into `buf` from the top left of `inner`: a cell each, straight into
+/// the buffer (no text layout, nothing allocated per cell).
+fn put_rows(buf: &mut Buffer, inner: Rect, rows: &Rows<'_>, theme: Theme) {
+    let mut put = |x: usize, y: usize, ch: char, style: Style| {
+        let (Ok(dx), Ok(dy)) = (u16::try_from(x), u16::try_from(y)) else {
+            return;
+        };
+        let at = Position::new(inner.x.saturating_add(dx), inner.y.saturating_add(dy));
+        if let Some(cell) = buf.cell_mut(at) {
+            cell.set_char(ch).set_style(style);
+        }
+    };
+    let label_w = rows.label_w;
+    for (r, label) in rows.labels.iter().enumerate() {
+        let label = label.unwrap_or("");
+        let shown = fit(label, label_w);
+        let pad = label_w.saturating_sub(width(&shown));
+        for (k, ch) in std::iter::repeat_n(' ', pad)
+            .chain(shown.chars())
+            .enumerate()
+        {
+            put(k, r, ch, theme.dim());
+        }
+        put(
+            label_w,
+            r,
+            if label.is_empty() { '│' } else { '┤' },
             theme.dim(),
-        ));
-        for c in 0..cols {
-            let cell = grid.cell(c, r);
-            let is_cursor = cursor_col == Some(c);
-            let marker = markers
+        );
+        for c in 0..rows.grid.cols() {
+            let cell = rows.grid.cell(c, r);
+            let is_cursor = rows.cursor_col == Some(c);
+            let marker = rows
+                .markers
                 .iter()
                 .rev()
                 .find(|(row, _)| *row == r)
@@ -201,29 +271,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
                 (g, style)
             } else if is_cursor {
                 ('│', theme.cursor())
-            } else if mark_cols.contains(&c) {
+            } else if rows.mark_cols.contains(&c) {
                 ('┊', theme.marked())
             } else {
                 (' ', Style::new())
             };
-            spans.push(Span::styled(ch.to_string(), style));
+            put(label_w + 1 + c, r, ch, style);
         }
-        lines.push(Line::from(spans));
     }
-    for (i, (e, l)) in app
-        .plots
-        .entries
-        .iter()
-        .zip(&f.legends)
-        .enumerate()
-        .take(legend_rows)
-    {
-        lines.push(Line::styled(
-            legend_line(i, &e.label, l, w),
-            theme.series(i),
-        ));
-    }
-    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 #[cfg(test)]

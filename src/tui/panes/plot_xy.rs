@@ -15,7 +15,7 @@ use super::inner;
 use crate::time::RosTime;
 use crate::tui::app::App;
 use crate::tui::model::plot::value_label;
-use crate::tui::model::plot::xy::XyFrame;
+use crate::tui::model::plot::xy::{self, XyFrame};
 use crate::tui::text::{fit, width};
 use crate::tui::theme::Theme;
 
@@ -85,27 +85,30 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) -> bool 
     let inner = inner(area);
     let (w, h) = (inner.width as usize, inner.height as usize);
     let plot_rows = h.saturating_sub(2);
-    // The y labels' width depends on the scale, which depends on the area: a first frame
-    // with a nominal label width gives the labels, the real one the pixels.
-    let frame_for = |label_w: usize| {
+    // The y labels' width depends on the scale, which depends on the area: the points'
+    // bounds (one pass) give the labels at a nominal label width, then the pixels are lit
+    // once at the real one.
+    let range = (ns(v0), ns(v1));
+    let points = xy::xy_points(&xe.series, &ye.series, range, Some(cursor));
+    let size = |label_w: usize| {
         let cols = w.saturating_sub(label_w + 1);
-        let f = app.plots.xy_frame(
-            (ns(v0), ns(v1)),
-            Some(cursor),
+        (
+            cols,
             (cols * 2, plot_rows * 4),
-            DOT_ASPECT,
             ((cols / 8).max(2), (plot_rows / 2).max(2)),
-        );
-        (cols, f)
+        )
     };
-    let (_, probe) = frame_for(6);
-    let label_w = probe
-        .as_ref()
-        .and_then(|f| f.y_ticks.iter().map(|(_, l)| width(l)).max())
+    let (_, probe_px, probe_ticks) = size(6);
+    let label_w = xy::y_ticks(&points, probe_px, DOT_ASPECT, probe_ticks)
+        .iter()
+        .map(|(_, l)| width(l))
+        .max()
         .unwrap_or(1)
         .min(w / 3);
-    let (cols, f) = frame_for(label_w);
-    let Some(f) = f else { return false };
+    let (cols, size_px, max_ticks) = size(label_w);
+    let f = xy::xy_frame_of(
+        &xe.series, &ye.series, range, &points, size_px, DOT_ASPECT, max_ticks,
+    );
     let mut t = String::from(" ");
     if let Some(pct) = app.plots.progress() {
         let _ = write!(t, "{pct}% · ");

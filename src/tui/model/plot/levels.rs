@@ -116,36 +116,36 @@ impl Levels {
         let mut lo = range.start.min(end);
         let mut hi = end;
         let mut acc = EMPTY;
-        // Entry `i` of level `k` (0: the values; k ≥ 1: `self.levels[k - 1]`).
-        let get = |k: usize, i: usize| match k.checked_sub(1) {
-            None => values.get(i).map_or(EMPTY, |v| of_value(*v)),
+        // Folds entries `a..b` of level `k` (0: the values; k ≥ 1: `self.levels[k - 1]`),
+        // a slice at a time.
+        let fold_range = |acc: (f64, f64), k: usize, a: usize, b: usize| match k.checked_sub(1) {
+            None => values
+                .get(a..b)
+                .unwrap_or_default()
+                .iter()
+                .fold(acc, |m, v| fold(m, of_value(*v))),
             Some(up) => self
                 .levels
                 .get(up)
-                .and_then(|l| l.get(i))
-                .copied()
-                .unwrap_or(EMPTY),
+                .and_then(|l| l.get(a..b))
+                .unwrap_or_default()
+                .iter()
+                .fold(acc, |m, e| fold(m, *e)),
         };
         let mut k = 0usize;
         loop {
             // `lo..hi` index entries of level `k`. Short ranges, or the top: scan.
             if hi - lo <= 2 * BLOCK || k == self.levels.len() {
-                for i in lo..hi {
-                    acc = fold(acc, get(k, i));
-                }
+                acc = fold_range(acc, k, lo, hi);
                 break;
             }
-            // Walk to block boundaries on each side, then go up a level.
-            while lo % BLOCK != 0 {
-                acc = fold(acc, get(k, lo));
-                lo += 1;
-            }
-            while hi % BLOCK != 0 {
-                hi -= 1;
-                acc = fold(acc, get(k, hi));
-            }
-            lo /= BLOCK;
-            hi /= BLOCK;
+            // Fold up to block boundaries on each side, then go up a level.
+            let up_lo = lo.div_ceil(BLOCK);
+            let up_hi = hi / BLOCK;
+            acc = fold_range(acc, k, lo, up_lo * BLOCK);
+            acc = fold_range(acc, k, up_hi * BLOCK, hi);
+            lo = up_lo;
+            hi = up_hi;
             k += 1;
         }
         (acc.0 <= acc.1).then_some(acc)

@@ -210,8 +210,8 @@ fn shared_and_normalised_scales() {
 fn extending_keeps_time_order() {
     let mut s = series(10, 0, 10, |i| i as f64);
     s.extend(Column::from_points(vec![(5, -1.0), (200, 9.0)]));
-    assert_eq!(s.column().len(), 12);
-    assert!(s.column().times.is_sorted());
+    assert_eq!(s.len(), 12);
+    assert!(s.times().to_vec().is_sorted());
     assert_eq!(s.min_max(0, 1_000), Some((-1.0, 9.0)));
     assert_eq!(s.time_range(), Some((0, 200)));
 }

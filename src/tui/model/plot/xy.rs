@@ -10,7 +10,6 @@
 //! except across a gap) and the point at the cursor.
 
 use super::{PlotSeries, nice_step, tick_label};
-use crate::catalog::series::Column;
 
 /// The smallest rectangle holding some points.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,37 +46,44 @@ impl Bounds {
 /// `start <= time <= end`, in time order; points with a value that is not finite are skipped.
 #[allow(clippy::many_single_char_names)]
 pub fn for_each_pair(
-    x: &Column,
-    y: &Column,
+    x: &PlotSeries,
+    y: &PlotSeries,
     start_ns: i64,
     end_ns: i64,
     mut f: impl FnMut(i64, f64, f64),
 ) {
-    let range = |c: &Column| {
-        let a = c.times.partition_point(|&t| t < start_ns);
-        let b = c.times.partition_point(|&t| t <= end_ns).max(a);
-        (a, b)
-    };
-    let (mut i, i_end) = range(x);
-    let (mut j, j_end) = range(y);
-    while i < i_end && j < j_end {
-        let (Some(&tx), Some(&ty)) = (x.times.get(i), y.times.get(j)) else {
-            return;
-        };
+    let (mut xs, mut ys) = (
+        points_in(x, start_ns, end_ns),
+        points_in(y, start_ns, end_ns),
+    );
+    while let (Some(&(tx, vx)), Some(&(ty, vy))) = (xs.peek(), ys.peek()) {
         match tx.cmp(&ty) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Less => {
+                xs.next();
+            }
+            std::cmp::Ordering::Greater => {
+                ys.next();
+            }
             std::cmp::Ordering::Equal => {
-                if let (Some(&vx), Some(&vy)) = (x.values.get(i), y.values.get(j)) {
-                    if vx.is_finite() && vy.is_finite() {
-                        f(tx, vx, vy);
-                    }
+                if vx.is_finite() && vy.is_finite() {
+                    f(tx, vx, vy);
                 }
-                i += 1;
-                j += 1;
+                xs.next();
+                ys.next();
             }
         }
     }
+}
+
+/// The points of `s` with `start <= time <= end`, in order.
+fn points_in(
+    s: &PlotSeries,
+    start_ns: i64,
+    end_ns: i64,
+) -> std::iter::Peekable<impl Iterator<Item = (i64, f64)> + '_> {
+    let r = s.range_of(start_ns, end_ns);
+    let values = s.values().get(r.clone()).unwrap_or_default();
+    s.times().iter(r).zip(values.iter().copied()).peekable()
 }
 
 /// Where the points sit in a pixel area: x grows to the right, y upwards.
@@ -212,24 +218,29 @@ impl XyFrame {
 /// Most pixels a joining line sets (a longer jump is drawn as its ends).
 const MAX_LINE_PX: usize = 4096;
 
-/// One frame: `x` against `y` over `start..=end` in `width_px` × `height_px` pixels of
-/// aspect `pixel_aspect`, consecutive points joined unless further apart in time than
-/// either series' gap threshold; ticks the same step apart on both axes, at most
-/// `max_x_ticks` across and `max_y_ticks` up.
-#[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
-pub fn xy_frame(
+/// The paired points in view: how many, their bounds and the one at the cursor (one pass
+/// over the points, the first half of [`xy_frame`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct XyPoints {
+    /// The smallest rectangle holding them (`None` without points).
+    pub bounds: Option<Bounds>,
+    /// How many.
+    pub points: usize,
+    /// The last at or before the cursor: its time, x and y.
+    pub at_cursor: Option<(i64, f64, f64)>,
+}
+
+/// The points of `x` against `y` over `start..=end` (see [`XyPoints`]).
+pub fn xy_points(
     x: &PlotSeries,
     y: &PlotSeries,
     (start_ns, end_ns): (i64, i64),
     cursor_ns: Option<i64>,
-    (width_px, height_px): (usize, usize),
-    pixel_aspect: f64,
-    (max_x_ticks, max_y_ticks): (usize, usize),
-) -> XyFrame {
+) -> XyPoints {
     let mut bounds: Option<Bounds> = None;
     let mut points = 0usize;
     let mut at_cursor = None;
-    for_each_pair(x.column(), y.column(), start_ns, end_ns, |t, vx, vy| {
+    for_each_pair(x, y, start_ns, end_ns, |t, vx, vy| {
         points += 1;
         match bounds.as_mut() {
             Some(b) => b.add(vx, vy),
@@ -239,7 +250,57 @@ pub fn xy_frame(
             at_cursor = Some((t, vx, vy));
         }
     });
-    let Some(b) = bounds.filter(|_| width_px > 0 && height_px > 0) else {
+    XyPoints {
+        bounds,
+        points,
+        at_cursor,
+    }
+}
+
+/// The y ticks an area of `width_px` × `height_px` would show for `p` (cheap: no pixels).
+pub fn y_ticks(
+    p: &XyPoints,
+    (width_px, height_px): (usize, usize),
+    pixel_aspect: f64,
+    max_ticks: (usize, usize),
+) -> Vec<(f64, String)> {
+    let Some(b) = p.bounds.filter(|_| width_px > 0 && height_px > 0) else {
+        return Vec::new();
+    };
+    let scale = equal_aspect(b, width_px, height_px, pixel_aspect);
+    ticks_within(scale.y_lo, scale.y_hi(), common_step(&scale, max_ticks))
+}
+
+/// One frame: `x` against `y` over `start..=end` in `width_px` × `height_px` pixels of
+/// aspect `pixel_aspect`, consecutive points joined unless further apart in time than
+/// either series' gap threshold; ticks the same step apart on both axes, at most
+/// `max_x_ticks` across and `max_y_ticks` up.
+pub fn xy_frame(
+    x: &PlotSeries,
+    y: &PlotSeries,
+    range: (i64, i64),
+    cursor_ns: Option<i64>,
+    size_px: (usize, usize),
+    pixel_aspect: f64,
+    max_ticks: (usize, usize),
+) -> XyFrame {
+    let p = xy_points(x, y, range, cursor_ns);
+    xy_frame_of(x, y, range, &p, size_px, pixel_aspect, max_ticks)
+}
+
+/// [`xy_frame`] given the points' [`xy_points`] (the second pass: the pixels).
+#[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
+pub fn xy_frame_of(
+    x: &PlotSeries,
+    y: &PlotSeries,
+    (start_ns, end_ns): (i64, i64),
+    p: &XyPoints,
+    (width_px, height_px): (usize, usize),
+    pixel_aspect: f64,
+    (max_x_ticks, max_y_ticks): (usize, usize),
+) -> XyFrame {
+    let (points, at_cursor) = (p.points, p.at_cursor);
+    let Some(b) = p.bounds.filter(|_| width_px > 0 && height_px > 0) else {
         return XyFrame {
             scale: None,
             lit: Vec::new(),
@@ -261,7 +322,7 @@ pub fn xy_frame(
         }
     };
     let mut prev: Option<(i64, f64, f64)> = None;
-    for_each_pair(x.column(), y.column(), start_ns, end_ns, |t, vx, vy| {
+    for_each_pair(x, y, start_ns, end_ns, |t, vx, vy| {
         let Some((px, py)) = scale.pixel_f(vx, vy) else {
             return;
         };
@@ -294,6 +355,7 @@ pub fn xy_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::series::Column;
 
     fn col(points: &[(i64, f64)]) -> Column {
         Column {
@@ -303,8 +365,9 @@ mod tests {
     }
 
     fn pairs(x: &Column, y: &Column, a: i64, b: i64) -> Vec<(i64, f64, f64)> {
+        let (x, y) = (PlotSeries::new(x.clone()), PlotSeries::new(y.clone()));
         let mut out = Vec::new();
-        for_each_pair(x, y, a, b, |t, vx, vy| out.push((t, vx, vy)));
+        for_each_pair(&x, &y, a, b, |t, vx, vy| out.push((t, vx, vy)));
         out
     }
 
