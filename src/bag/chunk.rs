@@ -4,6 +4,7 @@ use crate::format::Compression;
 use crate::time::RosTime;
 
 use super::connection::ConnId;
+use super::counts::Counts;
 
 /// How complete a chunk's data is on disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +60,7 @@ pub struct Chunk {
     /// Latest receive time.
     pub end: RosTime,
     /// Messages per connection.
-    pub counts: Vec<(ConnId, u32)>,
+    pub counts: Counts,
     /// File offset where this chunk's index data records start (2.0), if known.
     pub index_data_pos: Option<u64>,
 }

@@ -307,7 +307,7 @@ mod tests {
             state: ChunkState::Complete,
             start: RosTime::MIN,
             end: RosTime::MIN,
-            counts: Vec::new(),
+            counts: crate::bag::Counts::default(),
             index_data_pos: None,
         }
     }

@@ -26,6 +26,7 @@ mod bytes;
 mod cache;
 mod chunk;
 mod connection;
+mod counts;
 pub mod definitions;
 mod entries;
 mod error;
@@ -43,6 +44,7 @@ mod recover_v2;
 mod recovery;
 mod resync;
 pub mod rewrite;
+mod slots;
 mod source;
 mod summary;
 mod table;
@@ -52,12 +54,13 @@ pub mod writer;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 pub use budget::{Budget, DEFAULT_DECODE_BUDGET, Permit};
 pub use bytes::Bytes;
 pub use chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 pub use connection::{ConnId, Connection};
+pub use counts::Counts;
 pub use definitions::{DefinitionSource, NoDefinitions};
 pub use error::{BagError, BagErrorKind, Warning};
 pub use iter::Messages;
@@ -118,7 +121,7 @@ struct Inner {
     connections: Vec<Connection>,
     conn_map: HashMap<u32, ConnId>,
     chunks: Vec<Chunk>,
-    entries: Vec<OnceLock<Arc<[IndexEntry]>>>,
+    entries: slots::Slots<Arc<[IndexEntry]>>,
     warnings: Vec<Warning>,
     late_warnings: Mutex<Vec<Warning>>,
     /// Per chunk whose index data did not check out: messages per connection that its chunk
@@ -257,10 +260,11 @@ impl Bag {
     /// records the first time (no decompression), falling back to walking the chunk when that
     /// index is inconsistent (problems become [`Bag::warnings`]).
     pub fn chunk_entries(&self, chunk: u32) -> Arc<[IndexEntry]> {
-        let Some(lock) = self.inner.entries.get(chunk as usize) else {
-            return Arc::from(Vec::new());
-        };
-        lock.get_or_init(|| self.load_entries(chunk)).clone()
+        self.inner
+            .entries
+            .get_or_init(chunk as usize, || self.load_entries(chunk))
+            .cloned()
+            .unwrap_or_else(|| Arc::from(Vec::new()))
     }
 
     /// Messages of the selected connections that the index (chunk info) lists in chunk `chunk`
@@ -284,7 +288,7 @@ impl Bag {
 
     /// The messages of chunk `chunk` if they are already in memory (never reads the file).
     pub fn loaded_entries(&self, chunk: u32) -> Option<Arc<[IndexEntry]>> {
-        self.inner.entries.get(chunk as usize)?.get().cloned()
+        self.inner.entries.get(chunk as usize).cloned()
     }
 
     fn load_entries(&self, index: u32) -> Arc<[IndexEntry]> {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::format::{BagHeader, Version, read_head};
 
@@ -96,16 +96,12 @@ impl Bag {
             warnings,
             recovery,
         } = opened;
-        let entries = entries
-            .into_iter()
-            .map(|e| {
-                let lock = OnceLock::new();
-                if let Some(e) = e {
-                    let _ = lock.set(e);
-                }
-                lock
-            })
-            .collect();
+        let slots = super::slots::Slots::new(entries.len());
+        for (i, e) in entries.into_iter().enumerate() {
+            if let Some(e) = e {
+                slots.set(i, e);
+            }
+        }
         Bag {
             inner: Arc::new(Inner {
                 path,
@@ -114,7 +110,7 @@ impl Bag {
                 connections,
                 conn_map,
                 chunks,
-                entries,
+                entries: slots,
                 warnings,
                 late_warnings: Mutex::new(Vec::new()),
                 unfound: Mutex::new(HashMap::new()),

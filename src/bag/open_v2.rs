@@ -7,13 +7,15 @@
 //! to a recovery scan.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::format::{
-    BagHeader, ChunkHeader, ChunkInfo, ConnectionRecord, Op, read_head, read_record,
+    BagHeader, ChunkHeader, ChunkInfoHead, ConnectionRecord, Op, read_head, read_record,
 };
 
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
 use super::connection::ConnId;
+use super::counts::Counts;
 use super::error::Warning;
 use super::opened::Opened;
 use super::parallel::parallel_map;
@@ -40,8 +42,11 @@ pub(crate) fn open_indexed(
         ));
     }
     let mut warnings = Vec::new();
-    let mut table = ConnTable::default();
-    let mut infos = Vec::new();
+    let mut conns = ConnTable::default();
+    let mut infos: Vec<ChunkInfoHead> = Vec::new();
+    // The counts of every chunk info, in order; `ends[i]` is where those of info `i` end.
+    let mut table: Vec<(u32, u32)> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
     let section = source.read_at(
         index_pos,
         usize::try_from(len - index_pos).unwrap_or(usize::MAX),
@@ -60,15 +65,17 @@ pub(crate) fn open_indexed(
                         format!("index section damaged: {e} (at byte {})", e.file_offset())
                     })?;
                 let (c, end) = rec;
-                table.insert(c.conn, c.topic, c.header, pos, &mut warnings);
+                conns.insert(c.conn, c.topic, c.header, pos, &mut warnings);
                 pos = end;
             }
             Ok(Ok(Op::ChunkInfo)) => {
-                let info = ChunkInfo::from_head(&head, buf, index_pos).map_err(|e| {
-                    format!("index section damaged: {e} (at byte {})", e.file_offset())
-                })?;
+                let info =
+                    ChunkInfoHead::read_into(&head, buf, index_pos, &mut table).map_err(|e| {
+                        format!("index section damaged: {e} (at byte {})", e.file_offset())
+                    })?;
                 pos = info.end;
                 infos.push(info);
+                ends.push(table.len());
             }
             Ok(other) => {
                 return Err(format!(
@@ -91,23 +98,24 @@ pub(crate) fn open_indexed(
         }
     }
     if let Some(n) = header.conn_count {
-        if n as usize != table.len() {
+        if n as usize != conns.len() {
             warnings.push(Warning::general(format!(
                 "the bag header announces {n} connections but the index section holds {}",
-                table.len()
+                conns.len()
             )));
         }
     }
-    let (mut connections, map) = table.finish();
-    let chunks = chunks_from_infos(source, &infos, &map, threads)?;
-    let mut counts: HashMap<ConnId, u64> = HashMap::new();
-    for c in &chunks {
-        for &(conn, n) in &c.counts {
-            *counts.entry(conn).or_default() += u64::from(n);
+    let (mut connections, map) = conns.finish();
+    let counts = counts_table(table, &ends, &infos, &map)?;
+    let chunks = chunks_from_infos(source, &infos, &counts, &ends, threads)?;
+    let mut per_conn = vec![0u64; connections.len()];
+    for &(conn, n) in counts.iter() {
+        if let Some(total) = per_conn.get_mut(conn as usize) {
+            *total += u64::from(n);
         }
     }
     for c in &mut connections {
-        c.message_count = counts.get(&c.id).copied().unwrap_or(0);
+        c.message_count = per_conn.get(c.id as usize).copied().unwrap_or(0);
     }
     let entries = vec![None; chunks.len()];
     Ok(Opened {
@@ -120,38 +128,14 @@ pub(crate) fn open_indexed(
     })
 }
 
-/// Reads the record header at `pos` with one small positioned read (two when the header is
-/// unusually long).
-fn head_at(source: &Source, pos: u64) -> std::borrow::Cow<'_, [u8]> {
-    const GUESS: usize = 128;
-    let first = source.read_at(pos, GUESS);
-    let needed = first
-        .get(..4)
-        .and_then(crate::format::cursor::le_u32)
-        .map_or(GUESS, |h| (h as usize).saturating_add(8));
-    if needed <= first.len() || first.len() < GUESS {
-        return first;
-    }
-    source.read_at(pos, needed)
-}
-
-/// Chunk infos handled per thread when reading chunk headers in parallel.
-const BLOCK: usize = 256;
-
-fn chunks_from_infos(
-    source: &Source,
-    infos: &[ChunkInfo],
+/// The counts table with file connection ids turned into dense ones (an unknown id is a
+/// reason to scan the file), shared by all chunks.
+fn counts_table(
+    mut table: Vec<(u32, u32)>,
+    ends: &[usize],
+    infos: &[ChunkInfoHead],
     map: &HashMap<u32, ConnId>,
-    threads: usize,
-) -> Result<Vec<Chunk>, Fallback> {
-    let mut positions: Vec<u64> = infos.iter().map(|i| i.chunk_pos).collect();
-    positions.sort_unstable();
-    if let Some(w) = positions.windows(2).find(|w| w.first() == w.get(1)) {
-        return Err(format!(
-            "two chunk info records point to the same chunk at byte {}",
-            w.first().copied().unwrap_or_default()
-        ));
-    }
+) -> Result<Arc<[(ConnId, u32)]>, Fallback> {
     // Connection ids are usually small and dense: look them up in a table, not a hash map.
     let max_id = map.keys().copied().max().unwrap_or(0);
     let dense: Option<Vec<Option<ConnId>>> = (max_id < 1 << 20).then(|| {
@@ -167,19 +151,134 @@ fn chunks_from_infos(
         Some(t) => t.get(file_id as usize).copied().flatten(),
         None => map.get(&file_id).copied(),
     };
-    // One small positioned read per chunk header; with many chunks, on several threads.
-    let blocks: Vec<(usize, &[ChunkInfo])> = infos
-        .chunks(BLOCK)
-        .enumerate()
-        .map(|(b, c)| (b * BLOCK, c))
-        .collect();
-    let threads = if infos.len() >= 2 * BLOCK { threads } else { 1 };
-    let results = parallel_map(&blocks, threads, |&(first, block)| {
-        block
-            .iter()
-            .enumerate()
-            .map(|(j, info)| chunk_from_info(source, first + j, info, &lookup))
-            .collect::<Result<Vec<Chunk>, Fallback>>()
+    let mut info = 0;
+    for (i, pair) in table.iter_mut().enumerate() {
+        while ends.get(info).is_some_and(|&end| end <= i) {
+            info += 1;
+        }
+        pair.0 = lookup(pair.0).ok_or_else(|| {
+            format!(
+                "the chunk info at byte {} names connection {}, which has no connection record",
+                infos.get(info).map_or(0, |c| c.offset),
+                pair.0
+            )
+        })?;
+    }
+    Ok(Arc::from(table))
+}
+
+/// Where a chunk record's header is expected to end at most (longer ones take a second read).
+const GUESS: usize = 128;
+
+/// Reads the record header at `pos` with one small positioned read (two when the header is
+/// unusually long).
+fn head_at(source: &Source, pos: u64) -> std::borrow::Cow<'_, [u8]> {
+    let first = source.read_at(pos, GUESS);
+    let needed = head_len(&first).unwrap_or(GUESS);
+    if needed <= first.len() || first.len() < GUESS {
+        return first;
+    }
+    source.read_at(pos, needed)
+}
+
+/// Bytes from a record's start through its data length field, from its header length field.
+fn head_len(bytes: &[u8]) -> Option<usize> {
+    bytes
+        .get(..4)
+        .and_then(crate::format::cursor::le_u32)
+        .map(|h| (h as usize).saturating_add(8))
+}
+
+/// Chunks whose records start less than this apart share one read of their headers.
+const NEAR: u64 = 32 << 10;
+/// The longest read of chunk headers in one batch.
+const BATCH_BYTES: u64 = 4 << 20;
+
+/// Consecutive chunk infos, in file order and close together, whose chunk headers one read
+/// covers: `(first info, past the last info, bytes from the first chunk's position)`. Chunks
+/// far apart (or listed out of order) get a batch each.
+fn batches(infos: &[ChunkInfoHead]) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut first = 0;
+    for i in 1..=infos.len() {
+        let (Some(a), Some(b)) = (infos.get(first), infos.get(i - 1)) else {
+            break;
+        };
+        let next = infos.get(i).map(|c| c.chunk_pos);
+        let joins = next.is_some_and(|n| {
+            n > b.chunk_pos
+                && n - b.chunk_pos < NEAR
+                && n - a.chunk_pos + GUESS as u64 <= BATCH_BYTES
+        });
+        if !joins {
+            let span = b.chunk_pos - a.chunk_pos + GUESS as u64;
+            out.push((first, i, usize::try_from(span).unwrap_or(GUESS)));
+            first = i;
+        }
+    }
+    out
+}
+
+fn chunks_from_infos(
+    source: &Source,
+    infos: &[ChunkInfoHead],
+    counts: &Arc<[(ConnId, u32)]>,
+    ends: &[usize],
+    threads: usize,
+) -> Result<Vec<Chunk>, Fallback> {
+    let mut positions: Vec<u64> = infos.iter().map(|i| i.chunk_pos).collect();
+    positions.sort_unstable();
+    if let Some(w) = positions.windows(2).find(|w| w.first() == w.get(1)) {
+        return Err(format!(
+            "two chunk info records point to the same chunk at byte {}",
+            w.first().copied().unwrap_or_default()
+        ));
+    }
+    drop(positions);
+    // One read per batch of nearby chunk headers, into a buffer reused by the batches of a
+    // group; with many chunks, groups on several threads.
+    let batches = batches(infos);
+    let threads = if infos.len() >= 512 {
+        threads.max(1)
+    } else {
+        1
+    };
+    let per_group = batches.len().div_ceil(threads * 8).max(1);
+    let groups: Vec<&[(usize, usize, usize)]> = batches.chunks(per_group).collect();
+    let results = parallel_map(&groups, threads, |group| {
+        let mut chunks = Vec::new();
+        let mut bytes = Vec::new();
+        for &(first, past, span) in *group {
+            let Some(start) = infos.get(first).map(|c| c.chunk_pos) else {
+                continue;
+            };
+            if source
+                .read_exact_into(start, span as u64, &mut bytes)
+                .is_err()
+            {
+                // The file changed under us: the chunks below fail to check out and the
+                // caller reports the change.
+                bytes.clear();
+            }
+            for i in first..past {
+                let Some(info) = infos.get(i) else { continue };
+                let at = usize::try_from(info.chunk_pos - start).unwrap_or(usize::MAX);
+                let here = bytes.get(at..).unwrap_or_default();
+                let whole = head_len(here).is_some_and(|n| n <= here.len());
+                let from = i.checked_sub(1).and_then(|p| ends.get(p)).copied();
+                let to = ends.get(i).copied().unwrap_or(0);
+                let from = from.unwrap_or(0).min(to);
+                let counts = Counts::shared(counts, from, to - from);
+                let chunk = if whole {
+                    chunk_from_info(source.len(), i, info, here, counts)
+                } else {
+                    let head = head_at(source, info.chunk_pos);
+                    chunk_from_info(source.len(), i, info, &head, counts)
+                };
+                chunks.push(chunk?);
+            }
+        }
+        Ok::<_, Fallback>(chunks)
     });
     let mut chunks = Vec::with_capacity(infos.len());
     for r in results {
@@ -188,23 +287,21 @@ fn chunks_from_infos(
     Ok(chunks)
 }
 
-/// Reads and checks the chunk record a chunk info points to.
+/// Checks the chunk record a chunk info points to, from `bytes` (read at its position).
 fn chunk_from_info(
-    source: &Source,
+    len: u64,
     i: usize,
-    info: &ChunkInfo,
-    lookup: &(impl Fn(u32) -> Option<ConnId> + Sync),
+    info: &ChunkInfoHead,
+    bytes: &[u8],
+    counts: Counts,
 ) -> Result<Chunk, Fallback> {
-    let len = source.len();
-
     if info.chunk_pos >= len {
         return Err(format!(
             "a chunk info points to byte {} beyond the end of the file",
             info.chunk_pos
         ));
     }
-    let bytes = head_at(source, info.chunk_pos);
-    let head = read_head(&bytes, 0, info.chunk_pos).map_err(|e| {
+    let head = read_head(bytes, 0, info.chunk_pos).map_err(|e| {
         format!(
             "a chunk info points to byte {} which is not a chunk: {e}",
             info.chunk_pos
@@ -221,16 +318,6 @@ fn chunk_from_info(
             "the chunk at byte {} runs past the end of the file",
             info.chunk_pos
         ));
-    }
-    let mut counts = Vec::with_capacity(info.counts.len());
-    for &(file_id, n) in &info.counts {
-        let conn = lookup(file_id).ok_or_else(|| {
-            format!(
-                "the chunk info at byte {} names connection {file_id}, which has no connection record",
-                info.offset
-            )
-        })?;
-        counts.push((conn, n));
     }
     Ok(Chunk {
         index: u32::try_from(i).unwrap_or(u32::MAX),

@@ -25,15 +25,32 @@ pub struct ChunkInfo {
     pub end: u64,
 }
 
-impl ChunkInfo {
-    /// Reads the chunk info record at `pos` of `buf` (first byte at absolute offset `base`).
-    pub fn read(buf: &[u8], pos: usize, base: u64) -> Result<Self> {
-        Self::from_head(&read_head(buf, pos, base)?, buf, base)
-    }
+/// The fixed fields of a chunk info record, its counts appended to a table of the caller's
+/// (one table for a whole index section: no allocation per record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkInfoHead {
+    /// Absolute offset of this record.
+    pub offset: u64,
+    /// Absolute offset of the chunk record it describes.
+    pub chunk_pos: u64,
+    /// Earliest receive time in the chunk.
+    pub start_time: RosTime,
+    /// Latest receive time in the chunk.
+    pub end_time: RosTime,
+    /// Absolute offset just past the record (computed from `count`, like the official reader).
+    pub end: u64,
+}
 
-    /// Reads a chunk info record whose header is `head`; `buf` (first byte at absolute offset
-    /// `base`) holds its data.
-    pub fn from_head(head: &RecordHead<'_>, buf: &[u8], base: u64) -> Result<Self> {
+impl ChunkInfoHead {
+    /// Reads a chunk info record whose header is `head` (`buf`, first byte at absolute offset
+    /// `base`, holds its data), appending its `(connection id, message count)` pairs to
+    /// `counts` (nothing is appended when it fails).
+    pub fn read_into(
+        head: &RecordHead<'_>,
+        buf: &[u8],
+        base: u64,
+        counts: &mut Vec<(u32, u32)>,
+    ) -> Result<Self> {
         let h = head.header.with_kind(RecordKind::ChunkInfo);
         let [op, ver, count, chunk_pos, start_time, end_time] =
             h.pick(["op", "ver", "count", "chunk_pos", "start_time", "end_time"]);
@@ -70,23 +87,42 @@ impl ChunkInfo {
             RecordKind::ChunkInfo,
         );
         let data = c.take_len(u64::from(count) * 8, "chunk info entries")?;
-        let counts = data
-            .chunks_exact(8)
-            .map(|e| {
-                let (conn, n) = e.split_at(4);
-                (
-                    le_u32(conn).unwrap_or_default(),
-                    le_u32(n).unwrap_or_default(),
-                )
-            })
-            .collect();
-        Ok(ChunkInfo {
+        let fixed = ChunkInfoHead {
             offset: head.offset,
             chunk_pos: h.u64_of(chunk_pos, "chunk_pos")?,
             start_time: h.time_of(start_time, "start_time")?,
             end_time: h.time_of(end_time, "end_time")?,
-            counts,
             end: c.offset(),
+        };
+        counts.extend(data.chunks_exact(8).map(|e| {
+            let (conn, n) = e.split_at(4);
+            (
+                le_u32(conn).unwrap_or_default(),
+                le_u32(n).unwrap_or_default(),
+            )
+        }));
+        Ok(fixed)
+    }
+}
+
+impl ChunkInfo {
+    /// Reads the chunk info record at `pos` of `buf` (first byte at absolute offset `base`).
+    pub fn read(buf: &[u8], pos: usize, base: u64) -> Result<Self> {
+        Self::from_head(&read_head(buf, pos, base)?, buf, base)
+    }
+
+    /// Reads a chunk info record whose header is `head`; `buf` (first byte at absolute offset
+    /// `base`) holds its data.
+    pub fn from_head(head: &RecordHead<'_>, buf: &[u8], base: u64) -> Result<Self> {
+        let mut counts = Vec::new();
+        let fixed = ChunkInfoHead::read_into(head, buf, base, &mut counts)?;
+        Ok(ChunkInfo {
+            offset: fixed.offset,
+            chunk_pos: fixed.chunk_pos,
+            start_time: fixed.start_time,
+            end_time: fixed.end_time,
+            counts,
+            end: fixed.end,
         })
     }
 

@@ -24,7 +24,7 @@ pub mod version;
 
 pub use bag_header::BagHeader;
 pub use chunk::ChunkHeader;
-pub use chunk_info::ChunkInfo;
+pub use chunk_info::{ChunkInfo, ChunkInfoHead};
 pub use compression::Compression;
 pub use connection::{ConnectionHeader, ConnectionRecord};
 pub use error::{ErrorKind, FormatError};

@@ -9,6 +9,7 @@ use crate::time::RosTime;
 
 use super::super::chunk::{Chunk, ChunkLayout, ChunkState};
 use super::super::connection::{ConnId, Connection};
+use super::super::counts::Counts;
 use super::super::recovery::Loss;
 use super::super::resync::find_next_record;
 use super::{FollowError, FollowedMessage, Follower, MAX_HEADER, Update, read_at};
@@ -172,7 +173,7 @@ impl Follower {
             state,
             start: RosTime::default(),
             end: RosTime::default(),
-            counts: Vec::new(),
+            counts: Counts::default(),
             index_data_pos: None,
         };
         if header.compression == Compression::None {
@@ -314,7 +315,7 @@ impl Follower {
                 state: ChunkState::Open,
                 start: time,
                 end: time,
-                counts: Vec::new(),
+                counts: Counts::default(),
                 index_data_pos: None,
             });
         }
@@ -325,10 +326,7 @@ impl Follower {
             }
             chunk.start = chunk.start.min(time);
             chunk.end = chunk.end.max(time);
-            match chunk.counts.iter_mut().find(|(c, _)| *c == conn) {
-                Some((_, n)) => *n = n.saturating_add(1),
-                None => chunk.counts.push((conn, 1)),
-            }
+            chunk.counts.add_one(conn);
         }
         update.messages.push(FollowedMessage {
             conn,

@@ -32,7 +32,7 @@ impl Found {
             state: self.state,
             start: times.0,
             end: times.1,
-            counts,
+            counts: counts.into(),
             index_data_pos: None,
         }
     }
