@@ -42,6 +42,10 @@ fn record_at(source: &Source, pos: u64) -> std::borrow::Cow<'_, [u8]> {
     )
 }
 
+/// The error of [`from_index_data`] when the index data runs past the current end of the
+/// file: still being written, or cut by a crash — not inconsistent.
+pub(crate) const CUT_BY_END: &str = "index data cut by the end of the file";
+
 /// Reads the index data records of `chunk` and checks them against its chunk info: the
 /// connections and counts must agree and every offset must fall inside the chunk.
 pub(crate) fn from_index_data(
@@ -55,8 +59,15 @@ pub(crate) fn from_index_data(
     let mut per_conn: HashMap<ConnId, u32> = HashMap::new();
     for _ in 0..chunk.counts.len() {
         let rec = record_at(source, pos);
-        let idx = IndexData::read(&rec, 0, pos)
-            .map_err(|e| format!("{e} (at byte {})", e.file_offset()))?;
+        let idx = IndexData::read(&rec, 0, pos).map_err(|e| {
+            let cut = matches!(e.kind, crate::format::ErrorKind::Truncated { available, .. }
+                if e.file_offset().saturating_add(available) >= source.len());
+            if cut {
+                CUT_BY_END.to_string()
+            } else {
+                format!("{e} (at byte {})", e.file_offset())
+            }
+        })?;
         if idx.ver != 1 {
             return Err(format!("index data version {} at byte {pos}", idx.ver));
         }

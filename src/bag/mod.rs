@@ -299,6 +299,10 @@ impl Bag {
             // The file no longer holds it: the readers end with `changed_on_disk`.
             Err(_) if self.inner.source.changed() => return Arc::from(Vec::new()),
             Ok(e) => return Arc::from(entries::finish(e)),
+            // Index data cut by the end of the file: still being written (a followed
+            // recording) or lost in a crash (the recovery scan reports that). The records are
+            // walked instead, as below, and nothing is missing.
+            Err(why) if why == entries::CUT_BY_END => {}
             Err(why) => self.warn(Warning::at(
                 chunk.pos,
                 format!("the index data of this chunk is inconsistent ({why}); its records were walked instead"),
@@ -309,7 +313,17 @@ impl Bag {
         };
         let scan = entries::scan_records(&loaded.bytes, entries::Origin::of(chunk));
         let expected = chunk.state == ChunkState::Complete;
-        if let Some(e) = loaded.error.filter(|_| expected).or(scan.error) {
+        // A chunk the file ends in, or that the recorder has not closed, ends in a record cut
+        // short: the record still being written (a followed recording), or the loss the
+        // recovery scan already reports. Anything else wrong in it is a warning.
+        let cut_short = |e: &crate::format::FormatError| {
+            !expected && matches!(e.kind, crate::format::ErrorKind::Truncated { .. })
+        };
+        if let Some(e) = loaded
+            .error
+            .filter(|_| expected)
+            .or(scan.error.filter(|e| !cut_short(e)))
+        {
             self.warn(Warning::at(
                 e.file_offset(),
                 format!("chunk partly unreadable: {e}"),

@@ -133,6 +133,10 @@ fn the_explorer_follows_a_growing_bag_and_switches_to_the_finished_one() {
         settle(&mut h);
         let screen = stable(&h.screen());
         assert!(screen.contains("● live"), "{screen}");
+        // The record and the index data still being written are not damage.
+        let warnings = h.app.catalog.bags()[0].warnings();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(!screen.contains('⚠'), "{screen}");
         insta::assert_snapshot!(format!("follow_live_{w}x{hh}"), screen);
     }
 

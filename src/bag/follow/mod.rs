@@ -129,7 +129,12 @@ pub struct Follower {
     /// When the last byte was consumed, and the time of the last message.
     last_growth: Option<Instant>,
     last_time: Option<RosTime>,
+    /// Every loss reported so far (the first [`MAX_LOSSES`]), for snapshots.
+    losses: Vec<Loss>,
 }
+
+/// Losses a follower keeps for its snapshots; beyond, they are still reported per update.
+const MAX_LOSSES: usize = 1000;
 
 impl Follower {
     /// Opens `path` for following from its start.
@@ -155,6 +160,7 @@ impl Follower {
             finished: false,
             last_growth: None,
             last_time: None,
+            losses: Vec::new(),
         })
     }
 
@@ -338,6 +344,8 @@ impl Follower {
             self.finished = true;
             update.finished = true;
         }
+        let room = MAX_LOSSES.saturating_sub(self.losses.len());
+        self.losses.extend(update.losses.iter().take(room).cloned());
         Ok(update)
     }
 
@@ -435,7 +443,8 @@ impl Follower {
                     .iter()
                     .filter(|c| c.state != super::chunk::ChunkState::Complete)
                     .count() as u64,
-                losses: Vec::new(),
+                // The damage found so far: a snapshot must not look healthier than the file.
+                losses: self.losses.clone(),
             }),
         };
         super::Bag::assemble(

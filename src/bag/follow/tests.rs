@@ -209,6 +209,10 @@ fn damage_in_the_middle_is_skipped_and_reported() {
     assert_eq!(u.losses.len(), 1, "{:?}", u.losses);
     assert_eq!(u.losses[0].offset, at as u64);
     assert_eq!(u.messages.len(), 39);
+    // The explorer's snapshot carries the damage too.
+    let snap = f.snapshot();
+    let kept = &snap.recovery().unwrap().losses;
+    assert_eq!(kept, &u.losses);
 }
 
 #[test]
