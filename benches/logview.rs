@@ -13,6 +13,9 @@
     clippy::pedantic
 )]
 
+mod common;
+
+use common::{cpu_seconds, thread_cpu};
 use std::time::{Duration, Instant};
 
 use bagscope::bag::{Bag, OpenOptions};
@@ -32,29 +35,6 @@ const LINES: u32 = 100_000;
 fn pct(v: &mut [Duration], p: f64) -> Duration {
     v.sort();
     v[((v.len() - 1) as f64 * p) as usize]
-}
-
-/// User + system CPU seconds of this process so far, from `/proc/self/stat`.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
-    tick(11) + tick(12)
-}
-
-/// CPU time this thread has used (`CLOCK_THREAD_CPUTIME_ID`): a frame's own work, without
-/// the time other processes of a shared machine held the core. (A benchmark's only `unsafe`:
-/// std has no thread CPU clock.)
-#[allow(unsafe_code)]
-fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 fn lines() -> LogLines {

@@ -27,6 +27,9 @@
     clippy::pedantic
 )]
 
+mod common;
+
+use common::{cpu_seconds, load};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -36,24 +39,6 @@ use bagscope::catalog::Catalog;
 use bagscope::catalog::search::{SearchRequest, search};
 use bagscope::msg::Registry;
 use bagscope::msg::expr::Expr;
-
-/// User + system CPU seconds of this process so far (all threads), from `/proc/self/stat`.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
-    tick(11) + tick(12)
-}
-
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .unwrap_or_default()
-        .split_whitespace()
-        .next()
-        .unwrap_or("?")
-        .to_string()
-}
 
 struct Run {
     first: Duration,
