@@ -313,27 +313,33 @@ pub fn xy_frame_of(
     let scale = equal_aspect(b, width_px, height_px, pixel_aspect);
     let mut lit = vec![false; width_px.saturating_mul(height_px)];
     let gap = x.gap_threshold(0).min(y.gap_threshold(0));
-    let mut light = |px: f64, py: f64| {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        if px >= 0.0 && py >= 0.0 && (px as usize) < width_px && (py as usize) < height_px {
-            if let Some(p) = lit.get_mut(py as usize * width_px + px as usize) {
-                *p = true;
+    let mut light = |px: i64, py: i64| {
+        if let (Ok(x), Ok(y)) = (usize::try_from(px), usize::try_from(py)) {
+            if x < width_px && y < height_px {
+                if let Some(p) = lit.get_mut(y * width_px + x) {
+                    *p = true;
+                }
             }
         }
     };
-    let mut prev: Option<(i64, f64, f64)> = None;
+    // Pixel coordinates as integers, clamped far outside the area (where nothing is lit).
+    #[allow(clippy::cast_possible_truncation)]
+    let int = |v: f64| v.clamp(-1e6, 1e6) as i64;
+    let mut prev: Option<(i64, i64, i64)> = None;
     for_each_pair(x, y, start_ns, end_ns, |t, vx, vy| {
         let Some((px, py)) = scale.pixel_f(vx, vy) else {
             return;
         };
+        let (px, py) = (int(px), int(py));
         match prev {
             Some((pt, ax, ay)) if t.saturating_sub(pt) <= gap => {
-                let steps = (px - ax).abs().max((py - ay).abs());
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let n = (steps as usize).min(MAX_LINE_PX);
+                // The k-th of n steps from (ax, ay) to (px, py), rounded half up, in integers.
+                let (dx, dy) = (px - ax, py - ay);
+                #[allow(clippy::cast_possible_wrap)]
+                let n = dx.abs().max(dy.abs()).min(MAX_LINE_PX as i64);
                 for k in 1..=n {
-                    let f = k as f64 / n as f64;
-                    light((ax + (px - ax) * f).round(), (ay + (py - ay) * f).round());
+                    let along = |a: i64, d: i64| (2 * (a * n + d * k) + n).div_euclid(2 * n);
+                    light(along(ax, dx), along(ay, dy));
                 }
             }
             _ => {}
