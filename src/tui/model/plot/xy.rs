@@ -371,7 +371,8 @@ pub fn xy_frame_of(
                 let (dx, dy) = (px - ax, py - ay);
                 #[allow(clippy::cast_possible_wrap)]
                 let n = dx.abs().max(dy.abs()).min(MAX_LINE_PX as i64);
-                for k in 1..=n {
+                // The last step is (px, py) itself, lit below: adjacent pixels need no step.
+                for k in 1..n {
                     let along = |a: i64, d: i64| (2 * (a * n + d * k) + n).div_euclid(2 * n);
                     light(along(ax, dx), along(ay, dy));
                 }
