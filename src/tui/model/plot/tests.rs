@@ -215,3 +215,30 @@ fn extending_keeps_time_order() {
     assert_eq!(s.min_max(0, 1_000), Some((-1.0, 9.0)));
     assert_eq!(s.time_range(), Some((0, 200)));
 }
+
+#[test]
+fn a_dense_series_holds_at_most_16_bytes_a_point() {
+    // 1 kHz for 1 000 s, plus a pause of 10 s (a block of full times) in the middle.
+    let n = 1_000_000;
+    let s = series(n, 1_700_000_000_000_000_000, 1_000_000, |i| i as f64);
+    let mut c = s.to_column();
+    let pause = n / 2 + 7; // inside a block: that block keeps full times
+    for t in c.times.iter_mut().skip(pause) {
+        *t += 10_000_000_000;
+    }
+    let s = PlotSeries::new(c.clone());
+    let per_point = s.heap_bytes() as f64 / n as f64;
+    assert!(per_point <= 16.0, "{per_point} bytes a point");
+    assert!(per_point < 13.0, "{per_point} bytes a point");
+    // Exact: every time and value comes back.
+    assert_eq!(s.to_column(), c);
+    assert_eq!(s.point(pause), Some((c.times[pause], c.values[pause])));
+    assert_eq!(
+        s.value_at(c.times[pause] - 1),
+        Some((c.times[pause - 1], c.values[pause - 1]))
+    );
+    assert_eq!(
+        s.range_of(c.times[pause - 1] + 1, c.times[pause]),
+        pause..pause + 1
+    );
+}

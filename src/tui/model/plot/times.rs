@@ -149,7 +149,7 @@ impl Times {
     }
 
     /// The first index in `range` whose time does not satisfy `pred` (`range.end` if all
-    /// do), for a `pred` that holds for a prefix of the times: `[`slice::partition_point`]`
+    /// do), for a `pred` that holds for a prefix of the times: [`slice::partition_point`]
     /// over the range. O(log(blocks) + log(TIME_BLOCK)).
     pub fn partition_point(&self, range: Range<usize>, mut pred: impl FnMut(i64) -> bool) -> usize {
         let hi = range.end.min(self.len());

@@ -52,6 +52,20 @@ pub fn for_each_pair(
     end_ns: i64,
     mut f: impl FnMut(i64, f64, f64),
 ) {
+    if x.times() == y.times() {
+        // Two fields of the same messages (the usual case): the points pair one to one.
+        let r = x.range_of(start_ns, end_ns);
+        let (vx, vy) = (
+            x.values().get(r.clone()).unwrap_or_default(),
+            y.values().get(r.clone()).unwrap_or_default(),
+        );
+        for ((t, a), b) in x.times().iter(r).zip(vx).zip(vy) {
+            if a.is_finite() && b.is_finite() {
+                f(t, *a, *b);
+            }
+        }
+        return;
+    }
     let (mut xs, mut ys) = (
         points_in(x, start_ns, end_ns),
         points_in(y, start_ns, end_ns),
@@ -130,9 +144,29 @@ impl XyScale {
         if self.width_px == 0 || self.height_px == 0 {
             return None;
         }
-        let px = ((x - self.x_lo) / self.per_px_x).round();
-        let py = (self.height_px - 1) as f64 - ((y - self.y_lo) / self.per_px_y).round();
+        let px = round((x - self.x_lo) / self.per_px_x);
+        let py = (self.height_px - 1) as f64 - round((y - self.y_lo) / self.per_px_y);
         (px.is_finite() && py.is_finite()).then_some((px, py))
+    }
+}
+
+/// `v.round()` (half away from zero) without the libm call `f64::round` makes on targets
+/// without SSE4.1 (up to the sign of a zero): exact for |v| < 2^52 (`v - trunc(v)` is then
+/// exact), `v.round()` beyond.
+fn round(v: f64) -> f64 {
+    const EXACT: f64 = 4_503_599_627_370_496.0; // 2^52
+    if v.is_nan() || v.abs() >= EXACT {
+        return v.round();
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let t = v as i64 as f64;
+    let frac = v - t;
+    if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
     }
 }
 
@@ -313,27 +347,34 @@ pub fn xy_frame_of(
     let scale = equal_aspect(b, width_px, height_px, pixel_aspect);
     let mut lit = vec![false; width_px.saturating_mul(height_px)];
     let gap = x.gap_threshold(0).min(y.gap_threshold(0));
-    let mut light = |px: f64, py: f64| {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        if px >= 0.0 && py >= 0.0 && (px as usize) < width_px && (py as usize) < height_px {
-            if let Some(p) = lit.get_mut(py as usize * width_px + px as usize) {
-                *p = true;
+    let mut light = |px: i64, py: i64| {
+        if let (Ok(x), Ok(y)) = (usize::try_from(px), usize::try_from(py)) {
+            if x < width_px && y < height_px {
+                if let Some(p) = lit.get_mut(y * width_px + x) {
+                    *p = true;
+                }
             }
         }
     };
-    let mut prev: Option<(i64, f64, f64)> = None;
+    // Pixel coordinates as integers, clamped far outside the area (where nothing is lit).
+    #[allow(clippy::cast_possible_truncation)]
+    let int = |v: f64| v.clamp(-1e6, 1e6) as i64;
+    let mut prev: Option<(i64, i64, i64)> = None;
     for_each_pair(x, y, start_ns, end_ns, |t, vx, vy| {
         let Some((px, py)) = scale.pixel_f(vx, vy) else {
             return;
         };
+        let (px, py) = (int(px), int(py));
         match prev {
             Some((pt, ax, ay)) if t.saturating_sub(pt) <= gap => {
-                let steps = (px - ax).abs().max((py - ay).abs());
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let n = (steps as usize).min(MAX_LINE_PX);
-                for k in 1..=n {
-                    let f = k as f64 / n as f64;
-                    light((ax + (px - ax) * f).round(), (ay + (py - ay) * f).round());
+                // The k-th of n steps from (ax, ay) to (px, py), rounded half up, in integers.
+                let (dx, dy) = (px - ax, py - ay);
+                #[allow(clippy::cast_possible_wrap)]
+                let n = dx.abs().max(dy.abs()).min(MAX_LINE_PX as i64);
+                // The last step is (px, py) itself, lit below: adjacent pixels need no step.
+                for k in 1..n {
+                    let along = |a: i64, d: i64| (2 * (a * n + d * k) + n).div_euclid(2 * n);
+                    light(along(ax, dx), along(ay, dy));
                 }
             }
             _ => {}
@@ -406,6 +447,53 @@ mod tests {
             vec![(30, 3.0, -3.0), (30, 3.5, -3.5)]
         );
         assert!(pairs(&x, &col(&[]), i64::MIN, i64::MAX).is_empty());
+        // The same times on both sides (two fields of the same messages) pair one to one.
+        let y2 = col(&[
+            (10, -1.0),
+            (20, f64::NAN),
+            (30, -3.0),
+            (30, -3.5),
+            (40, 4.0),
+            (50, -5.0),
+        ]);
+        assert_eq!(
+            pairs(&x, &y2, 15, 50),
+            vec![(30, 3.0, -3.0), (30, 3.5, -3.5), (50, 5.0, -5.0)]
+        );
+    }
+
+    #[test]
+    #[allow(clippy::float_cmp)]
+    fn round_is_f64_round() {
+        for v in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            2.5,
+            -2.5,
+            0.499_999_999_999_999_94,
+            -0.499_999_999_999_999_94,
+            1e15 + 0.5,
+            -1e15 - 0.5,
+            4.6e15,
+            1e300,
+            -1e300,
+            7.25,
+            -7.75,
+            123.456,
+        ] {
+            assert_eq!(round(v), v.round(), "{v}");
+        }
+        assert!(round(f64::NAN).is_nan());
+        assert_eq!(round(f64::INFINITY), f64::INFINITY);
+        let mut seed = 3u64;
+        for _ in 0..100_000 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let v = ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2e4;
+            assert_eq!(round(v), v.round(), "{v}");
+        }
     }
 
     #[test]
