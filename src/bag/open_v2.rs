@@ -65,7 +65,7 @@ pub(crate) fn open_indexed(
     let mut window = Window::new(source);
     let mut pos = index_pos;
     while pos < len {
-        pos = match index.record_at(window.at(pos, WINDOW), pos) {
+        pos = match index.record_at(window.at(pos, AHEAD), pos) {
             Err(_) if !window.reaches_end() => index.record_at(window.at(pos, section_len), pos)?,
             next => next?,
         };
@@ -119,6 +119,9 @@ pub(crate) fn open_indexed(
 
 /// Bytes of the index section read at a time.
 const WINDOW: usize = 4 << 20;
+/// The window is read again from a record when fewer bytes than this are left in it (a
+/// longer record is parsed from the rest of the file).
+const AHEAD: usize = 64 << 10;
 
 /// What the index section holds, as it is read.
 struct Index {
