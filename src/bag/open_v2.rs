@@ -434,3 +434,61 @@ fn chunk_head(len: u64, info: &ChunkInfoHead, bytes: &[u8]) -> Result<ChunkHead,
         compression: ch.compression,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::RosTime;
+
+    #[test]
+    fn the_index_window_is_read_again_only_near_its_end() {
+        let source = Source::owned(vec![7u8; 3 * WINDOW]);
+        let mut w = Window::new(&source);
+        assert_eq!(w.at(0, AHEAD).len(), WINDOW);
+        let _ = w.at(1000, AHEAD);
+        assert_eq!(w.start, 0);
+        let last = (WINDOW - AHEAD) as u64;
+        assert_eq!(w.at(last, AHEAD).len(), AHEAD);
+        assert_eq!(w.start, 0);
+        let _ = w.at(last + 1, AHEAD);
+        assert_eq!(w.start, last + 1);
+        assert!(!w.reaches_end());
+        // More than a window: the rest of the file, once.
+        assert_eq!(w.at(10, usize::MAX).len(), 3 * WINDOW - 10);
+        assert!(w.reaches_end());
+        let _ = w.at(2 * WINDOW as u64, AHEAD);
+        assert_eq!(w.start, 10);
+    }
+
+    #[test]
+    fn nearby_chunks_in_file_order_share_a_batch() {
+        let info = |chunk_pos| ChunkInfoHead {
+            offset: 0,
+            chunk_pos,
+            start_time: RosTime::MIN,
+            end_time: RosTime::MIN,
+            end: 0,
+        };
+        let near = NEAR - 1;
+        let infos: Vec<_> = [100, 100 + near, 100 + 2 * near, 1 << 30, 1000, 1000 + NEAR]
+            .into_iter()
+            .map(info)
+            .collect();
+        let g = GUESS as u64;
+        let got: Vec<(usize, usize, u64)> = batches(&infos)
+            .into_iter()
+            .map(|(a, b, span)| (a, b, span as u64))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(0, 3, 2 * near + g), (3, 4, g), (4, 5, g), (5, 6, g)]
+        );
+        // A batch never spans more than BATCH_BYTES.
+        let many: Vec<_> = (0..1000u64).map(|i| info(i * (NEAR - 1))).collect();
+        for (a, b, span) in batches(&many) {
+            assert!(span as u64 <= BATCH_BYTES);
+            assert!(b > a);
+        }
+        assert!(batches(&[]).is_empty());
+    }
+}
