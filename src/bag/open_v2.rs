@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::format::{
-    BagHeader, ChunkHeader, ChunkInfoHead, ConnectionRecord, Op, read_head, read_record,
+    BagHeader, ChunkHeader, ChunkInfoHead, Compression, ConnectionRecord, Op, read_head,
+    read_record,
 };
 
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
@@ -21,6 +22,9 @@ use super::opened::Opened;
 use super::parallel::parallel_map;
 use super::source::Source;
 use super::table::ConnTable;
+
+/// The fewest bytes a chunk info record takes (its header's six fields and one count).
+const MIN_CHUNK_INFO: usize = 96;
 
 /// Why the index cannot be used; the caller scans the file instead.
 pub(crate) type Fallback = String;
@@ -41,54 +45,39 @@ pub(crate) fn open_indexed(
             "the index section should start at byte {index_pos} but the file has only {len} bytes: the file is truncated"
         ));
     }
-    let mut warnings = Vec::new();
-    let mut conns = ConnTable::default();
-    let mut infos: Vec<ChunkInfoHead> = Vec::new();
-    // The counts of every chunk info, in order; `ends[i]` is where those of info `i` end.
-    let mut table: Vec<(u32, u32)> = Vec::new();
-    let mut ends: Vec<usize> = Vec::new();
-    let section = source.read_at(
-        index_pos,
-        usize::try_from(len - index_pos).unwrap_or(usize::MAX),
-    );
-    let buf: &[u8] = &section;
+    // Sized once from the chunk count the bag header announces, as far as the section can
+    // hold that many records (growing vectors of a million entries costs more than filling
+    // them).
+    let section_len = usize::try_from(len - index_pos).unwrap_or(usize::MAX);
+    let expected = header
+        .chunk_count
+        .map_or(0, |n| (n as usize).min(section_len / MIN_CHUNK_INFO));
+    let mut index = Index {
+        conns: ConnTable::default(),
+        warnings: Vec::new(),
+        infos: Vec::with_capacity(expected),
+        table: Vec::with_capacity(expected),
+        ends: Vec::with_capacity(expected),
+    };
+    // The section is read in windows of a few MiB into one buffer; a record that does not
+    // parse from a window is parsed again from the rest of the file, so damage reads as it
+    // would from the whole section at once.
+    let mut window = Window::new(source);
     let mut pos = index_pos;
     while pos < len {
-        let at = usize::try_from(pos - index_pos).map_err(|_| "offset overflow".to_string())?;
-        let head = read_head(buf, at, index_pos)
-            .map_err(|e| format!("index section damaged: {e} (at byte {pos})"))?;
-        match head.op() {
-            Ok(Ok(Op::Connection)) => {
-                let rec = read_record(buf, at, index_pos)
-                    .and_then(|r| ConnectionRecord::from_record(&r).map(|c| (c, r.end())))
-                    .map_err(|e| {
-                        format!("index section damaged: {e} (at byte {})", e.file_offset())
-                    })?;
-                let (c, end) = rec;
-                conns.insert(c.conn, c.topic, c.header, pos, &mut warnings);
-                pos = end;
-            }
-            Ok(Ok(Op::ChunkInfo)) => {
-                let info =
-                    ChunkInfoHead::read_into(&head, buf, index_pos, &mut table).map_err(|e| {
-                        format!("index section damaged: {e} (at byte {})", e.file_offset())
-                    })?;
-                pos = info.end;
-                infos.push(info);
-                ends.push(table.len());
-            }
-            Ok(other) => {
-                return Err(format!(
-                    "unexpected record (op {}) in the index section at byte {pos}",
-                    match other {
-                        Ok(op) => op.byte(),
-                        Err(b) => b,
-                    }
-                ));
-            }
-            Err(e) => return Err(format!("index section damaged: {e} (at byte {pos})")),
-        }
+        pos = match index.record_at(window.at(pos, AHEAD), pos) {
+            Err(_) if !window.reaches_end() => index.record_at(window.at(pos, section_len), pos)?,
+            next => next?,
+        };
     }
+    drop(window);
+    let Index {
+        conns,
+        mut warnings,
+        infos,
+        table,
+        ends,
+    } = index;
     if let Some(n) = header.chunk_count {
         if n as usize != infos.len() {
             return Err(format!(
@@ -126,6 +115,100 @@ pub(crate) fn open_indexed(
         warnings,
         recovery: None,
     })
+}
+
+/// Bytes of the index section read at a time.
+const WINDOW: usize = 4 << 20;
+/// The window is read again from a record when fewer bytes than this are left in it (a
+/// longer record is parsed from the rest of the file).
+const AHEAD: usize = 64 << 10;
+
+/// What the index section holds, as it is read.
+struct Index {
+    conns: ConnTable,
+    warnings: Vec<Warning>,
+    infos: Vec<ChunkInfoHead>,
+    /// The counts of every chunk info, in order; `ends[i]` is where those of info `i` end.
+    table: Vec<(u32, u32)>,
+    ends: Vec<usize>,
+}
+
+impl Index {
+    /// Takes the record at the start of `buf` (at absolute offset `pos`); returns where the
+    /// next one starts. Nothing is kept from a record that fails.
+    fn record_at(&mut self, buf: &[u8], pos: u64) -> Result<u64, Fallback> {
+        let head = read_head(buf, 0, pos)
+            .map_err(|e| format!("index section damaged: {e} (at byte {pos})"))?;
+        match head.op() {
+            Ok(Ok(Op::Connection)) => {
+                let (c, end) = read_record(buf, 0, pos)
+                    .and_then(|r| ConnectionRecord::from_record(&r).map(|c| (c, r.end())))
+                    .map_err(|e| {
+                        format!("index section damaged: {e} (at byte {})", e.file_offset())
+                    })?;
+                self.conns
+                    .insert(c.conn, c.topic, c.header, pos, &mut self.warnings);
+                Ok(end)
+            }
+            Ok(Ok(Op::ChunkInfo)) => {
+                let info =
+                    ChunkInfoHead::read_into(&head, buf, pos, &mut self.table).map_err(|e| {
+                        format!("index section damaged: {e} (at byte {})", e.file_offset())
+                    })?;
+                self.infos.push(info);
+                self.ends.push(self.table.len());
+                Ok(info.end)
+            }
+            Ok(other) => Err(format!(
+                "unexpected record (op {}) in the index section at byte {pos}",
+                match other {
+                    Ok(op) => op.byte(),
+                    Err(b) => b,
+                }
+            )),
+            Err(e) => Err(format!("index section damaged: {e} (at byte {pos})")),
+        }
+    }
+}
+
+/// A stretch of the file read into one reused buffer.
+struct Window<'s> {
+    source: &'s Source,
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+impl<'s> Window<'s> {
+    fn new(source: &'s Source) -> Self {
+        Window {
+            source,
+            start: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// The bytes from `pos`: at least `want` of them unless the file ends first (fewer if it
+    /// shrank: then [`Source::changed`] tells).
+    fn at(&mut self, pos: u64, want: usize) -> &[u8] {
+        let end = self.start + self.bytes.len() as u64;
+        let covered =
+            pos >= self.start && (pos.saturating_add(want as u64) <= end || self.reaches_end());
+        if !covered {
+            let len = self.source.len().saturating_sub(pos);
+            let take = (want.max(WINDOW) as u64).min(len);
+            self.start = pos;
+            // A short read (the file shrank) leaves what was read: parsing fails on what is
+            // missing and the caller reports the change.
+            let _ = self.source.read_exact_into(pos, take, &mut self.bytes);
+        }
+        let at = usize::try_from(pos - self.start).unwrap_or(usize::MAX);
+        self.bytes.get(at..).unwrap_or_default()
+    }
+
+    /// True when the window runs to the end of the file.
+    fn reaches_end(&self) -> bool {
+        self.start + self.bytes.len() as u64 >= self.source.len()
+    }
 }
 
 /// The counts table with file connection ids turned into dense ones (an unknown id is a
@@ -226,15 +309,21 @@ fn chunks_from_infos(
     ends: &[usize],
     threads: usize,
 ) -> Result<Vec<Chunk>, Fallback> {
-    let mut positions: Vec<u64> = infos.iter().map(|i| i.chunk_pos).collect();
-    positions.sort_unstable();
-    if let Some(w) = positions.windows(2).find(|w| w.first() == w.get(1)) {
-        return Err(format!(
-            "two chunk info records point to the same chunk at byte {}",
-            w.first().copied().unwrap_or_default()
-        ));
+    // Chunk infos are normally in file order: then no two point to the same chunk.
+    let in_order = infos.windows(2).all(|w| match w {
+        [a, b] => a.chunk_pos < b.chunk_pos,
+        _ => true,
+    });
+    if !in_order {
+        let mut positions: Vec<u64> = infos.iter().map(|i| i.chunk_pos).collect();
+        positions.sort_unstable();
+        if let Some(w) = positions.windows(2).find(|w| w.first() == w.get(1)) {
+            return Err(format!(
+                "two chunk info records point to the same chunk at byte {}",
+                w.first().copied().unwrap_or_default()
+            ));
+        }
     }
-    drop(positions);
     // One read per batch of nearby chunk headers, into a buffer reused by the batches of a
     // group; with many chunks, groups on several threads.
     let batches = batches(infos);
@@ -246,7 +335,7 @@ fn chunks_from_infos(
     let per_group = batches.len().div_ceil(threads * 8).max(1);
     let groups: Vec<&[(usize, usize, usize)]> = batches.chunks(per_group).collect();
     let results = parallel_map(&groups, threads, |group| {
-        let mut chunks = Vec::new();
+        let mut heads = Vec::with_capacity(group.iter().map(|&(a, b, _)| b - a).sum());
         let mut bytes = Vec::new();
         for &(first, past, span) in *group {
             let Some(start) = infos.get(first).map(|c| c.chunk_pos) else {
@@ -265,36 +354,55 @@ fn chunks_from_infos(
                 let at = usize::try_from(info.chunk_pos - start).unwrap_or(usize::MAX);
                 let here = bytes.get(at..).unwrap_or_default();
                 let whole = head_len(here).is_some_and(|n| n <= here.len());
-                let from = i.checked_sub(1).and_then(|p| ends.get(p)).copied();
-                let to = ends.get(i).copied().unwrap_or(0);
-                let from = from.unwrap_or(0).min(to);
-                let counts = Counts::shared(counts, from, to - from);
-                let chunk = if whole {
-                    chunk_from_info(source.len(), i, info, here, counts)
+                let head = if whole {
+                    chunk_head(source.len(), info, here)
                 } else {
-                    let head = head_at(source, info.chunk_pos);
-                    chunk_from_info(source.len(), i, info, &head, counts)
+                    chunk_head(source.len(), info, &head_at(source, info.chunk_pos))
                 };
-                chunks.push(chunk?);
+                heads.push(head?);
             }
         }
-        Ok::<_, Fallback>(chunks)
+        Ok::<_, Fallback>(heads)
     });
+    // The chunks, built in one pass into their final place.
     let mut chunks = Vec::with_capacity(infos.len());
+    let mut i = 0;
     for r in results {
-        chunks.extend(r?);
+        for head in r? {
+            let Some(info) = infos.get(i) else { break };
+            let from = i.checked_sub(1).and_then(|p| ends.get(p)).copied();
+            let to = ends.get(i).copied().unwrap_or(0);
+            let from = from.unwrap_or(0).min(to);
+            chunks.push(Chunk {
+                index: u32::try_from(i).unwrap_or(u32::MAX),
+                pos: info.chunk_pos,
+                data_offset: head.data_offset,
+                compressed_size: u64::from(head.data_len),
+                uncompressed_size: u64::from(head.size),
+                compression: head.compression,
+                layout: ChunkLayout::V2,
+                state: ChunkState::Complete,
+                start: info.start_time,
+                end: info.end_time,
+                counts: Counts::shared(counts, from, to - from),
+                index_data_pos: Some(head.data_offset + u64::from(head.data_len)),
+            });
+            i += 1;
+        }
     }
     Ok(chunks)
 }
 
+/// What a chunk record's header says.
+struct ChunkHead {
+    data_offset: u64,
+    data_len: u32,
+    size: u32,
+    compression: Compression,
+}
+
 /// Checks the chunk record a chunk info points to, from `bytes` (read at its position).
-fn chunk_from_info(
-    len: u64,
-    i: usize,
-    info: &ChunkInfoHead,
-    bytes: &[u8],
-    counts: Counts,
-) -> Result<Chunk, Fallback> {
+fn chunk_head(len: u64, info: &ChunkInfoHead, bytes: &[u8]) -> Result<ChunkHead, Fallback> {
     if info.chunk_pos >= len {
         return Err(format!(
             "a chunk info points to byte {} beyond the end of the file",
@@ -319,18 +427,68 @@ fn chunk_from_info(
             info.chunk_pos
         ));
     }
-    Ok(Chunk {
-        index: u32::try_from(i).unwrap_or(u32::MAX),
-        pos: info.chunk_pos,
+    Ok(ChunkHead {
         data_offset: head.data_offset,
-        compressed_size: u64::from(head.data_len),
-        uncompressed_size: u64::from(ch.size),
+        data_len: head.data_len,
+        size: ch.size,
         compression: ch.compression,
-        layout: ChunkLayout::V2,
-        state: ChunkState::Complete,
-        start: info.start_time,
-        end: info.end_time,
-        counts,
-        index_data_pos: Some(head.end()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::RosTime;
+
+    #[test]
+    fn the_index_window_is_read_again_only_near_its_end() {
+        let source = Source::owned(vec![7u8; 3 * WINDOW]);
+        let mut w = Window::new(&source);
+        assert_eq!(w.at(0, AHEAD).len(), WINDOW);
+        let _ = w.at(1000, AHEAD);
+        assert_eq!(w.start, 0);
+        let last = (WINDOW - AHEAD) as u64;
+        assert_eq!(w.at(last, AHEAD).len(), AHEAD);
+        assert_eq!(w.start, 0);
+        let _ = w.at(last + 1, AHEAD);
+        assert_eq!(w.start, last + 1);
+        assert!(!w.reaches_end());
+        // More than a window: the rest of the file, once.
+        assert_eq!(w.at(10, usize::MAX).len(), 3 * WINDOW - 10);
+        assert!(w.reaches_end());
+        let _ = w.at(2 * WINDOW as u64, AHEAD);
+        assert_eq!(w.start, 10);
+    }
+
+    #[test]
+    fn nearby_chunks_in_file_order_share_a_batch() {
+        let info = |chunk_pos| ChunkInfoHead {
+            offset: 0,
+            chunk_pos,
+            start_time: RosTime::MIN,
+            end_time: RosTime::MIN,
+            end: 0,
+        };
+        let near = NEAR - 1;
+        let infos: Vec<_> = [100, 100 + near, 100 + 2 * near, 1 << 30, 1000, 1000 + NEAR]
+            .into_iter()
+            .map(info)
+            .collect();
+        let g = GUESS as u64;
+        let got: Vec<(usize, usize, u64)> = batches(&infos)
+            .into_iter()
+            .map(|(a, b, span)| (a, b, span as u64))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(0, 3, 2 * near + g), (3, 4, g), (4, 5, g), (5, 6, g)]
+        );
+        // A batch never spans more than BATCH_BYTES.
+        let many: Vec<_> = (0..1000u64).map(|i| info(i * (NEAR - 1))).collect();
+        for (a, b, span) in batches(&many) {
+            assert!(span as u64 <= BATCH_BYTES);
+            assert!(b > a);
+        }
+        assert!(batches(&[]).is_empty());
+    }
 }
