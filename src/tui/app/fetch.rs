@@ -120,6 +120,7 @@ impl App {
         self.histogram =
             histogram::compute(&self.catalog, conns.as_deref(), self.timeline.view(), width);
         self.refresh_lanes();
+        self.refresh_view_bandwidth();
     }
 
     /// Applies a worker reply; stale replies are dropped.
