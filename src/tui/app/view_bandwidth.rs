@@ -15,12 +15,23 @@ impl App {
             }
             return;
         }
-        let bytes = window_bytes::compute(&self.catalog, self.timeline.view(), EXACT_BUDGET);
+        let window = self.timeline.view();
         let rows_lack = self
             .topics
             .rows()
             .iter()
             .any(|r| r.view_bandwidth.is_none());
+        // An exact count for this window stands (moving the selection costs nothing); an
+        // estimate is redone, as the index data may have come in meanwhile.
+        if !rows_lack
+            && self
+                .view_bytes
+                .as_ref()
+                .is_some_and(|v| v.exact && v.window == window)
+        {
+            return;
+        }
+        let bytes = window_bytes::compute(&self.catalog, window, EXACT_BUDGET);
         if self.view_bytes.as_ref() == Some(&bytes) && !rows_lack {
             return;
         }
