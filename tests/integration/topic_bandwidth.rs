@@ -155,6 +155,28 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
         s.act(&[Action::ZoomIn]);
         insta::assert_snapshot!(format!("bandwidth_view_{w}x{hh}"), s.screen());
     }
+    // Panned to the end (the cursor leaves the window): the burst is in view and first again.
+    h.act(&[Action::BigRight; 20]);
+    let (w0, w1) = h.app.timeline.view();
+    assert!(w0 <= RosTime::new(109, 200_000_000) && w1 >= RosTime::new(109, 600_000_000));
+    let rows = h.app.topics.rows();
+    let big = rows.iter().find(|r| r.topic == "/big").unwrap();
+    let seconds = w1.nanos_since(w0) as f64 / 1e9;
+    let big_bytes = h
+        .app
+        .view_bytes
+        .as_ref()
+        .unwrap()
+        .bytes
+        .get("/big")
+        .copied();
+    assert!(
+        big_bytes == Some(3.0 * 1050.0),
+        "three records of 4 + 38 + 4 + 4 + 1000 bytes: {big_bytes:?}"
+    );
+    assert!((big.view_bandwidth.unwrap() - big_bytes.unwrap() / seconds).abs() < 1e-9);
+    let first = h.app.topics.visible()[0].row;
+    assert_eq!(h.app.topics.rows()[first].topic, "/big");
     // Zoomed out: the whole bag again.
     h.act(&[Action::ZoomReset]);
     assert!(h.app.view_bytes.is_none());
