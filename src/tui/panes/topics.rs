@@ -69,20 +69,25 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
 /// pane).
 fn title(app: &App) -> String {
     let list = &app.topics;
+    // Sorted by bandwidth while zoomed: over the visible window (said where no column shows it).
+    let sort = match (list.sort(), &app.view_bytes) {
+        (crate::tui::model::topic_row::SortKey::Bandwidth, Some(_)) => "B/s (view)",
+        (sort, _) => sort.name(),
+    };
     let mut title = if !list.filter().is_empty() && app.mode != Mode::Filter {
         format!(
             " filter \"{}\" · {}/{} · {} ",
             list.filter(),
             list.visible().len(),
             list.rows().len(),
-            list.sort().name()
+            sort
         )
     } else {
         format!(
             " Topics {}/{} · {} ",
             list.visible().len(),
             list.rows().len(),
-            list.sort().name()
+            sort
         )
     };
     if list.is_filtering() {
