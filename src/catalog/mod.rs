@@ -18,6 +18,7 @@ pub mod series;
 mod tests;
 mod topics;
 mod window;
+pub mod window_bytes;
 
 use std::path::{Path, PathBuf};
 

@@ -15,7 +15,12 @@ const MD5: &str = "992ce8a1687cec8c8bd883ec73ca41d1";
 
 /// Writes a bag with one message per `(topic, seconds, nanoseconds)`, in that order, in
 /// chunks of about `chunk_size` bytes.
-fn write_bag(dir: &std::path::Path, name: &str, msgs: &[(&str, u32, u32)], chunk_size: u32) -> Bag {
+pub(super) fn write_bag(
+    dir: &std::path::Path,
+    name: &str,
+    msgs: &[(&str, u32, u32)],
+    chunk_size: u32,
+) -> Bag {
     let path = dir.join(name);
     let mut w = BagWriter::create(
         &path,

@@ -44,6 +44,10 @@ impl App {
         let w = &self.messages.window;
         let inside = !w.entries.is_empty() && t >= w.from && t <= w.to;
         if inside {
+            if self.histogram.window != self.timeline.view() {
+                // The cursor panned the zoomed window.
+                self.refresh_histogram();
+            }
             self.messages.select_time(t, self.layout.messages_rows());
             self.message_changed(false);
         } else if self.messages.topic.is_some() {
@@ -120,6 +124,7 @@ impl App {
         self.histogram =
             histogram::compute(&self.catalog, conns.as_deref(), self.timeline.view(), width);
         self.refresh_lanes();
+        self.refresh_view_bandwidth();
     }
 
     /// Applies a worker reply; stale replies are dropped.

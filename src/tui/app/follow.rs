@@ -96,6 +96,7 @@ pub(super) fn topic_rows(catalog: &Catalog) -> Vec<TopicRow> {
                 rate,
                 bytes: None,
                 bandwidth: None,
+                view_bandwidth: None,
                 connections: t.connections,
                 bags: t.bags,
                 conflicting: t.conflicting_types,

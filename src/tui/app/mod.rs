@@ -20,6 +20,7 @@ mod plot;
 mod publishing;
 mod reading;
 mod search;
+mod view_bandwidth;
 pub use follow::FollowState;
 
 use std::path::PathBuf;
@@ -167,6 +168,8 @@ pub struct App {
     finder: search::Finder,
     /// Following a growing recording (`F`).
     pub follow: FollowState,
+    /// Bytes per topic over the visible window while zoomed (the topic list's bandwidth).
+    pub view_bytes: Option<crate::catalog::window_bytes::WindowBytes>,
 }
 
 impl App {
@@ -220,6 +223,7 @@ impl App {
             search: super::model::search::Search::default(),
             finder: search::Finder::default(),
             follow: FollowState::default(),
+            view_bytes: None,
             catalog,
         };
         let iw = app.layout.inspector.width.saturating_sub(2) as usize;

@@ -155,9 +155,10 @@ pub fn compute(
             SortKey::Rate => rb.rate.unwrap_or(0.0).total_cmp(&ra.rate.unwrap_or(0.0)),
             SortKey::Size => rb.bytes.unwrap_or(0).cmp(&ra.bytes.unwrap_or(0)),
             SortKey::Bandwidth => rb
-                .bandwidth
+                .view_bandwidth
+                .or(rb.bandwidth)
                 .unwrap_or(0.0)
-                .total_cmp(&ra.bandwidth.unwrap_or(0.0)),
+                .total_cmp(&ra.view_bandwidth.or(ra.bandwidth).unwrap_or(0.0)),
         };
         // With a filter and name order, the best matches come first.
         let by_score = if sort == SortKey::Name {
@@ -188,6 +189,7 @@ mod tests {
                 rate: None,
                 bytes: None,
                 bandwidth: None,
+                view_bandwidth: None,
                 connections: vec![],
                 bags: vec![0],
                 conflicting: false,

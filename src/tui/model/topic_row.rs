@@ -19,6 +19,9 @@ pub struct TopicRow {
     pub bytes: Option<u64>,
     /// Bytes per second between its first and last message (from the index scan), when known.
     pub bandwidth: Option<f64>,
+    /// Bytes per second over the visible window while the timeline is zoomed (`None`: zoomed
+    /// out, `bandwidth` applies).
+    pub view_bandwidth: Option<f64>,
     /// `(bag, connection)` pairs.
     pub connections: Vec<BagConn>,
     /// Bags holding it.

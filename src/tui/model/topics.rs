@@ -323,6 +323,7 @@ mod tests {
             rate: Some(count as f64),
             bytes: None,
             bandwidth: None,
+            view_bandwidth: None,
             connections: vec![],
             bags: vec![0],
             conflicting: false,

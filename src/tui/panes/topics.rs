@@ -31,7 +31,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let w = inner.width as usize;
     let cols = columns(w, list.widest());
     let mut lines = Vec::with_capacity(inner.height as usize);
-    lines.push(Line::styled(header(cols), theme.header()));
+    let view = app.view_bytes.as_ref().map(|v| v.exact);
+    lines.push(Line::styled(header(cols, view), theme.header()));
     let rows = inner.height.saturating_sub(1) as usize;
     if list.visible().is_empty() {
         if list.filter().is_empty() {
@@ -68,20 +69,25 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
 /// pane).
 fn title(app: &App) -> String {
     let list = &app.topics;
+    // Sorted by bandwidth while zoomed: over the visible window (said where no column shows it).
+    let sort = match (list.sort(), &app.view_bytes) {
+        (crate::tui::model::topic_row::SortKey::Bandwidth, Some(_)) => "B/s (view)",
+        (sort, _) => sort.name(),
+    };
     let mut title = if !list.filter().is_empty() && app.mode != Mode::Filter {
         format!(
             " filter \"{}\" · {}/{} · {} ",
             list.filter(),
             list.visible().len(),
             list.rows().len(),
-            list.sort().name()
+            sort
         )
     } else {
         format!(
             " Topics {}/{} · {} ",
             list.visible().len(),
             list.rows().len(),
-            list.sort().name()
+            sort
         )
     };
     if list.is_filtering() {
@@ -91,8 +97,8 @@ fn title(app: &App) -> String {
     title
 }
 
-/// The column headings.
-fn header(cols: Columns) -> String {
+/// The column headings; `view`: the bandwidth is over the zoomed window (exact or not).
+fn header(cols: Columns, view: Option<bool>) -> String {
     let mut header = pad("topic", cols.name);
     if cols.datatype > 0 {
         header.push_str(&pad("type", cols.datatype));
@@ -103,7 +109,12 @@ fn header(cols: Columns) -> String {
         header.push_str(&pad_left("size", cols.size));
     }
     if cols.bandwidth > 0 {
-        header.push_str(&pad_left("bytes/s", cols.bandwidth));
+        let label = match view {
+            None => "bytes/s",
+            Some(true) => "B/s (view)",
+            Some(false) => "B/s (est.)",
+        };
+        header.push_str(&pad_left(label, cols.bandwidth));
     }
     header
 }
@@ -186,10 +197,7 @@ fn row_line(app: &App, theme: Theme, i: usize, cols: Columns) -> Option<Line<'st
     }
     if cols.bandwidth > 0 {
         spans.push(Span::styled(
-            pad_left(
-                &row.bandwidth.map_or("…".to_string(), bandwidth),
-                cols.bandwidth,
-            ),
+            pad_left(&bandwidth_cell(app, row), cols.bandwidth),
             base,
         ));
     }
@@ -205,6 +213,15 @@ struct Columns {
     rate: usize,
     size: usize,
     bandwidth: usize,
+}
+
+/// A row's bandwidth cell: over the zoomed window (`~` before an estimate) or the whole bag.
+fn bandwidth_cell(app: &App, row: &crate::tui::model::topic_row::TopicRow) -> String {
+    match (&app.view_bytes, row.view_bandwidth) {
+        (Some(v), Some(b)) if !v.exact => format!("~{}", bandwidth(b)),
+        (Some(_), Some(b)) => bandwidth(b),
+        _ => row.bandwidth.map_or("…".to_string(), bandwidth),
+    }
 }
 
 /// Bytes per second as in the size column (`3.7 KiB`), without the `/s` the header says.
