@@ -3,6 +3,7 @@
 
 use ratatui::text::{Line, Span};
 
+use crate::time::RosTime;
 use crate::tui::app::{App, Mode};
 use crate::tui::text::{fit, width, wrap};
 use crate::tui::theme::Theme;
@@ -49,15 +50,9 @@ pub(super) fn marks_row(
     w: usize,
     cursor_col: Option<usize>,
 ) -> Line<'static> {
-    let (_, view_end) = app.timeline.view();
     let spans: Vec<Span> = (0..w)
         .map(|col| {
-            let from = app.timeline.time_of_bin(col, w);
-            let to = if col + 1 >= w {
-                view_end.saturating_add_nanos(1)
-            } else {
-                app.timeline.time_of_bin(col + 1, w)
-            };
+            let (from, to) = column_span(app, col, w);
             let hit = app.search.any_in(from, to);
             match (hit, cursor_col == Some(col)) {
                 (true, cursor) => mark_cell(cursor, theme),
@@ -67,6 +62,17 @@ pub(super) fn marks_row(
         })
         .collect();
     Line::from(spans)
+}
+
+/// The times `from..to` of column `col` of `w` on the timeline (the last one includes the
+/// view's end).
+pub(super) fn column_span(app: &App, col: usize, w: usize) -> (RosTime, RosTime) {
+    let to = if col + 1 >= w {
+        app.timeline.view().1.saturating_add_nanos(1)
+    } else {
+        app.timeline.time_of_bin(col + 1, w)
+    };
+    (app.timeline.time_of_bin(col, w), to)
 }
 
 /// The cell of a column holding a match (`cursor`: the cursor's column too).

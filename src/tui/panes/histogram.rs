@@ -103,20 +103,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// The pane's title. What the user started (playing, marking) comes first: it must stay
-/// visible when the title is cut at 80 columns.
-fn title(app: &App) -> String {
-    let h = &app.histogram;
-    let scope = if app.hist_all {
-        "all topics".to_string()
-    } else {
-        app.topics
-            .selected_row()
-            .map_or("no topic".into(), |r| r.topic.clone())
-    };
-    let (start, end) = app.timeline.bounds();
-    let (v0, v1) = app.timeline.view();
-    let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
+/// The start of the timeline's title (histogram or lanes): what the user started (playing,
+/// marking) comes first, so that it stays visible when the title is cut at 80 columns.
+pub(super) fn started(app: &App) -> String {
     let mut title = String::from(" ");
     if let Some(p) = app.play {
         let _ = write!(
@@ -133,6 +122,23 @@ fn title(app: &App) -> String {
         (Some(_), None) => title.push_str("marking… · "),
         _ => {}
     }
+    title
+}
+
+/// The pane's title, after what the user started.
+fn title(app: &App) -> String {
+    let h = &app.histogram;
+    let scope = if app.hist_all {
+        "all topics".to_string()
+    } else {
+        app.topics
+            .selected_row()
+            .map_or("no topic".into(), |r| r.topic.clone())
+    };
+    let (start, end) = app.timeline.bounds();
+    let (v0, v1) = app.timeline.view();
+    let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
+    let mut title = started(app);
     let _ = write!(title, "Timeline · {scope} · {:.0} msgs in view", h.total());
     if !h.exact {
         title.push_str(" (est.)");

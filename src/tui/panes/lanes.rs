@@ -99,22 +99,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
 
 /// The title: what the user started first (as the histogram's), then which lanes are shown.
 fn title(app: &App, lanes: &Lanes) -> String {
-    let mut title = String::from(" ");
-    if let Some(p) = app.play {
-        let _ = write!(
-            title,
-            "{} {}× · ",
-            if p.paused { "paused" } else { "▶" },
-            p.speed
-        );
-    }
-    match app.marks {
-        (Some(a), Some(b)) => {
-            let _ = write!(title, "marked {:.3} s · ", b.nanos_since(a) as f64 / 1e9);
-        }
-        (Some(_), None) => title.push_str("marking… · "),
-        _ => {}
-    }
+    let mut title = super::histogram::started(app);
     title.push_str("Timeline · lanes · ");
     let shown = lanes.lanes.len();
     if shown < lanes.total {
@@ -171,16 +156,10 @@ fn density(
     theme: Theme,
 ) -> Vec<Span<'static>> {
     let searched = app.search.is_active() && !app.search.matches.is_empty();
-    let (_, view_end) = app.timeline.view();
     (0..bars)
         .map(|col| {
             if searched {
-                let from = app.timeline.time_of_bin(col, bars);
-                let to = if col + 1 >= bars {
-                    view_end.saturating_add_nanos(1)
-                } else {
-                    app.timeline.time_of_bin(col + 1, bars)
-                };
+                let (from, to) = super::find::column_span(app, col, bars);
                 if app.search.any_of_in(from, to, &lane.connections) {
                     return super::find::mark_cell(cursor_col == Some(col), theme);
                 }
