@@ -21,6 +21,8 @@
     clippy::pedantic
 )]
 
+mod common;
+
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -295,6 +297,7 @@ fn main() {
     }
     explorer_frames(last_path.as_deref().unwrap(), &series);
     xy_frames(&series);
+    xy_explorer_frames(last_path.as_deref().unwrap(), &series);
     // The spike survives the whole-bag view.
     let e = series.envelope(&TimeView {
         start_ns: t0,
@@ -384,5 +387,69 @@ fn xy_frames(series: &PlotSeries) {
         series.len(),
         took[took.len() / 2].as_secs_f64() * 1e3,
         took[(took.len() - 1) * 99 / 100].as_secs_f64() * 1e3
+    );
+}
+
+/// XY mode in the explorer at 160×48 over 1 M pairs: each frame applies one key's action
+/// (cursor steps, zoom in / out) and draws the screen (the UI thread's work, timed); a zoom
+/// asks the painter thread for a new picture, whose arrival is awaited untimed for the frame
+/// and reported as the picture's latency.
+fn xy_explorer_frames(path: &Path, series: &PlotSeries) {
+    use bagscope::tui::notify::Notify;
+    let bag = Bag::open_with(path, OpenOptions::default()).unwrap();
+    let (worker, requests) = Worker::manual();
+    let mut app = App::new(Catalog::new(vec![bag]), worker, 160, 48);
+    let (tx, rx) = std::sync::mpsc::channel();
+    app.set_xy_notify(Notify::from(tx));
+    for label in ["/imu/x", "/imu/y"] {
+        assert!(app.add_plot(label, series.clone(), None));
+        app.plots.set_topic(label, "/imu");
+    }
+    app.apply(Action::Focus(Pane::Histogram));
+    app.apply(Action::TogglePlotXy);
+    assert!(app.plots.xy);
+    let first = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+    app.handle(bagscope::tui::event::AppEvent::Xy(first));
+    let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let theme = Theme { color: true };
+    let keys = [
+        Action::Right,
+        Action::Right,
+        Action::ZoomIn,
+        Action::Left,
+        Action::ZoomOut,
+        Action::Left,
+    ];
+    let frames = 600;
+    let mut took = Vec::with_capacity(frames);
+    let mut latency = Vec::new();
+    let cpu0 = common::thread_cpu();
+    for i in 0..frames {
+        let s = Instant::now();
+        app.apply(keys[i % keys.len()]);
+        term.draw(|f| ui::draw(f, &app, theme)).unwrap();
+        took.push(s.elapsed());
+        while requests.try_recv().is_ok() {}
+        if app.xy_pending() {
+            let r = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+            latency.push(s.elapsed());
+            app.handle(bagscope::tui::event::AppEvent::Xy(r));
+            assert!(!app.xy_pending());
+        }
+    }
+    let cpu = (common::thread_cpu() - cpu0).as_secs_f64();
+    took.sort();
+    latency.sort();
+    let p = |v: &[Duration], q: f64| v[((v.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1e3;
+    println!(
+        "\nexplorer XY mode, 160x48, {} pairs, {frames} frames: input + draw median {:.3} ms, p99 {:.3} ms, max {:.3} ms (UI thread CPU {:.3} ms a frame); a new picture after a zoom: {} pictures, median {:.1} ms, p99 {:.1} ms",
+        series.len(),
+        p(&took, 0.5),
+        p(&took, 0.99),
+        p(&took, 1.0),
+        cpu * 1e3 / frames as f64,
+        latency.len(),
+        p(&latency, 0.5),
+        p(&latency, 0.99),
     );
 }

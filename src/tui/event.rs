@@ -40,6 +40,8 @@ pub enum AppEvent {
     Filtered(Filtered),
     /// A piece of a plot series computed in the background.
     Plot(crate::tui::plotter::PlotNews),
+    /// XY mode's picture made in the background.
+    Xy(std::sync::Arc<crate::tui::model::plot::xy_raster::XyRaster>),
     /// Log lines read in the background.
     Log(crate::catalog::log::LogPiece),
     /// Matches of the content search found in the background.
@@ -103,6 +105,7 @@ impl App {
     pub fn set_events(&mut self, events: Sender<AppEvent>) {
         self.filter_in_background(notify(&events, AppEvent::Filtered));
         self.set_plot_notify(notify(&events, AppEvent::Plot));
+        self.set_xy_notify(notify(&events, AppEvent::Xy));
         self.start_log_reading(notify(&events, AppEvent::Log));
         self.set_search_notify(notify(&events, AppEvent::Search));
         self.set_follow_notify(
@@ -116,6 +119,13 @@ impl App {
 
     /// Handles one event; returns true when the screen must be redrawn.
     pub fn handle(&mut self, event: AppEvent) -> bool {
+        let redraw = self.handle_event(event);
+        self.sync_xy();
+        redraw
+    }
+
+    /// [`App::handle`] without the follow-ups every change of state has.
+    fn handle_event(&mut self, event: AppEvent) -> bool {
         match event {
             AppEvent::Input(input) => self.input(input),
             AppEvent::Worker(reply) => self.reply(reply),
@@ -130,6 +140,7 @@ impl App {
             AppEvent::Log(piece) => self.log_piece(piece),
             AppEvent::Search(news) => self.search_news(news),
             AppEvent::Follow(news) => self.live_news(news),
+            AppEvent::Xy(raster) => self.xy_news(raster),
             AppEvent::Opening(_) | AppEvent::Opened(_) => false,
         }
     }

@@ -29,6 +29,7 @@ pub mod text;
 pub mod theme;
 pub mod ui;
 pub mod worker;
+pub mod xy_painter;
 
 use std::io;
 use std::sync::mpsc;

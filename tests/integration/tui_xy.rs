@@ -31,6 +31,12 @@ fn xy_mode_draws_odom_x_against_y() {
         });
         h.act(&[Action::TogglePlotXy]);
         assert!(h.app.plots.xy);
+        // The picture is made in the background; until it arrives the title says so.
+        assert!(h.app.xy_pending());
+        assert!(h.screen().contains("… · XY · /odom"), "{}", h.screen());
+        h.wait_until("the XY picture", Duration::from_secs(30), |a| {
+            !a.xy_pending()
+        });
         // The cursor 10 s in.
         let (start, _) = h.app.timeline.bounds();
         h.app
@@ -49,6 +55,30 @@ fn xy_mode_draws_odom_x_against_y() {
         }
         assert!(screen.contains('◉'), "the point at the cursor: {screen}");
         insta::assert_snapshot!(format!("xy_odom_{w}x{hh}"), screen);
+        // A cursor step keeps the picture (only the point at the cursor is looked up).
+        h.app
+            .timeline
+            .set_cursor(bagscope::time::RosTime::from_nanos(
+                start.as_nanos() + 20_000_000_000,
+            ));
+        assert!(!h.app.xy_pending());
+        assert_ne!(h.screen(), screen, "the cursor's point moved");
+        // Zooming in asks for a new picture: the old one stays until it arrives, with fewer
+        // points (the visible range only).
+        h.act(&[Action::ZoomIn]);
+        assert!(h.app.xy_pending());
+        h.wait_until("the zoomed XY picture", Duration::from_secs(30), |a| {
+            !a.xy_pending()
+        });
+        let points = h.app.xy_raster().unwrap().points;
+        assert!(points > 0 && points < 1200, "{points}");
+        assert!(
+            h.screen()
+                .contains(&format!("equal aspect · {points} points")),
+            "{}",
+            h.screen()
+        );
+        h.act(&[Action::ZoomReset]);
         // `x` again: time mode.
         h.act(&[Action::TogglePlotXy]);
         let screen = h.screen();

@@ -21,6 +21,7 @@ mod publishing;
 mod reading;
 mod search;
 mod view_bandwidth;
+mod xy_view;
 pub use follow::FollowState;
 
 use std::path::PathBuf;
@@ -146,6 +147,8 @@ pub struct App {
     /// Where series threads report (set by the event loop).
     plot_notify: Option<Notify<crate::tui::plotter::PlotNews>>,
     next_plot_id: u64,
+    /// XY mode's picture, made in the background.
+    xy_view: xy_view::XyView,
     publisher: Option<Publisher>,
     /// Where the ROS publisher reports (set by the event loop; without it `p` cannot publish).
     ros: Option<Notify<RosEvent>>,
@@ -209,6 +212,7 @@ impl App {
             plot_jobs: std::collections::HashMap::new(),
             plot_notify: None,
             next_plot_id: 0,
+            xy_view: xy_view::XyView::default(),
             unopened: Vec::new(),
             publisher: None,
             ros: None,
@@ -244,6 +248,13 @@ impl App {
 
     /// Applies an action; returns true when the screen must be redrawn.
     pub fn apply(&mut self, action: Action) -> bool {
+        let redraw = self.apply_action(action);
+        self.sync_xy();
+        redraw
+    }
+
+    /// [`App::apply`] without the follow-ups every change of state has.
+    fn apply_action(&mut self, action: Action) -> bool {
         if action == Action::Quit {
             self.quit = true;
             return true;

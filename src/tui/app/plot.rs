@@ -162,7 +162,7 @@ impl App {
                 };
                 if let Some(e) = self.plots.entries.get_mut(i) {
                     if !u.piece.is_empty() {
-                        e.series.extend(u.piece);
+                        std::sync::Arc::make_mut(&mut e.series).extend(u.piece);
                     }
                     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                     let pct = (u.fraction.clamp(0.0, 1.0) * 100.0).floor() as u8;

@@ -15,6 +15,7 @@ mod levels;
 mod ticks;
 mod times;
 pub mod xy;
+pub mod xy_raster;
 
 use std::ops::Range;
 

@@ -1,9 +1,11 @@
 //! The series plotted under the timeline: which fields, their cached columns, how far their
 //! extraction has got, and the y-scale mode. Plain state; the plot pane draws a
-//! [`plot::frame`] of it for the timeline's visible range, or in XY mode an
-//! [`xy::xy_frame`] of its two series.
+//! [`plot::frame`] of it for the timeline's visible range, or in XY mode the
+//! [`XyRaster`](super::plot::xy_raster::XyRaster) of its two series made for [`Plots::xy_key`].
 
-use super::plot::xy::{self, XyFrame};
+use std::sync::Arc;
+
+use super::plot::xy_raster::XyKey;
 use super::plot::{self, Frame, PlotSeries, TimeView, YMode};
 
 /// At most this many series at once.
@@ -14,8 +16,9 @@ pub const MAX_SERIES: usize = 8;
 pub struct PlotEntry {
     /// The field path as shown in the legend (`/topic/field`).
     pub label: String,
-    /// The cached points (filled in as the extraction goes).
-    pub series: PlotSeries,
+    /// The cached points (filled in as the extraction goes; shared with the thread that
+    /// draws XY mode, so a piece is appended with `Arc::make_mut`).
+    pub series: Arc<PlotSeries>,
     /// Percent done while the column is being computed, `None` once complete.
     pub progress: Option<u8>,
     /// The topic the field belongs to, when known (XY mode needs two of one topic).
@@ -65,7 +68,7 @@ impl Plots {
         let label = label.into();
         if let Some(i) = self.position(&label) {
             if let Some(e) = self.entries.get_mut(i) {
-                e.series = series;
+                e.series = Arc::new(series);
                 e.progress = progress;
             }
             return true;
@@ -75,7 +78,7 @@ impl Plots {
         }
         self.entries.push(PlotEntry {
             label,
-            series,
+            series: Arc::new(series),
             progress,
             topic: None,
         });
@@ -139,31 +142,21 @@ impl Plots {
         Err(format!("XY needs two fields of one topic: {why}"))
     }
 
-    /// One XY frame of the two series over `start..=end` (see [`xy::xy_frame`]); `None`
-    /// when not two fields of one topic.
-    pub fn xy_frame(
-        &self,
-        range: (i64, i64),
-        cursor_ns: Option<i64>,
-        size_px: (usize, usize),
-        pixel_aspect: f64,
-        max_ticks: (usize, usize),
-    ) -> Option<XyFrame> {
+    /// What XY mode's picture is made for: the two series, the visible range `range` and a
+    /// pane inside `inner` cells; `None` when not two fields of one topic.
+    pub fn xy_key(&self, range: (i64, i64), inner: (usize, usize)) -> Option<XyKey> {
         let (a, b) = self.xy_pair()?;
-        Some(xy::xy_frame(
-            &a.series,
-            &b.series,
+        Some(XyKey {
+            x: (a.label.clone(), a.series.len()),
+            y: (b.label.clone(), b.series.len()),
             range,
-            cursor_ns,
-            size_px,
-            pixel_aspect,
-            max_ticks,
-        ))
+            inner,
+        })
     }
 
     /// One frame of every series over `view`.
     pub fn frame(&self, view: &TimeView, cursor_ns: Option<i64>, max_ticks: usize) -> Frame {
-        let series: Vec<&PlotSeries> = self.entries.iter().map(|e| &e.series).collect();
+        let series: Vec<&PlotSeries> = self.entries.iter().map(|e| e.series.as_ref()).collect();
         plot::frame(&series, view, cursor_ns, self.mode, max_ticks)
     }
 }
@@ -236,12 +229,14 @@ mod tests {
         assert!(p.toggle_xy().unwrap_err().contains("two topics"));
         p.set_topic("/odom/y", "/odom");
         assert_eq!(p.toggle_xy(), Ok(true));
-        assert!(p.xy_frame((0, 1), Some(0), (4, 4), 1.0, (3, 3)).is_some());
+        let key = p.xy_key((0, 1), (40, 10)).unwrap();
+        assert_eq!(key.x, ("/odom/x".to_string(), 1));
+        assert_eq!((key.range, key.inner), ((0, 1), (40, 10)));
         assert_eq!(p.toggle_xy(), Ok(false));
         assert_eq!(p.toggle_xy(), Ok(true));
         // A third series leaves XY mode.
         p.add("/odom/z", series(&[]), None);
         assert!(!p.xy);
-        assert!(p.xy_frame((0, 1), None, (4, 4), 1.0, (3, 3)).is_none());
+        assert!(p.xy_key((0, 1), (40, 10)).is_none());
     }
 }
