@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::bag::ChunkLayout;
+use crate::bag::{ChunkLayout, ConnId, IndexEntry};
 use crate::catalog::Catalog;
 use crate::time::RosTime;
 
@@ -34,34 +34,45 @@ impl WindowBytes {
 }
 
 /// Counts the bytes of every topic's messages in `window` (exact for chunks whose entries are
-/// loaded, while `budget` entries last).
+/// loaded, while `budget` entries last). O(chunks + entries looked at), no allocation per
+/// chunk or entry: topics are summed by number and named once at the end.
 pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize) -> WindowBytes {
     let (w0, w1) = window;
-    let mut out = WindowBytes {
-        window,
-        bytes: HashMap::new(),
-        exact: true,
+    // Each (bag, connection) to the number of its topic.
+    let mut names: Vec<&str> = Vec::new();
+    let mut number: HashMap<&str, usize> = HashMap::new();
+    let mut topic_of: HashMap<(usize, ConnId), usize> = HashMap::new();
+    for (b, bag) in catalog.bags().iter().enumerate() {
+        for k in bag.connections() {
+            let t = *number.entry(k.topic.as_str()).or_insert_with(|| {
+                names.push(&k.topic);
+                names.len() - 1
+            });
+            topic_of.insert((b, k.id), t);
+        }
+    }
+    let mut sums = vec![0.0f64; names.len()];
+    let mut add = |bag: usize, conn: ConnId, bytes: f64| {
+        if let Some(s) = topic_of.get(&(bag, conn)).and_then(|&t| sums.get_mut(t)) {
+            *s += bytes;
+        }
     };
+    let mut exact = true;
+    let mut entries: Vec<IndexEntry> = Vec::new();
     for c in catalog.chunks() {
         let chunk = c.chunk;
         if chunk.end < w0 || chunk.start > w1 || chunk.message_count() == 0 {
             continue;
         }
-        let topic_of = |conn| {
-            c.source
-                .connections()
-                .iter()
-                .find(|k| k.id == conn)
-                .map(|k| k.topic.as_str())
-        };
         if let Some(loaded) = c
             .source
             .loaded_entries(chunk.index)
             .filter(|e| e.len() <= budget)
         {
             budget -= loaded.len();
-            let mut entries = loaded.to_vec();
-            entries.sort_by_key(|e| e.offset);
+            entries.clear();
+            entries.extend_from_slice(&loaded);
+            entries.sort_unstable_by_key(|e| e.offset);
             let end_of_data = if chunk.layout == ChunkLayout::V2 {
                 chunk.uncompressed_size
             } else {
@@ -72,14 +83,11 @@ pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize)
                     continue;
                 }
                 let next = entries.get(i + 1).map_or(end_of_data, |n| n.offset);
-                if let Some(topic) = topic_of(e.conn) {
-                    *out.bytes.entry(topic.to_string()).or_default() +=
-                        next.saturating_sub(e.offset) as f64;
-                }
+                add(c.bag, e.conn, next.saturating_sub(e.offset) as f64);
             }
             continue;
         }
-        out.exact = false;
+        exact = false;
         // The part of the chunk's time range inside the window (all of it for an instant).
         let span = chunk.end.nanos_since(chunk.start) as f64;
         let inside = if span <= 0.0 {
@@ -91,12 +99,19 @@ pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize)
         };
         let mean = chunk.uncompressed_size as f64 / chunk.message_count() as f64;
         for &(conn, n) in &chunk.counts {
-            if let Some(topic) = topic_of(conn) {
-                *out.bytes.entry(topic.to_string()).or_default() += f64::from(n) * inside * mean;
-            }
+            add(c.bag, conn, f64::from(n) * inside * mean);
         }
     }
-    out
+    WindowBytes {
+        window,
+        bytes: names
+            .iter()
+            .zip(&sums)
+            .filter(|(_, s)| **s > 0.0)
+            .map(|(n, s)| ((*n).to_string(), *s))
+            .collect(),
+        exact,
+    }
 }
 
 #[cfg(test)]

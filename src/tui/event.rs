@@ -42,6 +42,8 @@ pub enum AppEvent {
     Plot(crate::tui::plotter::PlotNews),
     /// XY mode's picture made in the background.
     Xy(std::sync::Arc<crate::tui::model::plot::xy_raster::XyRaster>),
+    /// The topics' bandwidth over the visible window, summed in the background.
+    Bandwidth(crate::catalog::window_bytes::WindowBytes),
     /// Log lines read in the background.
     Log(crate::catalog::log::LogPiece),
     /// Matches of the content search found in the background.
@@ -106,6 +108,7 @@ impl App {
         self.filter_in_background(notify(&events, AppEvent::Filtered));
         self.set_plot_notify(notify(&events, AppEvent::Plot));
         self.set_xy_notify(notify(&events, AppEvent::Xy));
+        self.set_bandwidth_notify(notify(&events, AppEvent::Bandwidth));
         self.start_log_reading(notify(&events, AppEvent::Log));
         self.set_search_notify(notify(&events, AppEvent::Search));
         self.set_follow_notify(
@@ -141,6 +144,7 @@ impl App {
             AppEvent::Search(news) => self.search_news(news),
             AppEvent::Follow(news) => self.live_news(news),
             AppEvent::Xy(raster) => self.xy_news(raster),
+            AppEvent::Bandwidth(bytes) => self.view_bytes_news(bytes),
             AppEvent::Opening(_) | AppEvent::Opened(_) => false,
         }
     }

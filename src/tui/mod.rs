@@ -14,6 +14,7 @@ pub mod event;
 pub mod graphics;
 pub mod halfblock;
 pub mod keymap;
+pub mod latest;
 pub mod layout;
 pub mod live;
 pub mod logger;

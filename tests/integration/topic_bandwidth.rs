@@ -105,6 +105,19 @@ fn line_of(screen: &str, topic: &str) -> String {
         .to_string()
 }
 
+/// Waits for the bandwidth over the current window (summed on a thread of its own).
+fn wait_for_view_bytes(h: &mut Harness) {
+    h.wait_until(
+        "the bandwidth over the view",
+        std::time::Duration::from_secs(30),
+        |a| {
+            a.view_bytes
+                .as_ref()
+                .is_some_and(|v| v.window == a.timeline.view())
+        },
+    );
+}
+
 #[test]
 fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
     let dir = tempfile::tempdir().unwrap();
@@ -118,6 +131,7 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
     assert!(h.screen().contains("bytes/s"));
     // Zoomed in around the cursor (at the start): the burst is out of view.
     h.act(&[Action::ZoomIn]);
+    wait_for_view_bytes(&mut h);
     let (w0, w1) = h.app.timeline.view();
     assert!(h.app.timeline.is_zoomed());
     let seconds = w1.nanos_since(w0) as f64 / 1e9;
@@ -153,6 +167,7 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
     h.act(&[Action::Up]);
     assert_eq!(h.app.topics.selected_row().unwrap().topic, "/status");
     h.act(&[Action::BigRight; 20]);
+    wait_for_view_bytes(&mut h);
     let (w0, w1) = h.app.timeline.view();
     assert!(w0 <= RosTime::new(109, 200_000_000) && w1 >= RosTime::new(109, 600_000_000));
     let rows = h.app.topics.rows();
@@ -190,6 +205,7 @@ fn zoomed_topic_list_snapshots() {
         s.scan();
         s.act(&[Action::CycleSort; 4]);
         s.act(&[Action::ZoomIn]);
+        wait_for_view_bytes(&mut s);
         insta::assert_snapshot!(format!("bandwidth_view_{w}x{hh}"), s.screen());
     }
 }

@@ -149,6 +149,8 @@ pub struct App {
     next_plot_id: u64,
     /// XY mode's picture, made in the background.
     xy_view: xy_view::XyView,
+    /// The bandwidth over the window, summed in the background.
+    view_bandwidth: view_bandwidth::ViewBandwidth,
     publisher: Option<Publisher>,
     /// Where the ROS publisher reports (set by the event loop; without it `p` cannot publish).
     ros: Option<Notify<RosEvent>>,
@@ -213,6 +215,7 @@ impl App {
             plot_notify: None,
             next_plot_id: 0,
             xy_view: xy_view::XyView::default(),
+            view_bandwidth: view_bandwidth::ViewBandwidth::default(),
             unopened: Vec::new(),
             publisher: None,
             ros: None,

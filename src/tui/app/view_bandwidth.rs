@@ -1,15 +1,47 @@
 //! The topic list's bandwidth over the visible window: while the timeline is zoomed, each
 //! topic's bytes per second inside the window (exact once the index scan has loaded the index
 //! data, estimated from chunk infos before); zoomed out, the whole bag's.
+//!
+//! The sum is O(chunks in the window): on a thread of its own ([`Latest`]: only the newest
+//! window is summed) when the event loop runs, so a zoom on a bag of a million chunks never
+//! waits for it; the rows keep the previous window's figures until the new ones arrive.
 
 use super::App;
-use crate::catalog::window_bytes::{self, EXACT_BUDGET};
+use crate::catalog::Catalog;
+use crate::catalog::window_bytes::{self, EXACT_BUDGET, WindowBytes};
+use crate::time::RosTime;
+use crate::tui::latest::Latest;
+use crate::tui::notify::Notify;
+
+/// A window to sum, over the catalog as it was when asked.
+#[derive(Debug)]
+pub struct BandwidthRequest {
+    catalog: Catalog,
+    window: (RosTime, RosTime),
+}
+
+/// The state of the background sum.
+#[derive(Debug, Default)]
+pub struct ViewBandwidth {
+    /// Where sums are reported (set by the event loop).
+    notify: Option<Notify<WindowBytes>>,
+    /// The summing thread, started on the first request.
+    thread: Option<Latest<BandwidthRequest>>,
+    /// The window asked for last (a sum for another window is dropped).
+    asked: Option<(RosTime, RosTime)>,
+}
 
 impl App {
+    /// Where the bandwidth over the window is reported (the event loop's channel).
+    pub fn set_bandwidth_notify(&mut self, notify: Notify<WindowBytes>) {
+        self.view_bandwidth.notify = Some(notify);
+    }
+
     /// Recomputes the per-topic bandwidth over the window after a zoom or pan (from index data
-    /// in memory, bounded like the histogram: no file is read here).
+    /// in memory, bounded like the histogram: no file is read).
     pub(super) fn refresh_view_bandwidth(&mut self) {
         if !self.timeline.is_zoomed() {
+            self.view_bandwidth.asked = None;
             if self.view_bytes.take().is_some() {
                 self.topics.update_stats(|row| row.view_bandwidth = None);
             }
@@ -31,12 +63,49 @@ impl App {
         {
             return;
         }
-        let bytes = window_bytes::compute(&self.catalog, window, EXACT_BUDGET);
+        if self.view_bandwidth.thread.is_none() {
+            if let Some(notify) = self.view_bandwidth.notify.clone() {
+                let sum =
+                    |r: BandwidthRequest| window_bytes::compute(&r.catalog, r.window, EXACT_BUDGET);
+                match Latest::start("view-bandwidth", sum, notify) {
+                    Ok(t) => self.view_bandwidth.thread = Some(t),
+                    Err(e) => self.flash(format!("cannot start a thread: {e}"), true),
+                }
+            }
+        }
+        if let Some(t) = &self.view_bandwidth.thread {
+            t.request(BandwidthRequest {
+                catalog: self.catalog.clone(),
+                window,
+            });
+            self.view_bandwidth.asked = Some(window);
+        } else {
+            let bytes = window_bytes::compute(&self.catalog, window, EXACT_BUDGET);
+            self.show_view_bytes(bytes, rows_lack);
+        }
+    }
+
+    /// A sum made in the background: shown when it is for the window asked for last.
+    pub(crate) fn view_bytes_news(&mut self, bytes: WindowBytes) -> bool {
+        if self.view_bandwidth.asked != Some(bytes.window) || !self.timeline.is_zoomed() {
+            return false;
+        }
+        let rows_lack = self
+            .topics
+            .rows()
+            .iter()
+            .any(|r| r.view_bandwidth.is_none());
+        self.show_view_bytes(bytes, rows_lack)
+    }
+
+    /// Puts `bytes` into the topic rows; false when nothing changed.
+    fn show_view_bytes(&mut self, bytes: WindowBytes, rows_lack: bool) -> bool {
         if self.view_bytes.as_ref() == Some(&bytes) && !rows_lack {
-            return;
+            return false;
         }
         self.topics
             .update_stats(|row| row.view_bandwidth = Some(bytes.rate(&row.topic)));
         self.view_bytes = Some(bytes);
+        true
     }
 }

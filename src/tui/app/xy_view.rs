@@ -12,7 +12,7 @@ use crate::time::RosTime;
 use crate::tui::model::plot::xy_raster::{self, XyKey, XyRaster};
 use crate::tui::notify::Notify;
 use crate::tui::panes::inner;
-use crate::tui::xy_painter::XyPainter;
+use crate::tui::xy_painter::{self, XyPainter, XyRequest};
 
 /// The app's XY picture state.
 #[derive(Debug, Default)]
@@ -83,14 +83,18 @@ impl App {
         };
         if self.xy_view.painter.is_none() {
             if let Some(notify) = self.xy_view.notify.clone() {
-                match XyPainter::start(notify) {
+                match xy_painter::start(notify) {
                     Ok(p) => self.xy_view.painter = Some(p),
                     Err(e) => self.flash(format!("cannot start a thread to draw XY: {e}"), true),
                 }
             }
         }
         match &self.xy_view.painter {
-            Some(p) => p.request(x, y, key.clone()),
+            Some(p) => p.request(XyRequest {
+                x,
+                y,
+                key: key.clone(),
+            }),
             None => self.xy_view.shown = Some(Arc::new(xy_raster::raster(&x, &y, key.clone()))),
         }
         self.xy_view.asked = Some(key);
