@@ -6,7 +6,7 @@
 //!
 //! * [`time`] — ROS time and duration values; [`stats`] — the median rosbag uses; [`ros`] — a
 //!   native ROS1 node (XML-RPC, master/slave APIs, TCPROS), independent of bags.
-//! * [`format`] — bytes → records (pure); [`msg`] — message definitions → decoded values
+//! * [`format`](mod@format) — bytes → records (pure); [`msg`] — message definitions → decoded values
 //!   (pure, independent of bags).
 //! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
 //! * [`catalog`] — many bags as one merged timeline; [`rockin`] — RoCKIn YAML ↔ bag conversion.

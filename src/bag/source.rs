@@ -195,7 +195,7 @@ impl Source {
     }
 
     /// The whole file as one slice, for the walks that need it: the pre-2.0 layouts. A file
-    /// of up to [`WHOLE_READ_MAX`] bytes is read into memory once, with positioned reads (a
+    /// of up to `WHOLE_READ_MAX` bytes is read into memory once, with positioned reads (a
     /// short read gives the bytes read and turns [`Source::changed`] true): a file shrinking
     /// under us later cannot touch that copy. A larger file is mapped (once); the map is the
     /// one `unsafe` of the crate, and the one read path that a file shrinking under us can

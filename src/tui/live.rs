@@ -1,5 +1,5 @@
 //! Following a growing bag in the background (`F`): one thread runs a
-//! [`Follower`](crate::bag::follow::Follower), which reads only the bytes added since its
+//! [`Follower`], which reads only the bytes added since its
 //! last poll, and reports through a [`Notify`] (the event loop wraps it into an event).
 //!
 //! This first slice hands the app a fresh [`Bag`] snapshot of what was read so far at most

@@ -2,7 +2,7 @@
 //!
 //! Each run has one thread (`ros-publish`) that owns everything networked: it resolves the
 //! node configuration, starts the node and advertises the selection
-//! ([`Session`](crate::play::Session)), then runs a [`Player`] with
+//! ([`Session`]), then runs a [`Player`] with
 //! [`play::play`](crate::play::play), the run `bagscope play` shares: the player on this
 //! thread, its shared [`Status`] sampled every [`POLL`] on another. What the status bar shows
 //! ([`Update`]) is sent to the app (a [`Notify`]) only when it changed, so the screen

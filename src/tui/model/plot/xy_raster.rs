@@ -133,7 +133,7 @@ const MAX_STEPS_BACK: usize = 1 << 16;
 
 /// The last point of `x` against `y` (paired as [`xy::for_each_pair`] pairs them) with
 /// `start <= time <= min(cursor, end)`: its time, x and y. A binary search and a walk
-/// back over what does not pair (at most [`MAX_STEPS_BACK`] points).
+/// back over what does not pair (at most `MAX_STEPS_BACK` points).
 #[allow(clippy::many_single_char_names)]
 pub fn pair_at(
     x: &PlotSeries,
