@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::App;
 use crate::tui::keymap::Context;
-use crate::tui::text::{fit, pad};
+use crate::tui::text::{pad, wrap};
 use crate::tui::theme::Theme;
 
 /// Draws the help overlay over `area`.
@@ -59,24 +59,36 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         1
     };
     let col_w = full.min(inner_w / columns).max(8);
-    let rows = entries.len().div_ceil(columns);
+    // Each entry as the lines of its column: a description too long for the column goes on
+    // under itself (never cut), a heading likewise.
+    let blocks: Vec<Vec<Row>> = entries
+        .iter()
+        .map(|(k, d, heading)| entry_lines(k, d, *heading, (key_w, col_w), theme))
+        .collect();
+    let total: usize = blocks.iter().map(Vec::len).sum();
+    // The columns split between entries, the first at least half of the lines.
+    let mut split = blocks.len();
+    if columns == 2 {
+        let mut seen = 0;
+        for (i, b) in blocks.iter().enumerate() {
+            if seen * 2 >= total {
+                split = i;
+                break;
+            }
+            seen += b.len();
+        }
+    }
+    let (left, right) = blocks.split_at(split);
+    let left: Vec<&Row> = left.iter().flatten().collect();
+    let right: Vec<&Row> = right.iter().flatten().collect();
+    let rows = left.len().max(right.len());
     let scroll = app.help_scroll.min(rows.saturating_sub(inner_h));
+    let blank: Row = vec![Span::raw(pad("", col_w))];
     let mut lines: Vec<Line> = Vec::with_capacity(rows);
     for r in scroll..rows.min(scroll + inner_h) {
-        let mut spans = Vec::new();
-        for c in 0..columns {
-            let Some((k, d, heading)) = entries.get(c * rows + r) else {
-                continue;
-            };
-            if *heading {
-                spans.push(Span::styled(pad(&fit(d, col_w - 1), col_w), theme.header()));
-            } else {
-                spans.push(Span::styled(pad(k, key_w), theme.key()));
-                spans.push(Span::raw(pad(
-                    &fit(d, col_w.saturating_sub(key_w + 1)),
-                    col_w.saturating_sub(key_w),
-                )));
-            }
+        let mut spans = left.get(r).copied().unwrap_or(&blank).clone();
+        if columns == 2 {
+            spans.extend(right.get(r).copied().unwrap_or(&blank).iter().cloned());
         }
         lines.push(Line::from(spans));
     }
@@ -103,4 +115,37 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         ),
         popup,
     );
+}
+
+/// One column line of the help: its spans, `col_w` cells in all.
+type Row = Vec<Span<'static>>;
+
+/// One help entry as lines of one column `col_w` cells wide (the key in the first `key_w`
+/// cells of the first line). A long description or heading goes on over further lines,
+/// under the description.
+fn entry_lines(
+    key: &str,
+    desc: &str,
+    heading: bool,
+    (key_w, col_w): (usize, usize),
+    theme: Theme,
+) -> Vec<Row> {
+    if heading {
+        return wrap(desc, col_w.saturating_sub(1).max(1), 2)
+            .into_iter()
+            .map(|l| vec![Span::styled(pad(&l, col_w), theme.header())])
+            .collect();
+    }
+    let room = col_w.saturating_sub(key_w + 1).max(1);
+    wrap(desc, room, 0)
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let k = if i == 0 { key } else { "" };
+            vec![
+                Span::styled(pad(k, key_w), theme.key()),
+                Span::raw(pad(&l, col_w.saturating_sub(key_w))),
+            ]
+        })
+        .collect()
 }
