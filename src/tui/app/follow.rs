@@ -234,5 +234,6 @@ impl App {
         } else {
             self.refresh_histogram();
         }
+        self.grow_plots();
     }
 }
