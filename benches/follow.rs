@@ -216,7 +216,7 @@ fn run(n: usize) {
         caught.is_some()
     });
     println!(
-        "{n} chunks ({:.1} MB): opened and caught up in {:.2} s",
+        "{n} chunks ({:.1} MB): opened and counted in {:.2} s",
         cut(n) as f64 / 1e6,
         caught.map_or(f64::NAN, |d| d.as_secs_f64())
     );
