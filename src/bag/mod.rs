@@ -48,6 +48,7 @@ mod slots;
 mod source;
 mod summary;
 mod table;
+mod totals;
 mod unread;
 mod window;
 pub mod writer;
@@ -131,6 +132,8 @@ struct Inner {
     cache: Mutex<ChunkCache>,
     budget: Arc<Budget>,
     options: OpenOptions,
+    /// Message count, first and last times, per-connection spans (computed once).
+    totals: totals::Totals,
 }
 
 /// An open bag. Cheap to clone (shared); safe to use from several threads.
@@ -232,23 +235,25 @@ impl Bag {
         }
     }
 
-    /// Total messages.
+    /// Total messages (computed once, when the bag was opened).
     pub fn message_count(&self) -> u64 {
-        self.inner.chunks.iter().map(Chunk::message_count).sum()
+        self.inner.totals.messages
     }
 
     /// Earliest receive time of any message (minimum over chunk start times).
     pub fn start_time(&self) -> Option<RosTime> {
-        self.non_empty_chunks().map(|c| c.start).min()
+        self.inner.totals.start
     }
 
     /// Latest receive time of any message (maximum over chunk end times).
     pub fn end_time(&self) -> Option<RosTime> {
-        self.non_empty_chunks().map(|c| c.end).max()
+        self.inner.totals.end
     }
 
-    fn non_empty_chunks(&self) -> impl Iterator<Item = &Chunk> {
-        self.inner.chunks.iter().filter(|c| c.message_count() > 0)
+    /// The time range of the chunks holding messages of connection `id`: from the earliest
+    /// start to the latest end (`None` when it has none). Computed once.
+    pub fn connection_span(&self, id: ConnId) -> Option<(RosTime, RosTime)> {
+        self.inner.totals.spans.get(id as usize).copied().flatten()
     }
 
     /// An error about this bag.

@@ -96,6 +96,7 @@ impl Bag {
             warnings,
             recovery,
         } = opened;
+        let totals = super::totals::Totals::of(&chunks, connections.len());
         let slots = super::slots::Slots::new(entries.len());
         for (i, e) in entries.into_iter().enumerate() {
             if let Some(e) = e {
@@ -118,6 +119,7 @@ impl Bag {
                 cache,
                 budget,
                 options,
+                totals,
             }),
         }
     }

@@ -73,10 +73,24 @@ pub(crate) fn read_batches<R: Send>(
     conns: &[BagConn],
     cancel: &AtomicBool,
     read: impl Fn(&Bag, &ChunkJob) -> Option<R> + Sync,
+    on_batch: impl FnMut(Batch<R>) -> bool,
+) {
+    read_batches_from(catalog, conns, None, cancel, read, on_batch);
+}
+
+/// [`read_batches`] over only the chunks that end at or after `from` (all with `None`): how a
+/// plot series that grows with a followed recording reads what was appended.
+pub(crate) fn read_batches_from<R: Send>(
+    catalog: &Catalog,
+    conns: &[BagConn],
+    from: Option<RosTime>,
+    cancel: &AtomicBool,
+    read: impl Fn(&Bag, &ChunkJob) -> Option<R> + Sync,
     mut on_batch: impl FnMut(Batch<R>) -> bool,
 ) {
     let mut jobs: Vec<ChunkJob> = catalog
         .chunks_holding(Some(conns))
+        .filter(|(c, _)| from.is_none_or(|t| c.chunk.end >= t))
         .map(|(c, messages)| ChunkJob {
             bag: c.bag,
             chunk: c.chunk.index,

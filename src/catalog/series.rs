@@ -31,7 +31,7 @@ use crate::msg::path::{Leaf, ParsedPath, PathError, ResolvedPath, split_topic};
 use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
-use super::chunk_batches::{ChunkJob, messages_in, read_batches, usable_and_skipped};
+use super::chunk_batches::{ChunkJob, messages_in, read_batches_from, usable_and_skipped};
 use super::{Catalog, compile, topic_matches};
 
 /// Receive times and values, in time order: 16 bytes per point.
@@ -118,13 +118,43 @@ pub fn time_ns(t: RosTime) -> i64 {
     i64::from(t.sec) * 1_000_000_000 + i64::from(t.nsec)
 }
 
-/// What to extract: a topic and a field path.
+/// What to extract: a topic and a field path, from the start or from where an earlier
+/// extraction ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeriesRequest {
     /// The topic, as the bags name it.
     pub topic: String,
     /// The field path within its messages.
     pub path: ParsedPath,
+    /// Only the points after those a column already holds (`None`: all of them).
+    pub from: Option<Resume>,
+}
+
+/// Where an extraction resumes, for a column that grows with a followed recording: only
+/// messages received at or after `time` are read, and the first `skip` points at exactly
+/// `time` are left out (the column has them already).
+///
+/// Exact when the bag's messages are written in non-decreasing receive time, as recorders
+/// do; a message written later with an earlier time than `time` is not seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resume {
+    /// The time of the column's last point.
+    pub time: RosTime,
+    /// How many of its points are at exactly that time.
+    pub skip: usize,
+}
+
+impl Resume {
+    /// Where to resume after a column whose (ascending) times are `times` (`None` when it
+    /// is empty: read everything).
+    pub fn after(times: &[i64]) -> Option<Resume> {
+        let &last = times.last()?;
+        let skip = times.len() - times.partition_point(|&t| t < last);
+        Some(Resume {
+            time: RosTime::from_nanos(u64::try_from(last).unwrap_or(0)),
+            skip,
+        })
+    }
 }
 
 /// Why a series cannot be extracted.
@@ -181,6 +211,7 @@ impl SeriesRequest {
         Ok(SeriesRequest {
             topic: topic.to_string(),
             path,
+            from: None,
         })
     }
 }
@@ -242,6 +273,10 @@ pub struct SeriesUpdate {
     pub stats: SeriesStats,
     /// True on the last update.
     pub done: bool,
+    /// The latest receive time the extraction covers (the end of the latest chunk holding
+    /// the topic): every message of the topic up to it is read by the end. `None` without
+    /// any such chunk.
+    pub through: Option<RosTime>,
 }
 
 /// The decode plan for one connection.
@@ -266,11 +301,20 @@ pub fn extract(
     let (usable, skipped) = usable_and_skipped(&plans);
     stats.skipped = messages_in(catalog, &skipped);
     let mut column = Column::new();
-    read_batches(
+    let from = request.from.map(|r| r.time);
+    // Points at exactly the resume time that the caller has already.
+    let mut skip = request.from.map_or(0, |r| r.skip);
+    let from_ns = from.map_or(i64::MIN, time_ns);
+    let through = catalog
+        .chunks_holding(Some(&usable))
+        .map(|(c, _)| c.chunk.end)
+        .max();
+    read_batches_from(
         catalog,
         &usable,
+        from,
         cancel,
-        |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?)),
+        |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?, from)),
         |batch| {
             let mut points = Vec::new();
             let mut batch_stats = SeriesStats::default();
@@ -278,7 +322,19 @@ pub fn extract(
                 points.extend(p);
                 batch_stats.add(s);
             }
-            let piece = Column::from_points(points);
+            let mut piece = Column::from_points(points);
+            if skip > 0 {
+                // Sorted, and nothing before `from`: the ones at `from` lead.
+                let n = piece
+                    .times
+                    .iter()
+                    .take(skip)
+                    .filter(|&&t| t == from_ns)
+                    .count();
+                piece.times.drain(..n);
+                piece.values.drain(..n);
+                skip -= n;
+            }
             stats.add(batch_stats);
             column.merge(piece.clone());
             on_update(&SeriesUpdate {
@@ -287,6 +343,7 @@ pub fn extract(
                 fraction: batch.fraction,
                 stats: stats.clone(),
                 done: batch.done,
+                through,
             })
         },
     );
@@ -363,18 +420,24 @@ fn plan(
     Ok(plans)
 }
 
-/// Reads one chunk: the points of the planned connections, in time order, and the counts.
+/// Reads one chunk: the points of the planned connections received at or after `from`, in
+/// time order, and the counts.
 fn read_chunk(
     bag: &Bag,
     job: &ChunkJob,
     plans: &HashMap<ConnId, Option<ConnPlan>>,
+    from: Option<RosTime>,
 ) -> (Vec<(i64, f64)>, SeriesStats) {
     let chunk = job.chunk;
     let mut stats = SeriesStats::default();
     let mut points = Vec::new();
     let wanted = |c: ConnId| matches!(plans.get(&c), Some(Some(_)));
     let entries = bag.chunk_entries(chunk);
-    let listed = entries.iter().filter(|e| wanted(e.conn)).count() as u64;
+    let recent = |t: RosTime| from.is_none_or(|f| t >= f);
+    let listed = entries
+        .iter()
+        .filter(|e| wanted(e.conn) && recent(e.time))
+        .count() as u64;
     // Held against the bag's decode budget while the chunk is decoded.
     let (bytes, _permit) = match bag.chunk_bytes_held(chunk) {
         Ok(b) => b,
@@ -395,7 +458,7 @@ fn read_chunk(
         ));
     }
     points.reserve(usize::try_from(listed).unwrap_or(0));
-    for entry in entries.iter() {
+    for entry in entries.iter().filter(|e| recent(e.time)) {
         let Some(Some(plan)) = plans.get(&entry.conn) else {
             continue;
         };
@@ -485,3 +548,7 @@ pub fn spawn(
 #[cfg(test)]
 #[path = "series_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "series_resume_tests.rs"]
+mod resume_tests;

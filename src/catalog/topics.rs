@@ -1,6 +1,6 @@
 //! The topics of a catalog, merged across bags.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::time::RosTime;
 
@@ -56,29 +56,18 @@ impl Catalog {
 
 impl Catalog {
     /// For each topic of `topics` (as [`Catalog::topics`] returns them), the time range
-    /// covered by the chunks holding its messages, from chunk infos alone. One pass over every
-    /// chunk's per-connection counts: proportional to the size of the index, whatever the
-    /// number of topics.
+    /// covered by the chunks holding its messages, from chunk infos alone. Each bag keeps its
+    /// connections' spans (computed when it is opened): proportional to the number of
+    /// connections, whatever the number of chunks.
     pub fn topic_spans(&self, topics: &[CatalogTopic]) -> Vec<Option<(RosTime, RosTime)>> {
-        let mut owner: HashMap<BagConn, usize> = HashMap::new();
-        for (ti, t) in topics.iter().enumerate() {
-            for &key in &t.connections {
-                owner.insert(key, ti);
-            }
-        }
-        let mut spans: Vec<Option<(RosTime, RosTime)>> = vec![None; topics.len()];
-        for c in self.chunks() {
-            for (key, _) in c.counts() {
-                let Some(span) = owner.get(&key).and_then(|&ti| spans.get_mut(ti)) else {
-                    continue;
-                };
-                let (start, end) = (c.chunk.start, c.chunk.end);
-                *span = Some(match *span {
-                    None => (start, end),
-                    Some((lo, hi)) => (lo.min(start), hi.max(end)),
-                });
-            }
-        }
-        spans
+        topics
+            .iter()
+            .map(|t| {
+                t.connections
+                    .iter()
+                    .filter_map(|k| self.bag(k.bag)?.connection_span(k.conn))
+                    .reduce(|(lo, hi), (a, b)| (lo.min(a), hi.max(b)))
+            })
+            .collect()
     }
 }

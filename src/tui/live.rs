@@ -87,6 +87,14 @@ pub fn start(
     Ok(LiveJob { id, bag, cancel })
 }
 
+/// Drops `value` on a short-lived thread (on this one if no thread can be started): a
+/// replaced snapshot's chunk list is freed off the UI thread.
+pub fn drop_elsewhere<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new()
+        .name("drop-snapshot".into())
+        .spawn(move || drop(value));
+}
+
 fn status(f: &Follower) -> LiveStatus {
     LiveStatus {
         messages: f.message_count(),

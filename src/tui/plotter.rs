@@ -69,6 +69,7 @@ pub fn start(
                         fraction: 1.0,
                         stats,
                         done: true,
+                        through: None,
                     }))
                 }
                 Ok(_) => None,

@@ -55,6 +55,7 @@ mod ros_play;
 mod ros_serve;
 mod topic_bandwidth;
 mod tui_follow;
+mod tui_follow_plot;
 mod tui_graphics;
 mod tui_lanes;
 mod tui_log;

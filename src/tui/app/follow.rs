@@ -213,7 +213,9 @@ impl App {
         *slot = bag;
         let at_end = self.timeline.cursor() >= self.timeline.bounds().1;
         let cursor = self.timeline.cursor();
-        self.catalog = Catalog::new(bags);
+        let old = std::mem::replace(&mut self.catalog, Catalog::new(bags));
+        // Freeing the previous snapshot's chunk list is work proportional to the recording.
+        live::drop_elsewhere(old);
         if let Some(replies) = &self.follow.replies {
             let (catalog, registry) = (self.catalog.clone(), self.registry.clone());
             self.worker = if finished {
@@ -234,5 +236,6 @@ impl App {
         } else {
             self.refresh_histogram();
         }
+        self.grow_plots();
     }
 }

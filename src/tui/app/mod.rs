@@ -17,6 +17,7 @@ mod output;
 mod picture;
 mod playback;
 mod plot;
+mod plot_growth;
 mod publishing;
 mod reading;
 mod search;
@@ -175,6 +176,8 @@ pub struct App {
     pub follow: FollowState,
     /// Bytes per topic over the visible window while zoomed (the topic list's bandwidth).
     pub view_bytes: Option<crate::catalog::window_bytes::WindowBytes>,
+    /// The plotted series extended as a followed recording grows.
+    plot_growth: plot_growth::PlotGrowth,
 }
 
 impl App {
@@ -231,6 +234,7 @@ impl App {
             finder: search::Finder::default(),
             follow: FollowState::default(),
             view_bytes: None,
+            plot_growth: plot_growth::PlotGrowth::default(),
             catalog,
         };
         let iw = app.layout.inspector.width.saturating_sub(2) as usize;

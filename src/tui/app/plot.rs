@@ -20,6 +20,7 @@ impl App {
     /// Stops plotting `label` (and computing it); true when it was plotted.
     pub fn remove_plot(&mut self, label: &str) -> bool {
         self.plot_jobs.remove(label);
+        self.plot_growth.forget(label);
         let removed = self.plots.remove(label);
         self.relayout();
         removed
@@ -83,6 +84,7 @@ impl App {
         };
         self.next_plot_id += 1;
         let id = self.next_plot_id;
+        self.plot_growth.track(&label, &request, id);
         match plotter::start(
             self.catalog.clone(),
             request,
@@ -151,6 +153,7 @@ impl App {
         if self.plot_jobs.get(&news.label).map(|j| j.id) != Some(news.id) {
             return false;
         }
+        let extending = self.plot_growth.is_extension(&news.label, news.id);
         match news.update {
             Err(e) => {
                 self.remove_plot(&news.label);
@@ -166,10 +169,11 @@ impl App {
                     }
                     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                     let pct = (u.fraction.clamp(0.0, 1.0) * 100.0).floor() as u8;
-                    e.progress = (!u.done).then_some(pct.min(99));
+                    e.progress = (!u.done && !extending).then_some(pct.min(99));
                 }
                 if u.done {
                     self.plot_jobs.remove(&news.label);
+                    self.plot_job_done(&news.label, news.id, u.through);
                     let lost = u.stats.lost();
                     if lost > 0 {
                         self.flash(

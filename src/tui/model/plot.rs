@@ -23,7 +23,7 @@ pub use levels::{BLOCK, Levels, MinMax};
 pub use ticks::{Axis, nice_step, tick_label, value_label};
 pub use times::{TIME_BLOCK, Times};
 
-use crate::catalog::series::Column;
+use crate::catalog::series::{Column, Resume};
 
 /// Points further apart than this many typical periods are a gap.
 pub const GAP_PERIODS: i64 = 5;
@@ -189,6 +189,18 @@ impl PlotSeries {
             times: self.times.to_vec(),
             values: self.values.clone(),
         }
+    }
+
+    /// Where an extraction that extends this series resumes: after its last point (`None`
+    /// when it has none). See [`Resume`].
+    pub fn resume(&self) -> Option<Resume> {
+        let n = self.len();
+        let last = self.times.last()?;
+        let skip = n - self.times.partition_point(0..n, |x| x < last);
+        Some(Resume {
+            time: crate::time::RosTime::from_nanos(u64::try_from(last).unwrap_or(0)),
+            skip,
+        })
     }
 
     /// The median interval between consecutive points (ns), with at least two points.

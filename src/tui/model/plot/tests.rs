@@ -242,3 +242,38 @@ fn a_dense_series_holds_at_most_16_bytes_a_point() {
         pause..pause + 1
     );
 }
+
+#[test]
+fn a_series_grown_in_small_pieces_equals_one_built_at_once() {
+    // As a followed recording extends it: pieces of a few points, over many level blocks,
+    // with runs of equal times and a NaN or two.
+    let points: Vec<(i64, f64)> = (0..50_000i64)
+        .map(|i| {
+            let v = if i % 9_973 == 0 {
+                f64::NAN
+            } else {
+                ((i * 37) % 1_001) as f64 - 500.0
+            };
+            (1_000 + (i / 3) * 7, v)
+        })
+        .collect();
+    let whole = PlotSeries::new(Column::from_points(points.clone()));
+    let mut grown = PlotSeries::default();
+    let mut rest = points.as_slice();
+    let mut size = 1;
+    while !rest.is_empty() {
+        let (piece, later) = rest.split_at(size.min(rest.len()));
+        grown.extend(Column::from_points(piece.to_vec()));
+        rest = later;
+        size = size % 97 + 13;
+    }
+    assert_eq!(grown.levels, whole.levels, "levels as if built in one go");
+    assert_eq!(grown.to_column().times, whole.to_column().times);
+    assert_eq!(grown.period_ns(), whole.period_ns());
+    assert_eq!(grown.min_max(0, i64::MAX), whole.min_max(0, i64::MAX));
+    let r = grown.resume().unwrap();
+    assert_eq!(
+        (crate::catalog::series::time_ns(r.time), r.skip),
+        (1_000 + 16_666 * 7, 2)
+    );
+}

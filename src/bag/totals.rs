@@ -1,0 +1,95 @@
+//! What the rest of the program asks of a bag's chunk list again and again — its message
+//! count, first and last times, and each connection's time span — computed once when the bag
+//! is assembled, so the questions cost O(1) (O(connections) for the spans) instead of a pass
+//! over every chunk. A followed recording's snapshots are assembled on the follow thread:
+//! the UI thread that swaps them in then never walks the chunk list for these.
+
+use crate::time::RosTime;
+
+use super::chunk::Chunk;
+
+/// Totals over a bag's chunks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Totals {
+    /// Messages in all chunks.
+    pub messages: u64,
+    /// Earliest start of a chunk holding messages.
+    pub start: Option<RosTime>,
+    /// Latest end of a chunk holding messages.
+    pub end: Option<RosTime>,
+    /// Per connection (by dense id): the earliest start and latest end of the chunks
+    /// holding its messages.
+    pub spans: Vec<Option<(RosTime, RosTime)>>,
+}
+
+impl Totals {
+    /// One pass over `chunks`, for a bag of `connections` connections.
+    pub fn of(chunks: &[Chunk], connections: usize) -> Totals {
+        let mut t = Totals {
+            spans: vec![None; connections],
+            ..Totals::default()
+        };
+        for c in chunks {
+            let mut any = false;
+            for &(conn, n) in c.counts.iter().filter(|&&(_, n)| n > 0) {
+                any = true;
+                t.messages += u64::from(n);
+                if let Some(span) = t.spans.get_mut(conn as usize) {
+                    *span = Some(widen(*span, (c.start, c.end)));
+                }
+            }
+            if any {
+                t.start = Some(t.start.map_or(c.start, |s| s.min(c.start)));
+                t.end = Some(t.end.map_or(c.end, |e| e.max(c.end)));
+            }
+        }
+        t
+    }
+}
+
+fn widen(span: Option<(RosTime, RosTime)>, (a, b): (RosTime, RosTime)) -> (RosTime, RosTime) {
+    span.map_or((a, b), |(lo, hi)| (lo.min(a), hi.max(b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bag::Bag;
+
+    /// The totals equal the passes over the chunks they replace, on indexed, recovered and
+    /// crashed recordings (every `.bag` and `.bag.active` fixture).
+    #[test]
+    fn totals_equal_a_pass_over_the_chunks() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.to_string_lossy();
+            if !(name.ends_with(".bag") || name.ends_with(".bag.active")) {
+                continue;
+            }
+            let Ok(bag) = Bag::open(&path) else { continue };
+            seen += 1;
+            let full: Vec<&Chunk> = bag
+                .chunks()
+                .iter()
+                .filter(|c| c.message_count() > 0)
+                .collect();
+            let messages: u64 = bag.chunks().iter().map(Chunk::message_count).sum();
+            assert_eq!(bag.message_count(), messages, "{name}");
+            assert_eq!(
+                bag.start_time(),
+                full.iter().map(|c| c.start).min(),
+                "{name}"
+            );
+            assert_eq!(bag.end_time(), full.iter().map(|c| c.end).max(), "{name}");
+            for c in bag.connections() {
+                let holding = full.iter().filter(|ch| ch.count_for(c.id) > 0);
+                let lo = holding.clone().map(|ch| ch.start).min();
+                let hi = holding.map(|ch| ch.end).max();
+                assert_eq!(bag.connection_span(c.id), lo.zip(hi), "{name} {}", c.topic);
+            }
+        }
+        assert!(seen >= 5, "{seen} fixtures");
+    }
+}
