@@ -107,7 +107,11 @@ fn main() {
         let bag = Bag::open(path).unwrap();
         assert!(bag.is_indexed(), "{} is not indexed", path.display());
         let chunks = bag.chunks().len();
-        let uncompressed: u64 = bag.chunks().iter().map(|c| c.uncompressed_size).sum();
+        let uncompressed: u64 = bag
+            .chunks()
+            .iter()
+            .map(|c| bag.head(c.index).unwrap().uncompressed_size)
+            .sum();
         drop(bag);
         let opens: Vec<Duration> = (0..20)
             .map(|_| {

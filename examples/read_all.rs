@@ -17,7 +17,12 @@ fn main() {
             .step_by(64)
             .fold(acc, |a, &b| a.wrapping_add(u64::from(b)));
     }
-    let unc: u64 = bag.chunks().iter().map(|c| c.uncompressed_size).sum();
+    let unc: u64 = bag
+        .chunks()
+        .iter()
+        .filter_map(|c| bag.chunk_head(c.index))
+        .map(|c| c.uncompressed_size)
+        .sum();
     let s = t.elapsed().as_secs_f64();
     println!(
         "{n} msgs, {bytes} payload bytes in {s:.3} s: {:.2} GB/s uncompressed ({acc})",

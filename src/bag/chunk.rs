@@ -1,6 +1,5 @@
 //! Where a run of messages lives: a 2.0 chunk, or the whole file for older layouts.
 
-use crate::format::Compression;
 use crate::time::RosTime;
 
 use super::connection::ConnId;
@@ -36,21 +35,15 @@ pub enum ChunkLayout {
     V10,
 }
 
-/// One chunk of messages with its summary.
+/// One chunk of messages with its summary, as the chunk info (or a scan) says. What its
+/// record header says (where the data is, its sizes and compression) is a
+/// [`crate::bag::ChunkHead`], which may be read later: see [`crate::bag::Bag::chunk_head`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {
     /// Position in [`crate::bag::Bag::chunks`].
     pub index: u32,
     /// File offset of the chunk record (0 for whole-file pseudo-chunks).
     pub pos: u64,
-    /// File offset of the chunk's (compressed) data.
-    pub data_offset: u64,
-    /// Bytes of compressed data present in the file.
-    pub compressed_size: u64,
-    /// Declared uncompressed size.
-    pub uncompressed_size: u64,
-    /// Compression method.
-    pub compression: Compression,
     /// Record layout inside the data.
     pub layout: ChunkLayout,
     /// Completeness on disk.
@@ -61,8 +54,6 @@ pub struct Chunk {
     pub end: RosTime,
     /// Messages per connection.
     pub counts: Counts,
-    /// File offset where this chunk's index data records start (2.0), if known.
-    pub index_data_pos: Option<u64>,
 }
 
 impl Chunk {

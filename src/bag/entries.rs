@@ -8,6 +8,7 @@ use crate::time::RosTime;
 
 use super::chunk::{Chunk, IndexEntry};
 use super::connection::ConnId;
+use super::heads::ChunkHead;
 use super::source::Source;
 
 /// The most a record read by [`record_at`] may hold (an index data record lists 12 bytes per
@@ -51,9 +52,10 @@ pub(crate) const CUT_BY_END: &str = "index data cut by the end of the file";
 pub(crate) fn from_index_data(
     source: &Source,
     chunk: &Chunk,
+    head: &ChunkHead,
     map: &HashMap<u32, ConnId>,
 ) -> Result<Vec<IndexEntry>, String> {
-    let mut pos = chunk.index_data_pos.ok_or("no index data position")?;
+    let mut pos = head.index_data_pos.ok_or("no index data position")?;
     let expected: u64 = chunk.message_count();
     let mut entries = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).min(1 << 20));
     let mut per_conn: HashMap<ConnId, u32> = HashMap::new();
@@ -76,10 +78,10 @@ pub(crate) fn from_index_data(
             format!("index data at byte {pos} names unknown connection {file_id}")
         })?;
         for (time, offset) in idx.v1_entries() {
-            if u64::from(offset) >= chunk.uncompressed_size {
+            if u64::from(offset) >= head.uncompressed_size {
                 return Err(format!(
                     "index data at byte {pos} points to offset {offset}, beyond the chunk's {} bytes",
-                    chunk.uncompressed_size
+                    head.uncompressed_size
                 ));
             }
             entries.push(IndexEntry {
@@ -138,9 +140,9 @@ impl Origin {
     }
 
     /// The origin of a chunk's data.
-    pub fn of(chunk: &Chunk) -> Self {
-        if chunk.compression == crate::format::Compression::None {
-            Origin::File(chunk.data_offset)
+    pub fn of(chunk: &Chunk, head: &ChunkHead) -> Self {
+        if head.compression == crate::format::Compression::None {
+            Origin::File(head.data_offset)
         } else {
             Origin::Chunk(chunk.pos)
         }

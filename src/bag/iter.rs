@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 
 use super::chunk::{Chunk, IndexEntry};
 use super::error::{BagError, BagErrorKind};
-use super::load::{LoadedChunk, Within, load_chunk, load_chunk_within};
+use super::load::{LoadedChunk, Within};
 use super::source::Changed;
 use super::{Bag, Bytes, Message, Query};
 
@@ -324,7 +324,7 @@ impl Loader {
 
 fn direct(bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
     match bag.chunks().get(chunk as usize) {
-        Some(c) => load_chunk(bag.source(), c, bag.options().max_chunk_size, bag.budget()),
+        Some(c) => bag.load_chunk_uncached(c),
         None => Ok(LoadedChunk {
             bytes: Bytes::from_vec(Vec::new()),
             error: None,
@@ -339,7 +339,7 @@ fn ahead(bag: &Bag, chunk: u32) -> Within {
     let Some(c) = bag.chunks().get(chunk as usize) else {
         return Within::Larger;
     };
-    match load_chunk_within(bag.source(), c, bag.options().max_chunk_size, bag.budget()) {
+    match bag.load_chunk_within(c) {
         Within::Done(Ok(mut l)) => {
             l.permit = None;
             Within::Done(Ok(l))
@@ -371,9 +371,9 @@ impl Prefetcher {
         let order_sizes = order
             .iter()
             .map(|&i| {
+                // Read in batches as the order goes (one read per batch of nearby chunks).
                 let declared = bag
-                    .chunks()
-                    .get(i as usize)
+                    .head(i)
                     .map_or(0, |c| c.uncompressed_size.saturating_add(c.compressed_size));
                 (i, declared)
             })

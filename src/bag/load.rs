@@ -13,6 +13,7 @@ use crate::time::RosTime;
 use super::budget::{Budget, Permit};
 use super::bytes::Bytes;
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
+use super::heads::ChunkHead;
 use super::source::{Changed, Source};
 
 /// A chunk's uncompressed bytes, and the problem met while decompressing, if any (the bytes
@@ -29,6 +30,14 @@ pub(crate) struct LoadedChunk {
 }
 
 impl LoadedChunk {
+    /// Nothing, because of `error`.
+    pub(crate) fn failed(error: FormatError) -> Self {
+        LoadedChunk {
+            error: Some(error),
+            ..LoadedChunk::empty()
+        }
+    }
+
     fn empty() -> Self {
         LoadedChunk {
             bytes: Bytes::from_vec(Vec::new()),
@@ -54,10 +63,11 @@ pub(crate) enum Within {
 pub(crate) fn load_chunk(
     source: &Arc<Source>,
     chunk: &Chunk,
+    head: &ChunkHead,
     limit: u64,
     budget: &Arc<Budget>,
 ) -> Result<LoadedChunk, Changed> {
-    load(source, chunk, limit, budget, false).map(|l| l.unwrap_or_else(LoadedChunk::empty))
+    load(source, chunk, head, limit, budget, false).map(|l| l.unwrap_or_else(LoadedChunk::empty))
 }
 
 /// Like [`load_chunk`] but never decodes past the chunk's declared size: a chunk that would
@@ -66,10 +76,11 @@ pub(crate) fn load_chunk(
 pub(crate) fn load_chunk_within(
     source: &Arc<Source>,
     chunk: &Chunk,
+    head: &ChunkHead,
     limit: u64,
     budget: &Arc<Budget>,
 ) -> Within {
-    match load(source, chunk, limit, budget, true) {
+    match load(source, chunk, head, limit, budget, true) {
         Ok(Some(l)) => Within::Done(Ok(l)),
         Ok(None) => Within::Larger,
         Err(e) => Within::Done(Err(e)),
@@ -92,14 +103,15 @@ const MIN_RESERVATION: u64 = 64 << 10;
 fn load(
     source: &Arc<Source>,
     chunk: &Chunk,
+    head: &ChunkHead,
     limit: u64,
     budget: &Arc<Budget>,
     within_declared: bool,
 ) -> Result<Option<LoadedChunk>, Changed> {
     if !chunk.is_record() {
         // The whole file of an older layout: a view, nothing is copied.
-        let start = usize::try_from(chunk.data_offset).unwrap_or(usize::MAX);
-        let end = usize::try_from(chunk.data_offset.saturating_add(chunk.compressed_size))
+        let start = usize::try_from(head.data_offset).unwrap_or(usize::MAX);
+        let end = usize::try_from(head.data_offset.saturating_add(head.compressed_size))
             .unwrap_or(usize::MAX);
         return Ok(Some(LoadedChunk {
             bytes: Bytes::from_source(source, start..end),
@@ -107,18 +119,18 @@ fn load(
             permit: None,
         }));
     }
-    if chunk.compression == Compression::None {
+    if head.compression == Compression::None {
         // Read into memory up to the cap (a chunk found by a recovery walk may claim the rest
         // of the file); what lies beyond it is reported, as for a compressed chunk.
-        let take = chunk.compressed_size.min(source.len()).min(limit);
+        let take = head.compressed_size.min(source.len()).min(limit);
         let permit = budget.acquire(take);
-        let raw = source.read_exact_at(chunk.data_offset, take)?;
-        let error = (take < chunk.compressed_size).then(|| {
+        let raw = source.read_exact_at(head.data_offset, take)?;
+        let error = (take < head.compressed_size).then(|| {
             let kind = ErrorKind::TooLarge {
-                declared: chunk.compressed_size,
+                declared: head.compressed_size,
                 limit,
             };
-            FormatError::new(chunk.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos)
+            FormatError::new(head.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos)
         });
         return Ok(Some(LoadedChunk {
             bytes: Bytes::from_vec(raw.into_owned()),
@@ -129,11 +141,11 @@ fn load(
     // The compressed bytes and the output are held together: a holder never waits with
     // something held. Compressed data longer than the most any codec needs for `limit`
     // bytes of output cannot decode within it: it is not read.
-    let raw_len = chunk
+    let raw_len = head
         .compressed_size
         .min(source.len())
         .min(limit.saturating_add(limit / 32).saturating_add(1 << 20));
-    let declared = u32::try_from(chunk.uncompressed_size).unwrap_or(u32::MAX);
+    let declared = u32::try_from(head.uncompressed_size).unwrap_or(u32::MAX);
     let guess = if declared > 0 {
         u64::from(declared)
     } else {
@@ -145,13 +157,13 @@ fn load(
         // The compressed bytes go to this thread's reused buffer: one allocation per thread,
         // not per chunk.
         let mut raw = RAW.take();
-        if let Err(c) = source.read_exact_into(chunk.data_offset, raw_len, &mut raw) {
+        if let Err(c) = source.read_exact_into(head.data_offset, raw_len, &mut raw) {
             RAW.set(raw);
             return Err(c);
         }
         let mut out = Vec::new();
         let _ = out.try_reserve_exact(usize::try_from(want).unwrap_or(0));
-        let result = compression::decompress(chunk.compression, &raw, declared, want, &mut out);
+        let result = compression::decompress(head.compression, &raw, declared, want, &mut out);
         if raw.capacity() <= MAX_KEPT_RAW {
             RAW.set(raw);
         } else {
@@ -176,7 +188,7 @@ fn load(
         Err(ErrorKind::SizeMismatch { .. }) if chunk.state != ChunkState::Complete => None,
         Err(ErrorKind::SizeMismatch { declared, actual }) if actual >= declared => None,
         Err(kind) => {
-            Some(FormatError::new(chunk.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos))
+            Some(FormatError::new(head.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos))
         }
     };
     Ok(Some(LoadedChunk {
@@ -295,21 +307,24 @@ fn read_v2_message_fast(bytes: &Bytes, at: usize) -> Option<RawMessage> {
 mod tests {
     use super::*;
 
-    fn chunk(compression: Compression, data_len: u64, declared: u64) -> Chunk {
-        Chunk {
+    fn chunk(compression: Compression, data_len: u64, declared: u64) -> (Chunk, ChunkHead) {
+        let c = Chunk {
             index: 0,
             pos: 0,
-            data_offset: 0,
-            compressed_size: data_len,
-            uncompressed_size: declared,
-            compression,
             layout: ChunkLayout::V2,
             state: ChunkState::Complete,
             start: RosTime::MIN,
             end: RosTime::MIN,
             counts: crate::bag::Counts::default(),
+        };
+        let h = ChunkHead {
+            data_offset: 0,
+            compressed_size: data_len,
+            uncompressed_size: declared,
+            compression,
             index_data_pos: None,
-        }
+        };
+        (c, h)
     }
 
     #[test]
@@ -322,7 +337,7 @@ mod tests {
             let budget = Budget::new(1 << 30);
             // The header says 10 bytes: decoded again with more room, all of it kept.
             let c = chunk(method, len, 10);
-            let l = load_chunk(&source, &c, 1 << 30, &budget).unwrap();
+            let l = load_chunk(&source, &c.0, &c.1, 1 << 30, &budget).unwrap();
             assert_eq!(&l.bytes[..], &data[..], "{method}");
             assert!(l.error.is_none(), "{method}: {:?}", l.error);
             assert!(
@@ -332,7 +347,7 @@ mod tests {
             drop(l);
             assert_eq!(budget.used(), 0);
             // The cap still holds.
-            let l = load_chunk(&source, &c, 1 << 20, &budget).unwrap();
+            let l = load_chunk(&source, &c.0, &c.1, 1 << 20, &budget).unwrap();
             assert!(matches!(
                 l.error.as_ref().map(|e| &e.kind),
                 Some(ErrorKind::TooLarge { .. })
@@ -340,11 +355,11 @@ mod tests {
             drop(l);
             // Read-ahead never decodes past the declared size.
             assert!(matches!(
-                load_chunk_within(&source, &c, 1 << 30, &budget),
+                load_chunk_within(&source, &c.0, &c.1, 1 << 30, &budget),
                 Within::Larger
             ));
             let honest = chunk(method, len, data.len() as u64);
-            match load_chunk_within(&source, &honest, 1 << 30, &budget) {
+            match load_chunk_within(&source, &honest.0, &honest.1, 1 << 30, &budget) {
                 Within::Done(Ok(l)) => assert_eq!(l.bytes.len(), data.len()),
                 _ => panic!("{method}: an honest chunk loads ahead"),
             }

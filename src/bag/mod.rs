@@ -31,7 +31,9 @@ pub mod definitions;
 mod entries;
 mod error;
 pub mod follow;
+mod heads;
 mod iter;
+mod lazy;
 mod load;
 mod open;
 mod open_legacy;
@@ -64,6 +66,7 @@ pub use connection::{ConnId, Connection};
 pub use counts::Counts;
 pub use definitions::{DefinitionSource, NoDefinitions};
 pub use error::{BagError, BagErrorKind, Warning};
+pub use heads::{ChunkHead, HeadState};
 pub use iter::Messages;
 pub use parallel::{default_threads, parallel_map};
 pub use query::Query;
@@ -76,7 +79,11 @@ use crate::format::{Version, compression::DEFAULT_MAX_CHUNK_SIZE};
 use crate::time::RosTime;
 
 use cache::ChunkCache;
-use load::{LoadedChunk, load_chunk, read_message};
+use load::read_message;
+
+/// The chunk count from which an indexed bag's chunk record headers are read after opening
+/// (1024 chunks of the default 768 KiB: 768 MiB).
+pub const DEFAULT_LAZY_HEADS_FROM: usize = 1024;
 
 /// Settings for opening a bag.
 #[derive(Clone, Debug)]
@@ -92,6 +99,10 @@ pub struct OpenOptions {
     pub decode_budget: u64,
     /// Told how a recovery scan advances (bags without a usable index), if set.
     pub progress: Option<ProgressFn>,
+    /// Indexed bags of at least this many chunks are opened from their index section alone:
+    /// their chunk record headers are read later (see [`Bag::head`], [`Bag::read_heads`]).
+    /// Those of smaller bags are read and checked while opening.
+    pub lazy_heads_from: usize,
 }
 
 impl Default for OpenOptions {
@@ -102,6 +113,7 @@ impl Default for OpenOptions {
             threads: default_threads(),
             decode_budget: DEFAULT_DECODE_BUDGET,
             progress: None,
+            lazy_heads_from: DEFAULT_LAZY_HEADS_FROM,
         }
     }
 }
@@ -122,6 +134,7 @@ struct Inner {
     connections: Vec<Connection>,
     conn_map: HashMap<u32, ConnId>,
     chunks: Vec<Chunk>,
+    heads: heads::Heads,
     entries: slots::Slots<Arc<[IndexEntry]>>,
     warnings: Vec<Warning>,
     late_warnings: Mutex<Vec<Warning>>,
@@ -210,9 +223,11 @@ impl Bag {
         &self.inner.chunks
     }
 
-    /// Warnings noticed while opening, and since (lazily read index data).
+    /// Warnings noticed while opening, and since (lazily read index data and chunk record
+    /// headers).
     pub fn warnings(&self) -> Vec<Warning> {
         let mut all = self.inner.warnings.clone();
+        all.extend(self.head_warnings());
         all.extend(
             self.inner
                 .late_warnings
@@ -300,15 +315,26 @@ impl Bag {
         let Some(chunk) = self.inner.chunks.get(index as usize) else {
             return Arc::from(Vec::new());
         };
-        match entries::from_index_data(&self.inner.source, chunk, &self.inner.conn_map) {
+        let Ok(head) = self.head_of(index) else {
             // The file no longer holds it: the readers end with `changed_on_disk`.
-            Err(_) if self.inner.source.changed() => return Arc::from(Vec::new()),
-            Ok(e) => return Arc::from(entries::finish(e)),
+            return Arc::from(Vec::new());
+        };
+        // A chunk whose header is bad is reported by `warnings` and loads as nothing: all its
+        // messages are unfound.
+        let indexed = head
+            .as_ref()
+            .ok()
+            .map(|h| entries::from_index_data(&self.inner.source, chunk, h, &self.inner.conn_map));
+        match indexed {
+            None => {}
+            // The file no longer holds it: the readers end with `changed_on_disk`.
+            Some(Err(_)) if self.inner.source.changed() => return Arc::from(Vec::new()),
+            Some(Ok(e)) => return Arc::from(entries::finish(e)),
             // Index data cut by the end of the file: still being written (a followed
             // recording) or lost in a crash (the recovery scan reports that). The records are
             // walked instead, as below, and nothing is missing.
-            Err(why) if why == entries::CUT_BY_END => {}
-            Err(why) => self.warn(Warning::at(
+            Some(Err(why)) if why == entries::CUT_BY_END => {}
+            Some(Err(why)) => self.warn(Warning::at(
                 chunk.pos,
                 format!("the index data of this chunk is inconsistent ({why}); its records were walked instead"),
             )),
@@ -316,7 +342,7 @@ impl Bag {
         let Ok(loaded) = self.load_chunk_uncached(chunk) else {
             return Arc::from(Vec::new());
         };
-        let scan = entries::scan_records(&loaded.bytes, entries::Origin::of(chunk));
+        let scan = entries::scan_records(&loaded.bytes, self.origin(chunk));
         let expected = chunk.state == ChunkState::Complete;
         // A chunk the file ends in, or that the recorder has not closed, ends in a record cut
         // short: the record still being written (a followed recording), or the loss the
@@ -326,7 +352,7 @@ impl Bag {
         };
         if let Some(e) = loaded
             .error
-            .filter(|_| expected)
+            .filter(|_| expected && head.is_ok())
             .or(scan.error.filter(|e| !cut_short(e)))
         {
             self.warn(Warning::at(
@@ -370,15 +396,12 @@ impl Bag {
         Arc::from(entries::finish(list))
     }
 
-    /// Reads and decompresses a chunk, holding it against the decode budget (the permit in
-    /// the result) and bypassing the cache.
-    pub(crate) fn load_chunk_uncached(&self, chunk: &Chunk) -> Result<LoadedChunk, Changed> {
-        load_chunk(
-            &self.inner.source,
-            chunk,
-            self.inner.options.max_chunk_size,
-            &self.inner.budget,
-        )
+    /// Where the uncompressed data of `chunk` lives, for error offsets.
+    fn origin(&self, chunk: &Chunk) -> entries::Origin {
+        match self.chunk_head(chunk.index) {
+            Some(h) => entries::Origin::of(chunk, &h),
+            None => entries::Origin::Chunk(chunk.pos),
+        }
     }
 
     /// The uncompressed bytes of chunk `index`, from the cache when possible.
@@ -446,7 +469,7 @@ impl Bag {
         chunk: &Chunk,
         bytes: &Bytes,
     ) -> (usize, Option<crate::format::FormatError>) {
-        let scan = entries::scan_records(bytes, entries::Origin::of(chunk));
+        let scan = entries::scan_records(bytes, self.origin(chunk));
         let expected_end = chunk.state == ChunkState::Complete;
         (scan.messages.len(), scan.error.filter(|_| expected_end))
     }

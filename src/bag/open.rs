@@ -92,6 +92,7 @@ impl Bag {
             connections,
             conn_map,
             chunks,
+            heads,
             entries,
             warnings,
             recovery,
@@ -111,6 +112,7 @@ impl Bag {
                 connections,
                 conn_map,
                 chunks,
+                heads,
                 entries: slots,
                 warnings,
                 late_warnings: Mutex::new(Vec::new()),
@@ -158,7 +160,7 @@ fn open_v2(
         Err(e) => (Err(e), start),
     };
     let reason = match &header {
-        Ok(h) => match open_v2::open_indexed(source, h, options.threads) {
+        Ok(h) => match open_v2::open_indexed(source, h, options.threads, options.lazy_heads_from) {
             Ok(o) => return Ok(o),
             Err(_) if source.changed() => return Err(OpenError::Changed(source.short_read())),
             Err(reason) => reason,

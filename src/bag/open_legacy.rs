@@ -113,12 +113,13 @@ pub(crate) fn open(buf: &[u8], version: Version, start: usize) -> Opened {
     for (c, n) in conns.list.iter_mut().zip(&counts) {
         c.message_count = u64::from(*n);
     }
-    let chunk = whole_file_chunk(buf, layout, &entries, &counts);
+    let chunk = whole_file_chunk(layout, &entries, &counts);
     let map = conns.list.iter().map(|c| (c.file_id, c.id)).collect();
     Opened {
         connections: conns.list,
         conn_map: map,
         chunks: vec![chunk],
+        heads: super::open_v12::whole_file_head(buf.len()),
         entries: vec![Some(Arc::from(entries))],
         warnings,
         recovery: Some(Recovery {

@@ -16,6 +16,7 @@ use crate::format::{
 use super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::connection::{ConnId, Connection};
 use super::error::Warning;
+use super::heads::{ChunkHead, Heads};
 use super::opened::Opened;
 use super::recovery::{Recovery, skip_damaged};
 use super::resync::find_next_record;
@@ -255,12 +256,13 @@ fn finish(
     for (c, n) in conns.iter_mut().zip(&counts) {
         c.message_count = u64::from(*n);
     }
-    let chunk = whole_file_chunk(buf, ChunkLayout::V12, &entries, &counts);
+    let chunk = whole_file_chunk(ChunkLayout::V12, &entries, &counts);
     let map = conns.iter().map(|c| (c.file_id, c.id)).collect();
     Opened {
         connections: conns,
         conn_map: map,
         chunks: vec![chunk],
+        heads: whole_file_head(buf.len()),
         entries: vec![Some(Arc::from(entries))],
         warnings,
         recovery,
@@ -269,7 +271,6 @@ fn finish(
 
 /// The pseudo-chunk covering a whole file of an old layout.
 pub(crate) fn whole_file_chunk(
-    buf: &[u8],
     layout: ChunkLayout,
     entries: &[IndexEntry],
     counts: &[u32],
@@ -277,10 +278,6 @@ pub(crate) fn whole_file_chunk(
     Chunk {
         index: 0,
         pos: 0,
-        data_offset: 0,
-        compressed_size: buf.len() as u64,
-        uncompressed_size: buf.len() as u64,
-        compression: crate::format::Compression::None,
         layout,
         state: ChunkState::Complete,
         start: entries.iter().map(|e| e.time).min().unwrap_or_default(),
@@ -291,6 +288,19 @@ pub(crate) fn whole_file_chunk(
             .filter(|(_, n)| **n > 0)
             .map(|(i, n)| (ConnId::try_from(i).unwrap_or(ConnId::MAX), *n))
             .collect(),
-        index_data_pos: None,
     }
+}
+
+/// The head of the pseudo-chunk covering a whole file of `len` bytes.
+pub(crate) fn whole_file_head(len: usize) -> Heads {
+    Heads::known(
+        [ChunkHead {
+            data_offset: 0,
+            compressed_size: len as u64,
+            uncompressed_size: len as u64,
+            compression: crate::format::Compression::None,
+            index_data_pos: None,
+        }]
+        .into_iter(),
+    )
 }

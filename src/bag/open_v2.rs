@@ -1,6 +1,7 @@
-//! Opening an indexed 2.0 bag from its index alone: the bag header, the connection and chunk
-//! info records at `index_pos`, and each chunk's record header. No chunk is decompressed; the
-//! work is proportional to the number of chunks, not to the file size.
+//! Opening an indexed 2.0 bag from its index alone: the bag header and the connection and
+//! chunk info records at `index_pos`. Each chunk's record header is read now for a bag of few
+//! chunks, later for one of many (see [`super::heads`]). No chunk is decompressed; the work
+//! is proportional to the number of chunks, not to the file size.
 //!
 //! Everything that can be cross-checked is: counts in the bag header, chunk positions, chunk
 //! record headers, connection ids in chunk infos. Any inconsistency makes the caller fall back
@@ -9,17 +10,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::format::{
-    BagHeader, ChunkHeader, ChunkInfoHead, Compression, ConnectionRecord, Op, read_head,
-    read_record,
-};
+use crate::format::{BagHeader, ChunkInfoHead, ConnectionRecord, Op, read_head, read_record};
 
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
 use super::connection::ConnId;
 use super::counts::Counts;
 use super::error::Warning;
+use super::heads::{Heads, read_all};
 use super::opened::Opened;
-use super::parallel::parallel_map;
 use super::source::Source;
 use super::table::ConnTable;
 
@@ -34,6 +32,7 @@ pub(crate) fn open_indexed(
     source: &Source,
     header: &BagHeader,
     threads: usize,
+    lazy_from: usize,
 ) -> Result<Opened, Fallback> {
     let len = source.len();
     let index_pos = header.index_pos;
@@ -96,7 +95,17 @@ pub(crate) fn open_indexed(
     }
     let (mut connections, map) = conns.finish();
     let counts = counts_table(table, &ends, &infos, &map)?;
-    let chunks = chunks_from_infos(source, &infos, &counts, &ends, threads)?;
+    let chunks = chunks_from_infos(&infos, &counts, &ends, len)?;
+    drop(infos);
+    let heads = Heads::pending_for(chunks.len());
+    if chunks.len() < lazy_from {
+        // Few chunks: their headers are read and checked now, and a bag whose chunk infos
+        // do not lead to chunk records is scanned instead.
+        read_all(source, &chunks, &heads, threads);
+        if let Some((_, why)) = heads.first_bad() {
+            return Err(why);
+        }
+    }
     let mut per_conn = vec![0u64; connections.len()];
     for &(conn, n) in counts.iter() {
         if let Some(total) = per_conn.get_mut(conn as usize) {
@@ -111,6 +120,7 @@ pub(crate) fn open_indexed(
         connections,
         conn_map: map,
         chunks,
+        heads,
         entries,
         warnings,
         recovery: None,
@@ -250,64 +260,13 @@ fn counts_table(
     Ok(Arc::from(table))
 }
 
-/// Where a chunk record's header is expected to end at most (longer ones take a second read).
-const GUESS: usize = 128;
-
-/// Reads the record header at `pos` with one small positioned read (two when the header is
-/// unusually long).
-fn head_at(source: &Source, pos: u64) -> std::borrow::Cow<'_, [u8]> {
-    let first = source.read_at(pos, GUESS);
-    let needed = head_len(&first).unwrap_or(GUESS);
-    if needed <= first.len() || first.len() < GUESS {
-        return first;
-    }
-    source.read_at(pos, needed)
-}
-
-/// Bytes from a record's start through its data length field, from its header length field.
-fn head_len(bytes: &[u8]) -> Option<usize> {
-    bytes
-        .get(..4)
-        .and_then(crate::format::cursor::le_u32)
-        .map(|h| (h as usize).saturating_add(8))
-}
-
-/// Chunks whose records start less than this apart share one read of their headers.
-const NEAR: u64 = 32 << 10;
-/// The longest read of chunk headers in one batch.
-const BATCH_BYTES: u64 = 4 << 20;
-
-/// Consecutive chunk infos, in file order and close together, whose chunk headers one read
-/// covers: `(first info, past the last info, bytes from the first chunk's position)`. Chunks
-/// far apart (or listed out of order) get a batch each.
-fn batches(infos: &[ChunkInfoHead]) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::new();
-    let mut first = 0;
-    for i in 1..=infos.len() {
-        let (Some(a), Some(b)) = (infos.get(first), infos.get(i - 1)) else {
-            break;
-        };
-        let next = infos.get(i).map(|c| c.chunk_pos);
-        let joins = next.is_some_and(|n| {
-            n > b.chunk_pos
-                && n - b.chunk_pos < NEAR
-                && n - a.chunk_pos + GUESS as u64 <= BATCH_BYTES
-        });
-        if !joins {
-            let span = b.chunk_pos - a.chunk_pos + GUESS as u64;
-            out.push((first, i, usize::try_from(span).unwrap_or(GUESS)));
-            first = i;
-        }
-    }
-    out
-}
-
+/// Chunks built from their chunk infos (their record headers are read apart: see
+/// [`super::heads`]).
 fn chunks_from_infos(
-    source: &Source,
     infos: &[ChunkInfoHead],
     counts: &Arc<[(ConnId, u32)]>,
     ends: &[usize],
-    threads: usize,
+    len: u64,
 ) -> Result<Vec<Chunk>, Fallback> {
     // Chunk infos are normally in file order: then no two point to the same chunk.
     let in_order = infos.windows(2).all(|w| match w {
@@ -324,121 +283,33 @@ fn chunks_from_infos(
             ));
         }
     }
-    // One read per batch of nearby chunk headers, into a buffer reused by the batches of a
-    // group; with many chunks, groups on several threads.
-    let batches = batches(infos);
-    let threads = if infos.len() >= 512 {
-        threads.max(1)
-    } else {
-        1
-    };
-    let per_group = batches.len().div_ceil(threads * 8).max(1);
-    let groups: Vec<&[(usize, usize, usize)]> = batches.chunks(per_group).collect();
-    let results = parallel_map(&groups, threads, |group| {
-        let mut heads = Vec::with_capacity(group.iter().map(|&(a, b, _)| b - a).sum());
-        let mut bytes = Vec::new();
-        for &(first, past, span) in *group {
-            let Some(start) = infos.get(first).map(|c| c.chunk_pos) else {
-                continue;
-            };
-            if source
-                .read_exact_into(start, span as u64, &mut bytes)
-                .is_err()
-            {
-                // The file changed under us: the chunks below fail to check out and the
-                // caller reports the change.
-                bytes.clear();
-            }
-            for i in first..past {
-                let Some(info) = infos.get(i) else { continue };
-                let at = usize::try_from(info.chunk_pos - start).unwrap_or(usize::MAX);
-                let here = bytes.get(at..).unwrap_or_default();
-                let whole = head_len(here).is_some_and(|n| n <= here.len());
-                let head = if whole {
-                    chunk_head(source.len(), info, here)
-                } else {
-                    chunk_head(source.len(), info, &head_at(source, info.chunk_pos))
-                };
-                heads.push(head?);
-            }
-        }
-        Ok::<_, Fallback>(heads)
-    });
-    // The chunks, built in one pass into their final place.
-    let mut chunks = Vec::with_capacity(infos.len());
-    let mut i = 0;
-    for r in results {
-        for head in r? {
-            let Some(info) = infos.get(i) else { break };
-            let from = i.checked_sub(1).and_then(|p| ends.get(p)).copied();
-            let to = ends.get(i).copied().unwrap_or(0);
-            let from = from.unwrap_or(0).min(to);
-            chunks.push(Chunk {
-                index: u32::try_from(i).unwrap_or(u32::MAX),
-                pos: info.chunk_pos,
-                data_offset: head.data_offset,
-                compressed_size: u64::from(head.data_len),
-                uncompressed_size: u64::from(head.size),
-                compression: head.compression,
-                layout: ChunkLayout::V2,
-                state: ChunkState::Complete,
-                start: info.start_time,
-                end: info.end_time,
-                counts: Counts::shared(counts, from, to - from),
-                index_data_pos: Some(head.data_offset + u64::from(head.data_len)),
-            });
-            i += 1;
-        }
-    }
-    Ok(chunks)
-}
-
-/// What a chunk record's header says.
-struct ChunkHead {
-    data_offset: u64,
-    data_len: u32,
-    size: u32,
-    compression: Compression,
-}
-
-/// Checks the chunk record a chunk info points to, from `bytes` (read at its position).
-fn chunk_head(len: u64, info: &ChunkInfoHead, bytes: &[u8]) -> Result<ChunkHead, Fallback> {
-    if info.chunk_pos >= len {
+    if let Some(info) = infos.iter().find(|i| i.chunk_pos >= len) {
         return Err(format!(
             "a chunk info points to byte {} beyond the end of the file",
             info.chunk_pos
         ));
     }
-    let head = read_head(bytes, 0, info.chunk_pos).map_err(|e| {
-        format!(
-            "a chunk info points to byte {} which is not a chunk: {e}",
-            info.chunk_pos
-        )
-    })?;
-    let ch = ChunkHeader::from_head(&head).map_err(|e| {
-        format!(
-            "a chunk info points to byte {} which is not a chunk: {e}",
-            info.chunk_pos
-        )
-    })?;
-    if head.end() > len {
-        return Err(format!(
-            "the chunk at byte {} runs past the end of the file",
-            info.chunk_pos
-        ));
+    let mut chunks = Vec::with_capacity(infos.len());
+    for (i, info) in infos.iter().enumerate() {
+        let from = i.checked_sub(1).and_then(|p| ends.get(p)).copied();
+        let to = ends.get(i).copied().unwrap_or(0);
+        let from = from.unwrap_or(0).min(to);
+        chunks.push(Chunk {
+            index: u32::try_from(i).unwrap_or(u32::MAX),
+            pos: info.chunk_pos,
+            layout: ChunkLayout::V2,
+            state: ChunkState::Complete,
+            start: info.start_time,
+            end: info.end_time,
+            counts: Counts::shared(counts, from, to - from),
+        });
     }
-    Ok(ChunkHead {
-        data_offset: head.data_offset,
-        data_len: head.data_len,
-        size: ch.size,
-        compression: ch.compression,
-    })
+    Ok(chunks)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::RosTime;
 
     #[test]
     fn the_index_window_is_read_again_only_near_its_end() {
@@ -458,37 +329,5 @@ mod tests {
         assert!(w.reaches_end());
         let _ = w.at(2 * WINDOW as u64, AHEAD);
         assert_eq!(w.start, 10);
-    }
-
-    #[test]
-    fn nearby_chunks_in_file_order_share_a_batch() {
-        let info = |chunk_pos| ChunkInfoHead {
-            offset: 0,
-            chunk_pos,
-            start_time: RosTime::MIN,
-            end_time: RosTime::MIN,
-            end: 0,
-        };
-        let near = NEAR - 1;
-        let infos: Vec<_> = [100, 100 + near, 100 + 2 * near, 1 << 30, 1000, 1000 + NEAR]
-            .into_iter()
-            .map(info)
-            .collect();
-        let g = GUESS as u64;
-        let got: Vec<(usize, usize, u64)> = batches(&infos)
-            .into_iter()
-            .map(|(a, b, span)| (a, b, span as u64))
-            .collect();
-        assert_eq!(
-            got,
-            vec![(0, 3, 2 * near + g), (3, 4, g), (4, 5, g), (5, 6, g)]
-        );
-        // A batch never spans more than BATCH_BYTES.
-        let many: Vec<_> = (0..1000u64).map(|i| info(i * (NEAR - 1))).collect();
-        for (a, b, span) in batches(&many) {
-            assert!(span as u64 <= BATCH_BYTES);
-            assert!(b > a);
-        }
-        assert!(batches(&[]).is_empty());
     }
 }

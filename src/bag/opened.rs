@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::chunk::{Chunk, IndexEntry};
 use super::connection::{ConnId, Connection};
 use super::error::Warning;
+use super::heads::Heads;
 use super::recovery::Recovery;
 
 /// The result of opening a bag of any version.
@@ -18,6 +19,8 @@ pub(crate) struct Opened {
     pub conn_map: HashMap<u32, ConnId>,
     /// Chunks (or whole-file pseudo-chunks).
     pub chunks: Vec<Chunk>,
+    /// Their record headers, one slot per chunk (possibly not read yet).
+    pub heads: Heads,
     /// Entries already known per chunk (recovery scans and old layouts); `None` = read lazily
     /// from the chunk's index data records.
     pub entries: Vec<Option<Arc<[IndexEntry]>>>,

@@ -64,9 +64,13 @@ impl Bag {
     }
 
     /// Compression statistics over the chunk records (empty for layouts without chunks).
+    /// Reads the chunk record headers not read yet ([`Bag::read_heads`]); chunks whose
+    /// header is bad (see [`Bag::warnings`]) are left out.
     pub fn compression_stats(&self) -> Vec<CompressionStats> {
+        self.read_heads();
         let mut map: BTreeMap<Compression, CompressionStats> = BTreeMap::new();
-        for c in self.chunks().iter().filter(|c| c.is_record()) {
+        let records = self.chunks().iter().filter(|c| c.is_record());
+        for c in records.filter_map(|c| self.chunk_head(c.index)) {
             let s = map.entry(c.compression).or_insert(CompressionStats {
                 compression: c.compression,
                 chunks: 0,

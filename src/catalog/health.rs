@@ -209,8 +209,10 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
         for chunk in order {
             let mut entries = bag.chunk_entries(chunk.index).to_vec();
             entries.sort_by_key(|e| e.offset);
+            // Read with the entries (which need it), in batches of nearby chunks.
+            let head = bag.head(chunk.index).ok();
             let end_of_data = if chunk.layout == ChunkLayout::V2 {
-                chunk.uncompressed_size
+                head.map_or(0, |h| h.uncompressed_size)
             } else {
                 bag.size()
             };
@@ -230,14 +232,15 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                 *last = (*last).max(e.time);
                 a.times.push(e.time);
             }
-            if chunk.is_record() {
+            // A chunk whose header is bad is in the bag's warnings, not in the statistics.
+            if let Some(head) = head.filter(|_| chunk.is_record()) {
                 report.chunks.push(ChunkHealth {
                     bag: bi,
                     chunk: chunk.index,
                     pos: chunk.pos,
-                    compression: chunk.compression,
-                    compressed: chunk.compressed_size,
-                    uncompressed: chunk.uncompressed_size,
+                    compression: head.compression,
+                    compressed: head.compressed_size,
+                    uncompressed: head.uncompressed_size,
                     messages: chunk.message_count(),
                 });
             }

@@ -276,8 +276,9 @@ fn damaged_chunks_are_counted_not_fatal() {
         .unwrap()
         .clone();
     // The second chunk holding /imu messages: its data scrambled.
-    let at = usize::try_from(chunk.data_offset).unwrap();
-    let len = usize::try_from(chunk.compressed_size).unwrap();
+    let head = good.head(chunk.index).unwrap();
+    let at = usize::try_from(head.data_offset).unwrap();
+    let len = usize::try_from(head.compressed_size).unwrap();
     for b in &mut bytes[at..at + len] {
         *b ^= 0x5a;
     }

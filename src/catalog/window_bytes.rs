@@ -74,7 +74,10 @@ pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize)
             entries.extend_from_slice(&loaded);
             entries.sort_unstable_by_key(|e| e.offset);
             let end_of_data = if chunk.layout == ChunkLayout::V2 {
-                chunk.uncompressed_size
+                // Known: loading the entries read it (else nothing is counted past the last).
+                c.source
+                    .chunk_head(chunk.index)
+                    .map_or(0, |h| h.uncompressed_size)
             } else {
                 c.source.size()
             };
@@ -97,7 +100,14 @@ pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize)
             let hi = chunk.end.min(w1);
             hi.nanos_since(lo) as f64 / span
         };
-        let mean = chunk.uncompressed_size as f64 / chunk.message_count() as f64;
+        // A chunk whose header is not read yet (a bag of many chunks, just opened): the
+        // bag's mean bytes per message, until it is.
+        let mean = if let Some(h) = c.source.chunk_head(chunk.index) {
+            h.uncompressed_size as f64 / chunk.message_count() as f64
+        } else {
+            let n: u64 = c.source.connections().iter().map(|k| k.message_count).sum();
+            c.source.size() as f64 / n.max(1) as f64
+        };
         for &(conn, n) in &chunk.counts {
             add(c.bag, conn, f64::from(n) * inside * mean);
         }
@@ -158,7 +168,10 @@ mod tests {
     fn without_index_entries_the_chunk_is_spread_and_marked_estimated() {
         let dir = tempfile::tempdir().unwrap();
         let cat = catalog(dir.path());
-        let chunk_bytes: u64 = cat.chunks().map(|c| c.chunk.uncompressed_size).sum();
+        let chunk_bytes: u64 = cat
+            .chunks()
+            .map(|c| c.source.head(c.chunk.index).unwrap().uncompressed_size)
+            .sum();
         let whole = compute(
             &cat,
             (RosTime::new(0, 0), RosTime::new(50, 0)),

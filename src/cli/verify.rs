@@ -235,15 +235,20 @@ fn verify_chunk(
         }
     }
     let mut checked = 0u64;
+    // Known once the chunk is loaded; `None` reads as compressed (offsets in the chunk).
+    let plain = bag
+        .chunk_head(chunk.index)
+        .filter(|h| h.compression == crate::format::Compression::None)
+        .map(|h| h.data_offset);
     for entry in entries.iter() {
-        let at = if chunk.is_record() && chunk.compression == crate::format::Compression::None {
-            chunk.data_offset + entry.offset
+        let at = if let Some(data_offset) = plain.filter(|_| chunk.is_record()) {
+            data_offset + entry.offset
         } else if chunk.is_record() {
             chunk.pos
         } else {
             entry.offset
         };
-        let where_ = if chunk.is_record() && chunk.compression != crate::format::Compression::None {
+        let where_ = if chunk.is_record() && plain.is_none() {
             format!(" (offset {} in the uncompressed chunk)", entry.offset)
         } else {
             String::new()

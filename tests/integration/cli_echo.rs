@@ -138,11 +138,11 @@ fn verify_reports_damage_and_checks_the_rest() {
         .map(|m| m.unwrap())
         .find(|m| {
             bag.connection(m.entry.conn).unwrap().datatype == "std_msgs/String"
-                && bag.chunks()[m.entry.chunk as usize].compression
+                && bag.head(m.entry.chunk).unwrap().compression
                     == bagscope::format::Compression::None
         })
         .unwrap();
-    let chunk = &bag.chunks()[victim.entry.chunk as usize];
+    let chunk = bag.head(victim.entry.chunk).unwrap();
     let needle = &victim.data[..];
     let start = chunk.data_offset as usize;
     let at = start

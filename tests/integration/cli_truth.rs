@@ -246,7 +246,7 @@ fn a_chunk_that_does_not_decompress_costs_all_its_messages_everywhere() {
             .max_by_key(|c| c.message_count())
             .unwrap();
         (
-            c.data_offset as usize,
+            bag.head(c.index).unwrap().data_offset as usize,
             c.message_count(),
             bag.message_count(),
         )

@@ -29,7 +29,10 @@ fn inventory(bag: &Bag) -> Vec<(u64, u64, String, Vec<u8>)> {
         let chunk = &bag.chunks()[m.entry.chunk as usize];
         let at = m.entry.offset as usize;
         let end = match chunk.layout {
-            ChunkLayout::V2 => chunk.data_offset + chunk.compressed_size,
+            ChunkLayout::V2 => {
+                let h = bag.head(chunk.index).unwrap();
+                h.data_offset + h.compressed_size
+            }
             ChunkLayout::V12 => {
                 let mut r = read_record(&bytes, at, 0).unwrap();
                 if r.header.op().unwrap() == 1 {

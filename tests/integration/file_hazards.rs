@@ -523,7 +523,7 @@ fn recovery_tells_its_progress() {
     let mut bytes = std::fs::read(&path).unwrap();
     // Cut inside the last chunk: the index is gone, the last chunk must be decoded and walked.
     let bag = Bag::open(&path).unwrap();
-    let last = bag.chunks().last().unwrap();
+    let last = bag.head(bag.chunks().last().unwrap().index).unwrap();
     bytes.truncate((last.data_offset + last.compressed_size / 2) as usize);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);

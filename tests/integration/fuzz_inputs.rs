@@ -68,19 +68,24 @@ fn kept_fuzz_inputs_are_handled() {
     let mut n = 0;
     for e in rd.flatten() {
         let bytes = std::fs::read(e.path()).unwrap();
-        let options = OpenOptions {
-            max_chunk_size: 8 << 20,
-            cache_bytes: 8 << 20,
-            threads: 1,
-            decode_budget: 16 << 20,
-            progress: None,
-        };
-        if let Ok(bag) = Bag::from_bytes(e.path(), bytes, options) {
-            let _ = (bag.topics(), bag.compression_stats(), bag.warnings());
-            let _ = bag.messages(&Query::all()).take(20_000).count();
-            for c in 0..bag.chunks().len().min(64) {
-                for entry in bag.chunk_entries(c as u32).iter().rev().take(16) {
-                    let _ = bag.read(entry);
+        // Chunk record headers read while opening, and after (lazily).
+        for lazy_heads_from in [usize::MAX, 0] {
+            let options = OpenOptions {
+                max_chunk_size: 8 << 20,
+                cache_bytes: 8 << 20,
+                threads: 1,
+                decode_budget: 16 << 20,
+                progress: None,
+                lazy_heads_from,
+            };
+            if let Ok(bag) = Bag::from_bytes(e.path(), bytes.clone(), options) {
+                let _ = bag.chunks().first().map(|c| bag.head(c.index));
+                let _ = (bag.topics(), bag.compression_stats(), bag.warnings());
+                let _ = bag.messages(&Query::all()).take(20_000).count();
+                for c in 0..bag.chunks().len().min(64) {
+                    for entry in bag.chunk_entries(c as u32).iter().rev().take(16) {
+                        let _ = bag.read(entry);
+                    }
                 }
             }
         }

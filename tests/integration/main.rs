@@ -38,6 +38,7 @@ mod index_query;
 mod interop_rosbag;
 mod interop_writer;
 mod layering;
+mod lazy_heads;
 mod msg_bundled;
 mod msg_corpus;
 mod msg_definition;

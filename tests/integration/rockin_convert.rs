@@ -500,7 +500,7 @@ fn direction_and_output_checks() {
     assert!(o.status.success());
     let b = Bag::open(&bag).unwrap();
     assert_eq!(
-        b.chunks()[0].compression,
+        b.head(0).unwrap().compression,
         bagscope::format::Compression::Bz2
     );
     let o = bagscope()

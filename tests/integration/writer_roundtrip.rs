@@ -59,6 +59,7 @@ fn chunks_close_past_the_threshold(
 ) {
     let chunks = bag.chunks();
     for (i, c) in chunks.iter().enumerate() {
+        let c = bag.head(c.index).unwrap();
         assert_eq!(c.compression, compression, "{name}");
         if i + 1 < chunks.len() {
             assert!(

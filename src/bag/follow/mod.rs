@@ -123,6 +123,8 @@ pub struct Follower {
     connections: Vec<Connection>,
     conn_map: HashMap<u32, ConnId>,
     chunks: Vec<Chunk>,
+    /// The record header of each chunk, as parsed.
+    heads: Vec<super::heads::ChunkHead>,
     max_chunk: u64,
     stamp: Stamp,
     finished: bool,
@@ -155,6 +157,7 @@ impl Follower {
             connections: Vec::new(),
             conn_map: HashMap::new(),
             chunks: Vec::new(),
+            heads: Vec::new(),
             max_chunk: crate::format::compression::DEFAULT_MAX_CHUNK_SIZE,
             stamp: (0, None),
             finished: false,
@@ -190,6 +193,11 @@ impl Follower {
     /// Chunks seen so far (the last one may still be open), with per-connection counts.
     pub fn chunks(&self) -> &[Chunk] {
         &self.chunks
+    }
+
+    /// The record header of each chunk so far (as [`Follower::chunks`]).
+    pub fn heads(&self) -> &[super::heads::ChunkHead] {
+        &self.heads
     }
 
     /// Total messages read so far.
@@ -429,6 +437,7 @@ impl Follower {
             connections: self.connections.clone(),
             conn_map: self.conn_map.clone(),
             chunks: self.chunks.clone(),
+            heads: super::heads::Heads::known(self.heads.iter().copied()),
             entries: vec![None; self.chunks.len()],
             warnings: Vec::new(),
             recovery: Some(super::recovery::Recovery {

@@ -10,6 +10,7 @@ use crate::time::RosTime;
 use super::super::chunk::{Chunk, ChunkLayout, ChunkState};
 use super::super::connection::{ConnId, Connection};
 use super::super::counts::Counts;
+use super::super::heads::ChunkHead;
 use super::super::recovery::Loss;
 use super::super::resync::find_next_record;
 use super::{FollowError, FollowedMessage, Follower, MAX_HEADER, Update, read_at};
@@ -140,7 +141,9 @@ impl Follower {
                 if let Some(last) = self.chunks.last_mut() {
                     if last.state == ChunkState::Open {
                         last.state = ChunkState::Complete;
-                        last.index_data_pos.get_or_insert(offset);
+                        if let Some(head) = self.heads.last_mut() {
+                            head.index_data_pos.get_or_insert(offset);
+                        }
                     }
                 }
             }
@@ -162,19 +165,24 @@ impl Follower {
         update: &mut Update,
     ) -> Step {
         let offset = self.base + at as u64;
-        let fresh = |state| Chunk {
-            index: 0,
-            pos: offset,
-            data_offset: offset + head_len as u64,
-            compressed_size: (whole - head_len) as u64,
-            uncompressed_size: u64::from(header.size),
-            compression: header.compression,
-            layout: ChunkLayout::V2,
-            state,
-            start: RosTime::default(),
-            end: RosTime::default(),
-            counts: Counts::default(),
-            index_data_pos: None,
+        let fresh = |state| {
+            let chunk = Chunk {
+                index: 0,
+                pos: offset,
+                layout: ChunkLayout::V2,
+                state,
+                start: RosTime::default(),
+                end: RosTime::default(),
+                counts: Counts::default(),
+            };
+            let head = ChunkHead {
+                data_offset: offset + head_len as u64,
+                compressed_size: (whole - head_len) as u64,
+                uncompressed_size: u64::from(header.size),
+                compression: header.compression,
+                index_data_pos: None,
+            };
+            (chunk, head)
         };
         if header.compression == Compression::None {
             self.push_chunk(fresh(ChunkState::Open));
@@ -232,7 +240,7 @@ impl Follower {
         Step::Took(whole)
     }
 
-    fn push_chunk(&mut self, mut chunk: Chunk) {
+    fn push_chunk(&mut self, (mut chunk, head): (Chunk, ChunkHead)) {
         if let Some(last) = self.chunks.last_mut() {
             if last.state == ChunkState::Open {
                 last.state = ChunkState::Complete;
@@ -240,6 +248,7 @@ impl Follower {
         }
         chunk.index = u32::try_from(self.chunks.len()).unwrap_or(u32::MAX);
         self.chunks.push(chunk);
+        self.heads.push(head);
     }
 
     /// Checks whether the compressed chunk at `pos` has been closed (its header rewritten
@@ -307,15 +316,17 @@ impl Follower {
             self.chunks.push(Chunk {
                 index: 0,
                 pos: at,
-                data_offset: at,
-                compressed_size: 0,
-                uncompressed_size: 0,
-                compression: Compression::None,
                 layout: ChunkLayout::V2,
                 state: ChunkState::Open,
                 start: time,
                 end: time,
                 counts: Counts::default(),
+            });
+            self.heads.push(ChunkHead {
+                data_offset: at,
+                compressed_size: 0,
+                uncompressed_size: 0,
+                compression: Compression::None,
                 index_data_pos: None,
             });
         }

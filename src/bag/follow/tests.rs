@@ -61,11 +61,12 @@ fn as_written(full: &[u8], bag: &Bag, k: usize) -> Vec<u8> {
         }
     }
     for c in bag.chunks() {
-        let end = (c.data_offset + c.compressed_size) as usize;
+        let h = bag.head(c.index).unwrap();
+        let end = (h.data_offset + h.compressed_size) as usize;
         if end <= k {
             continue;
         }
-        let (pos, data) = (c.pos as usize, c.data_offset as usize);
+        let (pos, data) = (c.pos as usize, h.data_offset as usize);
         let size = field_value(full, pos, data, b"size=");
         for at in [size, data - 4] {
             if at + 4 <= out.len() {
@@ -197,7 +198,7 @@ fn damage_in_the_middle_is_skipped_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     let (mut full, bag) = finished(dir.path(), Compression::None, 40);
     // Spoil one message record's header length (the second message of the first chunk).
-    let c = &bag.chunks()[0];
+    let c = bag.head(0).unwrap();
     let entries = bag.chunk_entries(0);
     let at = (c.data_offset + entries[1].offset) as usize;
     full[at..at + 4].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());

@@ -10,6 +10,7 @@ use crate::time::RosTime;
 use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::ConnId;
 use super::super::entries::{Origin, scan_records};
+use super::super::heads::{ChunkHead, Heads};
 use super::super::load::load_chunk;
 use super::super::opened::Opened;
 use super::super::parallel::parallel_map;
@@ -24,15 +25,21 @@ impl Found {
         Chunk {
             index,
             pos: self.pos,
-            data_offset: self.data_offset,
-            compressed_size: self.data_len,
-            uncompressed_size: self.declared_size,
-            compression: self.compression,
             layout: ChunkLayout::V2,
             state: self.state,
             start: times.0,
             end: times.1,
             counts: counts.into(),
+        }
+    }
+
+    /// What its record header says (as found by the scan).
+    fn to_head(&self) -> ChunkHead {
+        ChunkHead {
+            data_offset: self.data_offset,
+            compressed_size: self.data_len,
+            uncompressed_size: self.declared_size,
+            compression: self.compression,
             index_data_pos: None,
         }
     }
@@ -101,6 +108,7 @@ impl Walk {
         let table = std::mem::take(&mut self.table);
         let (mut connections, map) = table.finish();
         let mut chunks = Vec::with_capacity(self.found.len());
+        let heads = Heads::known(self.found.iter().map(Found::to_head));
         let mut all_entries = Vec::with_capacity(self.found.len());
         let mut unknown: HashMap<u32, u64> = HashMap::new();
         let (mut complete, mut partial) = (0u64, 0u64);
@@ -136,6 +144,7 @@ impl Walk {
             connections,
             conn_map: map,
             chunks,
+            heads,
             entries: all_entries,
             warnings: self.warnings,
             recovery: Some(Recovery {
@@ -193,8 +202,9 @@ impl Walk {
         let results = parallel_map(&todo, load.threads, |f| {
             let chunk = f.to_chunk(0, (RosTime::MIN, RosTime::MIN), Vec::new());
             // The chunk is held against the budget while walked, and dropped after.
-            let loaded = load_chunk(source, &chunk, load.limit, load.budget)?;
-            let scan = scan_records(&loaded.bytes, Origin::of(&chunk));
+            let head = f.to_head();
+            let loaded = load_chunk(source, &chunk, &head, load.limit, load.budget)?;
+            let scan = scan_records(&loaded.bytes, Origin::of(&chunk, &head));
             drop(loaded.bytes);
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if let Ok(mut last) = told.lock() {

@@ -1,0 +1,468 @@
+//! What each chunk record's header says (where its data is, how long, how compressed), kept
+//! apart from the chunk infos so that a bag can be opened from its index section alone: for a
+//! bag of many chunks the headers are read later, in large sequential batches (all of them by
+//! [`crate::bag::Bag::read_heads`], or a batch from a chunk on when it is first needed).
+//!
+//! The values live in one array per field (no allocation, no `Option` per chunk), each slot
+//! set at most once from any thread.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use crate::format::{ChunkHeader, Compression, read_head};
+
+use super::chunk::Chunk;
+use super::parallel::parallel_map;
+use super::source::Source;
+
+/// What a chunk record's header says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkHead {
+    /// File offset of the chunk's (compressed) data.
+    pub data_offset: u64,
+    /// Bytes of compressed data present in the file.
+    pub compressed_size: u64,
+    /// Declared uncompressed size.
+    pub uncompressed_size: u64,
+    /// Compression method.
+    pub compression: Compression,
+    /// File offset where the chunk's index data records start (2.0), if known.
+    pub index_data_pos: Option<u64>,
+}
+
+/// What is known of one chunk's header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeadState {
+    /// Read and checked against the chunk info.
+    Known(ChunkHead),
+    /// Not read yet.
+    Pending,
+    /// Read, and not the chunk record the chunk info points to: why.
+    Bad(String),
+}
+
+const PENDING: u64 = u64::MAX;
+const BAD: u64 = u64::MAX - 1;
+/// The index data records start right after the data.
+const INDEX_AFTER: u8 = 0x80;
+/// The index data records start elsewhere (a followed recording): see `Heads::index_at`.
+const INDEX_ELSEWHERE: u8 = 0x40;
+
+/// The chunk headers of a bag, one slot per chunk.
+#[derive(Default)]
+pub(crate) struct Heads {
+    /// `data_offset`, or [`PENDING`] / [`BAD`]; set last, with `Release`.
+    offset: Box<[AtomicU64]>,
+    compressed: Box<[AtomicU64]>,
+    size: Box<[AtomicU64]>,
+    /// Compression code, and [`INDEX_AFTER`] or [`INDEX_ELSEWHERE`].
+    flags: Box<[AtomicU8]>,
+    /// Where the index data of the chunks flagged [`INDEX_ELSEWHERE`] starts (rare).
+    index_at: Mutex<HashMap<u32, u64>>,
+    pending: AtomicUsize,
+    bad: Mutex<HashMap<u32, String>>,
+}
+
+impl std::fmt::Debug for Heads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Heads")
+            .field("chunks", &self.offset.len())
+            .field("pending", &self.pending())
+            .finish_non_exhaustive()
+    }
+}
+
+fn code(c: Compression) -> u8 {
+    match c {
+        Compression::None => 0,
+        Compression::Bz2 => 1,
+        Compression::Lz4 => 2,
+    }
+}
+
+fn method(code: u8) -> Compression {
+    match code & 0x0f {
+        1 => Compression::Bz2,
+        2 => Compression::Lz4,
+        _ => Compression::None,
+    }
+}
+
+impl Heads {
+    /// `n` slots, none read yet.
+    pub fn pending_for(n: usize) -> Self {
+        Heads {
+            offset: (0..n).map(|_| AtomicU64::new(PENDING)).collect(),
+            compressed: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            size: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            flags: (0..n).map(|_| AtomicU8::new(0)).collect(),
+            index_at: Mutex::new(HashMap::new()),
+            pending: AtomicUsize::new(n),
+            bad: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Slots for heads all known already.
+    pub fn known(heads: impl ExactSizeIterator<Item = ChunkHead>) -> Self {
+        let h = Heads::pending_for(heads.len());
+        for (i, head) in heads.enumerate() {
+            h.set(i, head);
+        }
+        h
+    }
+
+    /// Chunks whose header has not been read yet.
+    pub fn pending(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// The head of chunk `i` if it is known (never reads).
+    pub fn get(&self, i: usize) -> Option<ChunkHead> {
+        let offset = self.offset.get(i)?.load(Ordering::Acquire);
+        if offset >= BAD {
+            return None;
+        }
+        let flags = self.flags.get(i)?.load(Ordering::Relaxed);
+        let compressed_size = self.compressed.get(i)?.load(Ordering::Relaxed);
+        let index_data_pos = if flags & INDEX_AFTER != 0 {
+            Some(offset.saturating_add(compressed_size))
+        } else if flags & INDEX_ELSEWHERE != 0 {
+            self.index_at
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&u32::try_from(i).ok()?)
+                .copied()
+        } else {
+            None
+        };
+        Some(ChunkHead {
+            data_offset: offset,
+            compressed_size,
+            uncompressed_size: self.size.get(i)?.load(Ordering::Relaxed),
+            compression: method(flags),
+            index_data_pos,
+        })
+    }
+
+    /// What is known of chunk `i` (a chunk out of range reads as bad).
+    pub fn state(&self, i: usize) -> HeadState {
+        match self.offset.get(i).map(|o| o.load(Ordering::Acquire)) {
+            None => HeadState::Bad(format!("there is no chunk {i}")),
+            Some(PENDING) => HeadState::Pending,
+            Some(BAD) => HeadState::Bad(
+                self.bad
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(&u32::try_from(i).unwrap_or(u32::MAX))
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+            Some(_) => self.get(i).map_or(HeadState::Pending, HeadState::Known),
+        }
+    }
+
+    /// Settles slot `i` (if it is pending) to `offset`, after the other fields are written.
+    fn settle(&self, i: usize, offset: u64) -> bool {
+        let settled = self.offset.get(i).is_some_and(|o| {
+            o.compare_exchange(PENDING, offset, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        });
+        if settled {
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        settled
+    }
+
+    /// Sets the head of chunk `i` if it is pending. A data offset of `u64::MAX - 1` or more
+    /// cannot be in a file and is not stored.
+    pub fn set(&self, i: usize, head: ChunkHead) {
+        if head.data_offset >= BAD
+            || self.offset.get(i).map(|o| o.load(Ordering::Acquire)) != Some(PENDING)
+        {
+            return;
+        }
+        let after = head.data_offset.saturating_add(head.compressed_size);
+        let index = match head.index_data_pos {
+            None => 0,
+            Some(p) if p == after => INDEX_AFTER,
+            Some(p) => {
+                let Ok(key) = u32::try_from(i) else { return };
+                self.index_at
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(key, p);
+                INDEX_ELSEWHERE
+            }
+        };
+        let flags = code(head.compression) | index;
+        // Two threads setting the same slot write the same values (read from the same bytes).
+        if let (Some(c), Some(s), Some(f)) =
+            (self.compressed.get(i), self.size.get(i), self.flags.get(i))
+        {
+            c.store(head.compressed_size, Ordering::Relaxed);
+            s.store(head.uncompressed_size, Ordering::Relaxed);
+            f.store(flags, Ordering::Relaxed);
+        }
+        self.settle(i, head.data_offset);
+    }
+
+    /// Marks chunk `i`'s header as not what its chunk info says, with why.
+    pub fn set_bad(&self, i: usize, why: String) {
+        let mut bad = self.bad.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.settle(i, BAD) {
+            bad.insert(u32::try_from(i).unwrap_or(u32::MAX), why);
+        }
+    }
+
+    /// The first bad header in chunk order, if any: `(chunk, why)`.
+    pub fn first_bad(&self) -> Option<(u32, String)> {
+        let bad = self.bad.lock().unwrap_or_else(PoisonError::into_inner);
+        bad.iter()
+            .min_by_key(|(i, _)| **i)
+            .map(|(i, why)| (*i, why.clone()))
+    }
+}
+
+/// Where a chunk record's header is expected to end at most (longer ones take a second read).
+const GUESS: usize = 128;
+
+/// Reads the record header at `pos` with one small positioned read (two when the header is
+/// unusually long).
+fn head_at(source: &Source, pos: u64) -> std::borrow::Cow<'_, [u8]> {
+    let first = source.read_at(pos, GUESS);
+    let needed = head_len(&first).unwrap_or(GUESS);
+    if needed <= first.len() || first.len() < GUESS {
+        return first;
+    }
+    source.read_at(pos, needed)
+}
+
+/// Bytes from a record's start through its data length field, from its header length field.
+fn head_len(bytes: &[u8]) -> Option<usize> {
+    bytes
+        .get(..4)
+        .and_then(crate::format::cursor::le_u32)
+        .map(|h| (h as usize).saturating_add(8))
+}
+
+/// Chunks whose records start less than this apart share one read of their headers.
+const NEAR: u64 = 32 << 10;
+/// The longest read of chunk headers in one batch.
+const BATCH_BYTES: u64 = 4 << 20;
+
+/// Consecutive chunks from `from` (before `to`), in file order and close together, whose
+/// headers one read covers: `(first, past the last, bytes from the first chunk's position)`.
+/// Chunks far apart (or listed out of order) get a batch each.
+fn batches(chunks: &[Chunk], from: usize, to: usize) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut first = from;
+    let to = to.min(chunks.len());
+    for i in from + 1..=to {
+        let (Some(a), Some(b)) = (chunks.get(first), chunks.get(i - 1)) else {
+            break;
+        };
+        let next = chunks.get(i).filter(|_| i < to).map(|c| c.pos);
+        let joins = next.is_some_and(|n| {
+            n > b.pos && n - b.pos < NEAR && n - a.pos + GUESS as u64 <= BATCH_BYTES
+        });
+        if !joins {
+            let span = b.pos - a.pos + GUESS as u64;
+            out.push((first, i, usize::try_from(span).unwrap_or(GUESS)));
+            first = i;
+        }
+    }
+    out
+}
+
+/// Reads the pending heads of chunks `from..to` in batches, one after the other.
+fn read_batches(
+    source: &Source,
+    chunks: &[Chunk],
+    heads: &Heads,
+    batches: &[(usize, usize, usize)],
+) {
+    let mut bytes = Vec::new();
+    for &(first, past, span) in batches {
+        if (first..past).all(|i| heads.get(i).is_some()) {
+            continue;
+        }
+        let Some(start) = chunks.get(first).map(|c| c.pos) else {
+            continue;
+        };
+        if source
+            .read_exact_into(start, span as u64, &mut bytes)
+            .is_err()
+        {
+            // The file changed under us: the chunks below fail to check out and the caller
+            // reports the change.
+            bytes.clear();
+        }
+        for i in first..past {
+            let Some(chunk) = chunks.get(i) else { continue };
+            let at = usize::try_from(chunk.pos - start).unwrap_or(usize::MAX);
+            let here = bytes.get(at..).unwrap_or_default();
+            let whole = head_len(here).is_some_and(|n| n <= here.len());
+            let head = if whole {
+                check(source.len(), chunk.pos, here)
+            } else {
+                check(source.len(), chunk.pos, &head_at(source, chunk.pos))
+            };
+            match head {
+                Ok(h) => heads.set(i, h),
+                Err(why) => heads.set_bad(i, why),
+            }
+        }
+    }
+}
+
+/// Reads every pending head, with one read per batch of nearby chunks and, with many chunks,
+/// batches on up to `threads` threads.
+pub(crate) fn read_all(source: &Source, chunks: &[Chunk], heads: &Heads, threads: usize) {
+    if heads.pending() == 0 {
+        return;
+    }
+    let batches = batches(chunks, 0, chunks.len());
+    let threads = if chunks.len() >= 512 {
+        threads.max(1)
+    } else {
+        1
+    };
+    let per_group = batches.len().div_ceil(threads * 8).max(1);
+    let groups: Vec<&[(usize, usize, usize)]> = batches.chunks(per_group).collect();
+    parallel_map(&groups, threads, |group| {
+        read_batches(source, chunks, heads, group);
+    });
+}
+
+/// Reads the head of chunk `i`, and with it those of the chunks that follow it closely (one
+/// read of up to [`BATCH_BYTES`]): a reader going through the chunks in order makes one read
+/// per batch, not one per chunk.
+pub(crate) fn read_from(source: &Source, chunks: &[Chunk], heads: &Heads, i: usize) {
+    let to = i.saturating_add(4096).min(chunks.len());
+    let mut list = batches(chunks, i, to);
+    list.truncate(1);
+    read_batches(source, chunks, heads, &list);
+}
+
+/// Checks the chunk record at `pos` (a chunk info points there), from `bytes` read at `pos`.
+fn check(len: u64, pos: u64, bytes: &[u8]) -> Result<ChunkHead, String> {
+    if pos >= len {
+        return Err(format!(
+            "a chunk info points to byte {pos} beyond the end of the file"
+        ));
+    }
+    let not_a_chunk = |e| format!("a chunk info points to byte {pos} which is not a chunk: {e}");
+    let head = read_head(bytes, 0, pos).map_err(not_a_chunk)?;
+    let ch = ChunkHeader::from_head(&head).map_err(not_a_chunk)?;
+    if head.end() > len {
+        return Err(format!(
+            "the chunk at byte {pos} runs past the end of the file"
+        ));
+    }
+    Ok(ChunkHead {
+        data_offset: head.data_offset,
+        compressed_size: u64::from(head.data_len),
+        uncompressed_size: u64::from(ch.size),
+        compression: ch.compression,
+        index_data_pos: Some(head.data_offset.saturating_add(u64::from(head.data_len))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bag::chunk::{ChunkLayout, ChunkState};
+    use crate::time::RosTime;
+
+    fn chunk(pos: u64) -> Chunk {
+        Chunk {
+            index: 0,
+            pos,
+            layout: ChunkLayout::V2,
+            state: ChunkState::Complete,
+            start: RosTime::MIN,
+            end: RosTime::MIN,
+            counts: crate::bag::Counts::default(),
+        }
+    }
+
+    #[test]
+    fn nearby_chunks_in_file_order_share_a_batch() {
+        let near = NEAR - 1;
+        let chunks: Vec<_> = [100, 100 + near, 100 + 2 * near, 1 << 30, 1000, 1000 + NEAR]
+            .into_iter()
+            .map(chunk)
+            .collect();
+        let g = GUESS as u64;
+        let got: Vec<(usize, usize, u64)> = batches(&chunks, 0, chunks.len())
+            .into_iter()
+            .map(|(a, b, span)| (a, b, span as u64))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(0, 3, 2 * near + g), (3, 4, g), (4, 5, g), (5, 6, g)]
+        );
+        // From the middle, up to a limit.
+        assert_eq!(batches(&chunks, 1, 2), vec![(1, 2, GUESS)]);
+        // A batch never spans more than BATCH_BYTES.
+        let many: Vec<_> = (0..1000u64).map(|i| chunk(i * (NEAR - 1))).collect();
+        for (a, b, span) in batches(&many, 0, many.len()) {
+            assert!(span as u64 <= BATCH_BYTES);
+            assert!(b > a);
+        }
+        assert!(batches(&[], 0, 0).is_empty());
+        assert!(batches(&many, 5000, 6000).is_empty());
+    }
+
+    #[test]
+    fn slots_are_set_once_and_read_back() {
+        let h = Heads::pending_for(3);
+        assert_eq!(h.pending(), 3);
+        assert_eq!(h.state(0), HeadState::Pending);
+        let head = ChunkHead {
+            data_offset: 4000,
+            compressed_size: 1 << 33,
+            uncompressed_size: 77,
+            compression: Compression::Lz4,
+            index_data_pos: Some(4000 + (1 << 33)),
+        };
+        h.set(0, head);
+        h.set(
+            0,
+            ChunkHead {
+                data_offset: 5,
+                ..head
+            },
+        );
+        assert_eq!(h.get(0), Some(head));
+        let odd = ChunkHead {
+            index_data_pos: Some(9),
+            ..head
+        };
+        let k = Heads::known(
+            [
+                odd,
+                ChunkHead {
+                    index_data_pos: None,
+                    ..head
+                },
+            ]
+            .into_iter(),
+        );
+        assert_eq!(
+            (k.get(0), k.get(1).unwrap().index_data_pos),
+            (Some(odd), None)
+        );
+        h.set_bad(2, "not a chunk".into());
+        h.set_bad(1, "first".into());
+        h.set(1, head);
+        assert_eq!(h.pending(), 0);
+        assert_eq!(h.state(2), HeadState::Bad("not a chunk".into()));
+        assert_eq!(h.get(1), None);
+        assert_eq!(h.first_bad(), Some((1, "first".into())));
+        assert!(matches!(h.state(3), HeadState::Bad(_)));
+        let k = Heads::known([head].into_iter());
+        assert_eq!((k.pending(), k.get(0)), (0, Some(head)));
+    }
+}
