@@ -41,3 +41,13 @@ pub fn load() -> String {
         .unwrap_or("?")
         .to_string()
 }
+
+/// Anonymous resident memory of this process in KiB (`RssAnon` of `/proc/self/status`).
+pub fn rss_anon_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("RssAnon:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}

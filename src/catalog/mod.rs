@@ -16,6 +16,7 @@ pub mod search;
 pub mod series;
 #[cfg(test)]
 mod tests;
+pub mod time_index;
 mod topics;
 mod window;
 pub mod window_bytes;
@@ -36,6 +37,8 @@ use crate::time::RosTime;
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     bags: Vec<Bag>,
+    /// The chunks by time, built on first use (shared by clones: the bags do not change).
+    times: std::sync::Arc<std::sync::OnceLock<Vec<time_index::BagTimes>>>,
 }
 
 /// A selection over a catalog: topics by name (all when empty) and an inclusive time range.
@@ -54,7 +57,10 @@ pub struct Selection {
 impl Catalog {
     /// A catalog of already opened bags.
     pub fn new(bags: Vec<Bag>) -> Self {
-        Catalog { bags }
+        Catalog {
+            bags,
+            times: std::sync::Arc::default(),
+        }
     }
 
     /// Opens every path; bags that cannot be opened are returned as errors beside the catalog.
@@ -67,7 +73,7 @@ impl Catalog {
                 Err(e) => errors.push(e),
             }
         }
-        (Catalog { bags }, errors)
+        (Catalog::new(bags), errors)
     }
 
     /// The bags, in the order given.

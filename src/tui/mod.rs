@@ -125,8 +125,13 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
             bags,
             event::notify(&tx, AppEvent::Opening),
             move |catalog, errors| {
+                let shared = catalog.clone();
                 let ready = event::ready(catalog, errors, registry, (w, h), &events);
                 let _ = events.send(AppEvent::Opened(Box::new(ready)));
+                // The first frame is on its way: now the chunks by time, which make each
+                // later zoom's histogram and lanes O(bins · log chunks) (shared with the
+                // app's catalog, a clone).
+                shared.index_by_time();
             },
         );
     }

@@ -1,8 +1,12 @@
-//! Message density over a time window, from chunk infos alone: each chunk's count (for the
-//! selected connections) is spread over its time range. Chunks whose message list is already
-//! in memory contribute exact times instead.
+//! Message density over a time window, from chunk infos alone: a chunk (or a run of
+//! chunks, see [`crate::catalog::time_index`]) whose time span lies inside one bin adds its
+//! count to that bin, which is exact; a chunk straddling bins contributes the exact times of
+//! its message list when that is in memory, and otherwise its count (for the selected
+//! connections) spread over its time range. O(bins · log chunks) per window.
 
-use crate::catalog::{BagConn, Catalog};
+use crate::bag::ConnId;
+use crate::catalog::time_index::Visit;
+use crate::catalog::{BagChunk, BagConn, Catalog};
 use crate::time::RosTime;
 
 /// Entries looked at per histogram before falling back to spreading chunk counts.
@@ -38,47 +42,84 @@ pub fn compute(
     window: (RosTime, RosTime),
     width: usize,
 ) -> Histogram {
-    let mut bins = vec![0.0; width];
-    let mut exact = true;
-    let (w0, w1) = window;
-    let span = w1.nanos_since(w0).max(1) as f64;
-    let bin_of = |t: RosTime| -> Option<usize> {
+    let mut binner = Binner {
+        bins: vec![0.0; width],
+        window,
+        exact: true,
+        // Exact times cost a pass over the entries: keep the work bounded on huge bags.
+        budget: EXACT_BUDGET,
+    };
+    if width > 0 {
+        catalog.walk_window(connections, window, &mut binner);
+    }
+    Histogram {
+        bins: binner.bins,
+        window,
+        exact: binner.exact,
+    }
+}
+
+/// The bins being filled by a walk over the window.
+struct Binner {
+    bins: Vec<f64>,
+    window: (RosTime, RosTime),
+    exact: bool,
+    /// Index entries still to be looked at before falling back to spreading chunk counts.
+    budget: usize,
+}
+
+impl Binner {
+    /// The bin of `t`, `None` outside the window.
+    fn bin_of(&self, t: RosTime) -> Option<usize> {
+        let (w0, w1) = self.window;
+        let width = self.bins.len();
         if t < w0 || t > w1 || width == 0 {
             return None;
         }
+        let span = w1.nanos_since(w0).max(1) as f64;
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Some(((t.nanos_since(w0) as f64 / span * width as f64) as usize).min(width - 1))
-    };
-    // Exact times cost a pass over the entries: keep the UI thread's work bounded on huge bags.
-    let mut budget = EXACT_BUDGET;
-    for (c, count) in catalog.chunks_holding(connections) {
-        let chunk = c.chunk;
-        if chunk.end < w0 || chunk.start > w1 {
-            continue;
+    }
+}
+
+impl Visit for Binner {
+    fn whole(&mut self, start: RosTime, end: RosTime, count: u64) -> bool {
+        match (self.bin_of(start), self.bin_of(end)) {
+            (Some(a), Some(b)) if a == b => {
+                if let Some(bin) = self.bins.get_mut(a) {
+                    *bin += count as f64;
+                }
+                true
+            }
+            _ => false,
         }
+    }
+
+    fn chunk(&mut self, c: BagChunk<'_>, conn: Option<ConnId>, count: u64) {
+        let chunk = c.chunk;
         if let Some(entries) = c
             .source
             .loaded_entries(chunk.index)
-            .filter(|e| e.len() <= budget)
+            .filter(|e| e.len() <= self.budget)
         {
-            budget -= entries.len();
-            for e in entries
-                .iter()
-                .filter(|e| BagConn::new(c.bag, e.conn).is_in(connections))
-            {
-                if let Some(b) = bin_of(e.time).and_then(|b| bins.get_mut(b)) {
-                    *b += 1.0;
+            self.budget -= entries.len();
+            for e in entries.iter().filter(|e| conn.is_none_or(|k| e.conn == k)) {
+                if let Some(b) = self.bin_of(e.time) {
+                    if let Some(bin) = self.bins.get_mut(b) {
+                        *bin += 1.0;
+                    }
                 }
             }
-            continue;
+            return;
         }
-        exact = false;
-        spread(&mut bins, chunk.start, chunk.end, count as f64, window);
-    }
-    Histogram {
-        bins,
-        window,
-        exact,
+        self.exact = false;
+        spread(
+            &mut self.bins,
+            chunk.start,
+            chunk.end,
+            count as f64,
+            self.window,
+        );
     }
 }
 
