@@ -125,6 +125,8 @@ pub struct Follower {
     chunks: Vec<Chunk>,
     /// The record header of each chunk, as parsed.
     heads: Vec<super::heads::ChunkHead>,
+    /// The leading chunks whose counts live in shared tables (see `share_counts`).
+    shared: usize,
     max_chunk: u64,
     stamp: Stamp,
     finished: bool,
@@ -158,6 +160,7 @@ impl Follower {
             conn_map: HashMap::new(),
             chunks: Vec::new(),
             heads: Vec::new(),
+            shared: 0,
             max_chunk: crate::format::compression::DEFAULT_MAX_CHUNK_SIZE,
             stamp: (0, None),
             finished: false,
@@ -354,7 +357,31 @@ impl Follower {
         }
         let room = MAX_LOSSES.saturating_sub(self.losses.len());
         self.losses.extend(update.losses.iter().take(room).cloned());
+        self.share_counts();
         Ok(update)
+    }
+
+    /// Moves the counts of the chunks closed since the last poll (all but the last chunk:
+    /// only the last one still changes) into one shared table, so that a snapshot copies
+    /// them without an allocation per chunk and frees them without a free per chunk.
+    /// Work proportional to the chunks closed since.
+    fn share_counts(&mut self) {
+        let closed = self.chunks.len().saturating_sub(1);
+        let Some(new) = self.chunks.get_mut(self.shared..closed) else {
+            return;
+        };
+        if new.is_empty() {
+            return;
+        }
+        let table: std::sync::Arc<[(ConnId, u32)]> =
+            new.iter().flat_map(|c| c.counts.iter().copied()).collect();
+        let mut at = 0;
+        for c in new {
+            let len = c.counts.len();
+            c.counts = super::counts::Counts::shared(&table, at, len);
+            at += len;
+        }
+        self.shared = closed;
     }
 
     /// Reads the version line and the bag header (again, to see the index position the writer

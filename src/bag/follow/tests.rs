@@ -241,3 +241,70 @@ fn the_finished_path_is_found_after_the_rename() {
     assert!(!f.changed().unwrap());
     assert!(!f.wait(Duration::from_millis(50)).unwrap());
 }
+
+#[test]
+fn closed_chunks_keep_their_counts_in_shared_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut full, bag) = finished(dir.path(), Compression::None, 60);
+    // Still recording: the bag header's index position 0.
+    let at = field_value(&full, 13, 4096, b"index_pos=");
+    full[at..at + 8].fill(0);
+    let live = dir.path().join("rec.bag.active");
+    std::fs::write(&live, b"").unwrap();
+    let mut f = Follower::open(&live).unwrap();
+    // Counts by topic (the follower numbers connections in order of appearance).
+    let by_topic = |conns: &[Connection], c: &Chunk| {
+        let mut v: Vec<(String, u32)> = c
+            .counts
+            .iter()
+            .map(|&(id, n)| (conns[id as usize].topic.clone(), n))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let mut read = 0u64;
+    for piece in full.chunks(300) {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&live)
+            .unwrap();
+        file.write_all(piece).unwrap();
+        drop(file);
+        loop {
+            let u = f.poll(1 << 20).unwrap();
+            read += u.messages.len() as u64;
+            if !u.more {
+                break;
+            }
+        }
+        let n = f.chunks().len();
+        // Every chunk but the last is closed: its counts are final.
+        for (got, want) in f
+            .chunks()
+            .iter()
+            .zip(bag.chunks())
+            .take(n.saturating_sub(1))
+        {
+            assert_eq!(
+                by_topic(f.connections(), got),
+                by_topic(bag.connections(), want),
+                "chunk {}",
+                got.index
+            );
+        }
+        let snap = f.snapshot();
+        assert_eq!(snap.message_count(), read);
+        assert_eq!(snap.chunks().len(), n);
+    }
+    let all: Vec<_> = f
+        .chunks()
+        .iter()
+        .map(|c| by_topic(f.connections(), c))
+        .collect();
+    let want: Vec<_> = bag
+        .chunks()
+        .iter()
+        .map(|c| by_topic(bag.connections(), c))
+        .collect();
+    assert_eq!(all, want);
+}
