@@ -352,6 +352,19 @@ fn check(len: u64, pos: u64, bytes: &[u8]) -> Result<ChunkHead, String> {
             "a chunk info points to byte {pos} beyond the end of the file"
         ));
     }
+    if let Some((ch, data_len, data_at)) = ChunkHeader::read_fast(bytes) {
+        let data_offset = pos.saturating_add(data_at as u64);
+        let end = data_offset.saturating_add(u64::from(data_len));
+        if end <= len {
+            return Ok(ChunkHead {
+                data_offset,
+                compressed_size: u64::from(data_len),
+                uncompressed_size: u64::from(ch.size),
+                compression: ch.compression,
+                index_data_pos: Some(end),
+            });
+        }
+    }
     let not_a_chunk = |e| format!("a chunk info points to byte {pos} which is not a chunk: {e}");
     let head = read_head(bytes, 0, pos).map_err(not_a_chunk)?;
     let ch = ChunkHeader::from_head(&head).map_err(not_a_chunk)?;

@@ -147,6 +147,11 @@ impl Index {
     /// Takes the record at the start of `buf` (at absolute offset `pos`); returns where the
     /// next one starts. Nothing is kept from a record that fails.
     fn record_at(&mut self, buf: &[u8], pos: u64) -> Result<u64, Fallback> {
+        if let Some(info) = ChunkInfoHead::read_fast(buf, pos, &mut self.table) {
+            self.infos.push(info);
+            self.ends.push(self.table.len());
+            return Ok(info.end);
+        }
         let head = read_head(buf, 0, pos)
             .map_err(|e| format!("index section damaged: {e} (at byte {pos})"))?;
         match head.op() {
