@@ -323,10 +323,15 @@ pub(crate) fn read_all(source: &Source, chunks: &[Chunk], heads: &Heads, threads
         return;
     }
     let batches = batches(chunks, 0, chunks.len());
-    let threads = if chunks.len() >= 512 {
-        threads.max(1)
-    } else {
+    // Chunks far apart are one small read each, which waits on the disk (a cold cache, a
+    // network file system): then more reads are kept in flight than there are cores.
+    let far_apart = batches.len() * 2 > chunks.len();
+    let threads = if chunks.len() < 512 {
         1
+    } else if far_apart {
+        threads.max(1).saturating_mul(4).clamp(8, 32)
+    } else {
+        threads.max(1)
     };
     let per_group = batches.len().div_ceil(threads * 8).max(1);
     let groups: Vec<&[(usize, usize, usize)]> = batches.chunks(per_group).collect();
