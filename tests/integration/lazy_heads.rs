@@ -65,6 +65,12 @@ fn every_fixture_and_corpus_bag_reads_the_same_with_headers_read_later() {
         }
         assert_eq!(eager.is_indexed(), lazy.is_indexed(), "{name}");
         assert_eq!(eager.chunks(), lazy.chunks(), "{name}");
+        // The explorer's health view reads the headers itself, on its worker.
+        let health = |bag: &Bag| {
+            let catalog = bagscope::catalog::Catalog::new(vec![bag.clone()]);
+            bagscope::catalog::health::compute(&catalog, &mut |_| {})
+        };
+        assert_eq!(health(&eager), health(&lazy), "{name}");
         assert_eq!(reading(&eager), reading(&lazy), "{name}");
         assert_eq!(lazy.pending_heads(), 0, "{name}: all read by now");
         for c in eager.chunks() {
