@@ -217,10 +217,15 @@ impl Heads {
 
     /// The first bad header in chunk order, if any: `(chunk, why)`.
     pub fn first_bad(&self) -> Option<(u32, String)> {
+        self.all_bad().into_iter().next()
+    }
+
+    /// Every bad header found so far, in chunk order: `(chunk, why)`.
+    pub fn all_bad(&self) -> Vec<(u32, String)> {
         let bad = self.bad.lock().unwrap_or_else(PoisonError::into_inner);
-        bad.iter()
-            .min_by_key(|(i, _)| **i)
-            .map(|(i, why)| (*i, why.clone()))
+        let mut list: Vec<(u32, String)> = bad.iter().map(|(i, w)| (*i, w.clone())).collect();
+        list.sort_unstable();
+        list
     }
 }
 
