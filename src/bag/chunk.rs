@@ -90,3 +90,17 @@ pub struct IndexEntry {
     /// for whole-file pseudo-chunks).
     pub offset: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Chunk;
+
+    #[test]
+    fn a_chunk_is_compact() {
+        // A million chunks: what the chunk infos say, without the record header's fields
+        // (`crate::bag::ChunkHead`, kept apart in 25 bytes a chunk).
+        let size = std::mem::size_of::<Chunk>();
+        println!("Chunk: {size} bytes");
+        assert!(size <= 80, "{size}");
+    }
+}

@@ -217,10 +217,15 @@ impl Heads {
 
     /// The first bad header in chunk order, if any: `(chunk, why)`.
     pub fn first_bad(&self) -> Option<(u32, String)> {
+        self.all_bad().into_iter().next()
+    }
+
+    /// Every bad header found so far, in chunk order: `(chunk, why)`.
+    pub fn all_bad(&self) -> Vec<(u32, String)> {
         let bad = self.bad.lock().unwrap_or_else(PoisonError::into_inner);
-        bad.iter()
-            .min_by_key(|(i, _)| **i)
-            .map(|(i, why)| (*i, why.clone()))
+        let mut list: Vec<(u32, String)> = bad.iter().map(|(i, w)| (*i, w.clone())).collect();
+        list.sort_unstable();
+        list
     }
 }
 
@@ -323,10 +328,15 @@ pub(crate) fn read_all(source: &Source, chunks: &[Chunk], heads: &Heads, threads
         return;
     }
     let batches = batches(chunks, 0, chunks.len());
-    let threads = if chunks.len() >= 512 {
-        threads.max(1)
-    } else {
+    // Chunks far apart are one small read each, which waits on the disk (a cold cache, a
+    // network file system): then more reads are kept in flight than there are cores.
+    let far_apart = batches.len() * 2 > chunks.len();
+    let threads = if chunks.len() < 512 {
         1
+    } else if far_apart {
+        threads.max(1).saturating_mul(4).clamp(8, 32)
+    } else {
+        threads.max(1)
     };
     let per_group = batches.len().div_ceil(threads * 8).max(1);
     let groups: Vec<&[(usize, usize, usize)]> = batches.chunks(per_group).collect();
@@ -351,6 +361,19 @@ fn check(len: u64, pos: u64, bytes: &[u8]) -> Result<ChunkHead, String> {
         return Err(format!(
             "a chunk info points to byte {pos} beyond the end of the file"
         ));
+    }
+    if let Some((ch, data_len, data_at)) = ChunkHeader::read_fast(bytes) {
+        let data_offset = pos.saturating_add(data_at as u64);
+        let end = data_offset.saturating_add(u64::from(data_len));
+        if end <= len {
+            return Ok(ChunkHead {
+                data_offset,
+                compressed_size: u64::from(data_len),
+                uncompressed_size: u64::from(ch.size),
+                compression: ch.compression,
+                index_data_pos: Some(end),
+            });
+        }
     }
     let not_a_chunk = |e| format!("a chunk info points to byte {pos} which is not a chunk: {e}");
     let head = read_head(bytes, 0, pos).map_err(not_a_chunk)?;

@@ -88,16 +88,15 @@ impl Bag {
 
     /// The warnings about chunk record headers read after the bag was opened.
     pub(super) fn head_warnings(&self) -> Vec<Warning> {
-        let Some((_, _)) = self.inner.heads.first_bad() else {
-            return Vec::new();
-        };
-        (0..self.inner.chunks.len())
-            .filter_map(|i| match self.inner.heads.state(i) {
-                HeadState::Bad(why) => Some(Warning::at(
-                    self.inner.chunks.get(i).map_or(0, |c| c.pos),
+        self.inner
+            .heads
+            .all_bad()
+            .into_iter()
+            .map(|(i, why)| {
+                Warning::at(
+                    self.inner.chunks.get(i as usize).map_or(0, |c| c.pos),
                     format!("{why}: the messages its chunk info lists cannot be read"),
-                )),
-                _ => None,
+                )
             })
             .collect()
     }

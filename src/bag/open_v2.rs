@@ -54,7 +54,7 @@ pub(crate) fn open_indexed(
     let mut index = Index {
         conns: ConnTable::default(),
         warnings: Vec::new(),
-        infos: Vec::with_capacity(expected),
+        chunks: Vec::with_capacity(expected),
         table: Vec::with_capacity(expected),
         ends: Vec::with_capacity(expected),
     };
@@ -73,15 +73,15 @@ pub(crate) fn open_indexed(
     let Index {
         conns,
         mut warnings,
-        infos,
+        mut chunks,
         table,
         ends,
     } = index;
     if let Some(n) = header.chunk_count {
-        if n as usize != infos.len() {
+        if n as usize != chunks.len() {
             return Err(format!(
                 "the bag header announces {n} chunks but the index section holds {} chunk info records",
-                infos.len()
+                chunks.len()
             ));
         }
     }
@@ -94,9 +94,14 @@ pub(crate) fn open_indexed(
         }
     }
     let (mut connections, map) = conns.finish();
-    let counts = counts_table(table, &ends, &infos, &map)?;
-    let chunks = chunks_from_infos(&infos, &counts, &ends, len)?;
-    drop(infos);
+    let counts = counts_table(table, &ends, &chunks, &map)?;
+    check_positions(&chunks, len)?;
+    for (i, c) in chunks.iter_mut().enumerate() {
+        let from = i.checked_sub(1).and_then(|p| ends.get(p)).copied();
+        let to = ends.get(i).copied().unwrap_or(0);
+        let from = from.unwrap_or(0).min(to);
+        c.counts = Counts::shared(&counts, from, to - from);
+    }
     let heads = Heads::pending_for(chunks.len());
     if chunks.len() < lazy_from {
         // Few chunks: their headers are read and checked now, and a bag whose chunk infos
@@ -137,16 +142,36 @@ const AHEAD: usize = 64 << 10;
 struct Index {
     conns: ConnTable,
     warnings: Vec<Warning>,
-    infos: Vec<ChunkInfoHead>,
+    /// A chunk per chunk info, its counts attached once the table is complete.
+    chunks: Vec<Chunk>,
     /// The counts of every chunk info, in order; `ends[i]` is where those of info `i` end.
     table: Vec<(u32, u32)>,
     ends: Vec<usize>,
 }
 
 impl Index {
+    /// Adds the chunk of a chunk info whose counts were just appended to the table; returns
+    /// where the next record starts.
+    fn push(&mut self, info: &ChunkInfoHead) -> u64 {
+        self.chunks.push(Chunk {
+            index: u32::try_from(self.chunks.len()).unwrap_or(u32::MAX),
+            pos: info.chunk_pos,
+            layout: ChunkLayout::V2,
+            state: ChunkState::Complete,
+            start: info.start_time,
+            end: info.end_time,
+            counts: Counts::default(),
+        });
+        self.ends.push(self.table.len());
+        info.end
+    }
+
     /// Takes the record at the start of `buf` (at absolute offset `pos`); returns where the
     /// next one starts. Nothing is kept from a record that fails.
     fn record_at(&mut self, buf: &[u8], pos: u64) -> Result<u64, Fallback> {
+        if let Some(info) = ChunkInfoHead::read_fast(buf, pos, &mut self.table) {
+            return Ok(self.push(&info));
+        }
         let head = read_head(buf, 0, pos)
             .map_err(|e| format!("index section damaged: {e} (at byte {pos})"))?;
         match head.op() {
@@ -165,9 +190,7 @@ impl Index {
                     ChunkInfoHead::read_into(&head, buf, pos, &mut self.table).map_err(|e| {
                         format!("index section damaged: {e} (at byte {})", e.file_offset())
                     })?;
-                self.infos.push(info);
-                self.ends.push(self.table.len());
-                Ok(info.end)
+                Ok(self.push(&info))
             }
             Ok(other) => Err(format!(
                 "unexpected record (op {}) in the index section at byte {pos}",
@@ -226,7 +249,7 @@ impl<'s> Window<'s> {
 fn counts_table(
     mut table: Vec<(u32, u32)>,
     ends: &[usize],
-    infos: &[ChunkInfoHead],
+    chunks: &[Chunk],
     map: &HashMap<u32, ConnId>,
 ) -> Result<Arc<[(ConnId, u32)]>, Fallback> {
     // Connection ids are usually small and dense: look them up in a table, not a hash map.
@@ -251,8 +274,8 @@ fn counts_table(
         }
         pair.0 = lookup(pair.0).ok_or_else(|| {
             format!(
-                "the chunk info at byte {} names connection {}, which has no connection record",
-                infos.get(info).map_or(0, |c| c.offset),
+                "the chunk info of the chunk at byte {} names connection {}, which has no connection record",
+                chunks.get(info).map_or(0, |c| c.pos),
                 pair.0
             )
         })?;
@@ -260,21 +283,15 @@ fn counts_table(
     Ok(Arc::from(table))
 }
 
-/// Chunks built from their chunk infos (their record headers are read apart: see
-/// [`super::heads`]).
-fn chunks_from_infos(
-    infos: &[ChunkInfoHead],
-    counts: &Arc<[(ConnId, u32)]>,
-    ends: &[usize],
-    len: u64,
-) -> Result<Vec<Chunk>, Fallback> {
+/// Checks where the chunk infos point: inside the file, no two to the same chunk.
+fn check_positions(chunks: &[Chunk], len: u64) -> Result<(), Fallback> {
     // Chunk infos are normally in file order: then no two point to the same chunk.
-    let in_order = infos.windows(2).all(|w| match w {
-        [a, b] => a.chunk_pos < b.chunk_pos,
+    let in_order = chunks.windows(2).all(|w| match w {
+        [a, b] => a.pos < b.pos,
         _ => true,
     });
     if !in_order {
-        let mut positions: Vec<u64> = infos.iter().map(|i| i.chunk_pos).collect();
+        let mut positions: Vec<u64> = chunks.iter().map(|c| c.pos).collect();
         positions.sort_unstable();
         if let Some(w) = positions.windows(2).find(|w| w.first() == w.get(1)) {
             return Err(format!(
@@ -283,28 +300,13 @@ fn chunks_from_infos(
             ));
         }
     }
-    if let Some(info) = infos.iter().find(|i| i.chunk_pos >= len) {
+    if let Some(c) = chunks.iter().find(|c| c.pos >= len) {
         return Err(format!(
             "a chunk info points to byte {} beyond the end of the file",
-            info.chunk_pos
+            c.pos
         ));
     }
-    let mut chunks = Vec::with_capacity(infos.len());
-    for (i, info) in infos.iter().enumerate() {
-        let from = i.checked_sub(1).and_then(|p| ends.get(p)).copied();
-        let to = ends.get(i).copied().unwrap_or(0);
-        let from = from.unwrap_or(0).min(to);
-        chunks.push(Chunk {
-            index: u32::try_from(i).unwrap_or(u32::MAX),
-            pos: info.chunk_pos,
-            layout: ChunkLayout::V2,
-            state: ChunkState::Complete,
-            start: info.start_time,
-            end: info.end_time,
-            counts: Counts::shared(counts, from, to - from),
-        });
-    }
-    Ok(chunks)
+    Ok(())
 }
 
 #[cfg(test)]

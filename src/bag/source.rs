@@ -161,9 +161,9 @@ impl Source {
 
     /// Like [`Source::read_exact_at`], into `buf` (cleared first; its allocation is reused).
     pub fn read_exact_into(&self, offset: u64, len: u64, buf: &mut Vec<u8>) -> Result<(), Changed> {
-        buf.clear();
         match &self.kind {
             Kind::Owned(_) => {
+                buf.clear();
                 buf.extend_from_slice(&self.read_exact_at(offset, len)?);
                 Ok(())
             }
@@ -171,6 +171,7 @@ impl Source {
                 let total = self.len();
                 let start = offset.min(total);
                 let want = (total - start).min(len);
+                // Resized, not cleared: only new room is zeroed, and the read overwrites it all.
                 buf.resize(usize::try_from(want).unwrap_or(usize::MAX), 0);
                 let done = pread_full(file, buf, start);
                 if done < buf.len() {

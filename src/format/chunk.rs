@@ -53,6 +53,45 @@ impl ChunkHeader {
         })
     }
 
+    /// The hot path of reading many chunk record headers: a well-formed chunk record header
+    /// at the start of `buf`, its fields found in one pass: the header, the declared data
+    /// length and where the data starts in `buf`. `None` when anything is off or unusual
+    /// ([`read_head`](super::read_head) and [`ChunkHeader::from_head`] then tell what).
+    pub fn read_fast(buf: &[u8]) -> Option<(Self, u32, usize)> {
+        let (header_len, rest) = buf.split_first_chunk::<4>()?;
+        let header_len = usize::try_from(u32::from_le_bytes(*header_len)).ok()?;
+        let (mut header, rest) = rest.split_at_checked(header_len)?;
+        let (data_len, _) = rest.split_first_chunk::<4>()?;
+        let (mut op, mut compression, mut size) = (None, None, None);
+        // Later fields override earlier ones, as in `Header::pick`.
+        while !header.is_empty() {
+            let (len, tail) = header.split_first_chunk::<4>()?;
+            let len = usize::try_from(u32::from_le_bytes(*len)).ok()?;
+            let (field, tail) = tail.split_at_checked(len)?;
+            header = tail;
+            let eq = field.iter().position(|&b| b == b'=')?;
+            let (name, value) = (field.get(..eq)?, field.get(eq + 1..)?);
+            match name {
+                b"op" => op = Some(value),
+                b"compression" => compression = Some(value),
+                b"size" => size = Some(value),
+                _ => {}
+            }
+        }
+        if op? != [Op::Chunk.byte()] {
+            return None;
+        }
+        let head = ChunkHeader {
+            compression: Compression::parse(compression?)?,
+            size: u32::from_le_bytes(size?.try_into().ok()?),
+        };
+        Some((
+            head,
+            u32::from_le_bytes(*data_len),
+            header_len.checked_add(8)?,
+        ))
+    }
+
     /// Appends the chunk record's header and `data_len` (the compressed size) to `out`; the
     /// `data_len` bytes of compressed data follow.
     pub fn encode_head(&self, out: &mut Vec<u8>, data_len: u32) {
@@ -96,5 +135,15 @@ mod tests {
         assert_eq!(head.data_len, 7);
         assert_eq!(head.end(), buf.len() as u64);
         assert_eq!(ChunkHeader::from_head(&head).unwrap(), h);
+        let (fast, data_len, data_at) = ChunkHeader::read_fast(&buf).unwrap();
+        assert_eq!((fast, data_len, data_at as u64), (h, 7, head.data_offset));
+        for cut in 0..data_at {
+            assert!(
+                ChunkHeader::read_fast(&buf[..cut]).is_none(),
+                "cut at {cut}"
+            );
+            let general = read_head(&buf[..cut], 0, 0).and_then(|h| ChunkHeader::from_head(&h));
+            assert!(general.is_err(), "cut at {cut}");
+        }
     }
 }

@@ -105,6 +105,61 @@ impl ChunkInfoHead {
     }
 }
 
+impl ChunkInfoHead {
+    /// The hot path of opening a bag of many chunks: a well-formed chunk info record at the
+    /// start of `buf` (first byte at absolute offset `base`), its header fields found in one
+    /// pass and every length checked, its counts appended to `counts`. `None` (nothing
+    /// appended) when anything is off or unusual; [`ChunkInfoHead::read_into`] then reads the
+    /// record again and reports the problem.
+    pub fn read_fast(buf: &[u8], base: u64, counts: &mut Vec<(u32, u32)>) -> Option<Self> {
+        let (header_len, rest) = buf.split_first_chunk::<4>()?;
+        let header_len = usize::try_from(u32::from_le_bytes(*header_len)).ok()?;
+        let (mut header, rest) = rest.split_at_checked(header_len)?;
+        let (_data_len, data) = rest.split_first_chunk::<4>()?;
+        let (mut op, mut ver, mut count, mut chunk_pos, mut start, mut end) =
+            (None, None, None, None, None, None);
+        // Later fields override earlier ones, as in `Header::pick`.
+        while !header.is_empty() {
+            let (len, tail) = header.split_first_chunk::<4>()?;
+            let len = usize::try_from(u32::from_le_bytes(*len)).ok()?;
+            let (field, tail) = tail.split_at_checked(len)?;
+            header = tail;
+            let eq = field.iter().position(|&b| b == b'=')?;
+            let (name, value) = (field.get(..eq)?, field.get(eq + 1..)?);
+            match name {
+                b"op" => op = Some(value),
+                b"ver" => ver = Some(value),
+                b"count" => count = Some(value),
+                b"chunk_pos" => chunk_pos = Some(value),
+                b"start_time" => start = Some(value),
+                b"end_time" => end = Some(value),
+                _ => {}
+            }
+        }
+        if op? != [Op::ChunkInfo.byte()] || le_u32(ver?)? != 1 {
+            return None;
+        }
+        let count = usize::try_from(le_u32(count?)?).ok()?;
+        let pairs = data.get(..count.checked_mul(8)?)?;
+        let data_offset = base.checked_add(8)?.checked_add(header_len as u64)?;
+        let fixed = ChunkInfoHead {
+            offset: base,
+            chunk_pos: super::cursor::le_u64(chunk_pos?)?,
+            start_time: super::cursor::le_time(start?)?,
+            end_time: super::cursor::le_time(end?)?,
+            end: data_offset.checked_add(pairs.len() as u64)?,
+        };
+        counts.extend(pairs.chunks_exact(8).map(|e| {
+            let (conn, n) = e.split_at(4);
+            (
+                le_u32(conn).unwrap_or_default(),
+                le_u32(n).unwrap_or_default(),
+            )
+        }));
+        Some(fixed)
+    }
+}
+
 impl ChunkInfo {
     /// Reads the chunk info record at `pos` of `buf` (first byte at absolute offset `base`).
     pub fn read(buf: &[u8], pos: usize, base: u64) -> Result<Self> {
@@ -177,6 +232,20 @@ mod tests {
         let mut buf = Vec::new();
         info.encode(&mut buf);
         let back = ChunkInfo::read(&buf, 0, 0).unwrap();
+        // The fast path reads the same, and declines what the general path rejects.
+        let mut counts = Vec::new();
+        let fast = ChunkInfoHead::read_fast(&buf, 0, &mut counts).unwrap();
+        assert_eq!(
+            (fast.chunk_pos, fast.start_time, fast.end_time, fast.end),
+            (back.chunk_pos, back.start_time, back.end_time, back.end)
+        );
+        assert_eq!(counts, back.counts);
+        for cut in 0..buf.len() {
+            let mut counts = Vec::new();
+            let fast = ChunkInfoHead::read_fast(&buf[..cut], 0, &mut counts);
+            assert!(fast.is_none() && counts.is_empty(), "cut at {cut}");
+            assert!(ChunkInfo::read(&buf[..cut], 0, 0).is_err(), "cut at {cut}");
+        }
         assert_eq!(back.end, buf.len() as u64);
         assert_eq!(back.counts, info.counts);
         assert_eq!(back.chunk_pos, 4117);

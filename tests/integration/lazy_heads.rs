@@ -65,6 +65,12 @@ fn every_fixture_and_corpus_bag_reads_the_same_with_headers_read_later() {
         }
         assert_eq!(eager.is_indexed(), lazy.is_indexed(), "{name}");
         assert_eq!(eager.chunks(), lazy.chunks(), "{name}");
+        // The explorer's health view reads the headers itself, on its worker.
+        let health = |bag: &Bag| {
+            let catalog = bagscope::catalog::Catalog::new(vec![bag.clone()]);
+            bagscope::catalog::health::compute(&catalog, &mut |_| {})
+        };
+        assert_eq!(health(&eager), health(&lazy), "{name}");
         assert_eq!(reading(&eager), reading(&lazy), "{name}");
         assert_eq!(lazy.pending_heads(), 0, "{name}: all read by now");
         for c in eager.chunks() {
@@ -78,9 +84,9 @@ fn every_fixture_and_corpus_bag_reads_the_same_with_headers_read_later() {
     assert!(lazy_ones >= 4, "indexed fixtures read lazily: {lazy_ones}");
 }
 
-/// Ten chunks of one `std_msgs/UInt64` each; the record of chunk 3 overwritten.
-fn damaged(dir: &Path) -> (PathBuf, u64) {
-    let path = dir.join("ten.bag");
+/// `n` chunks of one `std_msgs/UInt64` each; the record of chunk 3 overwritten.
+fn damaged(dir: &Path, n: u64) -> (PathBuf, u64) {
+    let path = dir.join(format!("{n}.bag"));
     let mut w = BagWriter::create(
         &path,
         WriterOptions {
@@ -98,7 +104,7 @@ fn damaged(dir: &Path) -> (PathBuf, u64) {
         None,
     );
     let conn = w.add_connection("/tick", &h).unwrap();
-    for i in 0..10u64 {
+    for i in 0..n {
         w.write(conn, RosTime::new(100 + i as u32, 0), &i.to_le_bytes())
             .unwrap();
     }
@@ -114,7 +120,7 @@ fn damaged(dir: &Path) -> (PathBuf, u64) {
 #[test]
 fn a_chunk_info_leading_nowhere_costs_its_chunk_when_headers_are_read_later() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, pos) = damaged(dir.path());
+    let (path, pos) = damaged(dir.path(), 10);
     // Read while opening: the index is not trusted, the file is scanned.
     let eager = open(&path, false).unwrap();
     assert!(!eager.is_indexed());
@@ -149,4 +155,33 @@ fn a_chunk_info_leading_nowhere_costs_its_chunk_when_headers_are_read_later() {
     // Statistics leave it out.
     let stats = bag.compression_stats();
     assert_eq!(stats.iter().map(|s| s.chunks).sum::<u64>(), 9);
+}
+
+/// The commands on a bag big enough to be opened from its index section by default.
+#[test]
+fn the_commands_report_a_bad_chunk_header_and_read_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = bagscope::bag::DEFAULT_LAZY_HEADS_FROM as u64 + 10;
+    let (path, pos) = damaged(dir.path(), n);
+    let file = path.to_str().unwrap();
+    let bag = Bag::open(&path).unwrap();
+    assert!(bag.is_indexed() && bag.pending_heads() > 0);
+    let (out, err, _) = common::run_bagscope(&["info", file]);
+    assert!(out.contains(&format!("lz4 [{}/{n} chunks", n - 1)), "{out}");
+    assert!(
+        err.contains(&format!("byte {pos} which is not a chunk"))
+            || out.contains(&format!("byte {pos} which is not a chunk")),
+        "{out}\n{err}"
+    );
+    let (out, err, code) = common::run_bagscope(&["echo", "-t", "/tick", file]);
+    assert_ne!(code, 0, "a lost message is not success");
+    assert_eq!(out.matches("data: ").count() as u64, n - 1, "{err}");
+    assert!(
+        err.contains("1 message(s) the index lists in this chunk were not found")
+            && err.contains(&format!("(at byte {pos})")),
+        "{err}"
+    );
+    let (out, err, code) = common::run_bagscope(&["verify", file]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.contains(&format!("byte {pos}")), "{out}\n{err}");
 }

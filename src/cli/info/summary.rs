@@ -238,7 +238,9 @@ fn compression_rows(bag: &Bag, duration: f64, rows: &mut Vec<(&'static str, Stri
         rows.push(("compression", "none".to_string()));
         return;
     }
-    let total_chunks: u64 = stats.iter().map(|c| c.chunks).sum();
+    // Every chunk record, also one whose header is bad (left out of the statistics, and
+    // named in the warnings).
+    let total_chunks = bag.chunks().iter().filter(|c| c.is_record()).count();
     // Most chunks first; ties by name, descending (rosbag sorts (count, name) and reverses).
     stats.sort_by(|a, b| (b.chunks, b.compression.name()).cmp(&(a.chunks, a.compression.name())));
     let parts: Vec<String> = stats
