@@ -58,26 +58,14 @@ impl ChunkHeader {
     /// length and where the data starts in `buf`. `None` when anything is off or unusual
     /// ([`read_head`](super::read_head) and [`ChunkHeader::from_head`] then tell what).
     pub fn read_fast(buf: &[u8]) -> Option<(Self, u32, usize)> {
-        let (header_len, rest) = buf.split_first_chunk::<4>()?;
-        let header_len = usize::try_from(u32::from_le_bytes(*header_len)).ok()?;
-        let (mut header, rest) = rest.split_at_checked(header_len)?;
-        let (data_len, _) = rest.split_first_chunk::<4>()?;
         let (mut op, mut compression, mut size) = (None, None, None);
-        // Later fields override earlier ones, as in `Header::pick`.
-        while !header.is_empty() {
-            let (len, tail) = header.split_first_chunk::<4>()?;
-            let len = usize::try_from(u32::from_le_bytes(*len)).ok()?;
-            let (field, tail) = tail.split_at_checked(len)?;
-            header = tail;
-            let eq = field.iter().position(|&b| b == b'=')?;
-            let (name, value) = (field.get(..eq)?, field.get(eq + 1..)?);
-            match name {
-                b"op" => op = Some(value),
-                b"compression" => compression = Some(value),
-                b"size" => size = Some(value),
-                _ => {}
-            }
-        }
+        let (header_len, rest) = super::header::walk_fast(buf, |name, value| match name {
+            b"op" => op = Some(value),
+            b"compression" => compression = Some(value),
+            b"size" => size = Some(value),
+            _ => {}
+        })?;
+        let (data_len, _) = rest.split_first_chunk::<4>()?;
         if op? != [Op::Chunk.byte()] {
             return None;
         }

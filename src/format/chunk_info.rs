@@ -112,30 +112,18 @@ impl ChunkInfoHead {
     /// appended) when anything is off or unusual; [`ChunkInfoHead::read_into`] then reads the
     /// record again and reports the problem.
     pub fn read_fast(buf: &[u8], base: u64, counts: &mut Vec<(u32, u32)>) -> Option<Self> {
-        let (header_len, rest) = buf.split_first_chunk::<4>()?;
-        let header_len = usize::try_from(u32::from_le_bytes(*header_len)).ok()?;
-        let (mut header, rest) = rest.split_at_checked(header_len)?;
-        let (_data_len, data) = rest.split_first_chunk::<4>()?;
         let (mut op, mut ver, mut count, mut chunk_pos, mut start, mut end) =
             (None, None, None, None, None, None);
-        // Later fields override earlier ones, as in `Header::pick`.
-        while !header.is_empty() {
-            let (len, tail) = header.split_first_chunk::<4>()?;
-            let len = usize::try_from(u32::from_le_bytes(*len)).ok()?;
-            let (field, tail) = tail.split_at_checked(len)?;
-            header = tail;
-            let eq = field.iter().position(|&b| b == b'=')?;
-            let (name, value) = (field.get(..eq)?, field.get(eq + 1..)?);
-            match name {
-                b"op" => op = Some(value),
-                b"ver" => ver = Some(value),
-                b"count" => count = Some(value),
-                b"chunk_pos" => chunk_pos = Some(value),
-                b"start_time" => start = Some(value),
-                b"end_time" => end = Some(value),
-                _ => {}
-            }
-        }
+        let (header_len, rest) = super::header::walk_fast(buf, |name, value| match name {
+            b"op" => op = Some(value),
+            b"ver" => ver = Some(value),
+            b"count" => count = Some(value),
+            b"chunk_pos" => chunk_pos = Some(value),
+            b"start_time" => start = Some(value),
+            b"end_time" => end = Some(value),
+            _ => {}
+        })?;
+        let (_data_len, data) = rest.split_first_chunk::<4>()?;
         if op? != [Op::ChunkInfo.byte()] || le_u32(ver?)? != 1 {
             return None;
         }

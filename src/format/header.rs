@@ -237,6 +237,29 @@ pub fn write_field(out: &mut Vec<u8>, name: &str, value: &[u8]) {
     out.extend_from_slice(value);
 }
 
+/// The hot path of reading many record headers: the header at the start of `buf` (its
+/// 4-byte length, then fields), each field handed to `field(name, value)` in order (a later
+/// field of the same name overrides an earlier one, as in [`Header::pick`]). Gives the header's
+/// length and the bytes after it; `None` when any length or field is malformed (the general
+/// [`Header::parse`] then tells what).
+pub fn walk_fast<'a>(
+    buf: &'a [u8],
+    mut field: impl FnMut(&'a [u8], &'a [u8]),
+) -> Option<(usize, &'a [u8])> {
+    let (header_len, rest) = buf.split_first_chunk::<4>()?;
+    let header_len = usize::try_from(u32::from_le_bytes(*header_len)).ok()?;
+    let (mut header, rest) = rest.split_at_checked(header_len)?;
+    while !header.is_empty() {
+        let (len, tail) = header.split_first_chunk::<4>()?;
+        let len = usize::try_from(u32::from_le_bytes(*len)).ok()?;
+        let (f, tail) = tail.split_at_checked(len)?;
+        header = tail;
+        let eq = f.iter().position(|&b| b == b'=')?;
+        field(f.get(..eq)?, f.get(eq + 1..)?);
+    }
+    Some((header_len, rest))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
