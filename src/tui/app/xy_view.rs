@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::App;
-use crate::time::RosTime;
+use crate::tui::model::plot::time_ns;
 use crate::tui::model::plot::xy_raster::{self, XyKey, XyRaster};
 use crate::tui::notify::Notify;
 use crate::tui::panes::inner;
@@ -27,11 +27,6 @@ pub struct XyView {
     asked: Option<XyKey>,
 }
 
-/// `t` in nanoseconds as the plot's `i64`.
-pub(crate) fn ns(t: RosTime) -> i64 {
-    i64::try_from(t.as_nanos()).unwrap_or(i64::MAX)
-}
-
 impl App {
     /// Where XY pictures made in the background are reported (the event loop's channel).
     pub fn set_xy_notify(&mut self, notify: Notify<Arc<XyRaster>>) {
@@ -46,7 +41,7 @@ impl App {
         let (v0, v1) = self.timeline.view();
         let area = inner(self.layout.plot);
         self.plots.xy_key(
-            (ns(v0), ns(v1)),
+            (time_ns(v0), time_ns(v1)),
             (area.width as usize, area.height as usize),
         )
     }

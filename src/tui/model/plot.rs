@@ -25,6 +25,11 @@ pub use times::{TIME_BLOCK, Times};
 
 use crate::catalog::series::{Column, Resume};
 
+/// `t` as the plot's nanoseconds (`i64::MAX` past the year 2262).
+pub fn time_ns(t: crate::time::RosTime) -> i64 {
+    i64::try_from(t.as_nanos()).unwrap_or(i64::MAX)
+}
+
 /// Points further apart than this many typical periods are a gap.
 pub const GAP_PERIODS: i64 = 5;
 

@@ -14,16 +14,10 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::braille::Grid;
 use super::inner;
-use crate::time::RosTime;
 use crate::tui::app::App;
-use crate::tui::model::plot::{Legend, TimeView, YMode, value_label};
+use crate::tui::model::plot::{Legend, TimeView, YMode, time_ns, value_label};
 use crate::tui::text::{fit, fit_left, width};
 use crate::tui::theme::{SERIES_GLYPHS, Theme};
-
-/// Nanoseconds since the epoch of a bag time.
-fn ns(t: RosTime) -> i64 {
-    i64::try_from(t.as_nanos()).unwrap_or(i64::MAX)
-}
 
 /// The marker of series `i`.
 pub fn glyph(i: usize) -> char {
@@ -111,13 +105,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let legend_rows = n.min(h.saturating_sub(2).max(1));
     let plot_rows = h.saturating_sub(legend_rows);
     let (v0, v1) = app.timeline.view();
-    let cursor = ns(app.timeline.cursor());
+    let cursor = time_ns(app.timeline.cursor());
     // The y labels' width depends on the axis, which depends on the view only: a first
     // frame at a nominal width gives the labels, the real one the envelopes.
     let max_ticks = (plot_rows / 2).max(2);
     let probe = TimeView {
-        start_ns: ns(v0),
-        end_ns: ns(v1),
+        start_ns: time_ns(v0),
+        end_ns: time_ns(v1),
         width_px: 1,
     };
     let axis = app.plots.frame(&probe, None, max_ticks).axis;
@@ -130,8 +124,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         .min(w / 3);
     let cols = w.saturating_sub(label_w + 1);
     let view = TimeView {
-        start_ns: ns(v0),
-        end_ns: ns(v1),
+        start_ns: time_ns(v0),
+        end_ns: time_ns(v1),
         width_px: cols * 2,
     };
     let f = app.plots.frame(&view, Some(cursor), max_ticks);
@@ -155,7 +149,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let mark_cols: Vec<usize> = [app.marks.0, app.marks.1]
         .into_iter()
         .flatten()
-        .filter_map(|m| view.column_of(ns(m)).map(|px| px / 2))
+        .filter_map(|m| view.column_of(time_ns(m)).map(|px| px / 2))
         .collect();
     // Series markers at the cursor: (row, series).
     let markers: Vec<(usize, usize)> = if cursor_col.is_some() && plot_rows > 0 {

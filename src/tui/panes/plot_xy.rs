@@ -13,17 +13,13 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::inner;
 use crate::tui::app::App;
-use crate::tui::model::plot::value_label;
 use crate::tui::model::plot::xy_raster::{XyRaster, pair_at};
+use crate::tui::model::plot::{time_ns, value_label};
 use crate::tui::text::{fit, width};
 use crate::tui::theme::Theme;
 
 /// The marker of the point at the cursor.
 const CURSOR_MARK: char = '◉';
-
-fn ns(t: crate::time::RosTime) -> i64 {
-    i64::try_from(t.as_nanos()).unwrap_or(i64::MAX)
-}
 
 /// `label` without its topic prefix (the title names the topic).
 fn field<'a>(label: &'a str, topic: &str) -> &'a str {
@@ -88,7 +84,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) -> bool 
             &xe.series,
             &ye.series,
             r.key.range,
-            ns(app.timeline.cursor()),
+            time_ns(app.timeline.cursor()),
         )
     });
     let mut lines = match raster {
