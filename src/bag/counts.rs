@@ -9,54 +9,54 @@ use std::sync::Arc;
 use super::connection::ConnId;
 
 /// `(connection, messages)` pairs of one chunk; reads as a slice.
+///
+/// 16 bytes: a range of a shared table (an `Arc` of one thin pointer), so a million chunks
+/// read from an index hold no list each. A list of its own is the same thing over a table
+/// holding only it.
 #[derive(Clone)]
-pub struct Counts(Repr);
-
-#[derive(Clone)]
-enum Repr {
-    /// A list of its own (recovery scans, followed recordings, old layouts).
-    Owned(Vec<(ConnId, u32)>),
-    /// `table[start..start + len]`, the table shared by all chunks of a bag.
-    Shared {
-        table: Arc<[(ConnId, u32)]>,
-        start: u32,
-        len: u32,
-    },
+pub struct Counts {
+    /// The table: the bag's (shared by its chunks) or the chunk's own list.
+    table: Arc<Vec<(ConnId, u32)>>,
+    /// First pair of the range.
+    start: u32,
+    /// Pairs in the range.
+    len: u32,
 }
 
 impl Counts {
     /// The `len` pairs of `table` from `start` (an empty list when that range is not in
     /// `table`).
-    pub fn shared(table: &Arc<[(ConnId, u32)]>, start: usize, len: usize) -> Counts {
+    pub fn shared(table: &Arc<Vec<(ConnId, u32)>>, start: usize, len: usize) -> Counts {
         match (u32::try_from(start), u32::try_from(len)) {
-            (Ok(s), Ok(l)) if start.checked_add(len).is_some_and(|e| e <= table.len()) => {
-                Counts(Repr::Shared {
-                    table: Arc::clone(table),
-                    start: s,
-                    len: l,
-                })
-            }
+            (Ok(s), Ok(l)) if start.checked_add(len).is_some_and(|e| e <= table.len()) => Counts {
+                table: Arc::clone(table),
+                start: s,
+                len: l,
+            },
             _ => Counts::default(),
         }
     }
 
-    /// Adds one message of `conn` (a shared list becomes a list of its own first).
+    /// Adds one message of `conn` (a range of a shared table becomes a list of its own first).
     pub fn add_one(&mut self, conn: ConnId) {
-        let mut list = match std::mem::replace(&mut self.0, Repr::Owned(Vec::new())) {
-            Repr::Owned(v) => v,
-            shared @ Repr::Shared { .. } => Counts(shared).to_vec(),
-        };
-        match list.iter_mut().find(|(c, _)| *c == conn) {
-            Some((_, n)) => *n = n.saturating_add(1),
-            None => list.push((conn, 1)),
+        let whole = self.start == 0 && self.len as usize == self.table.len();
+        if !whole || Arc::get_mut(&mut self.table).is_none() {
+            self.table = Arc::new(self.to_vec());
+            self.start = 0;
         }
-        self.0 = Repr::Owned(list);
+        // Unique now: no copy.
+        let own = Arc::make_mut(&mut self.table);
+        match own.iter_mut().find(|(c, _)| *c == conn) {
+            Some((_, n)) => *n = n.saturating_add(1),
+            None => own.push((conn, 1)),
+        }
+        self.len = u32::try_from(own.len()).unwrap_or(u32::MAX);
     }
 }
 
 impl Default for Counts {
     fn default() -> Self {
-        Counts(Repr::Owned(Vec::new()))
+        Counts::from(Vec::new())
     }
 }
 
@@ -64,27 +64,29 @@ impl Deref for Counts {
     type Target = [(ConnId, u32)];
 
     fn deref(&self) -> &[(ConnId, u32)] {
-        match &self.0 {
-            Repr::Owned(v) => v,
-            Repr::Shared { table, start, len } => {
-                let s = *start as usize;
-                s.checked_add(*len as usize)
-                    .and_then(|e| table.get(s..e))
-                    .unwrap_or_default()
-            }
-        }
+        let s = self.start as usize;
+        s.checked_add(self.len as usize)
+            .and_then(|e| self.table.get(s..e))
+            .unwrap_or_default()
     }
 }
 
 impl From<Vec<(ConnId, u32)>> for Counts {
     fn from(v: Vec<(ConnId, u32)>) -> Self {
-        Counts(Repr::Owned(v))
+        // A list longer than `u32::MAX` pairs cannot come from a bag (connection ids are u32
+        // and each appears once); it reads as its first `u32::MAX` pairs.
+        let len = u32::try_from(v.len()).unwrap_or(u32::MAX);
+        Counts {
+            table: Arc::new(v),
+            start: 0,
+            len,
+        }
     }
 }
 
 impl FromIterator<(ConnId, u32)> for Counts {
     fn from_iter<I: IntoIterator<Item = (ConnId, u32)>>(iter: I) -> Self {
-        Counts(Repr::Owned(iter.into_iter().collect()))
+        Counts::from(iter.into_iter().collect::<Vec<_>>())
     }
 }
 
@@ -117,7 +119,7 @@ mod tests {
 
     #[test]
     fn shared_ranges_read_as_slices_and_copy_on_write() {
-        let table: Arc<[(ConnId, u32)]> = Arc::from(vec![(0, 5), (1, 2), (2, 7)]);
+        let table = Arc::new(vec![(0, 5), (1, 2), (2, 7)]);
         let mut c = Counts::shared(&table, 1, 2);
         assert_eq!(&*c, &[(1, 2), (2, 7)]);
         assert_eq!(c, Counts::from(vec![(1, 2), (2, 7)]));
@@ -132,7 +134,7 @@ mod tests {
     }
 
     #[test]
-    fn no_larger_than_a_vec() {
-        assert!(std::mem::size_of::<Counts>() <= 32);
+    fn sixteen_bytes() {
+        assert!(std::mem::size_of::<Counts>() <= 16);
     }
 }

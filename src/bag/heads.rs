@@ -3,11 +3,11 @@
 //! bag of many chunks the headers are read later, in large sequential batches (all of them by
 //! [`crate::bag::Bag::read_heads`], or a batch from a chunk on when it is first needed).
 //!
-//! The values live in one array per field (no allocation, no `Option` per chunk), each slot
-//! set at most once from any thread.
+//! The values live in one array per field (no allocation, no `Option` per chunk; 17 bytes a
+//! chunk), each slot set at most once from any thread.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::format::{ChunkHeader, Compression, read_head};
@@ -48,18 +48,25 @@ const BAD: u64 = u64::MAX - 1;
 const INDEX_AFTER: u8 = 0x80;
 /// The index data records start elsewhere (a followed recording): see `Heads::index_at`.
 const INDEX_ELSEWHERE: u8 = 0x40;
+/// A size does not fit 32 bits (the whole-file pseudo-chunk of a big old bag): see
+/// `Heads::wide`.
+const WIDE: u8 = 0x20;
 
 /// The chunk headers of a bag, one slot per chunk.
 #[derive(Default)]
 pub(crate) struct Heads {
     /// `data_offset`, or [`PENDING`] / [`BAD`]; set last, with `Release`.
     offset: Box<[AtomicU64]>,
-    compressed: Box<[AtomicU64]>,
-    size: Box<[AtomicU64]>,
+    /// `compressed_size` (a chunk record's data length is a `u32`), unless flagged [`WIDE`].
+    compressed: Box<[AtomicU32]>,
+    /// `uncompressed_size` (a `u32` in the chunk record header), unless flagged [`WIDE`].
+    size: Box<[AtomicU32]>,
     /// Compression code, and [`INDEX_AFTER`] or [`INDEX_ELSEWHERE`].
     flags: Box<[AtomicU8]>,
     /// Where the index data of the chunks flagged [`INDEX_ELSEWHERE`] starts (rare).
     index_at: Mutex<HashMap<u32, u64>>,
+    /// `(compressed_size, uncompressed_size)` of the chunks flagged [`WIDE`] (rare).
+    wide: Mutex<HashMap<u32, (u64, u64)>>,
     pending: AtomicUsize,
     bad: Mutex<HashMap<u32, String>>,
 }
@@ -94,10 +101,11 @@ impl Heads {
     pub fn pending_for(n: usize) -> Self {
         Heads {
             offset: (0..n).map(|_| AtomicU64::new(PENDING)).collect(),
-            compressed: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            size: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            compressed: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            size: (0..n).map(|_| AtomicU32::new(0)).collect(),
             flags: (0..n).map(|_| AtomicU8::new(0)).collect(),
             index_at: Mutex::new(HashMap::new()),
+            wide: Mutex::new(HashMap::new()),
             pending: AtomicUsize::new(n),
             bad: Mutex::new(HashMap::new()),
         }
@@ -124,7 +132,18 @@ impl Heads {
             return None;
         }
         let flags = self.flags.get(i)?.load(Ordering::Relaxed);
-        let compressed_size = self.compressed.get(i)?.load(Ordering::Relaxed);
+        let (compressed_size, uncompressed_size) = if flags & WIDE != 0 {
+            self.wide
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&u32::try_from(i).ok()?)
+                .copied()?
+        } else {
+            (
+                u64::from(self.compressed.get(i)?.load(Ordering::Relaxed)),
+                u64::from(self.size.get(i)?.load(Ordering::Relaxed)),
+            )
+        };
         let index_data_pos = if flags & INDEX_AFTER != 0 {
             Some(offset.saturating_add(compressed_size))
         } else if flags & INDEX_ELSEWHERE != 0 {
@@ -139,7 +158,7 @@ impl Heads {
         Some(ChunkHead {
             data_offset: offset,
             compressed_size,
-            uncompressed_size: self.size.get(i)?.load(Ordering::Relaxed),
+            uncompressed_size,
             compression: method(flags),
             index_data_pos,
         })
@@ -195,13 +214,27 @@ impl Heads {
                 INDEX_ELSEWHERE
             }
         };
-        let flags = code(head.compression) | index;
+        let narrow = (
+            u32::try_from(head.compressed_size),
+            u32::try_from(head.uncompressed_size),
+        );
+        let (compressed, size, wide) = if let (Ok(c), Ok(s)) = narrow {
+            (c, s, 0)
+        } else {
+            let Ok(key) = u32::try_from(i) else { return };
+            self.wide
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key, (head.compressed_size, head.uncompressed_size));
+            (0, 0, WIDE)
+        };
+        let flags = code(head.compression) | index | wide;
         // Two threads setting the same slot write the same values (read from the same bytes).
         if let (Some(c), Some(s), Some(f)) =
             (self.compressed.get(i), self.size.get(i), self.flags.get(i))
         {
-            c.store(head.compressed_size, Ordering::Relaxed);
-            s.store(head.uncompressed_size, Ordering::Relaxed);
+            c.store(compressed, Ordering::Relaxed);
+            s.store(size, Ordering::Relaxed);
             f.store(flags, Ordering::Relaxed);
         }
         self.settle(i, head.data_offset);

@@ -251,7 +251,7 @@ fn counts_table(
     ends: &[usize],
     chunks: &[Chunk],
     map: &HashMap<u32, ConnId>,
-) -> Result<Arc<[(ConnId, u32)]>, Fallback> {
+) -> Result<Arc<Vec<(ConnId, u32)>>, Fallback> {
     // Connection ids are usually small and dense: look them up in a table, not a hash map.
     let max_id = map.keys().copied().max().unwrap_or(0);
     let dense: Option<Vec<Option<ConnId>>> = (max_id < 1 << 20).then(|| {
@@ -280,7 +280,7 @@ fn counts_table(
             )
         })?;
     }
-    Ok(Arc::from(table))
+    Ok(Arc::new(table))
 }
 
 /// Checks where the chunk infos point: inside the file, no two to the same chunk.

@@ -373,8 +373,8 @@ impl Follower {
         if new.is_empty() {
             return;
         }
-        let table: std::sync::Arc<[(ConnId, u32)]> =
-            new.iter().flat_map(|c| c.counts.iter().copied()).collect();
+        let table: std::sync::Arc<Vec<(ConnId, u32)>> =
+            std::sync::Arc::new(new.iter().flat_map(|c| c.counts.iter().copied()).collect());
         let mut at = 0;
         for c in new {
             let len = c.counts.len();

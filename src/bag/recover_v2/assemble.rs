@@ -217,7 +217,7 @@ impl Walk {
             let Some(f) = self.found.iter_mut().find(|f| f.pos == pos) else {
                 continue;
             };
-            if let (Some(e), ChunkState::Open | ChunkState::Truncated { .. }) = (&error, f.state) {
+            if let (Some(e), ChunkState::Open | ChunkState::Truncated) = (&error, f.state) {
                 if f.state == ChunkState::Open {
                     self.losses.push(Loss {
                         offset: f.pos,

@@ -254,9 +254,7 @@ impl Walk {
             return Some(end);
         }
         if head_end > len {
-            found.state = ChunkState::Truncated {
-                available: len.saturating_sub(data_offset),
-            };
+            found.state = ChunkState::Truncated;
             found.data_len = len.saturating_sub(data_offset);
             self.lose(
                 len,
