@@ -54,9 +54,19 @@ impl Counts {
     }
 }
 
+/// The one empty table every empty `Counts` shares (no allocation per chunk).
+fn empty() -> &'static Arc<Vec<(ConnId, u32)>> {
+    static EMPTY: std::sync::OnceLock<Arc<Vec<(ConnId, u32)>>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| Arc::new(Vec::new()))
+}
+
 impl Default for Counts {
     fn default() -> Self {
-        Counts::from(Vec::new())
+        Counts {
+            table: Arc::clone(empty()),
+            start: 0,
+            len: 0,
+        }
     }
 }
 

@@ -51,25 +51,7 @@ pub(crate) fn open_indexed(
     let expected = header
         .chunk_count
         .map_or(0, |n| (n as usize).min(section_len / MIN_CHUNK_INFO));
-    let mut index = Index {
-        conns: ConnTable::default(),
-        warnings: Vec::new(),
-        chunks: Vec::with_capacity(expected),
-        table: Vec::with_capacity(expected),
-        ends: Vec::with_capacity(expected),
-    };
-    // The section is read in windows of a few MiB into one buffer; a record that does not
-    // parse from a window is parsed again from the rest of the file, so damage reads as it
-    // would from the whole section at once.
-    let mut window = Window::new(source);
-    let mut pos = index_pos;
-    while pos < len {
-        pos = match index.record_at(window.at(pos, AHEAD), pos) {
-            Err(_) if !window.reaches_end() => index.record_at(window.at(pos, section_len), pos)?,
-            next => next?,
-        };
-    }
-    drop(window);
+    let index = read_section(source, index_pos, expected, threads)?;
     let Index {
         conns,
         mut warnings,
@@ -132,8 +114,129 @@ pub(crate) fn open_indexed(
     })
 }
 
+/// Reads the index section from `index_pos` to the end of the file: runs of chunk info
+/// records on `threads` threads, anything else one record at a time.
+fn read_section(
+    source: &Source,
+    index_pos: u64,
+    expected: usize,
+    threads: usize,
+) -> Result<Index, Fallback> {
+    let len = source.len();
+    let section_len = usize::try_from(len - index_pos).unwrap_or(usize::MAX);
+    let mut index = Index {
+        conns: ConnTable::default(),
+        warnings: Vec::new(),
+        chunks: Vec::with_capacity(expected),
+        table: Vec::with_capacity(expected),
+        ends: Vec::with_capacity(expected),
+    };
+    // The section is read in windows of a few MiB into one buffer; a record that does not
+    // parse from a window is parsed again from the rest of the file, so damage reads as it
+    // would from the whole section at once.
+    let mut window = Window::new(source);
+    let mut pos = index_pos;
+    // Records parsed one at a time before runs are tried again (after a record a run could
+    // not take: connection records, damage).
+    let mut one_by_one = 0usize;
+    while pos < len {
+        if threads > 1 && one_by_one == 0 {
+            match index.take_run(window.at(pos, AHEAD), pos, threads) {
+                Run::Took(next) => {
+                    pos = next;
+                    continue;
+                }
+                Run::StoppedAt(at) => {
+                    pos = at;
+                    one_by_one = SLOW_AFTER_STOP;
+                }
+                Run::TooShort => one_by_one = SLOW_AFTER_STOP,
+            }
+            if pos >= len {
+                break;
+            }
+        }
+        pos = match index.record_at(window.at(pos, AHEAD), pos) {
+            Err(_) if !window.reaches_end() => index.record_at(window.at(pos, section_len), pos)?,
+            next => next?,
+        };
+        one_by_one = one_by_one.saturating_sub(1);
+    }
+    drop(window);
+    Ok(index)
+}
+
 /// Bytes of the index section read at a time.
 const WINDOW: usize = 4 << 20;
+/// The fewest whole records worth parsing on several threads at once.
+const MIN_RUN: usize = 256;
+/// Records parsed one at a time after a run stopped (or was too short) before another run.
+const SLOW_AFTER_STOP: usize = 64;
+
+/// What [`Index::take_run`] did.
+enum Run {
+    /// Took every whole record of the buffer; the next record starts here.
+    Took(u64),
+    /// Took the records before this one, which the one-at-a-time path must read.
+    StoppedAt(u64),
+    /// Fewer than [`MIN_RUN`] whole records: nothing taken.
+    TooShort,
+}
+
+/// The chunk info records of a stretch of a run, parsed on one thread.
+#[derive(Default)]
+struct Part {
+    infos: Vec<ChunkInfoHead>,
+    table: Vec<(u32, u32)>,
+    /// Where each record's counts end in `table`.
+    ends: Vec<usize>,
+    /// False when a record did not parse (it is not in `infos`).
+    whole: bool,
+}
+
+/// Where the record at `at` of `buf` ends by its length fields, if it is whole in `buf`.
+fn record_end(buf: &[u8], at: usize) -> Option<usize> {
+    let header_len = buf
+        .get(at..)?
+        .first_chunk::<4>()
+        .map(|b| u32::from_le_bytes(*b))?;
+    let data_at = at.checked_add(4)?.checked_add(header_len as usize)?;
+    let data_len = buf
+        .get(data_at..)?
+        .first_chunk::<4>()
+        .map(|b| u32::from_le_bytes(*b))?;
+    let end = data_at.checked_add(4)?.checked_add(data_len as usize)?;
+    (end <= buf.len()).then_some(end)
+}
+
+/// Parses the chunk info records at `starts` of `buf` (whose first byte is at absolute
+/// offset `base`) with the fast parser, stopping at the first it does not take or that does
+/// not end where the next one starts.
+fn parse_part(buf: &[u8], base: u64, starts: &[usize], next: usize) -> Part {
+    let mut part = Part {
+        infos: Vec::with_capacity(starts.len()),
+        table: Vec::with_capacity(starts.len()),
+        ends: Vec::with_capacity(starts.len()),
+        whole: true,
+    };
+    for (k, &at) in starts.iter().enumerate() {
+        let following = starts.get(k + 1).copied().unwrap_or(next) as u64;
+        let before = part.table.len();
+        let rest = buf.get(at..).unwrap_or_default();
+        match ChunkInfoHead::read_fast(rest, base + at as u64, &mut part.table) {
+            Some(info) if info.end == base + following => {
+                part.infos.push(info);
+                part.ends.push(part.table.len());
+            }
+            _ => {
+                part.table.truncate(before);
+                part.whole = false;
+                break;
+            }
+        }
+    }
+    part
+}
 /// The window is read again from a record when fewer bytes than this are left in it (a
 /// longer record is parsed from the rest of the file).
 const AHEAD: usize = 64 << 10;
@@ -164,6 +267,55 @@ impl Index {
         });
         self.ends.push(self.table.len());
         info.end
+    }
+
+    /// Takes the whole chunk info records at the start of `buf` (at absolute offset `pos`),
+    /// parsed on `threads` threads, up to the first one the fast parser does not take (a
+    /// connection record, damage: for [`Index::record_at`], which reports it as before).
+    fn take_run(&mut self, buf: &[u8], pos: u64, threads: usize) -> Run {
+        let mut starts = Vec::new();
+        let mut at = 0;
+        while let Some(end) = record_end(buf, at) {
+            starts.push(at);
+            at = end;
+        }
+        if starts.len() < MIN_RUN {
+            return Run::TooShort;
+        }
+        let per = starts.len().div_ceil(threads);
+        let pieces: Vec<(&[usize], usize)> = starts
+            .chunks(per)
+            .enumerate()
+            .map(|(k, piece)| {
+                let next = starts.get((k + 1) * per).copied().unwrap_or(at);
+                (piece, next)
+            })
+            .collect();
+        let parts = super::parallel::parallel_map(&pieces, threads, |&(piece, next)| {
+            parse_part(buf, pos, piece, next)
+        });
+        for (part, (piece, _)) in parts.iter().zip(&pieces) {
+            let offset = self.table.len();
+            self.table.extend_from_slice(&part.table);
+            for (info, end) in part.infos.iter().zip(&part.ends) {
+                self.ends.push(offset + end);
+                self.chunks.push(Chunk {
+                    index: u32::try_from(self.chunks.len()).unwrap_or(u32::MAX),
+                    pos: info.chunk_pos,
+                    layout: ChunkLayout::V2,
+                    state: ChunkState::Complete,
+                    start: info.start_time,
+                    end: info.end_time,
+                    counts: Counts::default(),
+                });
+            }
+            if !part.whole {
+                // The record the part stopped at.
+                let at = piece.get(part.infos.len()).copied().unwrap_or_default();
+                return Run::StoppedAt(pos + at as u64);
+            }
+        }
+        Run::Took(pos + at as u64)
     }
 
     /// Takes the record at the start of `buf` (at absolute offset `pos`); returns where the
@@ -312,6 +464,84 @@ fn check_positions(chunks: &[Chunk], len: u64) -> Result<(), Fallback> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::ChunkInfo;
+    use crate::format::header::write_field;
+    use crate::time::RosTime;
+
+    fn conn(out: &mut Vec<u8>, id: u32) {
+        let mut raw = Vec::new();
+        for (name, value) in [
+            ("topic", "/t"),
+            ("type", "std_msgs/UInt64"),
+            ("md5sum", "1b2a79973e8bf53d7b53acb71299cb57"),
+            ("message_definition", "uint64 data\n"),
+        ] {
+            write_field(&mut raw, name, value.as_bytes());
+        }
+        crate::format::connection::encode_record(out, id, "/t", &raw);
+    }
+
+    fn info(out: &mut Vec<u8>, i: u64) {
+        ChunkInfo {
+            offset: 0,
+            chunk_pos: 4117 + i * 300,
+            start_time: RosTime::new(u32::try_from(i).unwrap(), 5),
+            end_time: RosTime::new(u32::try_from(i).unwrap(), 9),
+            counts: (0..(i % 3) as u32).map(|c| (c, 7 + c)).collect(),
+            end: 0,
+        }
+        .encode(out);
+    }
+
+    /// Chunks, counts table, ends, connections, warnings.
+    type Read = (Vec<Chunk>, Vec<(u32, u32)>, Vec<usize>, usize, usize);
+
+    /// What the section read says, comparable.
+    fn read(bytes: &[u8], threads: usize) -> Result<Read, Fallback> {
+        let source = Source::owned(bytes.to_vec());
+        read_section(&source, 0, 0, threads)
+            .map(|i| (i.chunks, i.table, i.ends, i.conns.len(), i.warnings.len()))
+    }
+
+    #[test]
+    fn runs_on_several_threads_read_what_one_thread_reads() {
+        // Connection records first and between runs; windows cut records; 100 000 infos.
+        let mut ok = Vec::new();
+        conn(&mut ok, 0);
+        conn(&mut ok, 1);
+        for i in 0..60_000 {
+            info(&mut ok, i);
+        }
+        conn(&mut ok, 2);
+        for i in 60_000..100_000 {
+            info(&mut ok, i);
+        }
+        assert!(ok.len() > 2 * WINDOW);
+        let one = read(&ok, 1).unwrap();
+        assert_eq!(one.0.len(), 100_000);
+        assert_eq!(one.3, 3);
+        for threads in [2, 3, 8] {
+            assert_eq!(read(&ok, threads).unwrap(), one, "{threads} threads");
+        }
+        // Damage in the middle of a run (a count the data does not hold; a cut header) is
+        // reported as one thread reports it.
+        let at = ok.len() / 2;
+        let mut bad_count = ok.clone();
+        let start = (0..at)
+            .rev()
+            .find(|&p| bad_count[p..].starts_with(b"count="))
+            .unwrap();
+        bad_count[start + 6] ^= 0x40;
+        let mut bad_len = ok.clone();
+        bad_len.splice(at..at + 3, []);
+        for bad in [bad_count, bad_len] {
+            let one = read(&bad, 1);
+            assert!(one.is_err() || one.as_ref().unwrap().0.len() < 100_000);
+            for threads in [2, 4] {
+                assert_eq!(read(&bad, threads), one, "{threads} threads");
+            }
+        }
+    }
 
     #[test]
     fn the_index_window_is_read_again_only_near_its_end() {
