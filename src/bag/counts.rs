@@ -13,10 +13,11 @@ use super::connection::ConnId;
 /// 16 bytes: a range of a shared table (an `Arc` of one thin pointer), so a million chunks
 /// read from an index hold no list each. A list of its own is the same thing over a table
 /// holding only it.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Counts {
-    /// The table: the bag's (shared by its chunks) or the chunk's own list.
-    table: Arc<Vec<(ConnId, u32)>>,
+    /// The table: the bag's (shared by its chunks) or the chunk's own list; none for an
+    /// empty list (no reference count touched to make one).
+    table: Option<Arc<Vec<(ConnId, u32)>>>,
     /// First pair of the range.
     start: u32,
     /// Pairs in the range.
@@ -29,7 +30,7 @@ impl Counts {
     pub fn shared(table: &Arc<Vec<(ConnId, u32)>>, start: usize, len: usize) -> Counts {
         match (u32::try_from(start), u32::try_from(len)) {
             (Ok(s), Ok(l)) if start.checked_add(len).is_some_and(|e| e <= table.len()) => Counts {
-                table: Arc::clone(table),
+                table: Some(Arc::clone(table)),
                 start: s,
                 len: l,
             },
@@ -39,34 +40,23 @@ impl Counts {
 
     /// Adds one message of `conn` (a range of a shared table becomes a list of its own first).
     pub fn add_one(&mut self, conn: ConnId) {
-        let whole = self.start == 0 && self.len as usize == self.table.len();
-        if !whole || Arc::get_mut(&mut self.table).is_none() {
-            self.table = Arc::new(self.to_vec());
+        let table_len = self.table.as_ref().map_or(0, |t| t.len());
+        let whole = self.start == 0 && self.len as usize == table_len;
+        let unique = self
+            .table
+            .as_ref()
+            .is_some_and(|t| Arc::strong_count(t) == 1 && Arc::weak_count(t) == 0);
+        if !(whole && unique) {
+            self.table = Some(Arc::new(self.to_vec()));
             self.start = 0;
         }
         // Unique now: no copy.
-        let own = Arc::make_mut(&mut self.table);
+        let own = Arc::make_mut(self.table.get_or_insert_with(Arc::default));
         match own.iter_mut().find(|(c, _)| *c == conn) {
             Some((_, n)) => *n = n.saturating_add(1),
             None => own.push((conn, 1)),
         }
         self.len = u32::try_from(own.len()).unwrap_or(u32::MAX);
-    }
-}
-
-/// The one empty table every empty `Counts` shares (no allocation per chunk).
-fn empty() -> &'static Arc<Vec<(ConnId, u32)>> {
-    static EMPTY: std::sync::OnceLock<Arc<Vec<(ConnId, u32)>>> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(|| Arc::new(Vec::new()))
-}
-
-impl Default for Counts {
-    fn default() -> Self {
-        Counts {
-            table: Arc::clone(empty()),
-            start: 0,
-            len: 0,
-        }
     }
 }
 
@@ -76,7 +66,7 @@ impl Deref for Counts {
     fn deref(&self) -> &[(ConnId, u32)] {
         let s = self.start as usize;
         s.checked_add(self.len as usize)
-            .and_then(|e| self.table.get(s..e))
+            .and_then(|e| self.table.as_ref()?.get(s..e))
             .unwrap_or_default()
     }
 }
@@ -87,7 +77,7 @@ impl From<Vec<(ConnId, u32)>> for Counts {
         // and each appears once); it reads as its first `u32::MAX` pairs.
         let len = u32::try_from(v.len()).unwrap_or(u32::MAX);
         Counts {
-            table: Arc::new(v),
+            table: Some(Arc::new(v)),
             start: 0,
             len,
         }

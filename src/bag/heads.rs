@@ -181,32 +181,47 @@ impl Heads {
         }
     }
 
-    /// Settles slot `i` (if it is pending) to `offset`, after the other fields are written.
+    /// Settles slot `i` (if it is pending) to `offset`, after the other fields are written;
+    /// true if it was pending (the caller counts it off [`Heads::pending`]).
     fn settle(&self, i: usize, offset: u64) -> bool {
-        let settled = self.offset.get(i).is_some_and(|o| {
+        self.offset.get(i).is_some_and(|o| {
             o.compare_exchange(PENDING, offset, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
-        });
-        if settled {
-            self.pending.fetch_sub(1, Ordering::AcqRel);
+        })
+    }
+
+    /// Counts `n` slots settled off [`Heads::pending`] (once per batch: one shared counter
+    /// updated per chunk from several threads would bounce between their caches).
+    fn settled(&self, n: usize) {
+        if n > 0 {
+            self.pending.fetch_sub(n, Ordering::AcqRel);
         }
-        settled
     }
 
     /// Sets the head of chunk `i` if it is pending. A data offset of `u64::MAX - 1` or more
     /// cannot be in a file and is not stored.
     pub fn set(&self, i: usize, head: ChunkHead) {
+        if self.put(i, head) {
+            self.settled(1);
+        }
+    }
+
+    /// [`Heads::set`] without counting the slot off [`Heads::pending`]; true if it was
+    /// pending.
+    fn put(&self, i: usize, head: ChunkHead) -> bool {
         if head.data_offset >= BAD
             || self.offset.get(i).map(|o| o.load(Ordering::Acquire)) != Some(PENDING)
         {
-            return;
+            return false;
         }
         let after = head.data_offset.saturating_add(head.compressed_size);
         let index = match head.index_data_pos {
             None => 0,
             Some(p) if p == after => INDEX_AFTER,
             Some(p) => {
-                let Ok(key) = u32::try_from(i) else { return };
+                let Ok(key) = u32::try_from(i) else {
+                    return false;
+                };
                 self.index_at
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -221,7 +236,9 @@ impl Heads {
         let (compressed, size, wide) = if let (Ok(c), Ok(s)) = narrow {
             (c, s, 0)
         } else {
-            let Ok(key) = u32::try_from(i) else { return };
+            let Ok(key) = u32::try_from(i) else {
+                return false;
+            };
             self.wide
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -237,13 +254,14 @@ impl Heads {
             s.store(size, Ordering::Relaxed);
             f.store(flags, Ordering::Relaxed);
         }
-        self.settle(i, head.data_offset);
+        self.settle(i, head.data_offset)
     }
 
     /// Marks chunk `i`'s header as not what its chunk info says, with why.
     pub fn set_bad(&self, i: usize, why: String) {
         let mut bad = self.bad.lock().unwrap_or_else(PoisonError::into_inner);
         if self.settle(i, BAD) {
+            self.settled(1);
             bad.insert(u32::try_from(i).unwrap_or(u32::MAX), why);
         }
     }
@@ -328,6 +346,7 @@ fn read_batches(
         let Some(start) = chunks.get(first).map(|c| c.pos) else {
             continue;
         };
+        let mut settled = 0;
         if source
             .read_exact_into(start, span as u64, &mut bytes)
             .is_err()
@@ -347,10 +366,11 @@ fn read_batches(
                 check(source.len(), chunk.pos, &head_at(source, chunk.pos))
             };
             match head {
-                Ok(h) => heads.set(i, h),
+                Ok(h) => settled += usize::from(heads.put(i, h)),
                 Err(why) => heads.set_bad(i, why),
             }
         }
+        heads.settled(settled);
     }
 }
 
