@@ -38,6 +38,32 @@ impl Counts {
         }
     }
 
+    /// The range `start..start + len` of a table not complete yet: reads as empty until
+    /// [`Counts::attach`] points it into the table (chunks are made while the table of a
+    /// bag's chunk infos is still being filled).
+    pub(crate) fn range(start: usize, len: usize) -> Counts {
+        match (u32::try_from(start), u32::try_from(len)) {
+            (Ok(start), Ok(len)) => Counts {
+                table: None,
+                start,
+                len,
+            },
+            _ => Counts::default(),
+        }
+    }
+
+    /// `(start, len)` of the range in its table.
+    pub(crate) fn span(&self) -> (usize, usize) {
+        (self.start as usize, self.len as usize)
+    }
+
+    /// Points a range made by [`Counts::range`] into `table` (an empty list when that range
+    /// is not in `table`).
+    pub(crate) fn attach(&mut self, table: &Arc<Vec<(ConnId, u32)>>) {
+        let (start, len) = self.span();
+        *self = Counts::shared(table, start, len);
+    }
+
     /// Adds one message of `conn` (a range of a shared table becomes a list of its own first).
     pub fn add_one(&mut self, conn: ConnId) {
         let table_len = self.table.as_ref().map_or(0, |t| t.len());
@@ -128,6 +154,15 @@ mod tests {
         assert_eq!(&*c, &[(1, 2), (2, 8), (4, 1)]);
         // The table is untouched.
         assert_eq!(&*Counts::shared(&table, 1, 2), &[(1, 2), (2, 7)]);
+        // A range made before its table reads as empty until attached.
+        let mut r = Counts::range(1, 2);
+        assert!(r.is_empty());
+        assert_eq!(r.span(), (1, 2));
+        r.attach(&table);
+        assert_eq!(&*r, &[(1, 2), (2, 7)]);
+        let mut r = Counts::range(2, 2);
+        r.attach(&table);
+        assert!(r.is_empty());
         // Out of range: empty, never a panic.
         assert!(Counts::shared(&table, 2, 5).is_empty());
         assert!(Counts::shared(&table, usize::MAX, 2).is_empty());

@@ -98,7 +98,7 @@ impl Bag {
             recovery,
         } = opened;
         let totals = super::totals::Totals::of(&chunks, connections.len());
-        let slots = super::slots::Slots::new(entries.len());
+        let slots = super::slots::Slots::new(chunks.len());
         for (i, e) in entries.into_iter().enumerate() {
             if let Some(e) = e {
                 slots.set(i, e);

@@ -57,7 +57,6 @@ pub(crate) fn open_indexed(
         mut warnings,
         mut chunks,
         table,
-        ends,
     } = index;
     if let Some(n) = header.chunk_count {
         if n as usize != chunks.len() {
@@ -76,13 +75,10 @@ pub(crate) fn open_indexed(
         }
     }
     let (mut connections, map) = conns.finish();
-    let counts = counts_table(table, &ends, &chunks, &map)?;
+    let counts = counts_table(table, &chunks, &map)?;
     check_positions(&chunks, len)?;
-    for (i, c) in chunks.iter_mut().enumerate() {
-        let from = i.checked_sub(1).and_then(|p| ends.get(p)).copied();
-        let to = ends.get(i).copied().unwrap_or(0);
-        let from = from.unwrap_or(0).min(to);
-        c.counts = Counts::shared(&counts, from, to - from);
+    for c in &mut chunks {
+        c.counts.attach(&counts);
     }
     let heads = Heads::pending_for(chunks.len());
     if chunks.len() < lazy_from {
@@ -102,13 +98,12 @@ pub(crate) fn open_indexed(
     for c in &mut connections {
         c.message_count = per_conn.get(c.id as usize).copied().unwrap_or(0);
     }
-    let entries = vec![None; chunks.len()];
     Ok(Opened {
         connections,
         conn_map: map,
         chunks,
         heads,
-        entries,
+        entries: Vec::new(),
         warnings,
         recovery: None,
     })
@@ -129,7 +124,6 @@ fn read_section(
         warnings: Vec::new(),
         chunks: Vec::with_capacity(expected),
         table: Vec::with_capacity(expected),
-        ends: Vec::with_capacity(expected),
     };
     // The section is read in windows of a few MiB into one buffer; a record that does not
     // parse from a window is parsed again from the rest of the file, so damage reads as it
@@ -188,8 +182,8 @@ enum Run {
 struct Part {
     infos: Vec<ChunkInfoHead>,
     table: Vec<(u32, u32)>,
-    /// Where each record's counts end in `table`.
-    ends: Vec<usize>,
+    /// How many pairs of `table` each record holds.
+    lens: Vec<u32>,
     /// False when a record did not parse (it is not in `infos`).
     whole: bool,
 }
@@ -216,7 +210,7 @@ fn parse_part(buf: &[u8], base: u64, starts: &[usize], next: usize) -> Part {
     let mut part = Part {
         infos: Vec::with_capacity(starts.len()),
         table: Vec::with_capacity(starts.len()),
-        ends: Vec::with_capacity(starts.len()),
+        lens: Vec::with_capacity(starts.len()),
         whole: true,
     };
     for (k, &at) in starts.iter().enumerate() {
@@ -226,7 +220,8 @@ fn parse_part(buf: &[u8], base: u64, starts: &[usize], next: usize) -> Part {
         match ChunkInfoHead::read_fast(rest, base + at as u64, &mut part.table) {
             Some(info) if info.end == base + following => {
                 part.infos.push(info);
-                part.ends.push(part.table.len());
+                let added = part.table.len() - before;
+                part.lens.push(u32::try_from(added).unwrap_or(u32::MAX));
             }
             _ => {
                 part.table.truncate(before);
@@ -247,15 +242,18 @@ struct Index {
     warnings: Vec<Warning>,
     /// A chunk per chunk info, its counts attached once the table is complete.
     chunks: Vec<Chunk>,
-    /// The counts of every chunk info, in order; `ends[i]` is where those of info `i` end.
+    /// The counts of every chunk info, in order (each chunk holds its range).
     table: Vec<(u32, u32)>,
-    ends: Vec<usize>,
 }
 
 impl Index {
     /// Adds the chunk of a chunk info whose counts were just appended to the table; returns
     /// where the next record starts.
     fn push(&mut self, info: &ChunkInfoHead) -> u64 {
+        let start = self.chunks.last().map_or(0, |c| {
+            let (start, len) = c.counts.span();
+            start + len
+        });
         self.chunks.push(Chunk {
             index: u32::try_from(self.chunks.len()).unwrap_or(u32::MAX),
             pos: info.chunk_pos,
@@ -263,9 +261,8 @@ impl Index {
             state: ChunkState::Complete,
             start: info.start_time,
             end: info.end_time,
-            counts: Counts::default(),
+            counts: Counts::range(start, self.table.len().saturating_sub(start)),
         });
-        self.ends.push(self.table.len());
         info.end
     }
 
@@ -297,8 +294,9 @@ impl Index {
         for (part, (piece, _)) in parts.iter().zip(&pieces) {
             let offset = self.table.len();
             self.table.extend_from_slice(&part.table);
-            for (info, end) in part.infos.iter().zip(&part.ends) {
-                self.ends.push(offset + end);
+            let mut start = offset;
+            for (info, &len) in part.infos.iter().zip(&part.lens) {
+                let len = len as usize;
                 self.chunks.push(Chunk {
                     index: u32::try_from(self.chunks.len()).unwrap_or(u32::MAX),
                     pos: info.chunk_pos,
@@ -306,8 +304,9 @@ impl Index {
                     state: ChunkState::Complete,
                     start: info.start_time,
                     end: info.end_time,
-                    counts: Counts::default(),
+                    counts: Counts::range(start, len),
                 });
+                start += len;
             }
             if !part.whole {
                 // The record the part stopped at.
@@ -400,7 +399,6 @@ impl<'s> Window<'s> {
 /// reason to scan the file), shared by all chunks.
 fn counts_table(
     mut table: Vec<(u32, u32)>,
-    ends: &[usize],
     chunks: &[Chunk],
     map: &HashMap<u32, ConnId>,
 ) -> Result<Arc<Vec<(ConnId, u32)>>, Fallback> {
@@ -419,15 +417,16 @@ fn counts_table(
         Some(t) => t.get(file_id as usize).copied().flatten(),
         None => map.get(&file_id).copied(),
     };
-    let mut info = 0;
     for (i, pair) in table.iter_mut().enumerate() {
-        while ends.get(info).is_some_and(|&end| end <= i) {
-            info += 1;
-        }
         pair.0 = lookup(pair.0).ok_or_else(|| {
+            // The chunk info whose range holds pair `i`.
+            let chunk = chunks.iter().find(|c| {
+                let (start, len) = c.counts.span();
+                (start..start + len).contains(&i)
+            });
             format!(
                 "the chunk info of the chunk at byte {} names connection {}, which has no connection record",
-                chunks.get(info).map_or(0, |c| c.pos),
+                chunk.map_or(0, |c| c.pos),
                 pair.0
             )
         })?;
@@ -493,14 +492,19 @@ mod tests {
         .encode(out);
     }
 
-    /// Chunks, counts table, ends, connections, warnings.
-    type Read = (Vec<Chunk>, Vec<(u32, u32)>, Vec<usize>, usize, usize);
+    /// Chunks (with their count ranges), counts table, connections, warnings.
+    type Read = (Vec<(Chunk, (usize, usize))>, Vec<(u32, u32)>, usize, usize);
 
     /// What the section read says, comparable.
     fn read(bytes: &[u8], threads: usize) -> Result<Read, Fallback> {
         let source = Source::owned(bytes.to_vec());
-        read_section(&source, 0, 0, threads)
-            .map(|i| (i.chunks, i.table, i.ends, i.conns.len(), i.warnings.len()))
+        read_section(&source, 0, 0, threads).map(|i| {
+            let chunks = i.chunks.into_iter().map(|c| {
+                let span = c.counts.span();
+                (c, span)
+            });
+            (chunks.collect(), i.table, i.conns.len(), i.warnings.len())
+        })
     }
 
     #[test]
@@ -519,7 +523,7 @@ mod tests {
         assert!(ok.len() > 2 * WINDOW);
         let one = read(&ok, 1).unwrap();
         assert_eq!(one.0.len(), 100_000);
-        assert_eq!(one.3, 3);
+        assert_eq!(one.2, 3);
         for threads in [2, 3, 8] {
             assert_eq!(read(&ok, threads).unwrap(), one, "{threads} threads");
         }

@@ -21,8 +21,9 @@ pub(crate) struct Opened {
     pub chunks: Vec<Chunk>,
     /// Their record headers, one slot per chunk (possibly not read yet).
     pub heads: Heads,
-    /// Entries already known per chunk (recovery scans and old layouts); `None` = read lazily
-    /// from the chunk's index data records.
+    /// Entries already known per chunk (recovery scans and old layouts); `None` (or no item:
+    /// the list may be shorter than `chunks`, empty for an indexed bag) = read lazily from the
+    /// chunk's index data records.
     pub entries: Vec<Option<Arc<[IndexEntry]>>>,
     /// Things noticed.
     pub warnings: Vec<Warning>,
