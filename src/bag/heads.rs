@@ -42,8 +42,12 @@ pub enum HeadState {
     Bad(String),
 }
 
-const PENDING: u64 = u64::MAX;
-const BAD: u64 = u64::MAX - 1;
+/// A slot not read yet: zero, so that the arrays of a bag opened from its index start as
+/// zeroed memory the system hands out untouched (not resident until a header is read).
+const PENDING: u64 = 0;
+const BAD: u64 = 1;
+/// A known `data_offset` is stored plus this.
+const KNOWN: u64 = 2;
 /// The index data records start right after the data.
 const INDEX_AFTER: u8 = 0x80;
 /// The index data records start elsewhere (a followed recording): see `Heads::index_at`.
@@ -55,7 +59,7 @@ const WIDE: u8 = 0x20;
 /// The chunk headers of a bag, one slot per chunk.
 #[derive(Default)]
 pub(crate) struct Heads {
-    /// `data_offset`, or [`PENDING`] / [`BAD`]; set last, with `Release`.
+    /// `data_offset` + [`KNOWN`], or [`PENDING`] / [`BAD`]; set last, with `Release`.
     offset: Box<[AtomicU64]>,
     /// `compressed_size` (a chunk record's data length is a `u32`), unless flagged [`WIDE`].
     compressed: Box<[AtomicU32]>,
@@ -100,10 +104,11 @@ impl Heads {
     /// `n` slots, none read yet.
     pub fn pending_for(n: usize) -> Self {
         Heads {
-            offset: (0..n).map(|_| AtomicU64::new(PENDING)).collect(),
-            compressed: (0..n).map(|_| AtomicU32::new(0)).collect(),
-            size: (0..n).map(|_| AtomicU32::new(0)).collect(),
-            flags: (0..n).map(|_| AtomicU8::new(0)).collect(),
+            // Zeroed allocations: nothing is written (nor made resident) for 1 M chunks.
+            offset: bytemuck::zeroed_slice_box(n),
+            compressed: bytemuck::zeroed_slice_box(n),
+            size: bytemuck::zeroed_slice_box(n),
+            flags: bytemuck::zeroed_slice_box(n),
             index_at: Mutex::new(HashMap::new()),
             wide: Mutex::new(HashMap::new()),
             pending: AtomicUsize::new(n),
@@ -127,10 +132,11 @@ impl Heads {
 
     /// The head of chunk `i` if it is known (never reads).
     pub fn get(&self, i: usize) -> Option<ChunkHead> {
-        let offset = self.offset.get(i)?.load(Ordering::Acquire);
-        if offset >= BAD {
-            return None;
-        }
+        let offset = self
+            .offset
+            .get(i)?
+            .load(Ordering::Acquire)
+            .checked_sub(KNOWN)?;
         let flags = self.flags.get(i)?.load(Ordering::Relaxed);
         let (compressed_size, uncompressed_size) = if flags & WIDE != 0 {
             self.wide
@@ -209,9 +215,10 @@ impl Heads {
     /// [`Heads::set`] without counting the slot off [`Heads::pending`]; true if it was
     /// pending.
     fn put(&self, i: usize, head: ChunkHead) -> bool {
-        if head.data_offset >= BAD
-            || self.offset.get(i).map(|o| o.load(Ordering::Acquire)) != Some(PENDING)
-        {
+        let Some(stored) = head.data_offset.checked_add(KNOWN) else {
+            return false;
+        };
+        if self.offset.get(i).map(|o| o.load(Ordering::Acquire)) != Some(PENDING) {
             return false;
         }
         let after = head.data_offset.saturating_add(head.compressed_size);
@@ -254,7 +261,7 @@ impl Heads {
             s.store(size, Ordering::Relaxed);
             f.store(flags, Ordering::Relaxed);
         }
-        self.settle(i, head.data_offset)
+        self.settle(i, stored)
     }
 
     /// Marks chunk `i`'s header as not what its chunk info says, with why.
