@@ -165,6 +165,8 @@ fn giant(name: &str, compression: Compression, mb: u64, chunk: u32, tiny: Option
 /// What one scan measured.
 struct Scan {
     total: Duration,
+    /// CPU seconds of the process (all threads) during the scan.
+    cpu: f64,
     first_partial: Option<Duration>,
     first_frame: Option<Duration>,
     first_chunks: usize,
@@ -173,6 +175,7 @@ struct Scan {
 }
 
 fn scan(path: &Path, threads: usize, partial: bool) -> Scan {
+    let cpu0 = common::cpu_seconds();
     let t0 = Instant::now();
     // Partial results, time of the first and of the first frame, chunks in the first.
     type Seen = (usize, Option<Duration>, Option<Duration>, usize);
@@ -200,9 +203,11 @@ fn scan(path: &Path, threads: usize, partial: bool) -> Scan {
     }
     let bag = Bag::open_with(path, options).unwrap();
     let total = t0.elapsed();
+    let cpu = common::cpu_seconds() - cpu0;
     let s = seen.lock().unwrap();
     Scan {
         total,
+        cpu,
         first_partial: s.1,
         first_frame: s.2,
         first_chunks: s.3,
@@ -230,16 +235,18 @@ fn report(path: &Path) {
     for (threads, partial) in [(1, true), (all, true), (1, false), (all, false)] {
         let s = scan(path, threads, partial);
         println!(
-            "  {threads} thread(s), partial results {}: whole scan {:.2} s ({:.0} MB/s, {} chunks); \
-             first partial {} ({} chunks), first frame {}; {} partial results",
+            "  {threads} thread(s), partial results {}: whole scan {:.2} s, CPU {:.2} s ({:.0} MB/s, \
+             {} chunks); first partial {} ({} chunks), first frame {}; {} partial results; load {}",
             if partial { "on " } else { "off" },
             s.total.as_secs_f64(),
+            s.cpu,
             mb / s.total.as_secs_f64(),
             s.chunks,
             ms(s.first_partial),
             s.first_chunks,
             ms(s.first_frame),
             s.partials,
+            common::load(),
         );
     }
 }

@@ -158,6 +158,10 @@ fn a_partial_callback_saying_no_cancels_the_scan() {
             *counted.lock().unwrap() += 1;
             false
         }))),
+        // A slow disk: the scan is still under way when its first chunks are read.
+        progress: Some(ProgressFn(Arc::new(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }))),
         ..OpenOptions::default()
     };
     let err = Bag::open_with(&path, options).unwrap_err();

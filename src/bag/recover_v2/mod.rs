@@ -36,7 +36,7 @@ mod partial;
 mod pipeline;
 
 use partial::Prefix;
-use pipeline::{Pool, Queue};
+use pipeline::{Pool, Queue, Stage};
 
 /// Why a scan ended without a bag.
 #[derive(Debug)]
@@ -101,7 +101,7 @@ pub(crate) fn recover(
     let finished = std::thread::scope(|scope| {
         let mut pool = Pool::start(scope, source, settings);
         let finished = walk.run(&mut win, start, settings.progress, &mut |w, pos| {
-            w.feed(&pool, &mut queue, false);
+            w.feed(&pool, &mut queue, Stage::Walking);
             match (&mut prefix, settings.partial) {
                 (Some(p), Some(f)) => p.offer(w, queue.settled, (pos, w.len()), f),
                 _ => true,
@@ -109,9 +109,9 @@ pub(crate) fn recover(
         });
         if finished {
             // The last chunks found go to the workers too; then every result is waited for.
-            walk.feed(&pool, &mut queue, false);
+            walk.feed(&pool, &mut queue, Stage::Flush);
             pool.close();
-            walk.feed(&pool, &mut queue, true);
+            walk.feed(&pool, &mut queue, Stage::Wait);
         }
         finished
     });

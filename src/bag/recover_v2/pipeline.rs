@@ -27,6 +27,26 @@ struct Job {
     head: ChunkHead,
 }
 
+/// Chunks are handed out in batches of at least this many compressed bytes…
+const BATCH_BYTES: u64 = 1 << 20;
+/// …or this many chunks (tiny chunks: one hand-over per chunk would cost more than the
+/// chunk)…
+const BATCH_CHUNKS: usize = 256;
+/// …or once the first chunk of the batch has waited this long (the partial results wait
+/// for them).
+const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// How far the walk is, for [`Walk::feed`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stage {
+    /// Walking: chunks are handed out in batches.
+    Walking,
+    /// The walk is done: the last batch goes out.
+    Flush,
+    /// Every chunk is handed out: wait for all the results.
+    Wait,
+}
+
 /// Chunks handed to workers whose results have not yet been taken.
 #[derive(Default)]
 pub(super) struct Queue {
@@ -34,6 +54,10 @@ pub(super) struct Queue {
     fed: usize,
     /// Chunks handed out, by position in the list.
     sent: HashSet<usize>,
+    /// Chunks waiting to be handed out together, their compressed bytes, since when.
+    batch: Vec<Job>,
+    batch_bytes: u64,
+    batch_since: Option<std::time::Instant>,
     /// Results not yet settled, by position.
     done: std::collections::HashMap<usize, Result<Walked, Changed>>,
     /// Connection ids seen in index data so far.
@@ -44,7 +68,7 @@ pub(super) struct Queue {
 
 /// Where chunks are decompressed: on `threads` workers, or on the walking thread itself.
 pub(super) struct Pool<'a> {
-    jobs: Option<SyncSender<Job>>,
+    jobs: Option<SyncSender<Vec<Job>>>,
     results: Option<Receiver<(usize, Result<Walked, Changed>)>>,
     source: &'a Arc<Source>,
     settings: &'a Settings<'a>,
@@ -83,24 +107,26 @@ impl<'a> Pool<'a> {
             };
         }
         // A few chunks queued per worker: the walk runs ahead of them by that much at most.
-        let (jobs, queue) = sync_channel::<Job>(threads * 2);
+        let (jobs, queue) = sync_channel::<Vec<Job>>(threads * 2);
         let (done, results) = std::sync::mpsc::channel();
         let queue = Arc::new(Mutex::new(queue));
         for _ in 0..threads {
             let queue = Arc::clone(&queue);
             let done = done.clone();
             scope.spawn(move || {
-                loop {
-                    let job = match queue.lock() {
+                'jobs: loop {
+                    let batch = match queue.lock() {
                         Ok(q) => match q.recv() {
-                            Ok(job) => job,
+                            Ok(batch) => batch,
                             Err(_) => break,
                         },
                         Err(_) => break,
                     };
-                    let walked = walk_one(source, settings, &job.chunk, &job.head);
-                    if done.send((job.index, walked)).is_err() {
-                        break;
+                    for job in batch {
+                        let walked = walk_one(source, settings, &job.chunk, &job.head);
+                        if done.send((job.index, walked)).is_err() {
+                            break 'jobs;
+                        }
                     }
                 }
             });
@@ -113,21 +139,38 @@ impl<'a> Pool<'a> {
         }
     }
 
-    /// Hands chunk `index` out (or walks it now, without workers).
-    fn send(&self, queue: &mut Queue, index: usize, f: &Found) {
+    /// Adds chunk `index` to the batch to hand out.
+    fn add(queue: &mut Queue, index: usize, f: &Found) {
         let chunk = f.to_chunk(0, (RosTime::MIN, RosTime::MIN), Vec::new());
         let head = f.to_head();
         queue.sent.insert(index);
-        let job = Job { index, chunk, head };
+        queue.batch_bytes += f.data_len;
+        queue
+            .batch_since
+            .get_or_insert_with(std::time::Instant::now);
+        queue.batch.push(Job { index, chunk, head });
+    }
+
+    /// Hands the batch out when it is big enough, has waited long enough, or `now`.
+    fn send(&self, queue: &mut Queue, now: bool) {
+        let due = queue.batch_bytes >= BATCH_BYTES
+            || queue.batch.len() >= BATCH_CHUNKS
+            || queue.batch_since.is_some_and(|t| t.elapsed() >= BATCH_WAIT);
+        if queue.batch.is_empty() || !(now || due) {
+            return;
+        }
+        let batch = std::mem::take(&mut queue.batch);
+        queue.batch_bytes = 0;
+        queue.batch_since = None;
         // Without workers (one thread, or none left: cannot happen while the scope lives),
-        // the chunk is walked here.
+        // the chunks are walked here.
         let unsent = match &self.jobs {
-            Some(jobs) => jobs.send(job).err().map(|e| e.0),
-            None => Some(job),
+            Some(jobs) => jobs.send(batch).err().map(|e| e.0),
+            None => Some(batch),
         };
-        if let Some(job) = unsent {
+        for job in unsent.unwrap_or_default() {
             let w = walk_one(self.source, self.settings, &job.chunk, &job.head);
-            queue.done.insert(index, w);
+            queue.done.insert(job.index, w);
         }
     }
 
@@ -160,8 +203,8 @@ impl Walk {
     /// Hands out the chunks found since the last call that must be decompressed (their index
     /// data is missing, or they hold the first use of a connection not yet known), takes the
     /// results that arrived, and settles the chunks whose turn has come, in file order
-    /// (`all`: waits for every outstanding result). Returns the chunks settled so far.
-    pub(super) fn feed(&mut self, pool: &Pool<'_>, queue: &mut Queue, all: bool) -> usize {
+    /// (see [`Stage`]). Returns the chunks settled so far.
+    pub(super) fn feed(&mut self, pool: &Pool<'_>, queue: &mut Queue, stage: Stage) -> usize {
         while queue.fed < self.found.len() {
             let i = queue.fed;
             queue.fed += 1;
@@ -173,10 +216,11 @@ impl Walk {
                 }
             }
             if send {
-                pool.send(queue, i, f);
+                Pool::add(queue, i, f);
             }
         }
-        pool.collect(queue, all);
+        pool.send(queue, stage != Stage::Walking);
+        pool.collect(queue, stage == Stage::Wait);
         while queue.settled < self.found.len() {
             let i = queue.settled;
             if queue.sent.contains(&i) {
