@@ -5,6 +5,8 @@
 //! cargo bench --bench scan                      # lz4 (1 GB) and bz2 (200 MB) bags, 768 KiB chunks
 //! cargo bench --bench scan -- --lz4-mb 4000     # another size
 //! cargo bench --bench scan -- --chunks 130000   # the snapshot cost on 130 000 tiny chunks
+//! cargo bench --bench scan -- --chunks 130000 --slow-ms 8   # …with a disk so slow that the
+//!                                               # partial results come all along the scan
 //! ```
 //!
 //! For each bag (written once into `bench-data/`, warm page cache): the time to the first
@@ -184,6 +186,13 @@ fn scan(path: &Path, threads: usize, partial: bool) -> Scan {
         threads,
         ..OpenOptions::default()
     };
+    if let Some(ms) = arg("--slow-ms") {
+        // A slow disk: each of the scan's 256 progress reports waits (the snapshots then
+        // come at every stage of the scan, the late ones over all the chunks).
+        options.progress = Some(bagscope::bag::ProgressFn(Arc::new(move |_| {
+            std::thread::sleep(Duration::from_millis(ms));
+        })));
+    }
     if partial {
         let sink = Arc::clone(&seen);
         options.partial = Some(PartialFn(Arc::new(move |p| {
