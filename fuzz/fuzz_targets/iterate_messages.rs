@@ -12,6 +12,7 @@ fuzz_target!(|data: &[u8]| {
         threads: 1,
         decode_budget: 16 << 20,
         progress: None,
+        partial: None,
     };
     let Ok(bag) = Bag::from_bytes("fuzz.bag", data.to_vec(), options) else {
         return;

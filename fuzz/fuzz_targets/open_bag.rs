@@ -11,6 +11,7 @@ fuzz_target!(|data: &[u8]| {
         threads: 1,
         decode_budget: 16 << 20,
         progress: None,
+        partial: None,
     };
     if let Ok(bag) = Bag::from_bytes("fuzz.bag", data.to_vec(), options) {
         let _ = bag.topics();

@@ -58,6 +58,10 @@ pub enum BagErrorKind {
         /// Messages listed but not found.
         lost: u64,
     },
+    /// A recovery scan was stopped by its [`PartialFn`](super::PartialFn) (nobody waits
+    /// for the bag any more).
+    #[error("the recovery scan was cancelled")]
+    Cancelled,
     /// The bag holds nothing readable at all.
     #[error("{0}")]
     Unreadable(String),

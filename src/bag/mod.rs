@@ -70,7 +70,9 @@ pub use heads::{ChunkHead, HeadState};
 pub use iter::Messages;
 pub use parallel::{default_threads, parallel_map};
 pub use query::Query;
-pub use recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
+pub use recovery::{
+    Loss, PARTIAL_EVERY, PartialFn, PartialScan, ProgressFn, Recovery, RecoveryProgress,
+};
 pub use source::{Changed, Source, open_regular};
 pub use summary::{CompressionStats, TopicSummary};
 pub use unread::Unread;
@@ -99,6 +101,9 @@ pub struct OpenOptions {
     pub decode_budget: u64,
     /// Told how a recovery scan advances (bags without a usable index), if set.
     pub progress: Option<ProgressFn>,
+    /// Handed partial results while a recovery scan runs (bags without a usable index), if
+    /// set: the bag as found so far, to show before the scan is done.
+    pub partial: Option<PartialFn>,
     /// Indexed bags of at least this many chunks are opened from their index section alone:
     /// their chunk record headers are read later (see [`Bag::head`], [`Bag::read_heads`]).
     /// Those of smaller bags are read and checked while opening.
@@ -113,6 +118,7 @@ impl Default for OpenOptions {
             threads: default_threads(),
             decode_budget: DEFAULT_DECODE_BUDGET,
             progress: None,
+            partial: None,
             lazy_heads_from: DEFAULT_LAZY_HEADS_FROM,
         }
     }

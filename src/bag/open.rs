@@ -13,7 +13,8 @@ use super::error::path_arc;
 use super::opened::Opened;
 use super::source::{Changed, Source};
 use super::{
-    Bag, BagError, BagErrorKind, Inner, OpenOptions, open_legacy, open_v2, open_v12, recover_v2,
+    Bag, BagError, BagErrorKind, Inner, OpenOptions, PartialScan, open_legacy, open_v2, open_v12,
+    recover_v2,
 };
 
 impl Bag {
@@ -61,10 +62,13 @@ impl Bag {
         let (version, start) =
             crate::format::detect(&head).map_err(|e| BagError::new(&path, e.into()))?;
         let opened = match version {
-            Version::V2_0 => open_v2(&source, start, &options, &budget).map_err(|e| match e {
-                OpenError::Format(e) => BagError::new(&path, e.into()),
-                OpenError::Changed(c) => changed(c),
-            })?,
+            Version::V2_0 => {
+                open_v2(&path, &source, start, &options, &budget).map_err(|e| match e {
+                    OpenError::Format(e) => BagError::new(&path, e.into()),
+                    OpenError::Changed(c) => changed(c),
+                    OpenError::Cancelled => BagError::new(&path, BagErrorKind::Cancelled),
+                })?
+            }
             Version::V1_2 => open_v12::open(source.whole(), start),
             Version::V1_1 | Version::V1_0 | Version::V0 => {
                 open_legacy::open(source.whole(), version, start)
@@ -137,10 +141,12 @@ const MAX_BAG_HEADER: usize = 16 << 20;
 enum OpenError {
     Format(crate::format::FormatError),
     Changed(Changed),
+    Cancelled,
 }
 
 /// Opens a 2.0 bag: from its index when that checks out, else by scanning.
 fn open_v2(
+    path: &Arc<Path>,
     source: &Arc<Source>,
     start: usize,
     options: &OpenOptions,
@@ -168,6 +174,25 @@ fn open_v2(
         Err(e) => format!("the bag header is unreadable ({e}); the file was scanned"),
     };
     let scan_from = if header.is_ok() { after } else { start };
+    // Partial results are bags of their own over the same file, with a decode budget of
+    // their own: what their readers hold never makes the scan wait.
+    let partial = options.partial.as_ref().map(|sink| {
+        let mut theirs = options.clone();
+        theirs.progress = None;
+        theirs.partial = None;
+        let budget = Budget::new(options.decode_budget);
+        move |opened: Opened, done: u64, total: u64| -> bool {
+            let bag = Bag::assemble(
+                Arc::clone(path),
+                Arc::clone(source),
+                Version::V2_0,
+                opened,
+                theirs.clone(),
+                Arc::clone(&budget),
+            );
+            (sink.0)(PartialScan { bag, done, total })
+        }
+    });
     let mut opened = recover_v2::recover(
         source,
         scan_from,
@@ -177,9 +202,13 @@ fn open_v2(
             threads: options.threads,
             budget,
             progress: options.progress.as_ref(),
+            partial: partial.as_ref().map(|p| p as &recover_v2::PartialSink<'_>),
         },
     )
-    .map_err(OpenError::Changed)?;
+    .map_err(|e| match e {
+        recover_v2::Stopped::Changed(c) => OpenError::Changed(c),
+        recover_v2::Stopped::Cancelled => OpenError::Cancelled,
+    })?;
     // A closed bag cut short (an interrupted copy): even when the cut falls between records
     // and every record read is whole, the rest of the recording is missing.
     let len = source.len();

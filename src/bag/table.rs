@@ -53,6 +53,28 @@ impl ConnTable {
         self.by_file_id.len()
     }
 
+    /// The map from file id to dense id that [`ConnTable::finish`] would give now.
+    pub fn dense_ids(&self) -> HashMap<u32, ConnId> {
+        let mut ids: Vec<u32> = self.by_file_id.keys().copied().collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .enumerate()
+            .map(|(i, id)| (id, ConnId::try_from(i).unwrap_or(ConnId::MAX)))
+            .collect()
+    }
+
+    /// What [`ConnTable::finish`] would give now, as copies (for a snapshot taken while
+    /// connections are still being found), for the connections in `map`.
+    pub fn cloned(&self, map: &HashMap<u32, ConnId>) -> (Vec<Connection>, HashMap<u32, ConnId>) {
+        let mut copy = ConnTable::default();
+        for (id, entry) in &self.by_file_id {
+            if map.contains_key(id) {
+                copy.by_file_id.insert(*id, entry.clone());
+            }
+        }
+        copy.finish()
+    }
+
     /// The dense list sorted by file id, and the map from file id to dense id.
     pub fn finish(self) -> (Vec<Connection>, HashMap<u32, ConnId>) {
         let mut items: Vec<_> = self.by_file_id.into_iter().collect();

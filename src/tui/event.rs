@@ -72,12 +72,17 @@ pub fn notify<T: 'static>(events: &Sender<AppEvent>, wrap: fn(T) -> AppEvent) ->
     Notify::new(move |news| events.send(wrap(news)).is_ok())
 }
 
+/// Where the scan of a bag shown while it runs stands: the bag, when its scan started, and
+/// the bytes walked of its size.
+pub type Scanning = (usize, std::time::Instant, (u64, u64));
+
 /// Builds the app of `width`×`height` over the bags that opened (on the opening thread, so
-/// the UI never waits for work proportional to the bags): starts the worker and wires every
-/// background thread's reports into `events`.
+/// the UI never waits for work proportional to the bags; for a bag shown while its scan
+/// runs, `scanning`, over its first chunks): starts the worker and wires every background
+/// thread's reports into `events`.
 pub fn ready(
     catalog: Catalog,
-    errors: Vec<BagError>,
+    (errors, scanning): (Vec<BagError>, Option<Scanning>),
     registry: crate::msg::Registry,
     (width, height): (u16, u16),
     events: &Sender<AppEvent>,
@@ -92,6 +97,9 @@ pub fn ready(
     );
     let mut app = App::new(catalog, worker, width, height);
     app.registry = registry;
+    if let Some((bag, started, progress)) = scanning {
+        app.start_scan(bag, started, progress);
+    }
     app.set_events(events.clone());
     app.unopened = errors.iter().map(ToString::to_string).collect();
     Ready {
@@ -145,7 +153,8 @@ impl App {
             AppEvent::Follow(news) => self.live_news(news),
             AppEvent::Xy(raster) => self.xy_news(raster),
             AppEvent::Bandwidth(bytes) => self.view_bytes_news(bytes),
-            AppEvent::Opening(_) | AppEvent::Opened(_) => false,
+            AppEvent::Opening(news) => self.opening_news(news),
+            AppEvent::Opened(_) => false,
         }
     }
 

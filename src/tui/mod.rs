@@ -126,7 +126,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
             event::notify(&tx, AppEvent::Opening),
             move |catalog, errors| {
                 let shared = catalog.clone();
-                let ready = event::ready(catalog, errors, registry, (w, h), &events);
+                let ready = event::ready(catalog, (errors, None), registry, (w, h), &events);
                 let _ = events.send(AppEvent::Opened(Box::new(ready)));
                 // The first frame is on its way: now the chunks by time, which make each
                 // later zoom's histogram and lanes O(bins · log chunks) (shared with the
@@ -164,6 +164,16 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
                 return Ok(Ended::Quit { errors: Vec::new() });
             }
             AppEvent::Opened(r) => break *r,
+            // The last bag's scan has found its first chunks: explore them now (a few
+            // chunks: small work for this thread), the rest follows.
+            AppEvent::Opening(opening::Progress::Partial(p)) => {
+                let scanned = p.bags.len().saturating_sub(1);
+                let (w, h) = crossterm::terminal::size()?;
+                let catalog = crate::catalog::Catalog::new(p.bags);
+                let scanning = (scanned, opening.current_since, (p.done, p.total));
+                let registry = options.registry.clone();
+                break event::ready(catalog, (p.errors, Some(scanning)), registry, (w, h), &tx);
+            }
             AppEvent::Opening(p) if opening.apply(&p) => drawn = None,
             _ => {}
         }

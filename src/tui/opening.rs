@@ -4,12 +4,20 @@
 //! app (topic table, first requests to the worker) is built on the same thread (by the
 //! `done` callback the event loop gives), so the UI thread never waits for work proportional
 //! to the bag.
+//!
+//! When the last bag needs a recovery scan, the explorer need not wait for its end: the scan
+//! hands out the bag as found so far ([`Progress::Partial`]), the first soon after the first
+//! chunks are read; the explorer shows it at once and takes each newer one, then the
+//! finished bag ([`Progress::Scanned`]). Once nobody listens (the user quit), the scan stops.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::bag::{Bag, BagError, OpenOptions, ProgressFn, RecoveryProgress};
+use std::sync::Mutex;
+
+use crate::bag::{Bag, BagError, OpenOptions, PartialFn, ProgressFn, RecoveryProgress};
 use crate::catalog::Catalog;
 
 use super::notify::Notify;
@@ -32,6 +40,24 @@ pub enum Progress {
     Recovery(RecoveryProgress),
     /// Every bag is open; the topic table over this many connections is being built.
     Preparing(usize),
+    /// The last bag is being scanned: the bags with it as found so far.
+    Partial(Partial),
+    /// The scan of the last bag, whose partial results were shown, is done: the bag (or why
+    /// it could not be read to its end). No `done` call follows.
+    Scanned(Box<Result<Bag, BagError>>),
+}
+
+/// The bags to show while the last one is still being scanned.
+#[derive(Debug)]
+pub struct Partial {
+    /// The bags that opened, the one being scanned last (as found so far).
+    pub bags: Vec<Bag>,
+    /// Bags that could not be opened (in the first partial result only).
+    pub errors: Vec<BagError>,
+    /// Bytes of the scanned bag walked.
+    pub done: u64,
+    /// Its size.
+    pub total: u64,
 }
 
 /// What the opening screen shows.
@@ -47,6 +73,8 @@ pub struct Opening {
     pub recovery: Option<RecoveryProgress>,
     /// When opening started.
     pub started: Instant,
+    /// When opening the current bag started.
+    pub current_since: Instant,
 }
 
 impl Opening {
@@ -74,6 +102,7 @@ impl Opening {
             preparing: None,
             recovery: None,
             started: Instant::now(),
+            current_since: Instant::now(),
         }
     }
 
@@ -85,6 +114,7 @@ impl Opening {
             Progress::Bag(i) => {
                 self.current = *i;
                 self.recovery = None;
+                self.current_since = Instant::now();
             }
             Progress::Recovery(now) => {
                 // Decompression workers may report out of order: never go backwards.
@@ -110,6 +140,7 @@ impl Opening {
                 }
             }
             Progress::Preparing(n) => self.preparing = Some(*n),
+            Progress::Partial(_) | Progress::Scanned(_) => {}
         }
         before != (self.current, self.preparing, self.stage())
     }
@@ -157,12 +188,40 @@ pub fn start(
                 })));
                 let mut opened = Vec::new();
                 let mut errors = Vec::new();
+                let last = paths.len().saturating_sub(1);
                 for (i, p) in paths.iter().enumerate() {
                     if !notify.send(Progress::Bag(i)) {
                         return;
                     }
                     test_delay("BAGSCOPE_TEST_SLOW_OPEN_MS");
-                    match Bag::open_with(p, options.clone()) {
+                    if i < last {
+                        match Bag::open_with(p, options.clone()) {
+                            Ok(b) => opened.push(b),
+                            Err(e) => errors.push(e),
+                        }
+                        continue;
+                    }
+                    // The last bag: shown while it is scanned, if it needs a scan.
+                    let shown = Arc::new(AtomicBool::new(false));
+                    let before = Arc::new(Mutex::new(std::mem::take(&mut errors)));
+                    let mut last_options = options.clone();
+                    last_options.partial = Some(partial_fn(
+                        notify.clone(),
+                        opened.clone(),
+                        Arc::clone(&before),
+                        Arc::clone(&shown),
+                    ));
+                    let result = Bag::open_with(p, last_options);
+                    if shown.load(Ordering::SeqCst) {
+                        notify.send(Progress::Scanned(Box::new(result)));
+                        return;
+                    }
+                    // No partial result went out (an indexed bag): the errors are still ours.
+                    errors = before
+                        .lock()
+                        .map(|mut e| std::mem::take(&mut *e))
+                        .unwrap_or_default();
+                    match result {
                         Ok(b) => opened.push(b),
                         Err(e) => errors.push(e),
                     }
@@ -178,6 +237,32 @@ pub fn start(
         }
         done(catalog, errors);
     });
+}
+
+/// The callback handing the explorer each partial result of the last bag's scan, with the
+/// bags `before` it; `errors` (of the bags before) go with the first. Sets `shown` once one
+/// was sent; stops the scan when nobody listens.
+fn partial_fn(
+    notify: Notify<Progress>,
+    before: Vec<Bag>,
+    errors: Arc<Mutex<Vec<BagError>>>,
+    shown: Arc<AtomicBool>,
+) -> PartialFn {
+    PartialFn(Arc::new(move |p| {
+        let mut bags = before.clone();
+        bags.push(p.bag);
+        let errors = errors
+            .lock()
+            .map(|mut e| std::mem::take(&mut *e))
+            .unwrap_or_default();
+        shown.store(true, Ordering::SeqCst);
+        notify.send(Progress::Partial(Partial {
+            bags,
+            errors,
+            done: p.done,
+            total: p.total,
+        }))
+    }))
 }
 
 /// Debug builds only: `BAGSCOPE_TEST_SLOW_OPEN_MS` makes each bag take that much longer to

@@ -99,6 +99,7 @@ pub mod ros_graph;
 pub mod synth;
 pub mod tmux;
 pub mod tui;
+pub mod unindexed;
 
 /// The whole standard error of `child` (spawned with a piped stderr), as text.
 pub fn read_stderr(child: &mut std::process::Child) -> String {

@@ -76,6 +76,7 @@ fn kept_fuzz_inputs_are_handled() {
                 threads: 1,
                 decode_budget: 16 << 20,
                 progress: None,
+                partial: None,
                 lazy_heads_from,
             };
             if let Ok(bag) = Bag::from_bytes(e.path(), bytes.clone(), options) {

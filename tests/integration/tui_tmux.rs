@@ -267,3 +267,57 @@ fn plot_flag_legend_min_max_match_the_official_reader() {
     s.keys(&["q"]);
     exited_with(&s, 0);
 }
+
+/// A bag without index and index data records (every chunk decompressed by the scan), in a
+/// temporary directory.
+fn crashed_bag() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crash.bag");
+    std::fs::write(&path, common::unindexed::crashed(dir.path(), 6000)).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_bag_being_scanned_is_explored_before_the_end_and_q_stops_the_scan() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    let (_bag_dir, bag) = crashed_bag();
+    // Each of the scan's 256 progress reports waits 200 ms: the scan would take ~50 s.
+    let slow = "BAGSCOPE_TEST_SLOW_PROGRESS_MS=200";
+    let (s, _pid, _dir) = start_explorer(
+        "giantscan",
+        slow,
+        &bag.display().to_string(),
+        "counts partial",
+    );
+    let screen = s.wait("the topics found so far", |t| {
+        t.contains("/imu") && t.contains("/odom") && t.contains("/scan") && t.contains("scanning")
+    });
+    assert!(screen.contains("Topics"), "{screen}");
+    let t = std::time::Instant::now();
+    s.keys(&["q"]);
+    exited_with(&s, 0);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(10),
+        "q took {:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn a_finished_scan_replaces_the_partial_bag() {
+    if !have_tmux() {
+        common::skip("tmux is not installed");
+        return;
+    }
+    let (_bag_dir, bag) = crashed_bag();
+    let slow = "BAGSCOPE_TEST_SLOW_PROGRESS_MS=10";
+    let (s, _pid, _dir) = start_explorer("giantdone", slow, &bag.display().to_string(), "scanning");
+    let screen = s.wait("the end of the scan", |t| t.contains("scan finished"));
+    assert!(!screen.contains("counts partial"), "{screen}");
+    assert!(screen.contains("2000"), "the final counts: {screen}");
+    s.keys(&["q"]);
+    exited_with(&s, 0);
+}

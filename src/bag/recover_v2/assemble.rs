@@ -16,12 +16,18 @@ use super::super::opened::Opened;
 use super::super::parallel::parallel_map;
 use super::super::recovery::{Loss, Recovery, RecoveryProgress};
 use super::super::source::{Changed, Source};
+use super::pipeline::Walked;
 use super::{Found, Settings, Walk, tell};
 
 impl Found {
     /// The chunk as the bag lists it: at `index`, spanning `times`, with `counts` messages
     /// per connection.
-    fn to_chunk(&self, index: u32, times: (RosTime, RosTime), counts: Vec<(ConnId, u32)>) -> Chunk {
+    pub(super) fn to_chunk(
+        &self,
+        index: u32,
+        times: (RosTime, RosTime),
+        counts: Vec<(ConnId, u32)>,
+    ) -> Chunk {
         Chunk {
             index,
             pos: self.pos,
@@ -34,7 +40,7 @@ impl Found {
     }
 
     /// What its record header says (as found by the scan).
-    fn to_head(&self) -> ChunkHead {
+    pub(super) fn to_head(&self) -> ChunkHead {
         ChunkHead {
             data_offset: self.data_offset,
             compressed_size: self.data_len,
@@ -46,7 +52,7 @@ impl Found {
 
     /// The chunk at `index` with its entries, from its walk or else its index data records;
     /// messages of connections not in `map` are counted in `unknown` instead.
-    fn assemble(
+    pub(super) fn assemble(
         &self,
         index: u32,
         map: &HashMap<u32, ConnId>,
@@ -210,57 +216,64 @@ impl Walk {
             if let Ok(mut last) = told.lock() {
                 tell(load.progress, &mut last, n, total, decoding);
             }
-            Ok((f.pos, loaded.error, scan))
+            Ok((f.pos, (loaded.error, scan)))
         });
         for result in results {
-            let (pos, error, scan) = result?;
-            let Some(f) = self.found.iter_mut().find(|f| f.pos == pos) else {
-                continue;
-            };
-            if let (Some(e), ChunkState::Open | ChunkState::Truncated) = (&error, f.state) {
-                if f.state == ChunkState::Open {
-                    self.losses.push(Loss {
-                        offset: f.pos,
-                        bytes: f.data_len,
-                        messages: None,
-                        reason: format!(
-                            "the recorder never finished this {} chunk: decoding stopped ({}) after {} messages; the rest of its data was never written",
-                            f.compression, e.kind, scan.messages.len()
-                        ),
-                    });
-                }
-            } else if let Some(e) = &error {
-                let lost = f.index.iter().map(|(_, es)| es.len() as u64).sum::<u64>();
+            let (pos, walked) = result?;
+            if let Some(i) = self.found.iter().position(|f| f.pos == pos) {
+                self.settle(i, walked);
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes what decompressing and walking chunk `i` found: its losses, its connections.
+    pub(super) fn settle(&mut self, i: usize, (error, scan): Walked) {
+        let Some(f) = self.found.get_mut(i) else {
+            return;
+        };
+        if let (Some(e), ChunkState::Open | ChunkState::Truncated) = (&error, f.state) {
+            if f.state == ChunkState::Open {
                 self.losses.push(Loss {
                     offset: f.pos,
                     bytes: f.data_len,
-                    messages: (lost > 0).then_some(lost.saturating_sub(scan.messages.len() as u64)),
-                    reason: e.to_string(),
-                });
-            } else if let Some(e) = &scan.error {
-                self.losses.push(Loss {
-                    offset: e.file_offset(),
-                    bytes: scan.unread,
                     messages: None,
-                    reason: e.to_string(),
+                    reason: format!(
+                        "the recorder never finished this {} chunk: decoding stopped ({}) after {} messages; the rest of its data was never written",
+                        f.compression, e.kind, scan.messages.len()
+                    ),
                 });
             }
-            for (c, offset) in &scan.connections {
-                let at = if f.compression == Compression::None {
-                    f.data_offset + offset
-                } else {
-                    f.pos
-                };
-                self.table.insert(
-                    c.conn,
-                    c.topic.clone(),
-                    c.header.clone(),
-                    at,
-                    &mut self.warnings,
-                );
-            }
-            f.scan = Some(scan);
+        } else if let Some(e) = &error {
+            let lost = f.index.iter().map(|(_, es)| es.len() as u64).sum::<u64>();
+            self.losses.push(Loss {
+                offset: f.pos,
+                bytes: f.data_len,
+                messages: (lost > 0).then_some(lost.saturating_sub(scan.messages.len() as u64)),
+                reason: e.to_string(),
+            });
+        } else if let Some(e) = &scan.error {
+            self.losses.push(Loss {
+                offset: e.file_offset(),
+                bytes: scan.unread,
+                messages: None,
+                reason: e.to_string(),
+            });
         }
-        Ok(())
+        for (c, offset) in &scan.connections {
+            let at = if f.compression == Compression::None {
+                f.data_offset + offset
+            } else {
+                f.pos
+            };
+            self.table.insert(
+                c.conn,
+                c.topic.clone(),
+                c.header.clone(),
+                at,
+                &mut self.warnings,
+            );
+        }
+        f.scan = Some(scan);
     }
 }

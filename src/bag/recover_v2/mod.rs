@@ -7,6 +7,11 @@
 //! unterminated last chunk) or when it holds the first use of a connection whose record we
 //! have not seen (connection records live inside chunks). Damaged stretches are skipped to the
 //! next plausible record and reported as losses.
+//!
+//! The chunks that must be decompressed are handed to a pool of workers as the walk finds
+//! them ([`pipeline`]), so decompression uses every core while the walk reads on; with
+//! [`Settings::partial`] set, the bag as found so far is handed out while the walk runs
+//! ([`partial`]).
 
 use std::sync::Arc;
 
@@ -27,6 +32,20 @@ use super::table::ConnTable;
 use super::window::Window;
 
 mod assemble;
+mod partial;
+mod pipeline;
+
+use partial::Prefix;
+use pipeline::{Pool, Queue, Stage};
+
+/// Why a scan ended without a bag.
+#[derive(Debug)]
+pub(crate) enum Stopped {
+    /// The file changed under the scan.
+    Changed(Changed),
+    /// The partial results' callback asked to stop.
+    Cancelled,
+}
 
 /// A chunk found by the walk.
 #[derive(Debug)]
@@ -52,16 +71,19 @@ struct Walk {
     losses: Vec<Loss>,
     warnings: Vec<Warning>,
     chunk_infos: usize,
+    /// Set when a chunk read by a worker came back short (the file changed).
+    changed: Option<Changed>,
 }
 
 /// Scans the 2.0 bag in `source` starting at byte `start` (after the bag header). Chunks are
-/// decompressed (in parallel, within `budget`) only to be walked, and dropped after.
+/// decompressed (in parallel, within `budget`, while the walk goes on) only to be walked,
+/// and dropped after.
 pub(crate) fn recover(
     source: &Arc<Source>,
     start: usize,
     reason: String,
     settings: &Settings<'_>,
-) -> Result<Opened, Changed> {
+) -> Result<Opened, Stopped> {
     // The file is read through a window of positioned reads, never mapped: a file that
     // shrinks under the walk ends it with `Changed`, not SIGBUS.
     let mut win = Window::new(source);
@@ -72,12 +94,35 @@ pub(crate) fn recover(
         losses: Vec::new(),
         warnings: Vec::new(),
         chunk_infos: 0,
+        changed: None,
     };
-    walk.run(&mut win, start, settings.progress);
-    if let Some(c) = win.changed() {
-        return Err(c);
+    let mut queue = Queue::default();
+    let mut prefix = settings.partial.map(|_| Prefix::new(&reason));
+    let finished = std::thread::scope(|scope| {
+        let mut pool = Pool::start(scope, source, settings);
+        let finished = walk.run(&mut win, start, settings.progress, &mut |w, pos| {
+            w.feed(&pool, &mut queue, Stage::Walking);
+            match (&mut prefix, settings.partial) {
+                (Some(p), Some(f)) => p.offer(w, queue.settled, (pos, w.len()), f),
+                _ => true,
+            }
+        });
+        if finished {
+            // The last chunks found go to the workers too; then every result is waited for.
+            walk.feed(&pool, &mut queue, Stage::Flush);
+            pool.close();
+            walk.feed(&pool, &mut queue, Stage::Wait);
+        }
+        finished
+    });
+    if let Some(c) = win.changed().or(walk.changed.take()) {
+        return Err(Stopped::Changed(c));
+    }
+    if !finished {
+        return Err(Stopped::Cancelled);
     }
     walk.build(source, settings, reason)
+        .map_err(Stopped::Changed)
 }
 
 /// How to decompress the chunks the walk must look into, and whom to tell how it advances.
@@ -90,7 +135,13 @@ pub(crate) struct Settings<'a> {
     pub budget: &'a Arc<Budget>,
     /// Told how the scan advances.
     pub progress: Option<&'a ProgressFn>,
+    /// Handed the bag as found so far, with the bytes walked and the file's size, while the
+    /// scan runs (see [`PartialFn`](super::PartialFn)); false stops the scan.
+    pub partial: Option<&'a PartialSink<'a>>,
 }
+
+/// Takes a partial result of the scan (see [`Settings::partial`]).
+pub(crate) type PartialSink<'a> = dyn Fn(Opened, u64, u64) -> bool + Sync + 'a;
 
 /// Calls `progress` when `done` crossed another 1/256 of `total` since `last` (and at the end).
 fn tell(
@@ -136,12 +187,23 @@ impl Walk {
         next
     }
 
-    fn run(&mut self, win: &mut Window<'_>, start: usize, progress: Option<&ProgressFn>) {
+    /// Walks the file from `start`, calling `between` between records with the position
+    /// reached; returns false when `between` asked to stop.
+    fn run(
+        &mut self,
+        win: &mut Window<'_>,
+        start: usize,
+        progress: Option<&ProgressFn>,
+        between: &mut dyn FnMut(&mut Walk, u64) -> bool,
+    ) -> bool {
         let mut pos = start;
         let mut told = 0;
         let scanning = |done, total| RecoveryProgress::Scanning { done, total };
-        while pos < self.len_usize() && win.changed().is_none() {
+        while pos < self.len_usize() && win.changed().is_none() && self.changed.is_none() {
             tell(progress, &mut told, pos as u64, self.len(), scanning);
+            if !between(self, pos as u64) {
+                return false;
+            }
             let v = win.head(pos as u64);
             let head = match read_head(v.buf, v.at, v.base) {
                 Ok(h) => h,
@@ -221,6 +283,7 @@ impl Walk {
             }
         }
         tell(progress, &mut told, self.len(), self.len(), scanning);
+        true
     }
 
     /// Handles a chunk record at `pos`; returns where to continue.

@@ -222,6 +222,7 @@ impl App {
                 });
                 self.health.report = Some(*report);
                 self.health.progress = 1.0;
+                self.scan_clock.report_arrived();
                 self.rebuild_health();
                 // Index data is in memory now: the histogram can be exact.
                 self.refresh_histogram();

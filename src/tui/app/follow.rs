@@ -111,6 +111,15 @@ impl App {
     pub fn set_follow_notify(&mut self, notify: Notify<LiveNews>, replies: Notify<Reply>) {
         self.follow.notify = Some(notify);
         self.follow.replies = Some(replies);
+        self.follow_active();
+    }
+
+    /// Follows a bag whose name ends in `.active` (not while it is still being scanned: then
+    /// once the scan is done).
+    pub(super) fn follow_active(&mut self) {
+        if self.scan.is_scanning() || self.follow.job.is_some() {
+            return;
+        }
         let active = self
             .catalog
             .bags()
@@ -123,6 +132,13 @@ impl App {
 
     /// `F`: follows the recording (the `.active` bag, else the first), or stops.
     pub(super) fn toggle_follow(&mut self) {
+        if self.scan.is_scanning() {
+            self.flash(
+                "the bag is still being scanned: F works once the scan is done",
+                true,
+            );
+            return;
+        }
         if self.follow.job.take().is_some() {
             self.follow.status = None;
             self.flash("following stopped (F to follow again)", false);
@@ -204,8 +220,9 @@ impl App {
         true
     }
 
-    /// Puts `bag` in place of bag `index` and recomputes what depends on the catalog.
-    fn swap_bag(&mut self, index: usize, bag: crate::bag::Bag, finished: bool) {
+    /// Puts `bag` in place of bag `index` and recomputes what depends on the catalog; `health`:
+    /// the health report is computed again (a finished bag), else kept.
+    pub(super) fn swap_bag(&mut self, index: usize, bag: crate::bag::Bag, health: bool) {
         let mut bags = self.catalog.bags().to_vec();
         let Some(slot) = bags.get_mut(index) else {
             return;
@@ -218,7 +235,7 @@ impl App {
         live::drop_elsewhere(old);
         if let Some(replies) = &self.follow.replies {
             let (catalog, registry) = (self.catalog.clone(), self.registry.clone());
-            self.worker = if finished {
+            self.worker = if health {
                 // The finished bag is indexed: its health scan starts again.
                 Worker::start(catalog, registry, replies.clone())
             } else {

@@ -8,7 +8,15 @@ use super::{App, Mode};
 impl App {
     /// Rows of the health view's list (inside its border, above the status bar).
     pub fn health_rows(&self) -> usize {
-        self.area.height.saturating_sub(3).max(1) as usize
+        // The scan's banner takes the first lines while the bag is still being scanned.
+        let width = self.area.width.saturating_sub(2) as usize;
+        let banner = self
+            .scan
+            .banner()
+            .map_or(0, |b| crate::tui::text::wrap(&b, width, 2).len());
+        (self.area.height.saturating_sub(3) as usize)
+            .saturating_sub(banner)
+            .max(1)
     }
 
     /// Lays the health report out again for the current width and time format.

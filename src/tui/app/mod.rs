@@ -20,6 +20,7 @@ mod plot;
 mod plot_growth;
 mod publishing;
 mod reading;
+mod scan;
 mod search;
 mod view_bandwidth;
 mod xy_view;
@@ -178,6 +179,9 @@ pub struct App {
     pub view_bytes: Option<crate::catalog::window_bytes::WindowBytes>,
     /// The plotted series extended as a followed recording grows.
     plot_growth: plot_growth::PlotGrowth,
+    /// The recovery scan of a bag shown while it runs.
+    pub scan: super::model::scan::ScanState,
+    scan_clock: scan::ScanClock,
 }
 
 impl App {
@@ -235,6 +239,8 @@ impl App {
             follow: FollowState::default(),
             view_bytes: None,
             plot_growth: plot_growth::PlotGrowth::default(),
+            scan: super::model::scan::ScanState::default(),
+            scan_clock: scan::ScanClock::default(),
             catalog,
         };
         let iw = app.layout.inspector.width.saturating_sub(2) as usize;

@@ -10,6 +10,7 @@ pub mod messages;
 pub mod picture;
 pub mod plot;
 pub mod plots;
+pub mod scan;
 pub mod scroll;
 pub mod search;
 pub mod text_view;

@@ -15,9 +15,16 @@ use crate::tui::theme::Theme;
 /// Draws the health view over `area`.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let w = area.width.saturating_sub(2) as usize;
-    let rows = area.height.saturating_sub(2) as usize;
     let view = &app.health;
-    let lines: Vec<Line> = if view.report.is_none() {
+    // While the bag is still being scanned: how far, on the first line (wrapped).
+    let banner: Vec<Line> = app.scan.banner().map_or_else(Vec::new, |b| {
+        crate::tui::text::wrap(&b, w, 2)
+            .into_iter()
+            .map(|t| Line::styled(t, theme.warning()))
+            .collect()
+    });
+    let rows = (area.height.saturating_sub(2) as usize).saturating_sub(banner.len());
+    let body: Vec<Line> = if view.report.is_none() {
         vec![Line::styled(
             fit(
                 &format!("reading the index… {:.0}%", view.progress * 100.0),
@@ -44,6 +51,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             })
             .collect()
     };
+    let lines: Vec<Line> = banner.into_iter().chain(body).collect();
     let position = if view.lines.is_empty() {
         String::new()
     } else {

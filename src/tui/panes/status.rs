@@ -65,6 +65,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         Some(m) => format!("{m} · {files}"),
         None => files,
     };
+    // A bag shown while its recovery scan runs: how far it is, first (the counts are partial).
+    let files = match app.scan.mark() {
+        Some(m) => format!("{m} · {files}"),
+        None => files,
+    };
     let cursor = format!(
         "@ {}",
         app.time_format.format(app.timeline.cursor(), app.start())
