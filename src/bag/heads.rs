@@ -46,8 +46,10 @@ pub enum HeadState {
 /// zeroed memory the system hands out untouched (not resident until a header is read).
 const PENDING: u64 = 0;
 const BAD: u64 = 1;
+/// Being set by one thread (reads as pending).
+const BUSY: u64 = 2;
 /// A known `data_offset` is stored plus this.
-const KNOWN: u64 = 2;
+const KNOWN: u64 = 3;
 /// The index data records start right after the data.
 const INDEX_AFTER: u8 = 0x80;
 /// The index data records start elsewhere (a followed recording): see `Heads::index_at`.
@@ -59,7 +61,7 @@ const WIDE: u8 = 0x20;
 /// The chunk headers of a bag, one slot per chunk.
 #[derive(Default)]
 pub(crate) struct Heads {
-    /// `data_offset` + [`KNOWN`], or [`PENDING`] / [`BAD`]; set last, with `Release`.
+    /// `data_offset` + [`KNOWN`], or [`PENDING`] / [`BUSY`] / [`BAD`]; set last, with `Release`.
     offset: Box<[AtomicU64]>,
     /// `compressed_size` (a chunk record's data length is a `u32`), unless flagged [`WIDE`].
     compressed: Box<[AtomicU32]>,
@@ -174,7 +176,7 @@ impl Heads {
     pub fn state(&self, i: usize) -> HeadState {
         match self.offset.get(i).map(|o| o.load(Ordering::Acquire)) {
             None => HeadState::Bad(format!("there is no chunk {i}")),
-            Some(PENDING) => HeadState::Pending,
+            Some(PENDING | BUSY) => HeadState::Pending,
             Some(BAD) => HeadState::Bad(
                 self.bad
                     .lock()
@@ -215,10 +217,25 @@ impl Heads {
     /// [`Heads::set`] without counting the slot off [`Heads::pending`]; true if it was
     /// pending.
     fn put(&self, i: usize, head: ChunkHead) -> bool {
-        let Some(stored) = head.data_offset.checked_add(KNOWN) else {
+        let (Some(stored), Ok(key), Some(slot)) = (
+            head.data_offset.checked_add(KNOWN),
+            u32::try_from(i),
+            self.offset.get(i),
+        ) else {
             return false;
         };
-        if self.offset.get(i).map(|o| o.load(Ordering::Acquire)) != Some(PENDING) {
+        // Claimed with a write, not checked with a read first: a page of zeroed slots read
+        // first is mapped to the shared zero page and copied on the write after, which
+        // flushes every core's TLB (a tenth of `info`'s time at a million chunks).
+        if let Err(mut now) =
+            slot.compare_exchange(PENDING, BUSY, Ordering::AcqRel, Ordering::Acquire)
+        {
+            // Another thread is setting it (from the same bytes): wait the few stores it
+            // takes, so that the slot is settled when this returns.
+            while now == BUSY {
+                std::thread::yield_now();
+                now = slot.load(Ordering::Acquire);
+            }
             return false;
         }
         let after = head.data_offset.saturating_add(head.compressed_size);
@@ -226,9 +243,6 @@ impl Heads {
             None => 0,
             Some(p) if p == after => INDEX_AFTER,
             Some(p) => {
-                let Ok(key) = u32::try_from(i) else {
-                    return false;
-                };
                 self.index_at
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -243,9 +257,6 @@ impl Heads {
         let (compressed, size, wide) = if let (Ok(c), Ok(s)) = narrow {
             (c, s, 0)
         } else {
-            let Ok(key) = u32::try_from(i) else {
-                return false;
-            };
             self.wide
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -253,7 +264,6 @@ impl Heads {
             (0, 0, WIDE)
         };
         let flags = code(head.compression) | index | wide;
-        // Two threads setting the same slot write the same values (read from the same bytes).
         if let (Some(c), Some(s), Some(f)) =
             (self.compressed.get(i), self.size.get(i), self.flags.get(i))
         {
@@ -261,7 +271,8 @@ impl Heads {
             s.store(size, Ordering::Relaxed);
             f.store(flags, Ordering::Relaxed);
         }
-        self.settle(i, stored)
+        slot.store(stored, Ordering::Release);
+        true
     }
 
     /// Marks chunk `i`'s header as not what its chunk info says, with why.
@@ -346,6 +357,8 @@ fn read_batches(
     batches: &[(usize, usize, usize)],
 ) {
     let mut bytes = Vec::new();
+    // The layout of the last chunk record header: the next ones are read by comparing bytes.
+    let mut shape = None;
     for &(first, past, span) in batches {
         if (first..past).all(|i| heads.get(i).is_some()) {
             continue;
@@ -368,9 +381,14 @@ fn read_batches(
             let here = bytes.get(at..).unwrap_or_default();
             let whole = head_len(here).is_some_and(|n| n <= here.len());
             let head = if whole {
-                check(source.len(), chunk.pos, here)
+                check(source.len(), chunk.pos, here, &mut shape)
             } else {
-                check(source.len(), chunk.pos, &head_at(source, chunk.pos))
+                check(
+                    source.len(),
+                    chunk.pos,
+                    &head_at(source, chunk.pos),
+                    &mut shape,
+                )
             };
             match head {
                 Ok(h) => settled += usize::from(heads.put(i, h)),
@@ -416,13 +434,18 @@ pub(crate) fn read_from(source: &Source, chunks: &[Chunk], heads: &Heads, i: usi
 }
 
 /// Checks the chunk record at `pos` (a chunk info points there), from `bytes` read at `pos`.
-fn check(len: u64, pos: u64, bytes: &[u8]) -> Result<ChunkHead, String> {
+fn check(
+    len: u64,
+    pos: u64,
+    bytes: &[u8],
+    shape: &mut Option<crate::format::shape::Shape>,
+) -> Result<ChunkHead, String> {
     if pos >= len {
         return Err(format!(
             "a chunk info points to byte {pos} beyond the end of the file"
         ));
     }
-    if let Some((ch, data_len, data_at)) = ChunkHeader::read_fast(bytes) {
+    if let Some((ch, data_len, data_at)) = ChunkHeader::read_shaped(bytes, shape) {
         let data_offset = pos.saturating_add(data_at as u64);
         let end = data_offset.saturating_add(u64::from(data_len));
         if end <= len {
@@ -496,6 +519,29 @@ mod tests {
         }
         assert!(batches(&[], 0, 0).is_empty());
         assert!(batches(&many, 5000, 6000).is_empty());
+    }
+
+    #[test]
+    fn a_slot_is_known_once_set_returns_whichever_thread_set_it() {
+        let h = Heads::pending_for(20_000);
+        let head = |i: usize| ChunkHead {
+            data_offset: 100 + i as u64,
+            compressed_size: 5,
+            uncompressed_size: 7,
+            compression: Compression::None,
+            index_data_pos: Some(105 + i as u64),
+        };
+        std::thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    for i in 0..20_000 {
+                        h.set(i, head(i));
+                        assert_eq!(h.get(i), Some(head(i)), "slot {i}");
+                    }
+                });
+            }
+        });
+        assert_eq!(h.pending(), 0);
     }
 
     #[test]

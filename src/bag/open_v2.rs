@@ -57,6 +57,7 @@ pub(crate) fn open_indexed(
         mut warnings,
         mut chunks,
         table,
+        shape: _,
     } = index;
     if let Some(n) = header.chunk_count {
         if n as usize != chunks.len() {
@@ -121,6 +122,7 @@ fn read_section(
     let section_len = usize::try_from(len - index_pos).unwrap_or(usize::MAX);
     let mut index = Index {
         conns: ConnTable::default(),
+        shape: None,
         warnings: Vec::new(),
         chunks: Vec::with_capacity(expected),
         table: Vec::with_capacity(expected),
@@ -213,11 +215,12 @@ fn parse_part(buf: &[u8], base: u64, starts: &[usize], next: usize) -> Part {
         lens: Vec::with_capacity(starts.len()),
         whole: true,
     };
+    let mut shape = None;
     for (k, &at) in starts.iter().enumerate() {
         let following = starts.get(k + 1).copied().unwrap_or(next) as u64;
         let before = part.table.len();
         let rest = buf.get(at..).unwrap_or_default();
-        match ChunkInfoHead::read_fast(rest, base + at as u64, &mut part.table) {
+        match ChunkInfoHead::read_shaped(rest, base + at as u64, &mut part.table, &mut shape) {
             Some(info) if info.end == base + following => {
                 part.infos.push(info);
                 let added = part.table.len() - before;
@@ -239,6 +242,8 @@ const AHEAD: usize = 64 << 10;
 /// What the index section holds, as it is read.
 struct Index {
     conns: ConnTable,
+    /// The layout of the last chunk info header read one at a time.
+    shape: Option<crate::format::shape::Shape>,
     warnings: Vec<Warning>,
     /// A chunk per chunk info, its counts attached once the table is complete.
     chunks: Vec<Chunk>,
@@ -320,7 +325,7 @@ impl Index {
     /// Takes the record at the start of `buf` (at absolute offset `pos`); returns where the
     /// next one starts. Nothing is kept from a record that fails.
     fn record_at(&mut self, buf: &[u8], pos: u64) -> Result<u64, Fallback> {
-        if let Some(info) = ChunkInfoHead::read_fast(buf, pos, &mut self.table) {
+        if let Some(info) = ChunkInfoHead::read_shaped(buf, pos, &mut self.table, &mut self.shape) {
             return Ok(self.push(&info));
         }
         let head = read_head(buf, 0, pos)

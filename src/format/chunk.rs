@@ -58,8 +58,17 @@ impl ChunkHeader {
     /// length and where the data starts in `buf`. `None` when anything is off or unusual
     /// ([`read_head`](super::read_head) and [`ChunkHeader::from_head`] then tell what).
     pub fn read_fast(buf: &[u8]) -> Option<(Self, u32, usize)> {
+        Self::read_shaped(buf, &mut None)
+    }
+
+    /// [`ChunkHeader::read_fast`] through the header layout of the previous chunk record
+    /// read with the same `shape` (see [`super::shape`]), learning it when it differs.
+    pub fn read_shaped(
+        buf: &[u8],
+        shape: &mut Option<super::shape::Shape>,
+    ) -> Option<(Self, u32, usize)> {
         let (mut op, mut compression, mut size) = (None, None, None);
-        let (header_len, rest) = super::header::walk_fast(buf, |name, value| match name {
+        let (header_len, rest) = super::shape::walk_shaped(buf, shape, |name, value| match name {
             b"op" => op = Some(value),
             b"compression" => compression = Some(value),
             b"size" => size = Some(value),

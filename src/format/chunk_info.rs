@@ -112,9 +112,20 @@ impl ChunkInfoHead {
     /// appended) when anything is off or unusual; [`ChunkInfoHead::read_into`] then reads the
     /// record again and reports the problem.
     pub fn read_fast(buf: &[u8], base: u64, counts: &mut Vec<(u32, u32)>) -> Option<Self> {
+        Self::read_shaped(buf, base, counts, &mut None)
+    }
+
+    /// [`ChunkInfoHead::read_fast`] through the header layout of the previous record read
+    /// with the same `shape` (see [`super::shape`]), learning it when it differs.
+    pub fn read_shaped(
+        buf: &[u8],
+        base: u64,
+        counts: &mut Vec<(u32, u32)>,
+        shape: &mut Option<super::shape::Shape>,
+    ) -> Option<Self> {
         let (mut op, mut ver, mut count, mut chunk_pos, mut start, mut end) =
             (None, None, None, None, None, None);
-        let (header_len, rest) = super::header::walk_fast(buf, |name, value| match name {
+        let (header_len, rest) = super::shape::walk_shaped(buf, shape, |name, value| match name {
             b"op" => op = Some(value),
             b"ver" => ver = Some(value),
             b"count" => count = Some(value),

@@ -19,6 +19,7 @@ pub mod lz4;
 pub mod message_data;
 pub mod op;
 pub mod record;
+pub mod shape;
 pub mod v12;
 pub mod version;
 

@@ -196,16 +196,16 @@ impl Walk {
         load: &Settings<'_>,
         which: &[usize],
     ) -> Result<(), Changed> {
-        let todo: Vec<&Found> = which
+        let todo: Vec<(usize, &Found)> = which
             .iter()
-            .filter_map(|&i| self.found.get(i))
-            .filter(|f| f.scan.is_none())
+            .filter_map(|&i| Some((i, self.found.get(i)?)))
+            .filter(|(_, f)| f.scan.is_none())
             .collect();
         let total = todo.len() as u64;
         let done = std::sync::atomic::AtomicU64::new(0);
         let told = std::sync::Mutex::new(0u64);
         let decoding = |done, total| RecoveryProgress::Decoding { done, total };
-        let results = parallel_map(&todo, load.threads, |f| {
+        let results = parallel_map(&todo, load.threads, |&(i, f)| {
             let chunk = f.to_chunk(0, (RosTime::MIN, RosTime::MIN), Vec::new());
             // The chunk is held against the budget while walked, and dropped after.
             let head = f.to_head();
@@ -216,13 +216,11 @@ impl Walk {
             if let Ok(mut last) = told.lock() {
                 tell(load.progress, &mut last, n, total, decoding);
             }
-            Ok((f.pos, (loaded.error, scan)))
+            Ok((i, (loaded.error, scan)))
         });
         for result in results {
-            let (pos, walked) = result?;
-            if let Some(i) = self.found.iter().position(|f| f.pos == pos) {
-                self.settle(i, walked);
-            }
+            let (i, walked) = result?;
+            self.settle(i, walked);
         }
         Ok(())
     }
