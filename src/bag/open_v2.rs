@@ -259,6 +259,12 @@ impl Index {
             let (start, len) = c.counts.span();
             start + len
         });
+        self.add(info, start, self.table.len().saturating_sub(start));
+        info.end
+    }
+
+    /// Adds the chunk of `info`, whose counts are `table[start..start + len]`.
+    fn add(&mut self, info: &ChunkInfoHead, start: usize, len: usize) {
         self.chunks.push(Chunk {
             index: u32::try_from(self.chunks.len()).unwrap_or(u32::MAX),
             pos: info.chunk_pos,
@@ -266,9 +272,8 @@ impl Index {
             state: ChunkState::Complete,
             start: info.start_time,
             end: info.end_time,
-            counts: Counts::range(start, self.table.len().saturating_sub(start)),
+            counts: Counts::range(start, len),
         });
-        info.end
     }
 
     /// Takes the whole chunk info records at the start of `buf` (at absolute offset `pos`),
@@ -302,15 +307,7 @@ impl Index {
             let mut start = offset;
             for (info, &len) in part.infos.iter().zip(&part.lens) {
                 let len = len as usize;
-                self.chunks.push(Chunk {
-                    index: u32::try_from(self.chunks.len()).unwrap_or(u32::MAX),
-                    pos: info.chunk_pos,
-                    layout: ChunkLayout::V2,
-                    state: ChunkState::Complete,
-                    start: info.start_time,
-                    end: info.end_time,
-                    counts: Counts::range(start, len),
-                });
+                self.add(info, start, len);
                 start += len;
             }
             if !part.whole {

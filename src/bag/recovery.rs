@@ -122,6 +122,30 @@ pub enum RecoveryProgress {
     },
 }
 
+impl RecoveryProgress {
+    /// True when `later`, reported after `self`, goes backwards within the same stage (the
+    /// decompression workers may report out of order): such a report is to be ignored.
+    pub fn is_ahead_of(&self, later: &RecoveryProgress) -> bool {
+        match (*self, *later) {
+            (
+                RecoveryProgress::Scanning { done, total },
+                RecoveryProgress::Scanning {
+                    done: next,
+                    total: of,
+                },
+            )
+            | (
+                RecoveryProgress::Decoding { done, total },
+                RecoveryProgress::Decoding {
+                    done: next,
+                    total: of,
+                },
+            ) => total == of && done > next,
+            _ => false,
+        }
+    }
+}
+
 /// A callback told how a recovery scan advances (a few hundred calls at most per stage), from
 /// the thread that opens the bag or from its decompression workers. Set in
 /// [`OpenOptions::progress`](super::OpenOptions::progress); indexed bags never call it.

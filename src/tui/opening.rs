@@ -118,23 +118,7 @@ impl Opening {
             }
             Progress::Recovery(now) => {
                 // Decompression workers may report out of order: never go backwards.
-                let behind = match (self.recovery, now) {
-                    (
-                        Some(RecoveryProgress::Scanning { done, total }),
-                        RecoveryProgress::Scanning {
-                            done: next,
-                            total: of,
-                        },
-                    )
-                    | (
-                        Some(RecoveryProgress::Decoding { done, total }),
-                        RecoveryProgress::Decoding {
-                            done: next,
-                            total: of,
-                        },
-                    ) => total == *of && done > *next,
-                    _ => false,
-                };
+                let behind = self.recovery.is_some_and(|r| r.is_ahead_of(now));
                 if !behind {
                     self.recovery = Some(*now);
                 }

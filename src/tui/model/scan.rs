@@ -31,23 +31,7 @@ impl ScanState {
     /// changed. Reports of the decompression workers may come out of order: never backwards.
     pub fn note(&mut self, now: RecoveryProgress, elapsed: Duration) -> bool {
         let before = self.mark();
-        let behind = match (self.progress, now) {
-            (
-                Some(RecoveryProgress::Scanning { done, total }),
-                RecoveryProgress::Scanning {
-                    done: next,
-                    total: of,
-                },
-            )
-            | (
-                Some(RecoveryProgress::Decoding { done, total }),
-                RecoveryProgress::Decoding {
-                    done: next,
-                    total: of,
-                },
-            ) => total == of && done > next,
-            _ => false,
-        };
+        let behind = self.progress.is_some_and(|p| p.is_ahead_of(&now));
         if !behind {
             self.progress = Some(now);
             if let RecoveryProgress::Scanning { done, .. } = now {
