@@ -189,8 +189,8 @@ impl Heads {
         }
     }
 
-    /// Settles slot `i` (if it is pending) to `offset`, after the other fields are written;
-    /// true if it was pending (the caller counts it off [`Heads::pending`]).
+    /// Settles pending slot `i` to `offset` (a marker: [`BAD`]); true if it was pending (the
+    /// caller counts it off [`Heads::pending`]).
     fn settle(&self, i: usize, offset: u64) -> bool {
         self.offset.get(i).is_some_and(|o| {
             o.compare_exchange(PENDING, offset, Ordering::AcqRel, Ordering::Acquire)

@@ -20,6 +20,7 @@ use super::heads::{Heads, read_all};
 use super::opened::Opened;
 use super::source::Source;
 use super::table::ConnTable;
+use super::totals::set_message_counts;
 
 /// The fewest bytes a chunk info record takes (its header's six fields and one count).
 const MIN_CHUNK_INFO: usize = 96;
@@ -90,15 +91,7 @@ pub(crate) fn open_indexed(
             return Err(why);
         }
     }
-    let mut per_conn = vec![0u64; connections.len()];
-    for &(conn, n) in counts.iter() {
-        if let Some(total) = per_conn.get_mut(conn as usize) {
-            *total += u64::from(n);
-        }
-    }
-    for c in &mut connections {
-        c.message_count = per_conn.get(c.id as usize).copied().unwrap_or(0);
-    }
+    set_message_counts(&mut connections, &chunks);
     Ok(Opened {
         connections,
         conn_map: map,
@@ -158,7 +151,6 @@ fn read_section(
         };
         one_by_one = one_by_one.saturating_sub(1);
     }
-    drop(window);
     Ok(index)
 }
 

@@ -7,6 +7,7 @@
 use crate::time::RosTime;
 
 use super::chunk::Chunk;
+use super::connection::Connection;
 
 /// Totals over a bag's chunks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,6 +45,26 @@ impl Totals {
             }
         }
         t
+    }
+}
+
+/// Sets each connection's `message_count` to its messages over `chunks` (by dense id).
+pub(super) fn set_message_counts(connections: &mut [Connection], chunks: &[Chunk]) {
+    let ids = connections
+        .iter()
+        .map(|c| c.id as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut per_conn = vec![0u64; ids];
+    for c in chunks {
+        for &(conn, n) in &c.counts {
+            if let Some(total) = per_conn.get_mut(conn as usize) {
+                *total += u64::from(n);
+            }
+        }
+    }
+    for c in connections {
+        c.message_count = per_conn.get(c.id as usize).copied().unwrap_or(0);
     }
 }
 

@@ -16,6 +16,7 @@ use super::super::opened::Opened;
 use super::super::parallel::parallel_map;
 use super::super::recovery::{Loss, Recovery, RecoveryProgress};
 use super::super::source::{Changed, Source};
+use super::super::totals::set_message_counts;
 use super::pipeline::Walked;
 use super::{Found, Settings, Walk, tell};
 
@@ -136,15 +137,7 @@ impl Walk {
                 reason: format!("no connection record was found for connection {id}"),
             });
         }
-        let mut per_conn: HashMap<ConnId, u64> = HashMap::new();
-        for c in &chunks {
-            for &(conn, n) in &c.counts {
-                *per_conn.entry(conn).or_default() += u64::from(n);
-            }
-        }
-        for c in &mut connections {
-            c.message_count = per_conn.get(&c.id).copied().unwrap_or(0);
-        }
+        set_message_counts(&mut connections, &chunks);
         self.losses.sort_by_key(|l| l.offset);
         Ok(Opened {
             connections,

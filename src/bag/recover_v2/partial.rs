@@ -12,6 +12,7 @@ use super::super::connection::ConnId;
 use super::super::heads::{ChunkHead, Heads};
 use super::super::opened::Opened;
 use super::super::recovery::{PARTIAL_EVERY, Recovery};
+use super::super::totals::set_message_counts;
 use super::{PartialSink, Walk};
 
 /// Chunks in the first snapshot at the latest (it goes out earlier after [`FIRST_WAIT`]).
@@ -134,15 +135,7 @@ impl Prefix {
     /// The bag as assembled so far, with every loss and warning found so far.
     fn snapshot(&self, walk: &Walk) -> Opened {
         let (mut connections, conn_map) = walk.table.cloned(&self.map);
-        let mut per_conn: HashMap<ConnId, u64> = HashMap::new();
-        for c in &self.chunks {
-            for &(conn, n) in &c.counts {
-                *per_conn.entry(conn).or_default() += u64::from(n);
-            }
-        }
-        for c in &mut connections {
-            c.message_count = per_conn.get(&c.id).copied().unwrap_or(0);
-        }
+        set_message_counts(&mut connections, &self.chunks);
         let complete = self
             .chunks
             .iter()
