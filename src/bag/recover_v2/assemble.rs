@@ -9,15 +9,13 @@ use crate::time::RosTime;
 
 use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::ConnId;
-use super::super::entries::{Origin, scan_records};
 use super::super::heads::{ChunkHead, Heads};
-use super::super::load::load_chunk;
 use super::super::opened::Opened;
 use super::super::parallel::parallel_map;
 use super::super::recovery::{Loss, Recovery, RecoveryProgress};
 use super::super::source::{Changed, Source};
 use super::super::totals::set_message_counts;
-use super::pipeline::Walked;
+use super::pipeline::{Walked, walk_one};
 use super::{Found, Settings, Walk, tell};
 
 impl Found {
@@ -200,16 +198,12 @@ impl Walk {
         let decoding = |done, total| RecoveryProgress::Decoding { done, total };
         let results = parallel_map(&todo, load.threads, |&(i, f)| {
             let chunk = f.to_chunk(0, (RosTime::MIN, RosTime::MIN), Vec::new());
-            // The chunk is held against the budget while walked, and dropped after.
-            let head = f.to_head();
-            let loaded = load_chunk(source, &chunk, &head, load.limit, load.budget)?;
-            let scan = scan_records(&loaded.bytes, Origin::of(&chunk, &head));
-            drop(loaded.bytes);
+            let walked = walk_one(source, load, &chunk, &f.to_head())?;
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if let Ok(mut last) = told.lock() {
                 tell(load.progress, &mut last, n, total, decoding);
             }
-            Ok((i, (loaded.error, scan)))
+            Ok((i, walked))
         });
         for result in results {
             let (i, walked) = result?;

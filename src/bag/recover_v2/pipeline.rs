@@ -74,8 +74,8 @@ pub(super) struct Pool<'a> {
     settings: &'a Settings<'a>,
 }
 
-/// Decompresses and walks one chunk (held against the budget meanwhile).
-fn walk_one(
+/// Decompresses and walks one chunk (held against the budget meanwhile, dropped after).
+pub(super) fn walk_one(
     source: &Arc<Source>,
     settings: &Settings<'_>,
     chunk: &Chunk,
