@@ -75,6 +75,9 @@ pub(crate) struct Heads {
     wide: Mutex<HashMap<u32, (u64, u64)>>,
     pending: AtomicUsize,
     bad: Mutex<HashMap<u32, String>>,
+    /// Held by [`read_all`]: a second caller waits for the first to finish instead of
+    /// reading the same batches again.
+    reading_all: Mutex<()>,
 }
 
 impl std::fmt::Debug for Heads {
@@ -115,6 +118,7 @@ impl Heads {
             wide: Mutex::new(HashMap::new()),
             pending: AtomicUsize::new(n),
             bad: Mutex::new(HashMap::new()),
+            reading_all: Mutex::new(()),
         }
     }
 
@@ -402,6 +406,13 @@ fn read_batches(
 /// Reads every pending head, with one read per batch of nearby chunks and, with many chunks,
 /// batches on up to `threads` threads.
 pub(crate) fn read_all(source: &Source, chunks: &[Chunk], heads: &Heads, threads: usize) {
+    if heads.pending() == 0 {
+        return;
+    }
+    let _one = heads
+        .reading_all
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if heads.pending() == 0 {
         return;
     }

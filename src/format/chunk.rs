@@ -67,13 +67,8 @@ impl ChunkHeader {
         buf: &[u8],
         shape: &mut Option<super::shape::Shape>,
     ) -> Option<(Self, u32, usize)> {
-        let (mut op, mut compression, mut size) = (None, None, None);
-        let (header_len, rest) = super::shape::walk_shaped(buf, shape, |name, value| match name {
-            b"op" => op = Some(value),
-            b"compression" => compression = Some(value),
-            b"size" => size = Some(value),
-            _ => {}
-        })?;
+        let ([op, compression, size], header_len, rest) =
+            super::shape::read_fields(buf, [b"op", b"compression", b"size"], shape)?;
         let (data_len, _) = rest.split_first_chunk::<4>()?;
         if op? != [Op::Chunk.byte()] {
             return None;

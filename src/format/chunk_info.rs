@@ -123,17 +123,19 @@ impl ChunkInfoHead {
         counts: &mut Vec<(u32, u32)>,
         shape: &mut Option<super::shape::Shape>,
     ) -> Option<Self> {
-        let (mut op, mut ver, mut count, mut chunk_pos, mut start, mut end) =
-            (None, None, None, None, None, None);
-        let (header_len, rest) = super::shape::walk_shaped(buf, shape, |name, value| match name {
-            b"op" => op = Some(value),
-            b"ver" => ver = Some(value),
-            b"count" => count = Some(value),
-            b"chunk_pos" => chunk_pos = Some(value),
-            b"start_time" => start = Some(value),
-            b"end_time" => end = Some(value),
-            _ => {}
-        })?;
+        let ([op, ver, count, chunk_pos, start, end], header_len, rest) =
+            super::shape::read_fields(
+                buf,
+                [
+                    b"op",
+                    b"ver",
+                    b"count",
+                    b"chunk_pos",
+                    b"start_time",
+                    b"end_time",
+                ],
+                shape,
+            )?;
         let (_data_len, data) = rest.split_first_chunk::<4>()?;
         if op? != [Op::ChunkInfo.byte()] || le_u32(ver?)? != 1 {
             return None;

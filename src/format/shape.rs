@@ -5,35 +5,46 @@
 //!
 //! A header "has the shape" when its length, each field's length and each field's name and
 //! `=` are the bytes of the learned header: the field walk would then find the same fields at
-//! the same places, so the values read here are exactly those [`walk_fast`] reads.
+//! the same places, so the values read here are exactly those [`walk_fast`] reads. The check
+//! is a masked comparison of 8-byte words (values masked out), and where the wanted fields'
+//! values sit is worked out once, when the shape is learned.
 
 use super::header::walk_fast;
 
 /// Where the fields of a learned record header sit.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Shape {
-    /// The learned header's bytes (its 4-byte length first).
-    bytes: Vec<u8>,
-    /// `(name, value)` ranges of each field in `bytes`, in field order.
-    fields: Vec<(Span, Span)>,
-    /// The ranges that are not values: lengths, names and `=`.
-    fixed: Vec<Span>,
+    /// The header's length, its 4-byte length field included.
+    end: usize,
+    /// `(offset, bytes, mask)`: 8-byte little-endian words of the learned header (the last
+    /// one overlapping the one before), masked to the bytes that are not values; words that
+    /// are all value are left out.
+    words: Vec<(usize, u64, u64)>,
+    /// The value range of each wanted field (the last field of that name), in the order of
+    /// the names the shape was learned for.
+    values: Vec<Option<Span>>,
 }
 
 /// A range `start..end` of a header's bytes.
 type Span = (usize, usize);
 
+/// What [`read_fields`] finds: the value of each wanted field (`None` when the header lacks
+/// it), the header's length and the bytes after the header.
+pub type Fields<'a, const N: usize> = ([Option<&'a [u8]>; N], usize, &'a [u8]);
+
 impl Shape {
-    /// The layout of the record header at the start of `buf`; `None` when [`walk_fast`]
-    /// would not read it.
-    pub fn learn(buf: &[u8]) -> Option<Shape> {
+    /// The layout of the record header at the start of `buf`, with where the fields `names`
+    /// sit; `None` when [`walk_fast`] would not read it (or it is too short to be worth it).
+    pub fn learn(buf: &[u8], names: &[&[u8]]) -> Option<Shape> {
         let (header_len, _) = walk_fast(buf, |_, _| {})?;
         let end = header_len.checked_add(4)?;
-        let bytes = buf.get(..end)?.to_vec();
-        let mut fields = Vec::new();
-        let mut fixed = Vec::new();
+        let bytes = buf.get(..end)?;
+        if end < 8 {
+            return None;
+        }
+        let mut mask = vec![0xffu8; end];
+        let mut values = vec![None; names.len()];
         let mut at = 4;
-        let mut fixed_from = 0;
         while at < end {
             let len = bytes
                 .get(at..at + 4)
@@ -41,61 +52,85 @@ impl Shape {
                 .map(u32::from_le_bytes)?;
             let field = at + 4;
             let field_end = field.checked_add(usize::try_from(len).ok()?)?;
-            let eq = bytes
-                .get(field..field_end)?
-                .iter()
-                .position(|&b| b == b'=')?;
+            let text = bytes.get(field..field_end)?;
+            let eq = text.iter().position(|&b| b == b'=')?;
+            let name = text.get(..eq)?;
             let value = field + eq + 1;
-            fixed.push((fixed_from, value));
-            fields.push(((field, field + eq), (value, field_end)));
-            fixed_from = field_end;
+            mask.get_mut(value..field_end)?.fill(0);
+            if let Some(slot) = names
+                .iter()
+                .position(|n| *n == name)
+                .and_then(|k| values.get_mut(k))
+            {
+                *slot = Some((value, field_end));
+            }
             at = field_end;
         }
-        fixed.push((fixed_from, end));
-        Some(Shape {
-            bytes,
-            fields,
-            fixed,
-        })
+        let word = |s: &[u8]| -> Option<u64> { Some(u64::from_le_bytes(s.try_into().ok()?)) };
+        let mut words = Vec::new();
+        for start in (0..end).step_by(8) {
+            let at = start.min(end - 8);
+            let m = word(mask.get(at..at + 8)?)?;
+            if m != 0 {
+                words.push((at, word(bytes.get(at..at + 8)?)? & m, m));
+            }
+        }
+        Some(Shape { end, words, values })
     }
 
     /// True when the header at the start of `buf` is laid out like the learned one.
     pub fn fits(&self, buf: &[u8]) -> bool {
-        self.fixed.iter().all(|&(s, e)| {
-            buf.get(s..e)
-                .is_some_and(|b| self.bytes.get(s..e).is_some_and(|t| t == b))
+        let Some(b) = buf.get(..self.end) else {
+            return false;
+        };
+        self.words.iter().all(|&(at, bytes, mask)| {
+            b.get(at..at + 8)
+                .and_then(|w| w.try_into().ok())
+                .is_some_and(|w| u64::from_le_bytes(w) & mask == bytes)
         })
     }
 
-    /// Calls `field` with each `(name, value)` of the header at the start of `buf`, which
-    /// must [`fit`](Shape::fits), and returns what [`walk_fast`] returns: the header length
-    /// and the bytes after the header.
-    pub fn walk<'a>(
-        &self,
-        buf: &'a [u8],
-        mut field: impl FnMut(&[u8], &'a [u8]),
-    ) -> Option<(usize, &'a [u8])> {
-        for &((ns, ne), (vs, ve)) in &self.fields {
-            field(self.bytes.get(ns..ne)?, buf.get(vs..ve)?);
+    /// The wanted fields of the header at the start of `buf`, which must
+    /// [`fit`](Shape::fits); `N` must be the number of names the shape was learned for.
+    fn read<'a, const N: usize>(&self, buf: &'a [u8]) -> Option<Fields<'a, N>> {
+        let mut found = [None; N];
+        for (slot, span) in found.iter_mut().zip(&self.values) {
+            *slot = match *span {
+                Some((s, e)) => Some(buf.get(s..e)?),
+                None => None,
+            };
         }
-        let end = self.bytes.len();
-        Some((end - 4, buf.get(end..)?))
+        Some((found, self.end - 4, buf.get(self.end..)?))
     }
 }
 
-/// [`walk_fast`] through `shape` when the header fits it; otherwise walks and learns the
-/// header's shape for the next one.
-pub fn walk_shaped<'a>(
+/// The values of the fields `names` (the last field of each name) of the record header at
+/// the start of `buf`, its length and the bytes after it: what [`walk_fast`] finds, `None`
+/// when it would fail. Read through `shape` when the header fits it; otherwise walked, and
+/// the header's shape learned for the next one. One `shape` serves one list of `names`.
+pub fn read_fields<'a, const N: usize>(
     buf: &'a [u8],
+    names: [&[u8]; N],
     shape: &mut Option<Shape>,
-    mut field: impl FnMut(&[u8], &'a [u8]),
-) -> Option<(usize, &'a [u8])> {
-    if let Some(s) = shape.as_ref().filter(|s| s.fits(buf)) {
-        return s.walk(buf, field);
+) -> Option<Fields<'a, N>> {
+    if let Some(s) = shape
+        .as_ref()
+        .filter(|s| s.values.len() == N && s.fits(buf))
+    {
+        return s.read(buf);
     }
-    let walked = walk_fast(buf, &mut field)?;
-    *shape = Shape::learn(buf);
-    Some(walked)
+    let mut found = [None; N];
+    let (header_len, rest) = walk_fast(buf, |name, value| {
+        if let Some(slot) = names
+            .iter()
+            .position(|n| *n == name)
+            .and_then(|k| found.get_mut(k))
+        {
+            *slot = Some(value);
+        }
+    })?;
+    *shape = Shape::learn(buf, &names);
+    Some((found, header_len, rest))
 }
 
 #[cfg(test)]
@@ -115,18 +150,28 @@ mod tests {
         out
     }
 
-    type Walked = Option<(Vec<(Vec<u8>, Vec<u8>)>, usize, Vec<u8>)>;
+    const NAMES: [&[u8]; 3] = [b"chunk_pos", b"op", b"missing"];
 
-    fn plain(buf: &[u8]) -> Walked {
-        let mut got = Vec::new();
-        let (n, rest) = walk_fast(buf, |k, v| got.push((k.to_vec(), v.to_vec())))?;
-        Some((got, n, rest.to_vec()))
+    type Read = Option<([Option<Vec<u8>>; 3], usize, Vec<u8>)>;
+
+    fn owned(f: Option<Fields<'_, 3>>) -> Read {
+        let (found, n, rest) = f?;
+        Some((found.map(|v| v.map(<[u8]>::to_vec)), n, rest.to_vec()))
     }
 
-    fn shaped(buf: &[u8], shape: &mut Option<Shape>) -> Walked {
-        let mut got = Vec::new();
-        let (n, rest) = walk_shaped(buf, shape, |k, v| got.push((k.to_vec(), v.to_vec())))?;
-        Some((got, n, rest.to_vec()))
+    /// What the plain field walk finds.
+    fn plain(buf: &[u8]) -> Read {
+        let mut found: [Option<&[u8]>; 3] = [None; 3];
+        let walked = walk_fast(buf, |k, v| {
+            if let Some(i) = NAMES.iter().position(|n| *n == k) {
+                found[i] = Some(v);
+            }
+        });
+        owned(walked.map(|(n, rest)| (found, n, rest)))
+    }
+
+    fn shaped(buf: &[u8], shape: &mut Option<Shape>) -> Read {
+        owned(read_fields(buf, NAMES, shape))
     }
 
     #[test]
@@ -136,13 +181,15 @@ mod tests {
         let renamed = record(&[("op", &[7]), ("chunk_pot", &[9; 8]), ("x", b"")], b"");
         let longer = record(&[("op", &[7]), ("chunk_pos", &[9; 9]), ("x", b"")], b"");
         let eq_in_value = record(&[("op", b"="), ("chunk_pos", b"a=b=c=d="), ("x", b"")], b"");
+        let twice = record(&[("op", &[1]), ("op", &[2]), ("chunk_pos", b"")], b"");
+        let tiny = record(&[("o", b"")], b"");
         let mut shape = None;
         assert_eq!(shaped(&a, &mut shape), plain(&a));
-        assert_eq!(shape, Shape::learn(&a));
+        assert_eq!(shape, Shape::learn(&a, &NAMES));
         let learned = shape.clone().unwrap();
         assert!(learned.fits(&same) && learned.fits(&eq_in_value));
-        assert!(!learned.fits(&renamed) && !learned.fits(&longer));
-        for buf in [&same, &renamed, &longer, &eq_in_value, &a] {
+        assert!(!learned.fits(&renamed) && !learned.fits(&longer) && !learned.fits(&twice));
+        for buf in [&same, &renamed, &longer, &eq_in_value, &twice, &tiny, &a] {
             for cut in 0..=buf.len() {
                 let part = &buf[..cut];
                 // Through the learned shape, and again as learned from each header before.
@@ -152,12 +199,18 @@ mod tests {
             }
         }
         // Damage in the bytes the shape compares is noticed; in a value it is read as is.
-        let mut bad = same.clone();
-        for i in 0..bad.len() {
-            bad[i] ^= 0x55;
-            let mut s = Some(learned.clone());
-            assert_eq!(shaped(&bad, &mut s), plain(&bad), "byte {i}");
-            bad[i] ^= 0x55;
+        for base in [&same, &twice] {
+            let mut bad = base.clone();
+            for i in 0..bad.len() {
+                for flip in [0x55, 0x80, 0x01] {
+                    bad[i] ^= flip;
+                    let mut s = Some(learned.clone());
+                    assert_eq!(shaped(&bad, &mut s), plain(&bad), "byte {i}");
+                    let mut t = Shape::learn(base, &NAMES);
+                    assert_eq!(shaped(&bad, &mut t), plain(&bad), "byte {i}, own shape");
+                    bad[i] ^= flip;
+                }
+            }
         }
     }
 }

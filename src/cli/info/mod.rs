@@ -67,6 +67,12 @@ pub fn run(args: &InfoArgs) -> Outcome {
         if bag.recovery().is_some_and(|r| !r.is_lossless()) {
             outcome = outcome.max(Outcome::Problems);
         }
+        // Every form shows compression statistics, from every chunk record header: they are
+        // read on the bag's threads while the rest of the summary is worked out here.
+        let heads = (bag.pending_heads() > 0).then(|| {
+            let b = bag.clone();
+            std::thread::spawn(move || b.read_heads())
+        });
         let shown = path.display().to_string();
         let summary = Summary::new(&bag, args.freq);
         let health = args.health.then(|| {
@@ -102,6 +108,9 @@ pub fn run(args: &InfoArgs) -> Outcome {
                 t.push_str(&l.text());
             }
             texts.push(t);
+        }
+        if let Some(h) = heads {
+            let _ = h.join();
         }
         retire(bag);
     }

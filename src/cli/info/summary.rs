@@ -28,20 +28,21 @@ impl Summary {
     /// The summary of `bag`, with median rates when `freq`.
     pub(super) fn new(bag: &Bag, freq: bool) -> Self {
         let topics = bag.topics();
-        let records: Vec<_> = bag.chunks().iter().filter(|c| c.is_record()).collect();
+        let records = || bag.chunks().iter().filter(|c| c.is_record());
         let range = bag.start_time().zip(bag.end_time());
-        let info_range = if records.is_empty() {
+        let any_record = records().next().is_some();
+        let info_range = if !any_record {
             range
         } else if bag.is_indexed() {
-            records
-                .first()
-                .zip(records.last())
+            records()
+                .next()
+                .zip(records().next_back())
                 .map(|(a, b)| (a.start, b.end))
         } else {
-            let filled: Vec<_> = records.iter().filter(|c| c.message_count() > 0).collect();
-            filled
-                .first()
-                .zip(filled.last())
+            let filled = || records().filter(|c| c.message_count() > 0);
+            filled()
+                .next()
+                .zip(filled().next_back())
                 .map(|(a, b)| (a.start, b.end))
         };
         // rosbag reads the whole index of old layouts, so it always shows rates there.
@@ -51,7 +52,7 @@ impl Summary {
         } else {
             vec![None; topics.len()]
         };
-        let empty = bag.connections().is_empty() && records.is_empty();
+        let empty = bag.connections().is_empty() && !any_record;
         Summary {
             topics,
             info_range,
