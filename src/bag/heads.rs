@@ -108,7 +108,7 @@ fn method(code: u8) -> Compression {
 impl Heads {
     /// `n` slots, none read yet.
     pub fn pending_for(n: usize) -> Self {
-        Heads {
+        let h = Heads {
             // Zeroed allocations: nothing is written (nor made resident) for 1 M chunks.
             offset: bytemuck::zeroed_slice_box(n),
             compressed: bytemuck::zeroed_slice_box(n),
@@ -119,7 +119,11 @@ impl Heads {
             pending: AtomicUsize::new(n),
             bad: Mutex::new(HashMap::new()),
             reading_all: Mutex::new(()),
-        }
+        };
+        super::huge_pages::for_slice(&h.offset);
+        super::huge_pages::for_slice(&h.compressed);
+        super::huge_pages::for_slice(&h.size);
+        h
     }
 
     /// Slots for heads all known already.
@@ -353,14 +357,16 @@ fn batches(chunks: &[Chunk], from: usize, to: usize) -> Vec<(usize, usize, usize
     out
 }
 
-/// Reads the pending heads of chunks `from..to` in batches, one after the other.
+/// Reads the pending heads of chunks `from..to` in batches, one after the other, into
+/// `bytes` (a buffer reused from call to call: a fresh one would be zeroed and faulted in
+/// again for every group of batches).
 fn read_batches(
     source: &Source,
     chunks: &[Chunk],
     heads: &Heads,
     batches: &[(usize, usize, usize)],
+    bytes: &mut Vec<u8>,
 ) {
-    let mut bytes = Vec::new();
     // The layout of the last chunk record header: the next ones are read by comparing bytes.
     let mut shape = None;
     for &(first, past, span) in batches {
@@ -371,10 +377,7 @@ fn read_batches(
             continue;
         };
         let mut settled = 0;
-        if source
-            .read_exact_into(start, span as u64, &mut bytes)
-            .is_err()
-        {
+        if source.read_exact_into(start, span as u64, bytes).is_err() {
             // The file changed under us: the chunks below fail to check out and the caller
             // reports the change.
             bytes.clear();
@@ -429,8 +432,15 @@ pub(crate) fn read_all(source: &Source, chunks: &[Chunk], heads: &Heads, threads
     };
     let per_group = batches.len().div_ceil(threads * 8).max(1);
     let groups: Vec<&[(usize, usize, usize)]> = batches.chunks(per_group).collect();
+    // One buffer per thread at most, passed from group to group.
+    let buffers = Mutex::new(Vec::new());
     parallel_map(&groups, threads, |group| {
-        read_batches(source, chunks, heads, group);
+        let take = || buffers.lock().ok().and_then(|mut b| b.pop());
+        let mut bytes = take().unwrap_or_default();
+        read_batches(source, chunks, heads, group, &mut bytes);
+        if let Ok(mut b) = buffers.lock() {
+            b.push(bytes);
+        }
     });
 }
 
@@ -441,7 +451,7 @@ pub(crate) fn read_from(source: &Source, chunks: &[Chunk], heads: &Heads, i: usi
     let to = i.saturating_add(4096).min(chunks.len());
     let mut list = batches(chunks, i, to);
     list.truncate(1);
-    read_batches(source, chunks, heads, &list);
+    read_batches(source, chunks, heads, &list, &mut Vec::new());
 }
 
 /// Checks the chunk record at `pos` (a chunk info points there), from `bytes` read at `pos`.

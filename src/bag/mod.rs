@@ -32,6 +32,7 @@ mod entries;
 mod error;
 pub mod follow;
 mod heads;
+mod huge_pages;
 mod iter;
 mod lazy;
 mod load;

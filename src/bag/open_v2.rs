@@ -120,6 +120,8 @@ fn read_section(
         chunks: Vec::with_capacity(expected),
         table: Vec::with_capacity(expected),
     };
+    super::huge_pages::for_vec(&index.chunks);
+    super::huge_pages::for_vec(&index.table);
     // The section is read in windows of a few MiB into one buffer; a record that does not
     // parse from a window is parsed again from the rest of the file, so damage reads as it
     // would from the whole section at once.
