@@ -330,6 +330,11 @@ fn head_len(bytes: &[u8]) -> Option<usize> {
 
 /// Chunks whose records start less than this apart share one read of their headers.
 const NEAR: u64 = 32 << 10;
+/// Reads of far-apart chunk headers timed before choosing how many threads make the rest.
+const PROBE: usize = 64;
+/// Longer than a small read from the page cache takes (a few microseconds), shorter than a
+/// read from a disk or a network file system.
+const CACHED_READ: std::time::Duration = std::time::Duration::from_micros(15);
 /// The longest read of chunk headers in one batch.
 const BATCH_BYTES: u64 = 4 << 20;
 
@@ -419,13 +424,24 @@ pub(crate) fn read_all(source: &Source, chunks: &[Chunk], heads: &Heads, threads
     if heads.pending() == 0 {
         return;
     }
-    let batches = batches(chunks, 0, chunks.len());
-    // Chunks far apart are one small read each, which waits on the disk (a cold cache, a
-    // network file system): then more reads are kept in flight than there are cores.
+    let all = batches(chunks, 0, chunks.len());
+    let mut batches = &all[..];
+    // Chunks far apart are one small read each. Waiting on a disk or a network file system,
+    // more reads are kept in flight than there are cores; from the page cache each takes a
+    // few microseconds, and threads beyond the cores would only cost their start. Which it is
+    // is told by timing the first reads, made here.
     let far_apart = batches.len() * 2 > chunks.len();
+    let mut waits = far_apart;
+    if far_apart && chunks.len() >= 512 {
+        let (probe, rest) = batches.split_at(PROBE.min(batches.len()));
+        let started = std::time::Instant::now();
+        read_batches(source, chunks, heads, probe, &mut Vec::new());
+        waits = started.elapsed() > CACHED_READ * u32::try_from(probe.len()).unwrap_or(u32::MAX);
+        batches = rest;
+    }
     let threads = if chunks.len() < 512 {
         1
-    } else if far_apart {
+    } else if waits {
         threads.max(1).saturating_mul(4).clamp(8, 32)
     } else {
         threads.max(1)

@@ -160,6 +160,8 @@ fn read_section(
 const WINDOW: usize = 4 << 20;
 /// The fewest whole records worth parsing on several threads at once.
 const MIN_RUN: usize = 256;
+/// The fewest records of a run worth another thread.
+const PER_THREAD: usize = 4096;
 /// Records parsed one at a time after a run stopped (or was too short) before another run.
 const SLOW_AFTER_STOP: usize = 64;
 
@@ -283,6 +285,8 @@ impl Index {
         if starts.len() < MIN_RUN {
             return Run::TooShort;
         }
+        // A thread parses thousands of records in the time another takes to start.
+        let threads = threads.min(starts.len() / PER_THREAD).max(1);
         let per = starts.len().div_ceil(threads);
         let pieces: Vec<(&[usize], usize)> = starts
             .chunks(per)

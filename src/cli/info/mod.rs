@@ -69,7 +69,7 @@ pub fn run(args: &InfoArgs) -> Outcome {
         }
         // Every form shows compression statistics, from every chunk record header: they are
         // read on the bag's threads while the rest of the summary is worked out here.
-        let heads = (bag.pending_heads() > 0).then(|| {
+        let heads = (bag.pending_heads() >= MANY_HEADS).then(|| {
             let b = bag.clone();
             std::thread::spawn(move || b.read_heads())
         });
@@ -136,6 +136,10 @@ pub fn run(args: &InfoArgs) -> Outcome {
         stdout.finish(outcome)
     }
 }
+
+/// Chunk record headers worth reading on a thread of their own while the rest of the summary
+/// is worked out (fewer are read in less time than the thread takes to start).
+const MANY_HEADS: usize = 16_384;
 
 /// Drops a bag of many chunks on a thread of its own: freeing a million chunks takes tens of
 /// milliseconds the printed summary need not wait for (the process may exit first).
