@@ -181,7 +181,10 @@ fn open_v2(
         theirs.progress = None;
         theirs.partial = None;
         let budget = Budget::new(options.decode_budget);
-        move |opened: Opened, done: u64, total: u64| -> bool {
+        move |mut opened: Opened, done: u64, total: u64| -> bool {
+            if let Some(r) = opened.recovery.as_mut() {
+                r.scanned = Some((done, total));
+            }
             let bag = Bag::assemble(
                 Arc::clone(path),
                 Arc::clone(source),

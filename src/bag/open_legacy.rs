@@ -129,6 +129,7 @@ pub(crate) fn open(buf: &[u8], version: Version, start: usize) -> Opened {
             complete_chunks: 0,
             partial_chunks: 0,
             losses,
+            scanned: None,
         }),
     }
 }

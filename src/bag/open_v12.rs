@@ -234,6 +234,7 @@ fn scan(buf: &[u8], start: usize, reason: String) -> Opened {
         complete_chunks: 0,
         partial_chunks: 0,
         losses,
+        scanned: None,
     };
     finish(buf, topics, entries, warnings, Some(recovery))
 }

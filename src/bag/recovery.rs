@@ -38,6 +38,10 @@ pub struct Recovery {
     pub partial_chunks: u64,
     /// Parts of the file that could not be read.
     pub losses: Vec<Loss>,
+    /// `(bytes scanned, file size)` when this is a partial result of a scan still running
+    /// (see `OpenOptions::partial`): the counts and losses are those found so far. `None` once
+    /// the scan is done.
+    pub scanned: Option<(u64, u64)>,
 }
 
 impl Recovery {

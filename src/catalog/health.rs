@@ -253,16 +253,30 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
             None => report.notes.push(format!("{name}: read from its index")),
             Some(r) => {
                 report.notes.push(format!("{name}: {}", r.reason));
+                // A partial result of a scan still running: what it found so far.
+                let so_far = match r.scanned {
+                    Some((done, total)) => format!(
+                        " so far (scan still running, {} of {} bytes)",
+                        done.min(total),
+                        total
+                    ),
+                    None => String::new(),
+                };
                 if r.complete_chunks + r.partial_chunks > 0 {
                     report.notes.push(format!(
-                        "{name}: recovered {} messages from {} complete and {} partial chunks",
+                        "{name}: recovered {} messages from {} complete and {} partial chunks{so_far}",
                         bag.message_count(),
                         r.complete_chunks,
                         r.partial_chunks
                     ));
                 }
                 for l in &r.losses {
-                    report.notes.push(format!("{name}: lost {l}"));
+                    let when = if so_far.is_empty() {
+                        ""
+                    } else {
+                        " (found so far)"
+                    };
+                    report.notes.push(format!("{name}: lost{when} {l}"));
                 }
             }
         }

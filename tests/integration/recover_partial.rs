@@ -60,6 +60,8 @@ struct Seen {
     chunks: usize,
     messages: u64,
     read: Vec<(String, RosTime, Vec<u8>)>,
+    /// What the partial bag's recovery report says of the scan.
+    scanned: Option<(u64, u64)>,
 }
 
 fn open_watching(path: &Path, threads: usize) -> (Result<Bag, bagscope::bag::BagError>, Vec<Seen>) {
@@ -77,6 +79,7 @@ fn open_watching(path: &Path, threads: usize) -> (Result<Bag, bagscope::bag::Bag
             chunks: p.bag.chunks().len(),
             messages: p.bag.message_count(),
             read,
+            scanned: p.bag.recovery().and_then(|r| r.scanned),
         });
         true
     })));
@@ -131,6 +134,8 @@ fn partial_results_arrive_early_grow_and_end_in_the_bag_a_plain_open_gives() {
         }
         for s in &seen {
             assert_eq!(s.messages as usize, s.read.len());
+            // Its report says the scan is still running, and how far it is.
+            assert_eq!(s.scanned, Some((s.done, s.total)), "{threads} threads");
             assert!(
                 s.chunks < plain.chunks().len(),
                 "a partial result is never the whole"
@@ -142,6 +147,11 @@ fn partial_results_arrive_early_grow_and_end_in_the_bag_a_plain_open_gives() {
         assert_eq!(messages(&bag), reference, "{threads} threads");
         assert_eq!(bag.chunks().len(), plain.chunks().len());
         assert_eq!(bag.recovery(), plain.recovery());
+        assert_eq!(
+            bag.recovery().unwrap().scanned,
+            None,
+            "the finished bag is final"
+        );
     }
 }
 

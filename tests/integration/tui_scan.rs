@@ -104,6 +104,16 @@ fn partial_results_replace_the_bag_then_the_finished_one_does() {
         last = now;
         assert!(h.app.scan.is_scanning());
     }
+    // The health view says the counts and losses are those found so far.
+    let health = |h: &mut Harness| {
+        h.scan();
+        h.act(&[Action::ToggleHealth]);
+        let screen = h.screen().replace(['│', '"'], " ");
+        h.act(&[Action::ToggleHealth]);
+        screen.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let during = health(&mut h);
+    assert!(during.contains("so far (scan still running"), "{during}");
     h.app
         .handle(AppEvent::Opening(Progress::Scanned(Box::new(Ok(
             finished.clone()
@@ -119,4 +129,9 @@ fn partial_results_replace_the_bag_then_the_finished_one_does() {
     let status = h.status_bar();
     assert!(!status.contains("partial"), "{status}");
     assert!(status.contains("scan finished"), "{status}");
+    let after = health(&mut h);
+    assert!(
+        after.contains("recovered") && !after.contains("so far"),
+        "{after}"
+    );
 }

@@ -481,6 +481,7 @@ impl Follower {
                     .count() as u64,
                 // The damage found so far: a snapshot must not look healthier than the file.
                 losses: self.losses.clone(),
+                scanned: None,
             }),
         };
         super::Bag::assemble(

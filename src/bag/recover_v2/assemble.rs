@@ -149,6 +149,7 @@ impl Walk {
                 complete_chunks: complete,
                 partial_chunks: partial,
                 losses: self.losses,
+                scanned: None,
             }),
         })
     }

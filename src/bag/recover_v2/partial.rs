@@ -155,6 +155,7 @@ impl Prefix {
                 complete_chunks: complete,
                 partial_chunks: self.chunks.len() as u64 - complete,
                 losses,
+                scanned: None,
             }),
         }
     }
