@@ -30,6 +30,25 @@ impl Bag {
         Self::from_source(path, source, options)
     }
 
+    /// Whether opening the bag at `path` will scan it, as far as one look at the file's start
+    /// tells: a 2.0 bag whose header says it was never closed (`index_pos` 0), places its
+    /// index past the end of the file, or cannot be read. (A bag whose index turns out to be
+    /// damaged is scanned too, which this does not foresee.) For the explorer, which opens
+    /// the bags that need no scan first, to show the one being scanned as it goes.
+    pub fn likely_needs_scan(path: impl AsRef<Path>) -> bool {
+        let Ok(source) = Source::open(path.as_ref()) else {
+            return false;
+        };
+        let head = source.read_at(0, HEAD_READ);
+        let Ok((Version::V2_0, start)) = crate::format::detect(&head) else {
+            return false;
+        };
+        read_head(&head, start, 0)
+            .ok()
+            .and_then(|h| BagHeader::from_header(&h.header, h.offset).ok())
+            .is_none_or(|h| h.index_pos == 0 || h.index_pos > source.len())
+    }
+
     /// Opens a bag held in memory; `name` is used in messages.
     pub fn from_bytes(
         name: impl AsRef<Path>,

@@ -167,7 +167,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
             // The last bag's scan has found its first chunks: explore them now (a few
             // chunks: small work for this thread), the rest follows.
             AppEvent::Opening(opening::Progress::Partial(p)) => {
-                let scanned = p.bags.len().saturating_sub(1);
+                let scanned = p.scanned;
                 let (w, h) = crossterm::terminal::size()?;
                 let catalog = crate::catalog::Catalog::new(p.bags);
                 let scanning = (scanned, opening.current_since, (p.done, p.total));

@@ -5,10 +5,11 @@
 //! `done` callback the event loop gives), so the UI thread never waits for work proportional
 //! to the bag.
 //!
-//! When the last bag needs a recovery scan, the explorer need not wait for its end: the scan
-//! hands out the bag as found so far ([`Progress::Partial`]), the first soon after the first
-//! chunks are read; the explorer shows it at once and takes each newer one, then the
-//! finished bag ([`Progress::Scanned`]). Once nobody listens (the user quit), the scan stops.
+//! When a bag needs a recovery scan, the explorer need not wait for its end: the bags that
+//! need none are opened first, and the scan of the last one opened hands out the bag as found
+//! so far ([`Progress::Partial`]), the first soon after the first chunks are read; the
+//! explorer shows it (with the others) at once and takes each newer one, then the finished
+//! bag ([`Progress::Scanned`]). Once nobody listens (the user quit), the scan stops.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -47,11 +48,13 @@ pub enum Progress {
     Scanned(Box<Result<Bag, BagError>>),
 }
 
-/// The bags to show while the last one is still being scanned.
+/// The bags to show while one of them is still being scanned.
 #[derive(Debug)]
 pub struct Partial {
-    /// The bags that opened, the one being scanned last (as found so far).
+    /// The bags that opened, in the order given, the one being scanned as found so far.
     pub bags: Vec<Bag>,
+    /// Which of `bags` is being scanned.
+    pub scanned: usize,
     /// Bags that could not be opened (in the first partial result only).
     pub errors: Vec<BagError>,
     /// Bytes of the scanned bag walked.
@@ -170,17 +173,21 @@ pub fn start(
                     recovery.send(Progress::Recovery(p));
                     test_delay("BAGSCOPE_TEST_SLOW_PROGRESS_MS");
                 })));
-                let mut opened = Vec::new();
+                // The bags that need no scan are opened first, so that the last one opened,
+                // if it needs a scan, is shown as it is scanned (with all the others).
+                let mut order: Vec<usize> = (0..paths.len()).collect();
+                order.sort_by_key(|&i| paths.get(i).is_some_and(Bag::likely_needs_scan));
+                let mut slots: Vec<Option<Bag>> = vec![None; paths.len()];
                 let mut errors = Vec::new();
-                let last = paths.len().saturating_sub(1);
-                for (i, p) in paths.iter().enumerate() {
+                for (k, &i) in order.iter().enumerate() {
+                    let Some(p) = paths.get(i) else { continue };
                     if !notify.send(Progress::Bag(i)) {
                         return;
                     }
                     test_delay("BAGSCOPE_TEST_SLOW_OPEN_MS");
-                    if i < last {
+                    if k + 1 < order.len() {
                         match Bag::open_with(p, options.clone()) {
-                            Ok(b) => opened.push(b),
+                            Ok(b) => put(&mut slots, i, b),
                             Err(e) => errors.push(e),
                         }
                         continue;
@@ -191,7 +198,7 @@ pub fn start(
                     let mut last_options = options.clone();
                     last_options.partial = Some(partial_fn(
                         notify.clone(),
-                        opened.clone(),
+                        (slots.clone(), i),
                         Arc::clone(&before),
                         Arc::clone(&shown),
                     ));
@@ -206,10 +213,11 @@ pub fn start(
                         .map(|mut e| std::mem::take(&mut *e))
                         .unwrap_or_default();
                     match result {
-                        Ok(b) => opened.push(b),
+                        Ok(b) => put(&mut slots, i, b),
                         Err(e) => errors.push(e),
                     }
                 }
+                let opened = slots.into_iter().flatten().collect();
                 (Catalog::new(opened), errors)
             }
         };
@@ -224,17 +232,20 @@ pub fn start(
 }
 
 /// The callback handing the explorer each partial result of the last bag's scan, with the
-/// bags `before` it; `errors` (of the bags before) go with the first. Sets `shown` once one
-/// was sent; stops the scan when nobody listens.
+/// bags opened before it (`others`, in the order given, the scanned one's place `at` empty);
+/// `errors` (of the bags before) go with the first. Sets `shown` once one was sent; stops the
+/// scan when nobody listens.
 fn partial_fn(
     notify: Notify<Progress>,
-    before: Vec<Bag>,
+    (others, at): (Vec<Option<Bag>>, usize),
     errors: Arc<Mutex<Vec<BagError>>>,
     shown: Arc<AtomicBool>,
 ) -> PartialFn {
     PartialFn(Arc::new(move |p| {
-        let mut bags = before.clone();
+        let scanned = others.iter().take(at).flatten().count();
+        let mut bags: Vec<Bag> = others.iter().take(at).flatten().cloned().collect();
         bags.push(p.bag);
+        bags.extend(others.iter().skip(at + 1).flatten().cloned());
         let errors = errors
             .lock()
             .map(|mut e| std::mem::take(&mut *e))
@@ -242,11 +253,19 @@ fn partial_fn(
         shown.store(true, Ordering::SeqCst);
         notify.send(Progress::Partial(Partial {
             bags,
+            scanned,
             errors,
             done: p.done,
             total: p.total,
         }))
     }))
+}
+
+/// Puts the bag opened from path `i` in its place.
+fn put(slots: &mut [Option<Bag>], i: usize, bag: Bag) {
+    if let Some(slot) = slots.get_mut(i) {
+        *slot = Some(bag);
+    }
 }
 
 /// Debug builds only: `BAGSCOPE_TEST_SLOW_OPEN_MS` makes each bag take that much longer to

@@ -91,6 +91,7 @@ fn partial_results_replace_the_bag_then_the_finished_one_does() {
     for p in &seen[1..] {
         h.app.handle(AppEvent::Opening(Progress::Partial(Partial {
             bags: vec![p.bag.clone()],
+            scanned: 0,
             errors: Vec::new(),
             done: p.done,
             total: p.total,
@@ -134,4 +135,53 @@ fn partial_results_replace_the_bag_then_the_finished_one_does() {
         after.contains("recovered") && !after.contains("so far"),
         "{after}"
     );
+}
+
+#[test]
+fn a_bag_that_needs_a_scan_is_opened_last_and_shown_with_the_others() {
+    use bagscope::tui::notify::Notify;
+    use bagscope::tui::opening::{Bags, start};
+    let dir = tempfile::tempdir().unwrap();
+    let crashed_path = dir.path().join("crashed.bag");
+    std::fs::write(&crashed_path, crashed(dir.path(), 6000)).unwrap();
+    let good = dir.path().join("good.bag");
+    std::fs::copy("tests/fixtures/recorded.bag", &good).unwrap();
+    assert!(Bag::likely_needs_scan(&crashed_path));
+    assert!(!Bag::likely_needs_scan(&good));
+    assert!(!Bag::likely_needs_scan(dir.path().join("missing.bag")));
+    // The crashed bag first on the command line, between two good ones.
+    let paths = vec![good.clone(), crashed_path.clone(), good.clone()];
+    let options = OpenOptions {
+        progress: Some(ProgressFn(Arc::new(|_| {
+            std::thread::sleep(Duration::from_millis(3));
+        }))),
+        ..OpenOptions::default()
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    start(Bags::Paths(paths, options), Notify::from(tx), |_, _| {});
+    let (mut order, mut partials, mut finished) = (Vec::new(), 0, None);
+    for news in rx {
+        match news {
+            Progress::Bag(i) => order.push(i),
+            Progress::Partial(p) => {
+                // Shown with the others, in the order given.
+                assert_eq!(p.scanned, 1);
+                let shown: Vec<_> = p.bags.iter().map(|b| b.path().to_path_buf()).collect();
+                assert_eq!(
+                    shown,
+                    vec![good.clone(), crashed_path.clone(), good.clone()]
+                );
+                partials += 1;
+            }
+            Progress::Scanned(r) => {
+                // The last news (the bags' options keep the channel open).
+                finished = Some(r.unwrap());
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(order, vec![0, 2, 1], "the bag to scan is opened last");
+    assert!(partials >= 1, "no partial result");
+    assert_eq!(finished.unwrap().path(), crashed_path.as_path());
 }
