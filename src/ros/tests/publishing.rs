@@ -62,6 +62,14 @@ fn slow_subscriber_does_not_block_the_others() {
     }
     // Publishing never waited on the stuck subscriber (150 MB it cannot take).
     assert!(publish_time < Duration::from_secs(10), "{publish_time:?}");
+    // A write is counted once it has returned, which can be just after the reader has the
+    // frame: wait for the last one to be counted.
+    wait_for("the last write to the reader counted", || {
+        p.stats()
+            .subscribers
+            .iter()
+            .any(|s| s.dropped == 0 && s.messages == n)
+    });
     let stats = p.stats();
     let stuck = stats
         .subscribers
