@@ -432,10 +432,11 @@ pub(crate) fn read_all(source: &Source, chunks: &[Chunk], heads: &Heads, threads
     // is told by timing the first reads, made here.
     let far_apart = batches.len() * 2 > chunks.len();
     let mut waits = far_apart;
+    let mut first = Vec::new();
     if far_apart && chunks.len() >= 512 {
         let (probe, rest) = batches.split_at(PROBE.min(batches.len()));
         let started = std::time::Instant::now();
-        read_batches(source, chunks, heads, probe, &mut Vec::new());
+        read_batches(source, chunks, heads, probe, &mut first);
         waits = started.elapsed() > CACHED_READ * u32::try_from(probe.len()).unwrap_or(u32::MAX);
         batches = rest;
     }
@@ -449,10 +450,13 @@ pub(crate) fn read_all(source: &Source, chunks: &[Chunk], heads: &Heads, threads
     let per_group = batches.len().div_ceil(threads * 8).max(1);
     let groups: Vec<&[(usize, usize, usize)]> = batches.chunks(per_group).collect();
     // One buffer per thread at most, passed from group to group.
-    let buffers = Mutex::new(Vec::new());
+    let buffers = Mutex::new(vec![first]);
     parallel_map(&groups, threads, |group| {
-        let take = || buffers.lock().ok().and_then(|mut b| b.pop());
-        let mut bytes = take().unwrap_or_default();
+        let mut bytes = buffers
+            .lock()
+            .ok()
+            .and_then(|mut b| b.pop())
+            .unwrap_or_default();
         read_batches(source, chunks, heads, group, &mut bytes);
         if let Ok(mut b) = buffers.lock() {
             b.push(bytes);

@@ -270,12 +270,12 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                         r.partial_chunks
                     ));
                 }
+                let when = if r.scanned.is_some() {
+                    " (found so far)"
+                } else {
+                    ""
+                };
                 for l in &r.losses {
-                    let when = if so_far.is_empty() {
-                        ""
-                    } else {
-                        " (found so far)"
-                    };
                     report.notes.push(format!("{name}: lost{when} {l}"));
                 }
             }

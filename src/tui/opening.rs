@@ -176,7 +176,7 @@ pub fn start(
                 // The bags that need no scan are opened first, so that the last one opened,
                 // if it needs a scan, is shown as it is scanned (with all the others).
                 let mut order: Vec<usize> = (0..paths.len()).collect();
-                order.sort_by_key(|&i| paths.get(i).is_some_and(Bag::likely_needs_scan));
+                order.sort_by_cached_key(|&i| paths.get(i).is_some_and(Bag::likely_needs_scan));
                 let mut slots: Vec<Option<Bag>> = vec![None; paths.len()];
                 let mut errors = Vec::new();
                 for (k, &i) in order.iter().enumerate() {
