@@ -39,14 +39,14 @@ impl Bag {
         let Ok(source) = Source::open(path.as_ref()) else {
             return false;
         };
-        let head = source.read_at(0, HEAD_READ);
-        let Ok((Version::V2_0, start)) = crate::format::detect(&head) else {
+        let first = source.read_at(0, HEAD_READ);
+        let Ok((Version::V2_0, start)) = crate::format::detect(&first) else {
             return false;
         };
-        read_head(&head, start, 0)
+        read_head(&bag_header_bytes(&source, first, start), start, 0)
             .ok()
             .and_then(|h| BagHeader::from_header(&h.header, h.offset).ok())
-            .is_none_or(|h| h.index_pos == 0 || h.index_pos > source.len())
+            .is_none_or(|h| open_v2::no_index(h.index_pos, source.len()).is_some())
     }
 
     /// Opens a bag held in memory; `name` is used in messages.
@@ -82,7 +82,7 @@ impl Bag {
             crate::format::detect(&head).map_err(|e| BagError::new(&path, e.into()))?;
         let opened = match version {
             Version::V2_0 => {
-                open_v2(&path, &source, start, &options, &budget).map_err(|e| match e {
+                open_v2(&path, &source, (head, start), &options, &budget).map_err(|e| match e {
                     OpenError::Format(e) => BagError::new(&path, e.into()),
                     OpenError::Changed(c) => changed(c),
                     OpenError::Cancelled => BagError::new(&path, BagErrorKind::Cancelled),
@@ -167,11 +167,11 @@ enum OpenError {
 fn open_v2(
     path: &Arc<Path>,
     source: &Arc<Source>,
-    start: usize,
+    (first, start): (std::borrow::Cow<'_, [u8]>, usize),
     options: &OpenOptions,
     budget: &Arc<Budget>,
 ) -> Result<Opened, OpenError> {
-    let head = bag_header_bytes(source, start);
+    let head = bag_header_bytes(source, first, start);
     let (header, after) = match read_head(&head, start, 0) {
         Ok(head) => {
             let h = BagHeader::from_header(&head.header, head.offset);
@@ -250,10 +250,13 @@ fn open_v2(
     Ok(opened)
 }
 
-/// The start of the file through the bag header record's header (one read, two when the
-/// header is unusually long).
-fn bag_header_bytes(source: &Source, start: usize) -> std::borrow::Cow<'_, [u8]> {
-    let first = source.read_at(0, HEAD_READ);
+/// The start of the file through the bag header record's header: `first` (the file's first
+/// [`HEAD_READ`] bytes, already read), or a longer read when the header is unusually long.
+fn bag_header_bytes<'a>(
+    source: &'a Source,
+    first: std::borrow::Cow<'a, [u8]>,
+    start: usize,
+) -> std::borrow::Cow<'a, [u8]> {
     let needed = first
         .get(start..start.saturating_add(4))
         .and_then(crate::format::cursor::le_u32)

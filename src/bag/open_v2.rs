@@ -37,13 +37,8 @@ pub(crate) fn open_indexed(
 ) -> Result<Opened, Fallback> {
     let len = source.len();
     let index_pos = header.index_pos;
-    if index_pos == 0 {
-        return Err("the bag header's index_pos is 0: the recording was not closed (crashed or still in progress)".into());
-    }
-    if index_pos > len {
-        return Err(format!(
-            "the index section should start at byte {index_pos} but the file has only {len} bytes: the file is truncated"
-        ));
+    if let Some(why) = no_index(index_pos, len) {
+        return Err(why);
     }
     // Sized once from the chunk count the bag header announces, as far as the section can
     // hold that many records (growing vectors of a million entries costs more than filling
@@ -100,6 +95,19 @@ pub(crate) fn open_indexed(
         entries: Vec::new(),
         warnings,
         recovery: None,
+    })
+}
+
+/// Why a bag of `len` bytes whose header places its index section at `index_pos` has none
+/// to read (the file is then scanned), if it has not.
+pub(crate) fn no_index(index_pos: u64, len: u64) -> Option<Fallback> {
+    if index_pos == 0 {
+        return Some("the bag header's index_pos is 0: the recording was not closed (crashed or still in progress)".into());
+    }
+    (index_pos > len).then(|| {
+        format!(
+            "the index section should start at byte {index_pos} but the file has only {len} bytes: the file is truncated"
+        )
     })
 }
 
