@@ -73,17 +73,20 @@ impl Drop for LiveJob {
     }
 }
 
-/// Starts following `path` (bag `bag` of the catalog) on its own thread.
+/// Starts following `path` (bag `bag` of the catalog) on its own thread. `scanned`: the bag
+/// as a finished recovery scan read it; following then starts at its last chunk instead of
+/// reading the file again (see [`Follower::resume`]).
 pub fn start(
     path: PathBuf,
     (id, bag): (u64, usize),
+    scanned: Option<Bag>,
     notify: Notify<LiveNews>,
 ) -> std::io::Result<LiveJob> {
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&cancel);
     std::thread::Builder::new()
         .name("follow".into())
-        .spawn(move || run(&path, (id, bag), &flag, &notify))?;
+        .spawn(move || run(&path, (id, bag), scanned, &flag, &notify))?;
     Ok(LiveJob { id, bag, cancel })
 }
 
@@ -107,6 +110,7 @@ fn status(f: &Follower) -> LiveStatus {
 fn run(
     path: &std::path::Path,
     (id, bag): (u64, usize),
+    scanned: Option<Bag>,
     cancel: &AtomicBool,
     notify: &Notify<LiveNews>,
 ) {
@@ -117,7 +121,12 @@ fn run(
         status,
         error,
     };
-    let mut follower = match Follower::open(path) {
+    let opened = match &scanned {
+        Some(b) => Follower::resume(path, b),
+        None => Follower::open(path),
+    };
+    drop(scanned);
+    let mut follower = match opened {
         Ok(f) => f,
         Err(e) => {
             notify.send(news(None, LiveStatus::default(), Some(e.to_string())));

@@ -12,6 +12,7 @@
 //! file stays the same, so nothing is read twice or lost across the rename).
 
 mod parse;
+mod resume;
 #[cfg(test)]
 mod tests;
 

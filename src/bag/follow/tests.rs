@@ -308,3 +308,93 @@ fn closed_chunks_keep_their_counts_in_shared_tables() {
         .collect();
     assert_eq!(all, want);
 }
+
+/// Polls until the follower has read everything written so far; the messages by topic, and
+/// whether the recording finished.
+fn drain(f: &mut Follower) -> (Vec<(String, RosTime, Vec<u8>)>, bool) {
+    let mut got = Vec::new();
+    loop {
+        let u = f.poll(1 << 20).unwrap();
+        assert!(u.losses.is_empty(), "no damage: {:?}", u.losses);
+        for m in u.messages {
+            let topic = f.connections()[m.conn as usize].topic.clone();
+            got.push((topic, m.time, m.data));
+        }
+        if u.finished || !u.more {
+            return (got, u.finished);
+        }
+    }
+}
+
+#[test]
+fn a_scanned_recording_is_followed_from_its_last_chunk() {
+    for compression in [Compression::None, Compression::Lz4] {
+        let dir = tempfile::tempdir().unwrap();
+        let (full, bag) = finished(dir.path(), compression, 60);
+        let want = expected(&bag);
+        let live = dir.path().join("rec.bag.active");
+        // The recorder is inside its fourth chunk when the explorer opens (and scans) the file.
+        let h = bag.head(3).unwrap();
+        let k = (h.data_offset + h.compressed_size / 2) as usize;
+        std::fs::write(&live, as_written(&full, &bag, k)).unwrap();
+        let scanned = Bag::open(&live).unwrap();
+        assert!(scanned.recovery().is_some(), "{compression:?}");
+        let mut f = Follower::resume(&live, &scanned).unwrap();
+        let (last, kept) = scanned.chunks().split_last().unwrap();
+        assert_eq!(
+            f.consumed(),
+            last.pos,
+            "{compression:?}: resumes at the last chunk"
+        );
+        let before: u64 = kept.iter().map(Chunk::message_count).sum();
+        assert!(before > 0, "{compression:?}");
+        assert_eq!(f.message_count(), before);
+        assert_eq!(f.chunks().len(), kept.len());
+        // The recording goes on to its end: the follower reads the rest, and only the rest.
+        let mut got = Vec::new();
+        let mut done = false;
+        for k in [k, k + 500, full.len()] {
+            std::fs::write(&live, as_written(&full, &bag, k.min(full.len()))).unwrap();
+            let (more, finished) = drain(&mut f);
+            got.extend(more);
+            done = finished;
+        }
+        assert!(done, "{compression:?}");
+        assert_eq!(got, want[before as usize..], "{compression:?}");
+        assert_eq!(f.message_count(), 60);
+        let counts = |chunks: &[Chunk]| -> Vec<Vec<(ConnId, u32)>> {
+            let sorted = |c: &Chunk| {
+                let mut v: Vec<(ConnId, u32)> = c.counts.iter().copied().collect();
+                v.sort_unstable();
+                v
+            };
+            chunks.iter().map(sorted).collect()
+        };
+        assert_eq!(counts(f.chunks()), counts(bag.chunks()), "{compression:?}");
+        assert_eq!(f.snapshot().message_count(), 60);
+    }
+}
+
+#[test]
+fn an_indexed_bag_or_another_file_is_followed_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (full, bag) = finished(dir.path(), Compression::None, 40);
+    let path = dir.path().join("done.bag");
+    std::fs::write(&path, &full).unwrap();
+    // An indexed bag: its chunk headers need not have been read, so nothing is taken over.
+    let mut f = Follower::resume(&path, &Bag::open(&path).unwrap()).unwrap();
+    assert_eq!(f.message_count(), 0);
+    assert_eq!(drain(&mut f), (expected(&bag), true));
+    // A scan of a longer file than the one now at the path: read from the start.
+    let live = dir.path().join("rec.bag.active");
+    std::fs::write(&live, as_written(&full, &bag, full.len() - 10)).unwrap();
+    let scanned = Bag::open(&live).unwrap();
+    let cut = scanned.chunks().last().unwrap().pos as usize - 1;
+    std::fs::write(&live, as_written(&full, &bag, cut)).unwrap();
+    let mut f = Follower::resume(&live, &scanned).unwrap();
+    assert_eq!(f.message_count(), 0);
+    let (got, finished) = drain(&mut f);
+    assert!(!finished);
+    assert_eq!(got, expected(&bag)[..got.len()]);
+    assert!(!got.is_empty());
+}

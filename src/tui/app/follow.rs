@@ -158,12 +158,15 @@ impl App {
             self.flash("following needs the event loop", true);
             return;
         };
-        let Some(path) = self.catalog.bag(index).map(|b| b.path().to_path_buf()) else {
+        let Some(bag) = self.catalog.bag(index) else {
             return;
         };
+        let path = bag.path().to_path_buf();
+        // A scanned recording is followed from where its scan ended, not read again.
+        let scanned = bag.recovery().is_some().then(|| bag.clone());
         let id = self.follow.next_id;
         self.follow.next_id += 1;
-        match live::start(path.clone(), (id, index), notify) {
+        match live::start(path.clone(), (id, index), scanned, notify) {
             Ok(job) => {
                 self.follow.job = Some(job);
                 self.follow.status = None;
