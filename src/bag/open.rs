@@ -150,8 +150,10 @@ impl Bag {
     }
 }
 
-/// How much of the file start is read to find the version line and the bag header.
-const HEAD_READ: usize = 64 << 10;
+/// How much of the file start is read to find the version line and the bag header (the
+/// official writers pad the bag header to 4096 bytes; a longer one takes a second read).
+/// No more: every page read into is a fresh one to fault in.
+const HEAD_READ: usize = 8 << 10;
 
 /// The longest bag header record header read (a longer one is damage: the file is scanned).
 const MAX_BAG_HEADER: usize = 16 << 20;

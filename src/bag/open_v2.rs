@@ -132,8 +132,15 @@ fn read_section(
     super::huge_pages::for_vec(&index.table);
     // The section is read in windows of a few MiB into one buffer; a record that does not
     // parse from a window is parsed again from the rest of the file, so damage reads as it
-    // would from the whole section at once.
-    let mut window = Window::new(source);
+    // would from the whole section at once. A section too short to hold a run for two threads
+    // is read in small windows: fewer fresh pages to fault in, and no run of it could be
+    // parsed on several threads anyway.
+    let size = if section_len < 2 * PER_THREAD * MIN_CHUNK_INFO {
+        SMALL_WINDOW
+    } else {
+        WINDOW
+    };
+    let mut window = Window::new(source, size);
     let mut pos = index_pos;
     // Records parsed one at a time before runs are tried again (after a record a run could
     // not take: connection records, damage).
@@ -166,6 +173,8 @@ fn read_section(
 
 /// Bytes of the index section read at a time.
 const WINDOW: usize = 4 << 20;
+/// Bytes of a short index section read at a time.
+const SMALL_WINDOW: usize = 256 << 10;
 /// The fewest whole records worth parsing on several threads at once.
 const MIN_RUN: usize = 256;
 /// The fewest records of a run worth another thread.
@@ -183,14 +192,12 @@ enum Run {
     TooShort,
 }
 
-/// The chunk info records of a stretch of a run, parsed on one thread.
-#[derive(Default)]
+/// The chunk info records of a stretch of a run, parsed on one thread of several: chunks
+/// numbered, and their counts ranged, from the start of the part's own lists.
 struct Part {
-    infos: Vec<ChunkInfoHead>,
+    chunks: Vec<Chunk>,
     table: Vec<(u32, u32)>,
-    /// How many pairs of `table` each record holds.
-    lens: Vec<u32>,
-    /// False when a record did not parse (it is not in `infos`).
+    /// False when a record did not parse (it has no chunk in `chunks`).
     whole: bool,
 }
 
@@ -210,34 +217,47 @@ fn record_end(buf: &[u8], at: usize) -> Option<usize> {
 }
 
 /// Parses the chunk info records at `starts` of `buf` (whose first byte is at absolute
-/// offset `base`) with the fast parser, stopping at the first it does not take or that does
-/// not end where the next one starts.
-fn parse_part(buf: &[u8], base: u64, starts: &[usize], next: usize) -> Part {
-    let mut part = Part {
-        infos: Vec::with_capacity(starts.len()),
-        table: Vec::with_capacity(starts.len()),
-        lens: Vec::with_capacity(starts.len()),
-        whole: true,
-    };
+/// offset `base`) with the fast parser, appending a chunk per record to `chunks` and its
+/// counts to `table` (no list in between: a run on one thread goes straight into the index's
+/// lists). Stops at the first record it does not take or that does not end where the next
+/// one starts: false then.
+fn parse_part(
+    buf: &[u8],
+    (base, starts, next): (u64, &[usize], usize),
+    chunks: &mut Vec<Chunk>,
+    table: &mut Vec<(u32, u32)>,
+) -> bool {
     let mut shape = None;
     for (k, &at) in starts.iter().enumerate() {
         let following = starts.get(k + 1).copied().unwrap_or(next) as u64;
-        let before = part.table.len();
+        let before = table.len();
         let rest = buf.get(at..).unwrap_or_default();
-        match ChunkInfoHead::read_shaped(rest, base + at as u64, &mut part.table, &mut shape) {
+        match ChunkInfoHead::read_shaped(rest, base + at as u64, table, &mut shape) {
             Some(info) if info.end == base + following => {
-                part.infos.push(info);
-                let added = part.table.len() - before;
-                part.lens.push(u32::try_from(added).unwrap_or(u32::MAX));
+                let len = table.len() - before;
+                chunks.push(chunk_of(&info, chunks.len(), before, len));
             }
             _ => {
-                part.table.truncate(before);
-                part.whole = false;
-                break;
+                table.truncate(before);
+                return false;
             }
         }
     }
-    part
+    true
+}
+
+/// The chunk of chunk info `info`, chunk number `index`, whose counts are
+/// `table[start..start + len]`.
+fn chunk_of(info: &ChunkInfoHead, index: usize, start: usize, len: usize) -> Chunk {
+    Chunk {
+        index: u32::try_from(index).unwrap_or(u32::MAX),
+        pos: info.chunk_pos,
+        layout: ChunkLayout::V2,
+        state: ChunkState::Complete,
+        start: info.start_time,
+        end: info.end_time,
+        counts: Counts::range(start, len),
+    }
 }
 /// The window is read again from a record when fewer bytes than this are left in it (a
 /// longer record is parsed from the rest of the file).
@@ -269,15 +289,8 @@ impl Index {
 
     /// Adds the chunk of `info`, whose counts are `table[start..start + len]`.
     fn add(&mut self, info: &ChunkInfoHead, start: usize, len: usize) {
-        self.chunks.push(Chunk {
-            index: u32::try_from(self.chunks.len()).unwrap_or(u32::MAX),
-            pos: info.chunk_pos,
-            layout: ChunkLayout::V2,
-            state: ChunkState::Complete,
-            start: info.start_time,
-            end: info.end_time,
-            counts: Counts::range(start, len),
-        });
+        self.chunks
+            .push(chunk_of(info, self.chunks.len(), start, len));
     }
 
     /// Takes the whole chunk info records at the start of `buf` (at absolute offset `pos`),
@@ -295,6 +308,15 @@ impl Index {
         }
         // A thread parses thousands of records in the time another takes to start.
         let threads = threads.min(starts.len() / PER_THREAD).max(1);
+        if threads == 1 {
+            let before = self.chunks.len();
+            let span = (pos, &starts[..], at);
+            if parse_part(buf, span, &mut self.chunks, &mut self.table) {
+                return Run::Took(pos + at as u64);
+            }
+            let stop = starts.get(self.chunks.len() - before).copied();
+            return Run::StoppedAt(pos + stop.unwrap_or_default() as u64);
+        }
         let per = starts.len().div_ceil(threads);
         let pieces: Vec<(&[usize], usize)> = starts
             .chunks(per)
@@ -305,20 +327,27 @@ impl Index {
             })
             .collect();
         let parts = super::parallel::parallel_map(&pieces, threads, |&(piece, next)| {
-            parse_part(buf, pos, piece, next)
+            let mut part = Part {
+                chunks: Vec::with_capacity(piece.len()),
+                table: Vec::with_capacity(piece.len()),
+                whole: true,
+            };
+            part.whole = parse_part(buf, (pos, piece, next), &mut part.chunks, &mut part.table);
+            part
         });
-        for (part, (piece, _)) in parts.iter().zip(&pieces) {
-            let offset = self.table.len();
+        for (part, (piece, _)) in parts.into_iter().zip(&pieces) {
+            let (first, offset) = (self.chunks.len(), self.table.len());
             self.table.extend_from_slice(&part.table);
-            let mut start = offset;
-            for (info, &len) in part.infos.iter().zip(&part.lens) {
-                let len = len as usize;
-                self.add(info, start, len);
-                start += len;
-            }
+            let taken = part.chunks.len();
+            self.chunks.extend(part.chunks.into_iter().map(|mut c| {
+                c.index = u32::try_from(first + c.index as usize).unwrap_or(u32::MAX);
+                let (start, len) = c.counts.span();
+                c.counts = Counts::range(offset + start, len);
+                c
+            }));
             if !part.whole {
                 // The record the part stopped at.
-                let at = piece.get(part.infos.len()).copied().unwrap_or_default();
+                let at = piece.get(taken).copied().unwrap_or_default();
                 return Run::StoppedAt(pos + at as u64);
             }
         }
@@ -368,14 +397,17 @@ struct Window<'s> {
     source: &'s Source,
     start: u64,
     bytes: Vec<u8>,
+    /// Bytes read at a time (more when one record needs more).
+    size: usize,
 }
 
 impl<'s> Window<'s> {
-    fn new(source: &'s Source) -> Self {
+    fn new(source: &'s Source, size: usize) -> Self {
         Window {
             source,
             start: 0,
             bytes: Vec::new(),
+            size,
         }
     }
 
@@ -387,7 +419,7 @@ impl<'s> Window<'s> {
             pos >= self.start && (pos.saturating_add(want as u64) <= end || self.reaches_end());
         if !covered {
             let len = self.source.len().saturating_sub(pos);
-            let take = (want.max(WINDOW) as u64).min(len);
+            let take = (want.max(self.size) as u64).min(len);
             self.start = pos;
             // A short read (the file shrank) leaves what was read: parsing fails on what is
             // missing and the caller reports the change.
@@ -556,9 +588,33 @@ mod tests {
     }
 
     #[test]
+    fn a_short_section_read_in_small_windows_reads_as_one_record_at_a_time() {
+        // Too short for two threads' runs: small windows, cut records, runs straight into the
+        // index's lists; a connection record between runs; damage near the end.
+        let mut ok = Vec::new();
+        conn(&mut ok, 0);
+        conn(&mut ok, 1);
+        for i in 0..3000 {
+            info(&mut ok, i);
+        }
+        conn(&mut ok, 2);
+        for i in 3000..5000 {
+            info(&mut ok, i);
+        }
+        assert!(ok.len() > 2 * SMALL_WINDOW && ok.len() < 2 * PER_THREAD * MIN_CHUNK_INFO);
+        let one = read(&ok, 1).unwrap();
+        assert_eq!(one.0.len(), 5000);
+        assert_eq!(read(&ok, 2).unwrap(), one);
+        let mut bad = ok.clone();
+        let at = ok.len() - 3000;
+        bad.splice(at..at + 3, []);
+        assert_eq!(read(&bad, 2), read(&bad, 1));
+    }
+
+    #[test]
     fn the_index_window_is_read_again_only_near_its_end() {
         let source = Source::owned(vec![7u8; 3 * WINDOW]);
-        let mut w = Window::new(&source);
+        let mut w = Window::new(&source, WINDOW);
         assert_eq!(w.at(0, AHEAD).len(), WINDOW);
         let _ = w.at(1000, AHEAD);
         assert_eq!(w.start, 0);

@@ -148,13 +148,17 @@ pub fn open_bag(path: &Path) -> Result<Bag, Outcome> {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(message) =
-        suggest::mistyped_subcommand(&<Cli as clap::CommandFactory>::command(), &argv)
-    {
+    // The command tree is built once (building it is a good part of the start-up time).
+    let mut command = <Cli as clap::CommandFactory>::command();
+    if let Some(message) = suggest::mistyped_subcommand(&command, &argv) {
         print_error(message);
         return ExitCode::from(2);
     }
-    let cli = match Cli::try_parse_from(&argv) {
+    let parsed = command.try_get_matches_from_mut(&argv).and_then(|mut m| {
+        <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
+            .map_err(|e| e.format(&mut command))
+    });
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
             // A usage error quotes the arguments, which may come from file names: escaped, as
