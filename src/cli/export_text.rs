@@ -11,7 +11,7 @@ use std::io::Write;
 use crate::bag::Unread;
 use crate::catalog::{BagConn, Catalog, CatalogMessage, Schemas, Selection};
 use crate::msg::Registry;
-use crate::msg::csv::CsvLayout;
+use crate::msg::csv::{CsvLayout, FloatCache};
 use crate::msg::json;
 use crate::msg::path::ResolvedPath;
 
@@ -68,6 +68,7 @@ impl TextExport<'_> {
         let mut total = Written::default();
         let mut schemas = Schemas::new(self.registry.clone());
         let mut layout: Option<CsvLayout> = None;
+        let mut floats = FloatCache::default();
         let mut messages = self
             .catalog
             .messages(selection)
@@ -76,7 +77,7 @@ impl TextExport<'_> {
         while self.format == ExportFormat::Csv && layout.is_none() {
             let Some(m) = messages.next() else { break };
             let mut piece = Piece::default();
-            self.format_one(&mut schemas, &mut layout, &m, &mut piece);
+            self.format_one((&mut schemas, &mut layout, &mut floats), &m, &mut piece);
             if !Self::take(piece, out, &mut total)? {
                 return Ok(total);
             }
@@ -87,15 +88,23 @@ impl TextExport<'_> {
             workers(),
             BatchLimit::default(),
             |m| m.message.data.len() + 64,
-            || (Schemas::new(self.registry.clone()), layout.clone()),
-            |(schemas, layout), batch: Vec<CatalogMessage>| {
-                let mut piece = Piece::default();
+            || {
+                let schemas = Schemas::new(self.registry.clone());
+                (schemas, layout.clone(), floats.clone(), 0)
+            },
+            |(schemas, layout, floats, last_len), batch: Vec<CatalogMessage>| {
+                // Room for about as much text as the last batch made: no regrowing and copying.
+                let mut piece = Piece {
+                    text: String::with_capacity(*last_len + *last_len / 8),
+                    ..Piece::default()
+                };
                 for m in &batch {
-                    self.format_one(schemas, layout, m, &mut piece);
+                    self.format_one((schemas, layout, floats), m, &mut piece);
                     if piece.written.fatal.is_some() {
                         break;
                     }
                 }
+                *last_len = piece.text.len();
                 piece
             },
             |piece| match Self::take(piece, out, &mut total) {
@@ -134,8 +143,7 @@ impl TextExport<'_> {
     /// Decodes one message and appends its row to the piece.
     fn format_one(
         &self,
-        schemas: &mut Schemas,
-        layout: &mut Option<CsvLayout>,
+        (schemas, layout, floats): (&mut Schemas, &mut Option<CsvLayout>, &mut FloatCache),
         m: &CatalogMessage,
         piece: &mut Piece,
     ) {
@@ -194,7 +202,7 @@ impl TextExport<'_> {
                     );
                 } else {
                     let l = layout_for(layout, text, || CsvLayout::for_value(first));
-                    if let Ok(fit) = l.write_value_row(text, time, first) {
+                    if let Ok(fit) = l.write_value_row(text, time, first, floats) {
                         w.misfit += u64::from(!fit.is_exact());
                     }
                 }
@@ -204,7 +212,7 @@ impl TextExport<'_> {
             }
             None => {
                 let l = layout_for(layout, text, || CsvLayout::new(&value));
-                if let Ok(fit) = l.write_row(text, time, &value) {
+                if let Ok(fit) = l.write_row(text, time, &value, floats) {
                     w.misfit += u64::from(!fit.is_exact());
                 }
             }

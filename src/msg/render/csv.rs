@@ -138,8 +138,9 @@ impl CsvLayout {
         out: &mut W,
         time: RosTime,
         value: &ValueRef<'_>,
+        floats: &mut FloatCache,
     ) -> Result<RowFit, fmt::Error> {
-        self.emit_row(out, time, Some(value.clone()))
+        self.emit_row(out, time, Some(value.clone()), Some(floats))
     }
 
     /// The row's cells written straight to `out`: no cell is built as a string of its own.
@@ -148,11 +149,16 @@ impl CsvLayout {
         out: &mut W,
         time: RosTime,
         value: Option<ValueRef<'_>>,
+        floats: Option<&mut FloatCache>,
     ) -> Result<RowFit, fmt::Error> {
         write!(out, "{},", time.as_nanos())?;
         let mut fit = RowFit::default();
         if let Some(root) = &self.root {
-            let mut cells = Cells::Row { out, first: true };
+            let mut cells = Cells::Row {
+                out,
+                column: 0,
+                floats,
+            };
             fill(root, value, &mut cells, &mut fit)?;
         }
         Ok(fit)
@@ -185,20 +191,24 @@ impl CsvLayout {
 
     /// Writes one row (no newline): the receive time in nanoseconds, then the cells, quoted
     /// where needed.
+    /// `floats` keeps each column's last float and its text, for the rows that follow.
     pub fn write_row<W: Write + ?Sized>(
         &self,
         out: &mut W,
         time: RosTime,
         message: &Decoded<'_>,
+        floats: &mut FloatCache,
     ) -> Result<RowFit, fmt::Error> {
-        self.emit_row(out, time, Some(message.value()))
+        self.emit_row(out, time, Some(message.value()), Some(floats))
     }
 
     /// [`CsvLayout::write_row`] into a new `String`.
     pub fn row(&self, time: RosTime, message: &Decoded<'_>) -> (String, RowFit) {
         let mut out = String::new();
         // Writing to a String cannot fail.
-        let fit = self.write_row(&mut out, time, message).unwrap_or_default();
+        let fit = self
+            .emit_row(&mut out, time, Some(message.value()), None)
+            .unwrap_or_default();
         (out, fit)
     }
 }
@@ -211,8 +221,47 @@ pub fn columns(first: &Decoded<'_>) -> Vec<String> {
 /// Where a row's cells go: straight into the output, separated by commas and quoted where
 /// needed, or into a list, one unquoted string per cell.
 enum Cells<'o, W: ?Sized> {
-    Row { out: &'o mut W, first: bool },
+    Row {
+        out: &'o mut W,
+        /// The column of the next cell.
+        column: usize,
+        floats: Option<&'o mut FloatCache>,
+    },
     List(Vec<String>),
+}
+
+/// The last float written in each column and its text, kept from row to row: sensor streams
+/// repeat values column by column (covariance matrices, constant fields), and a repeated
+/// value's text is copied instead of worked out again (a third of an `Imu` export's time was
+/// float formatting, and 27 of its 37 floats are covariances).
+#[derive(Debug, Default, Clone)]
+pub struct FloatCache {
+    /// Per column: the float's bits and its text (empty before the first float).
+    slots: Vec<(u64, String)>,
+}
+
+/// Columns whose floats are kept (beyond, a float is formatted every time).
+const CACHED_COLUMNS: usize = 1 << 16;
+
+impl FloatCache {
+    /// Writes `x` (the float of column `column`) as [`pyrepr::write_float`] does.
+    fn write<W: Write + ?Sized>(&mut self, out: &mut W, column: usize, x: f64) -> fmt::Result {
+        if column >= CACHED_COLUMNS {
+            return pyrepr::write_float(out, x);
+        }
+        if self.slots.len() <= column {
+            self.slots.resize(column + 1, (0, String::new()));
+        }
+        let Some((bits, text)) = self.slots.get_mut(column) else {
+            return pyrepr::write_float(out, x);
+        };
+        if text.is_empty() || *bits != x.to_bits() {
+            text.clear();
+            pyrepr::write_float(text, x)?;
+            *bits = x.to_bits();
+        }
+        out.write_str(text)
+    }
 }
 
 impl<W: Write + ?Sized> Cells<'_, W> {
@@ -227,11 +276,21 @@ impl<W: Write + ?Sized> Cells<'_, W> {
 
     fn leaf(&mut self, v: &ValueRef<'_>) -> fmt::Result {
         match self {
-            Cells::Row { out, first } => {
-                if !std::mem::replace(first, false) {
+            Cells::Row {
+                out,
+                column,
+                floats,
+            } => {
+                if *column > 0 {
                     out.write_char(',')?;
                 }
-                write_leaf(*out, v, true)
+                let at = *column;
+                *column += 1;
+                match (floats, v) {
+                    (Some(cache), ValueRef::F64(x)) => cache.write(*out, at, *x),
+                    (Some(cache), ValueRef::F32(x)) => cache.write(*out, at, f64::from(*x)),
+                    _ => write_leaf(*out, v, true),
+                }
             }
             Cells::List(cells) => {
                 let mut cell = String::new();
@@ -374,6 +433,47 @@ mod tests {
             }
         );
         assert!(layout.row(t, &decode(&s, &first).unwrap()).1.is_exact());
+    }
+
+    #[test]
+    fn rows_through_the_float_cache_are_the_rows_without_it() {
+        let schema =
+            Schema::from_definition("t/T", "float64 a\nfloat32 b\nfloat64[] xs\n").unwrap();
+        let values = [
+            0.0,
+            -0.0,
+            0.01,
+            1e-5,
+            1e16,
+            f64::NAN,
+            f64::INFINITY,
+            0.01,
+            3.5,
+            3.5,
+        ];
+        let mut cache = FloatCache::default();
+        let mut layout = None;
+        for (i, &x) in values.iter().enumerate() {
+            let y = values[(i + 3) % values.len()];
+            let mut payload = x.to_le_bytes().to_vec();
+            #[allow(clippy::cast_possible_truncation)]
+            payload.extend((y as f32).to_le_bytes());
+            payload.extend(2u32.to_le_bytes());
+            payload.extend(x.to_le_bytes());
+            payload.extend((x * 2.0).to_le_bytes());
+            let message = decode(&schema, &payload).unwrap();
+            let layout = layout.get_or_insert_with(|| CsvLayout::new(&message));
+            let time = RosTime::new(1, u32::try_from(i).unwrap());
+            let mut cached = String::new();
+            layout
+                .write_row(&mut cached, time, &message, &mut cache)
+                .unwrap();
+            assert_eq!(cached, layout.row(time, &message).0, "row {i}");
+        }
+        // Beyond the columns kept, floats are formatted each time.
+        let mut out = String::new();
+        cache.write(&mut out, CACHED_COLUMNS, 0.25).unwrap();
+        assert_eq!(out, "0.25");
     }
 
     #[test]
