@@ -3,7 +3,8 @@
 //! last poll, and reports through a [`Notify`] (the event loop wraps it into an event).
 //!
 //! This first slice hands the app a fresh [`Bag`] snapshot of what was read so far at most
-//! every [`REFRESH`] while the file grows (the snapshot copies the connection and chunk
+//! every [`REFRESH`] (or ten times what the last snapshot took, for a recording of very many
+//! chunks) while the file grows (the snapshot copies the connection and chunk
 //! lists, never the data), and the finished bag, opened with its index, once the recorder
 //! closes it. Between snapshots a status-only report every [`STATUS_EVERY`] keeps the
 //! "behind" time current. Dropping the [`LiveJob`] stops the thread within one poll.
@@ -19,6 +20,11 @@ use crate::bag::follow::Follower;
 
 /// The shortest time between two snapshots sent to the app.
 pub const REFRESH: Duration = Duration::from_millis(200);
+
+/// A snapshot copies the connection and chunk lists: work proportional to the recording. The
+/// next one waits at least this many times what the last one took, so that following a
+/// recording of a million chunks costs a bounded share of a core (a tenth), not all of it.
+const SNAPSHOT_COST_FACTOR: u32 = 10;
 
 /// How often the status alone is reported while nothing new arrives.
 pub const STATUS_EVERY: Duration = Duration::from_secs(1);
@@ -135,6 +141,7 @@ fn run(
     };
     let mut dirty = false;
     let mut last_sent: Option<Instant> = None;
+    let mut refresh = REFRESH;
     let mut last_status = Instant::now();
     while !cancel.load(Ordering::Relaxed) {
         let update = match follower.poll(POLL_BUDGET) {
@@ -162,12 +169,15 @@ fn run(
             notify.send(news(Some(done), status(&follower), None));
             return;
         }
-        let due = last_sent.is_none_or(|t| t.elapsed() >= REFRESH);
+        let due = last_sent.is_none_or(|t| t.elapsed() >= refresh);
         if dirty && due {
             dirty = false;
+            let began = Instant::now();
+            let snapshot = follower.snapshot();
+            refresh = REFRESH.max(began.elapsed() * SNAPSHOT_COST_FACTOR);
             last_sent = Some(Instant::now());
             last_status = Instant::now();
-            if !notify.send(news(Some(follower.snapshot()), status(&follower), None)) {
+            if !notify.send(news(Some(snapshot), status(&follower), None)) {
                 return;
             }
         } else if last_status.elapsed() >= STATUS_EVERY {
@@ -180,7 +190,7 @@ fn run(
             continue;
         }
         // Sleeps until the file changes (one fstat per poll interval) or a refresh is due.
-        let wait = if dirty { REFRESH / 4 } else { REFRESH };
+        let wait = if dirty { refresh / 4 } else { REFRESH };
         if let Err(e) = follower.wait(wait) {
             notify.send(news(None, status(&follower), Some(e.to_string())));
             return;
