@@ -96,20 +96,11 @@ fn follow_in_steps(
         let mut file = std::fs::OpenOptions::new().write(true).open(&live).unwrap();
         file.write_all(&bytes).unwrap();
         drop(file);
-        loop {
-            let u = f.poll(1 << 20).unwrap();
-            assert!(u.losses.is_empty(), "no damage at {k}: {:?}", u.losses);
-            for m in u.messages {
-                let topic = f.connections()[m.conn as usize].topic.clone();
-                got.push((topic, m.time, m.data));
-            }
-            if u.finished {
-                assert_eq!(k, full.len(), "finished only once the header is rewritten");
-                return (bag, got);
-            }
-            if !u.more {
-                break;
-            }
+        let (more, finished) = drain(&mut f);
+        got.extend(more);
+        if finished {
+            assert_eq!(k, full.len(), "finished only once the header is rewritten");
+            return (bag, got);
         }
         assert!(k < full.len(), "the finished bag ends the follow");
     }
