@@ -466,7 +466,8 @@ impl Follower {
             conn_map: self.conn_map.clone(),
             chunks: self.chunks.clone(),
             heads: super::heads::Heads::known(self.heads.iter().copied()),
-            entries: vec![None; self.chunks.len()],
+            // None known: the entries are read from the file when first asked for.
+            entries: Vec::new(),
             warnings: Vec::new(),
             recovery: Some(super::recovery::Recovery {
                 reason: "the recording is still being written".into(),
