@@ -532,6 +532,22 @@ mod tests {
         .encode(out);
     }
 
+    /// An index section of `all` chunk infos: two connection records first, a third after
+    /// the first `first` infos.
+    fn section(first: u64, all: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        conn(&mut out, 0);
+        conn(&mut out, 1);
+        for i in 0..first {
+            info(&mut out, i);
+        }
+        conn(&mut out, 2);
+        for i in first..all {
+            info(&mut out, i);
+        }
+        out
+    }
+
     /// Chunks (with their count ranges), counts table, connections, warnings.
     type Read = (Vec<(Chunk, (usize, usize))>, Vec<(u32, u32)>, usize, usize);
 
@@ -550,16 +566,7 @@ mod tests {
     #[test]
     fn runs_on_several_threads_read_what_one_thread_reads() {
         // Connection records first and between runs; windows cut records; 100 000 infos.
-        let mut ok = Vec::new();
-        conn(&mut ok, 0);
-        conn(&mut ok, 1);
-        for i in 0..60_000 {
-            info(&mut ok, i);
-        }
-        conn(&mut ok, 2);
-        for i in 60_000..100_000 {
-            info(&mut ok, i);
-        }
+        let ok = section(60_000, 100_000);
         assert!(ok.len() > 2 * WINDOW);
         let one = read(&ok, 1).unwrap();
         assert_eq!(one.0.len(), 100_000);
@@ -591,16 +598,7 @@ mod tests {
     fn a_short_section_read_in_small_windows_reads_as_one_record_at_a_time() {
         // Too short for two threads' runs: small windows, cut records, runs straight into the
         // index's lists; a connection record between runs; damage near the end.
-        let mut ok = Vec::new();
-        conn(&mut ok, 0);
-        conn(&mut ok, 1);
-        for i in 0..3000 {
-            info(&mut ok, i);
-        }
-        conn(&mut ok, 2);
-        for i in 3000..5000 {
-            info(&mut ok, i);
-        }
+        let ok = section(3000, 5000);
         assert!(ok.len() > 2 * SMALL_WINDOW && ok.len() < 2 * PER_THREAD * MIN_CHUNK_INFO);
         let one = read(&ok, 1).unwrap();
         assert_eq!(one.0.len(), 5000);

@@ -106,6 +106,18 @@ fn follow_in_steps(
     }
 }
 
+/// A chunk's counts by topic, sorted (a follower may number connections otherwise than the
+/// finished bag does).
+fn by_topic(conns: &[Connection], c: &Chunk) -> Vec<(String, u32)> {
+    let mut v: Vec<(String, u32)> = c
+        .counts
+        .iter()
+        .map(|&(id, n)| (conns[id as usize].topic.clone(), n))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
 fn expected(bag: &Bag) -> Vec<(String, RosTime, Vec<u8>)> {
     bag.messages(&Query::all())
         .map(|m| {
@@ -243,16 +255,6 @@ fn closed_chunks_keep_their_counts_in_shared_tables() {
     let live = dir.path().join("rec.bag.active");
     std::fs::write(&live, b"").unwrap();
     let mut f = Follower::open(&live).unwrap();
-    // Counts by topic (the follower numbers connections in order of appearance).
-    let by_topic = |conns: &[Connection], c: &Chunk| {
-        let mut v: Vec<(String, u32)> = c
-            .counts
-            .iter()
-            .map(|&(id, n)| (conns[id as usize].topic.clone(), n))
-            .collect();
-        v.sort_unstable();
-        v
-    };
     let mut read = 0u64;
     for piece in full.chunks(300) {
         let mut file = std::fs::OpenOptions::new()
@@ -353,15 +355,14 @@ fn a_scanned_recording_is_followed_from_its_last_chunk() {
         assert!(done, "{compression:?}");
         assert_eq!(got, want[before as usize..], "{compression:?}");
         assert_eq!(f.message_count(), 60);
-        let counts = |chunks: &[Chunk]| -> Vec<Vec<(ConnId, u32)>> {
-            let sorted = |c: &Chunk| {
-                let mut v: Vec<(ConnId, u32)> = c.counts.iter().copied().collect();
-                v.sort_unstable();
-                v
-            };
-            chunks.iter().map(sorted).collect()
+        let counts = |conns: &[Connection], chunks: &[Chunk]| -> Vec<Vec<(String, u32)>> {
+            chunks.iter().map(|c| by_topic(conns, c)).collect()
         };
-        assert_eq!(counts(f.chunks()), counts(bag.chunks()), "{compression:?}");
+        assert_eq!(
+            counts(f.connections(), f.chunks()),
+            counts(bag.connections(), bag.chunks()),
+            "{compression:?}"
+        );
         assert_eq!(f.snapshot().message_count(), 60);
     }
 }
