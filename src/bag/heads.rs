@@ -126,12 +126,24 @@ impl Heads {
         h
     }
 
-    /// Slots for heads all known already.
+    /// Slots for heads all known already (stored as they come: no other thread sees the
+    /// slots yet, and a followed recording's snapshot makes a million of them).
     pub fn known(heads: impl ExactSizeIterator<Item = ChunkHead>) -> Self {
         let h = Heads::pending_for(heads.len());
+        let mut set = 0;
         for (i, head) in heads.enumerate() {
-            h.set(i, head);
+            let (Some(stored), Ok(key), Some(slot)) = (
+                head.data_offset.checked_add(KNOWN),
+                u32::try_from(i),
+                h.offset.get(i),
+            ) else {
+                continue;
+            };
+            h.store(i, key, &head);
+            slot.store(stored, Ordering::Release);
+            set += 1;
         }
+        h.settled(set);
         h
     }
 
@@ -214,16 +226,17 @@ impl Heads {
         }
     }
 
-    /// Sets the head of chunk `i` if it is pending. A data offset of `u64::MAX - 1` or more
-    /// cannot be in a file and is not stored.
+    /// Sets the head of chunk `i` if it is pending (the readers set heads a batch at a time).
+    #[cfg(test)]
     pub fn set(&self, i: usize, head: ChunkHead) {
         if self.put(i, head) {
             self.settled(1);
         }
     }
 
-    /// [`Heads::set`] without counting the slot off [`Heads::pending`]; true if it was
-    /// pending.
+    /// Sets the head of chunk `i` if it is pending, without counting the slot off
+    /// [`Heads::pending`]; true if it was pending. A data offset of `u64::MAX - 1` or more
+    /// cannot be in a file and is not stored.
     fn put(&self, i: usize, head: ChunkHead) -> bool {
         let (Some(stored), Ok(key), Some(slot)) = (
             head.data_offset.checked_add(KNOWN),
@@ -246,6 +259,14 @@ impl Heads {
             }
             return false;
         }
+        self.store(i, key, &head);
+        slot.store(stored, Ordering::Release);
+        true
+    }
+
+    /// Stores all of `head` but its data offset in slot `i` (`key`), and in the side tables
+    /// what does not fit a slot.
+    fn store(&self, i: usize, key: u32, head: &ChunkHead) {
         let after = head.data_offset.saturating_add(head.compressed_size);
         let index = match head.index_data_pos {
             None => 0,
@@ -279,8 +300,6 @@ impl Heads {
             s.store(size, Ordering::Relaxed);
             f.store(flags, Ordering::Relaxed);
         }
-        slot.store(stored, Ordering::Release);
-        true
     }
 
     /// Marks chunk `i`'s header as not what its chunk info says, with why.

@@ -110,6 +110,21 @@ impl Bag {
         options: OpenOptions,
         budget: Arc<Budget>,
     ) -> Bag {
+        let totals = super::totals::Totals::of(&opened.chunks, opened.connections.len());
+        Bag::assemble_with(path, source, version, opened, totals, options, budget)
+    }
+
+    /// [`Bag::assemble`] with the totals over `opened`'s chunks known already (a followed
+    /// recording keeps them from snapshot to snapshot).
+    pub(super) fn assemble_with(
+        path: Arc<Path>,
+        source: Arc<Source>,
+        version: Version,
+        opened: Opened,
+        totals: super::totals::Totals,
+        options: OpenOptions,
+        budget: Arc<Budget>,
+    ) -> Bag {
         let cache = Mutex::new(ChunkCache::new(options.cache_bytes));
         let Opened {
             connections,
@@ -120,7 +135,6 @@ impl Bag {
             warnings,
             recovery,
         } = opened;
-        let totals = super::totals::Totals::of(&chunks, connections.len());
         let slots = super::slots::Slots::new(chunks.len());
         for (i, e) in entries.into_iter().enumerate() {
             if let Some(e) = e {

@@ -280,10 +280,6 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     const O_NONBLOCK: i32 = 0o4000;
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     const O_NONBLOCK: i32 = 0x4;
-    let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(not_regular());
-    }
     // O_NOATIME: reading a bag leaves its access time alone, and the kernel skips the access
     // time check on every read (3–5 % of the CPU time of `info` on a bag of 3 000 chunks,
     // which makes one small read per chunk). Only the file's owner may ask for it: anyone else
@@ -292,6 +288,10 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     const NO_ATIME: i32 = libc::O_NOATIME;
     #[cfg(not(target_os = "linux"))]
     const NO_ATIME: i32 = 0;
+    let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
     let open = |flags| {
         std::fs::OpenOptions::new()
             .read(true)

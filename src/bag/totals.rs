@@ -30,21 +30,35 @@ impl Totals {
             spans: vec![None; connections],
             ..Totals::default()
         };
+        t.add(chunks);
+        t
+    }
+
+    /// Adds `chunks` to the totals (a connection beyond [`Totals::spans`] is counted, not
+    /// spanned: see [`Totals::widen_to`]). A followed recording adds the chunks closed since
+    /// its last snapshot instead of passing over all of them again.
+    pub fn add(&mut self, chunks: &[Chunk]) {
         for c in chunks {
             let mut any = false;
             for &(conn, n) in c.counts.iter().filter(|&&(_, n)| n > 0) {
                 any = true;
-                t.messages += u64::from(n);
-                if let Some(span) = t.spans.get_mut(conn as usize) {
+                self.messages += u64::from(n);
+                if let Some(span) = self.spans.get_mut(conn as usize) {
                     *span = Some(widen(*span, (c.start, c.end)));
                 }
             }
             if any {
-                t.start = Some(t.start.map_or(c.start, |s| s.min(c.start)));
-                t.end = Some(t.end.map_or(c.end, |e| e.max(c.end)));
+                self.start = Some(self.start.map_or(c.start, |s| s.min(c.start)));
+                self.end = Some(self.end.map_or(c.end, |e| e.max(c.end)));
             }
         }
-        t
+    }
+
+    /// Makes room for the spans of `connections` connections (new ones span nothing yet).
+    pub fn widen_to(&mut self, connections: usize) {
+        if self.spans.len() < connections {
+            self.spans.resize(connections, None);
+        }
     }
 }
 

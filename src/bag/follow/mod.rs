@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::format::{BagHeader, Version, read_head};
 use crate::time::RosTime;
 
-use super::chunk::Chunk;
+use super::chunk::{Chunk, ChunkState};
 use super::connection::{ConnId, Connection};
 use super::recovery::Loss;
 use super::source::open_regular;
@@ -128,6 +128,9 @@ pub struct Follower {
     heads: Vec<super::heads::ChunkHead>,
     /// The leading chunks whose counts live in shared tables (see `share_counts`).
     shared: usize,
+    /// The totals over those chunks, and how many of them are complete: a snapshot adds
+    /// the chunks after them instead of passing over every chunk again.
+    closed: Closed,
     max_chunk: u64,
     stamp: Stamp,
     finished: bool,
@@ -136,6 +139,30 @@ pub struct Follower {
     last_time: Option<RosTime>,
     /// Every loss reported so far (the first [`MAX_LOSSES`]), for snapshots.
     losses: Vec<Loss>,
+}
+
+/// What a follower keeps of its closed chunks for its snapshots.
+#[derive(Default)]
+struct Closed {
+    totals: super::totals::Totals,
+    complete: usize,
+}
+
+impl Closed {
+    /// Adds `chunks`, closed now, of a recording of `connections` connections.
+    fn add(&mut self, chunks: &[Chunk], connections: usize) {
+        self.totals.widen_to(connections);
+        self.totals.add(chunks);
+        self.complete += complete(chunks);
+    }
+}
+
+/// The complete chunks of `chunks`.
+fn complete(chunks: &[Chunk]) -> usize {
+    chunks
+        .iter()
+        .filter(|c| c.state == ChunkState::Complete)
+        .count()
 }
 
 /// Losses a follower keeps for its snapshots; beyond, they are still reported per update.
@@ -162,6 +189,7 @@ impl Follower {
             chunks: Vec::new(),
             heads: Vec::new(),
             shared: 0,
+            closed: Closed::default(),
             max_chunk: crate::format::compression::DEFAULT_MAX_CHUNK_SIZE,
             stamp: (0, None),
             finished: false,
@@ -374,6 +402,7 @@ impl Follower {
         if new.is_empty() {
             return;
         }
+        self.closed.add(new, self.connections.len());
         let table: std::sync::Arc<Vec<(ConnId, u32)>> =
             std::sync::Arc::new(new.iter().flat_map(|c| c.counts.iter().copied()).collect());
         let mut at = 0;
@@ -453,7 +482,7 @@ impl Follower {
     /// What the recording holds so far as a [`Bag`](super::Bag) value (connections with
     /// their counts, chunks with their times; the last chunk may be open), for summaries.
     /// Copies the connection and chunk lists: meant for an occasional refresh, not per
-    /// message.
+    /// message. Only the chunks after the closed ones are passed over for the totals.
     pub fn snapshot(&self) -> super::Bag {
         let path = super::error::path_arc(&self.path);
         let source = super::source::Source::open(&self.path)
@@ -461,6 +490,11 @@ impl Follower {
             .unwrap_or_else(|_| super::source::Source::owned(Vec::new()));
         let options = super::OpenOptions::default();
         let budget = super::budget::Budget::new(options.decode_budget);
+        let open = self.chunks.get(self.shared..).unwrap_or_default();
+        let mut totals = self.closed.totals.clone();
+        totals.widen_to(self.connections.len());
+        totals.add(open);
+        let complete = self.closed.complete + complete(open);
         let opened = super::opened::Opened {
             connections: self.connections.clone(),
             conn_map: self.conn_map.clone(),
@@ -471,26 +505,19 @@ impl Follower {
             warnings: Vec::new(),
             recovery: Some(super::recovery::Recovery {
                 reason: "the recording is still being written".into(),
-                complete_chunks: self
-                    .chunks
-                    .iter()
-                    .filter(|c| c.state == super::chunk::ChunkState::Complete)
-                    .count() as u64,
-                partial_chunks: self
-                    .chunks
-                    .iter()
-                    .filter(|c| c.state != super::chunk::ChunkState::Complete)
-                    .count() as u64,
+                complete_chunks: complete as u64,
+                partial_chunks: (self.chunks.len() - complete) as u64,
                 // The damage found so far: a snapshot must not look healthier than the file.
                 losses: self.losses.clone(),
                 scanned: None,
             }),
         };
-        super::Bag::assemble(
+        super::Bag::assemble_with(
             path,
             std::sync::Arc::new(source),
             Version::V2_0,
             opened,
+            totals,
             options,
             budget,
         )

@@ -36,6 +36,7 @@ impl Follower {
         }
         follower.base = seed.pos;
         follower.shared = seed.chunks.len();
+        follower.closed.add(&seed.chunks, seed.connections.len());
         follower.chunks = seed.chunks;
         follower.heads = seed.heads;
         follower.conn_map = follower_map(&seed.connections);

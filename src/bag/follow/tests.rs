@@ -288,6 +288,19 @@ fn closed_chunks_keep_their_counts_in_shared_tables() {
         let snap = f.snapshot();
         assert_eq!(snap.message_count(), read);
         assert_eq!(snap.chunks().len(), n);
+        // The totals kept over the closed chunks plus the open ones are a pass over all.
+        let pass = crate::bag::totals::Totals::of(snap.chunks(), snap.connections().len());
+        assert_eq!(snap.inner.totals, pass);
+        let complete = snap
+            .chunks()
+            .iter()
+            .filter(|c| c.state == crate::bag::ChunkState::Complete)
+            .count() as u64;
+        let recovery = snap.recovery().unwrap();
+        assert_eq!(
+            (recovery.complete_chunks, recovery.partial_chunks),
+            (complete, n as u64 - complete)
+        );
     }
     let all: Vec<_> = f
         .chunks()
@@ -363,7 +376,10 @@ fn a_scanned_recording_is_followed_from_its_last_chunk() {
             counts(bag.connections(), bag.chunks()),
             "{compression:?}"
         );
-        assert_eq!(f.snapshot().message_count(), 60);
+        let snap = f.snapshot();
+        assert_eq!(snap.message_count(), 60);
+        let pass = crate::bag::totals::Totals::of(snap.chunks(), snap.connections().len());
+        assert_eq!(snap.inner.totals, pass, "{compression:?}");
     }
 }
 
