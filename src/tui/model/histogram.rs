@@ -45,6 +45,7 @@ pub fn compute(
     let mut binner = Binner {
         bins: vec![0.0; width],
         window,
+        span: window.1.nanos_since(window.0).max(1) as f64,
         exact: true,
         // Exact times cost a pass over the entries: keep the work bounded on huge bags.
         budget: EXACT_BUDGET,
@@ -63,6 +64,8 @@ pub fn compute(
 struct Binner {
     bins: Vec<f64>,
     window: (RosTime, RosTime),
+    /// Nanoseconds in the window (at least 1).
+    span: f64,
     exact: bool,
     /// Index entries still to be looked at before falling back to spreading chunk counts.
     budget: usize,
@@ -76,9 +79,12 @@ impl Binner {
         if t < w0 || t > w1 || width == 0 {
             return None;
         }
-        let span = w1.nanos_since(w0).max(1) as f64;
+        // The same value as `t.nanos_since(w0)` (`t` is not before `w0`) without 128-bit
+        // arithmetic: this runs for every chunk of the window, a million times per frame
+        // for a recording of a million chunks followed while its time index is rebuilt.
+        let since = t.as_nanos().saturating_sub(w0.as_nanos());
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        Some(((t.nanos_since(w0) as f64 / span * width as f64) as usize).min(width - 1))
+        Some(((since as f64 / self.span * width as f64) as usize).min(width - 1))
     }
 }
 
