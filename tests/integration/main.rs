@@ -31,6 +31,7 @@ mod eco_dist;
 mod eco_shell;
 mod export_sinks;
 mod export_where;
+mod file_access;
 mod file_hazards;
 mod follow_record;
 mod fuzz_inputs;
