@@ -120,165 +120,215 @@ fn search_bindings() -> Vec<Binding> {
     ]
 }
 
+/// The keys that work everywhere: quit, help, the panes.
+fn general_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        b(K::Char('q'), A::Quit, "quit"),
+        ctrl('c', A::Quit, ""),
+        b(K::Char('?'), A::ToggleHelp, "show/hide this help"),
+        b(K::Tab, A::FocusNext, "next pane"),
+        b(K::BackTab, A::FocusPrev, "previous pane"),
+        b(
+            K::Char('1'),
+            A::Focus(super::action::Pane::Topics),
+            "focus topics",
+        ),
+        b(
+            K::Char('2'),
+            A::Focus(super::action::Pane::Histogram),
+            "focus timeline",
+        ),
+        b(
+            K::Char('3'),
+            A::Focus(super::action::Pane::Messages),
+            "focus messages",
+        ),
+        b(
+            K::Char('4'),
+            A::Focus(super::action::Pane::Inspector),
+            "focus inspector",
+        ),
+    ]
+}
+
+/// Moving in a list, a tree or through time.
+fn moving_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        b(K::Up, A::Up, "up"),
+        b(K::Char('k'), A::Up, ""),
+        b(K::Down, A::Down, "down"),
+        b(K::Char('j'), A::Down, ""),
+        b(K::Left, A::Left, "cursor back / collapse"),
+        b(K::Char('h'), A::Left, ""),
+        b(K::Right, A::Right, "cursor forward / expand"),
+        b(K::Char('l'), A::Right, ""),
+        b(K::Char('H'), A::BigLeft, "cursor back 10 steps"),
+        b(K::Char('L'), A::BigRight, "cursor forward 10 steps"),
+        b(K::PageUp, A::PageUp, "page up"),
+        ctrl('u', A::PageUp, ""),
+        b(K::PageDown, A::PageDown, "page down"),
+        ctrl('d', A::PageDown, ""),
+        b(K::Home, A::Top, "first / start of the bag"),
+        b(K::Char('g'), A::Top, ""),
+        b(K::End, A::Bottom, "last / end of the bag"),
+        b(K::Char('G'), A::Bottom, ""),
+        b(K::Enter, A::Enter, "open / select / expand"),
+        b(K::Esc, A::Back, "back / close / clear filter"),
+    ]
+}
+
+/// What the topic list and the timeline show.
+fn view_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        b(K::Char('/'), A::StartFilter, "filter topics (fuzzy)"),
+        b(
+            K::Char(':'),
+            A::StartJump,
+            "jump to a time (epoch, +offset, date)",
+        ),
+        b(
+            K::Char('s'),
+            A::CycleSort,
+            "sort topics by name/count/rate/size",
+        ),
+        b(
+            K::Char('t'),
+            A::CycleTimeFormat,
+            "time display: epoch/UTC/local/offset",
+        ),
+        b(K::Char('+'), A::ZoomIn, "zoom in on the cursor"),
+        b(K::Char('='), A::ZoomIn, ""),
+        b(K::Char('-'), A::ZoomOut, "zoom out"),
+        b(K::Char('0'), A::ZoomReset, "show the whole time range"),
+        b(
+            K::Char('a'),
+            A::ToggleHistogramScope,
+            "timeline: selected topic / all topics / lanes",
+        ),
+    ]
+}
+
+/// The inspected message: expanding, copying, plotting its fields; the health view.
+fn message_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        b(K::Char('e'), A::ExpandAll, "inspector: expand all"),
+        b(K::Char('c'), A::CollapseAll, "inspector: collapse all"),
+        b(
+            K::Char('y'),
+            A::CopyYaml,
+            "copy message as YAML (clipboard, OSC 52)",
+        ),
+        b(K::Char('Y'), A::SaveYaml, "save message as YAML to a file"),
+        b(
+            K::Char('P'),
+            A::TogglePlotField,
+            "plot the inspector's field / stop plotting it",
+        ),
+        b(
+            K::Char('v'),
+            A::TogglePlotScale,
+            "plot: shared / normalised y scale",
+        ),
+        b(
+            K::Char('x'),
+            A::TogglePlotXy,
+            "plot: time / XY (two fields of one topic)",
+        ),
+        b(K::Char('!'), A::ToggleHealth, "health view"),
+    ]
+}
+
+/// Marking and writing an interval, publishing, playing, pictures, following.
+fn interval_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        b(
+            K::Char('['),
+            A::MarkStart,
+            "mark interval start at the cursor",
+        ),
+        b(K::Char(']'), A::MarkEnd, "mark interval end at the cursor"),
+        b(
+            K::Char('E'),
+            A::ExportMarked,
+            "write the marked interval to a bag",
+        ),
+        b(K::Char('p'), A::TogglePublish, "publish to ROS / stop"),
+        b(
+            K::Char(' '),
+            A::TogglePlay,
+            "play / pause (cursor moves through time)",
+        ),
+        b(K::Char('>'), A::Faster, "play faster"),
+        b(K::Char('<'), A::Slower, "play slower"),
+        b(
+            K::Char('i'),
+            A::TogglePicture,
+            "picture preview on/off (images, maps, scans, clouds)",
+        ),
+        b(K::Char('F'), A::ToggleFollow, "follow (tail -f) / stop"),
+    ]
+}
+
+/// Editing a prompt (filter, jump, find).
+fn prompt_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        Binding {
+            code: K::Esc,
+            modifiers: KeyModifiers::NONE,
+            context: Context::Prompt,
+            action: A::Back,
+            help: "cancel",
+        },
+        Binding {
+            code: K::Enter,
+            modifiers: KeyModifiers::NONE,
+            context: Context::Prompt,
+            action: A::Enter,
+            help: "accept",
+        },
+        Binding {
+            code: K::Backspace,
+            modifiers: KeyModifiers::NONE,
+            context: Context::Prompt,
+            action: A::Backspace,
+            help: "delete a character",
+        },
+        Binding {
+            code: K::Char('u'),
+            modifiers: KeyModifiers::CONTROL,
+            context: Context::Prompt,
+            action: A::ClearInput,
+            help: "clear",
+        },
+    ]
+}
+
 impl Default for KeyMap {
-    #[allow(
-        clippy::too_many_lines,
-        reason = "one table of bindings, read top to bottom as the help shows it"
-    )]
+    /// The bindings in the order the help shows them.
     fn default() -> Self {
-        use Action as A;
-        use KeyCode as K;
-        let mut bindings = vec![
-            b(K::Char('q'), A::Quit, "quit"),
-            ctrl('c', A::Quit, ""),
-            b(K::Char('?'), A::ToggleHelp, "show/hide this help"),
-            b(K::Tab, A::FocusNext, "next pane"),
-            b(K::BackTab, A::FocusPrev, "previous pane"),
-            b(
-                K::Char('1'),
-                A::Focus(super::action::Pane::Topics),
-                "focus topics",
-            ),
-            b(
-                K::Char('2'),
-                A::Focus(super::action::Pane::Histogram),
-                "focus timeline",
-            ),
-            b(
-                K::Char('3'),
-                A::Focus(super::action::Pane::Messages),
-                "focus messages",
-            ),
-            b(
-                K::Char('4'),
-                A::Focus(super::action::Pane::Inspector),
-                "focus inspector",
-            ),
-            b(K::Up, A::Up, "up"),
-            b(K::Char('k'), A::Up, ""),
-            b(K::Down, A::Down, "down"),
-            b(K::Char('j'), A::Down, ""),
-            b(K::Left, A::Left, "cursor back / collapse"),
-            b(K::Char('h'), A::Left, ""),
-            b(K::Right, A::Right, "cursor forward / expand"),
-            b(K::Char('l'), A::Right, ""),
-            b(K::Char('H'), A::BigLeft, "cursor back 10 steps"),
-            b(K::Char('L'), A::BigRight, "cursor forward 10 steps"),
-            b(K::PageUp, A::PageUp, "page up"),
-            ctrl('u', A::PageUp, ""),
-            b(K::PageDown, A::PageDown, "page down"),
-            ctrl('d', A::PageDown, ""),
-            b(K::Home, A::Top, "first / start of the bag"),
-            b(K::Char('g'), A::Top, ""),
-            b(K::End, A::Bottom, "last / end of the bag"),
-            b(K::Char('G'), A::Bottom, ""),
-            b(K::Enter, A::Enter, "open / select / expand"),
-            b(K::Esc, A::Back, "back / close / clear filter"),
-            b(K::Char('/'), A::StartFilter, "filter topics (fuzzy)"),
-            b(
-                K::Char(':'),
-                A::StartJump,
-                "jump to a time (epoch, +offset, date)",
-            ),
-            b(
-                K::Char('s'),
-                A::CycleSort,
-                "sort topics by name/count/rate/size",
-            ),
-            b(
-                K::Char('t'),
-                A::CycleTimeFormat,
-                "time display: epoch/UTC/local/offset",
-            ),
-            b(K::Char('+'), A::ZoomIn, "zoom in on the cursor"),
-            b(K::Char('='), A::ZoomIn, ""),
-            b(K::Char('-'), A::ZoomOut, "zoom out"),
-            b(K::Char('0'), A::ZoomReset, "show the whole time range"),
-            b(
-                K::Char('a'),
-                A::ToggleHistogramScope,
-                "timeline: selected topic / all topics / lanes",
-            ),
-            b(K::Char('e'), A::ExpandAll, "inspector: expand all"),
-            b(K::Char('c'), A::CollapseAll, "inspector: collapse all"),
-            b(
-                K::Char('y'),
-                A::CopyYaml,
-                "copy message as YAML (clipboard, OSC 52)",
-            ),
-            b(K::Char('Y'), A::SaveYaml, "save message as YAML to a file"),
-            b(
-                K::Char('P'),
-                A::TogglePlotField,
-                "plot the inspector's field / stop plotting it",
-            ),
-            b(
-                K::Char('v'),
-                A::TogglePlotScale,
-                "plot: shared / normalised y scale",
-            ),
-            b(
-                K::Char('x'),
-                A::TogglePlotXy,
-                "plot: time / XY (two fields of one topic)",
-            ),
-            b(K::Char('!'), A::ToggleHealth, "health view"),
-            b(
-                K::Char('['),
-                A::MarkStart,
-                "mark interval start at the cursor",
-            ),
-            b(K::Char(']'), A::MarkEnd, "mark interval end at the cursor"),
-            b(
-                K::Char('E'),
-                A::ExportMarked,
-                "write the marked interval to a bag",
-            ),
-            b(K::Char('p'), A::TogglePublish, "publish to ROS / stop"),
-            b(
-                K::Char(' '),
-                A::TogglePlay,
-                "play / pause (cursor moves through time)",
-            ),
-            b(K::Char('>'), A::Faster, "play faster"),
-            b(K::Char('<'), A::Slower, "play slower"),
-            b(
-                K::Char('i'),
-                A::TogglePicture,
-                "picture preview on/off (images, maps, scans, clouds)",
-            ),
-            b(K::Char('F'), A::ToggleFollow, "follow (tail -f) / stop"),
-            Binding {
-                code: K::Esc,
-                modifiers: KeyModifiers::NONE,
-                context: Context::Prompt,
-                action: A::Back,
-                help: "cancel",
-            },
-            Binding {
-                code: K::Enter,
-                modifiers: KeyModifiers::NONE,
-                context: Context::Prompt,
-                action: A::Enter,
-                help: "accept",
-            },
-            Binding {
-                code: K::Backspace,
-                modifiers: KeyModifiers::NONE,
-                context: Context::Prompt,
-                action: A::Backspace,
-                help: "delete a character",
-            },
-            Binding {
-                code: K::Char('u'),
-                modifiers: KeyModifiers::CONTROL,
-                context: Context::Prompt,
-                action: A::ClearInput,
-                help: "clear",
-            },
-        ];
-        bindings.extend(reading_bindings());
-        bindings.extend(search_bindings());
+        let bindings = [
+            general_bindings(),
+            moving_bindings(),
+            view_bindings(),
+            message_bindings(),
+            interval_bindings(),
+            prompt_bindings(),
+            reading_bindings(),
+            search_bindings(),
+        ]
+        .concat();
         KeyMap { bindings }
     }
 }
