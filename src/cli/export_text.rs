@@ -66,18 +66,21 @@ impl TextExport<'_> {
         unread: &mut Unread,
     ) -> std::io::Result<Written> {
         let mut total = Written::default();
-        let mut schemas = Schemas::new(self.registry.clone());
-        let mut layout: Option<CsvLayout> = None;
-        let mut floats = FloatCache::default();
+        let mut first = Formatter {
+            schemas: Schemas::new(self.registry.clone()),
+            layout: None,
+            floats: FloatCache::default(),
+            last_len: 0,
+        };
         let mut messages = self
             .catalog
             .messages(selection)
             .filter_map(|item| readable(self.catalog, item, unread).map(|(m, _)| m));
         // Until the CSV columns are known, one message at a time on this thread.
-        while self.format == ExportFormat::Csv && layout.is_none() {
+        while self.format == ExportFormat::Csv && first.layout.is_none() {
             let Some(m) = messages.next() else { break };
             let mut piece = Piece::default();
-            self.format_one((&mut schemas, &mut layout, &mut floats), &m, &mut piece);
+            self.format_one(&mut first, &m, &mut piece);
             if !Self::take(piece, out, &mut total)? {
                 return Ok(total);
             }
@@ -88,23 +91,25 @@ impl TextExport<'_> {
             workers(),
             BatchLimit::default(),
             |m| m.message.data.len() + 64,
-            || {
-                let schemas = Schemas::new(self.registry.clone());
-                (schemas, layout.clone(), floats.clone(), 0)
+            || Formatter {
+                schemas: Schemas::new(self.registry.clone()),
+                layout: first.layout.clone(),
+                floats: first.floats.clone(),
+                last_len: 0,
             },
-            |(schemas, layout, floats, last_len), batch: Vec<CatalogMessage>| {
+            |f: &mut Formatter, batch: Vec<CatalogMessage>| {
                 // Room for about as much text as the last batch made: no regrowing and copying.
                 let mut piece = Piece {
-                    text: String::with_capacity(*last_len + *last_len / 8),
+                    text: String::with_capacity(f.last_len + f.last_len / 8),
                     ..Piece::default()
                 };
                 for m in &batch {
-                    self.format_one((schemas, layout, floats), m, &mut piece);
+                    self.format_one(f, m, &mut piece);
                     if piece.written.fatal.is_some() {
                         break;
                     }
                 }
-                *last_len = piece.text.len();
+                f.last_len = piece.text.len();
                 piece
             },
             |piece| match Self::take(piece, out, &mut total) {
@@ -141,12 +146,7 @@ impl TextExport<'_> {
     }
 
     /// Decodes one message and appends its row to the piece.
-    fn format_one(
-        &self,
-        (schemas, layout, floats): (&mut Schemas, &mut Option<CsvLayout>, &mut FloatCache),
-        m: &CatalogMessage,
-        piece: &mut Piece,
-    ) {
+    fn format_one(&self, f: &mut Formatter, m: &CatalogMessage, piece: &mut Piece) {
         let Some(bag) = self.catalog.bag(m.bag) else {
             return;
         };
@@ -161,7 +161,7 @@ impl TextExport<'_> {
             return;
         }
         let time = m.message.entry.time;
-        let schema = match &schemas.get(m.bag, conn).schema {
+        let schema = match &f.schemas.get(m.bag, conn).schema {
             Ok(s) => s.clone(),
             Err(e) => {
                 piece.written.fatal =
@@ -201,8 +201,8 @@ impl TextExport<'_> {
                         path.has_wildcard(),
                     );
                 } else {
-                    let l = layout_for(layout, text, || CsvLayout::for_value(first));
-                    if let Ok(fit) = l.write_value_row(text, time, first, floats) {
+                    let l = layout_for(&mut f.layout, text, || CsvLayout::for_value(first));
+                    if let Ok(fit) = l.write_value_row(text, time, first, &mut f.floats) {
                         w.misfit += u64::from(!fit.is_exact());
                     }
                 }
@@ -211,8 +211,8 @@ impl TextExport<'_> {
                 let _ = json::write_message(text, &conn.topic, &conn.datatype, time, &value);
             }
             None => {
-                let l = layout_for(layout, text, || CsvLayout::new(&value));
-                if let Ok(fit) = l.write_row(text, time, &value, floats) {
+                let l = layout_for(&mut f.layout, text, || CsvLayout::new(&value));
+                if let Ok(fit) = l.write_row(text, time, &value, &mut f.floats) {
                     w.misfit += u64::from(!fit.is_exact());
                 }
             }
@@ -220,6 +220,18 @@ impl TextExport<'_> {
         text.push('\n');
         w.rows += 1;
     }
+}
+
+/// What one formatting thread keeps from message to message.
+struct Formatter {
+    /// The decoding schemas, per bag and connection.
+    schemas: Schemas,
+    /// The CSV columns, once known (from the first message; shared by every thread).
+    layout: Option<CsvLayout>,
+    /// Each CSV column's last float and its text.
+    floats: FloatCache,
+    /// The length of the text of the last batch formatted.
+    last_len: usize,
 }
 
 /// The CSV layout, made from this message (and its header line written) when it is the first.
