@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use bagscope::bag::writer::{BagWriter, WriterOptions};
-use bagscope::bag::{Bag, BagErrorKind, OpenOptions, PartialFn, ProgressFn, Query};
+use bagscope::bag::{Bag, BagErrorKind, IndexEntry, OpenOptions, PartialFn, ProgressFn, Query};
 use bagscope::format::Compression;
 use bagscope::time::RosTime;
 
@@ -62,6 +62,8 @@ struct Seen {
     read: Vec<(String, RosTime, Vec<u8>)>,
     /// What the partial bag's recovery report says of the scan.
     scanned: Option<(u64, u64)>,
+    /// Each chunk's entries.
+    entries: Vec<Option<Arc<[IndexEntry]>>>,
 }
 
 fn open_watching(path: &Path, threads: usize) -> (Result<Bag, bagscope::bag::BagError>, Vec<Seen>) {
@@ -80,6 +82,9 @@ fn open_watching(path: &Path, threads: usize) -> (Result<Bag, bagscope::bag::Bag
             messages: p.bag.message_count(),
             read,
             scanned: p.bag.recovery().and_then(|r| r.scanned),
+            entries: (0..p.bag.chunks().len())
+                .map(|i| p.bag.loaded_entries(i as u32))
+                .collect(),
         });
         true
     })));
@@ -90,6 +95,22 @@ fn open_watching(path: &Path, threads: usize) -> (Result<Bag, bagscope::bag::Bag
     let bag = Bag::open_with(path, options);
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     (bag, seen)
+}
+
+/// The finished bag takes the entries of the chunks the partial bags showed as they are (one
+/// copy in memory, not two), and they are those of a plain scan.
+fn entries_taken_over(seen: &[Seen], bag: &Bag, plain: &Bag, threads: usize) {
+    let last = seen.last().unwrap();
+    for (i, shown) in last.entries.iter().enumerate() {
+        let fin = bag.loaded_entries(i as u32).unwrap();
+        assert!(
+            Arc::ptr_eq(shown.as_ref().unwrap(), &fin),
+            "{threads} threads: chunk {i}'s entries are shared"
+        );
+    }
+    for i in 0..bag.chunks().len() as u32 {
+        assert_eq!(bag.loaded_entries(i), plain.loaded_entries(i), "chunk {i}");
+    }
 }
 
 #[test]
@@ -152,6 +173,7 @@ fn partial_results_arrive_early_grow_and_end_in_the_bag_a_plain_open_gives() {
             None,
             "the finished bag is final"
         );
+        entries_taken_over(&seen, &bag, &plain, threads);
     }
 }
 
@@ -189,4 +211,67 @@ fn indexed_bags_never_call_the_partial_callback() {
         ..OpenOptions::default()
     };
     assert!(Bag::open_with(&path, options).unwrap().is_indexed());
+}
+
+/// Scanned with partial results on, `path` ends in the bag a plain scan gives; that bag.
+fn scans_alike(path: &Path) -> Bag {
+    let plain = Bag::open(path).unwrap();
+    let options = OpenOptions {
+        partial: Some(PartialFn(Arc::new(|_| true))),
+        ..OpenOptions::default()
+    };
+    let bag = Bag::open_with(path, options).unwrap();
+    let name = path.display();
+    assert_eq!(bag.connections(), plain.connections(), "{name}");
+    assert_eq!(bag.chunks(), plain.chunks(), "{name}");
+    assert_eq!(bag.recovery(), plain.recovery(), "{name}");
+    for i in 0..bag.chunks().len() as u32 {
+        assert_eq!(
+            bag.loaded_entries(i),
+            plain.loaded_entries(i),
+            "{name}: chunk {i}"
+        );
+    }
+    plain
+}
+
+/// Every fixture that needs a scan (crashed recordings with index data records, truncated
+/// bags) ends, scanned with partial results on, in the bag a plain scan gives: the chunks the
+/// partial scan assembled as they settled are taken over only where assembling them again
+/// would give the same.
+#[test]
+fn every_scanned_fixture_ends_as_a_plain_scan_ends() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut scanned = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if Bag::open(&path).is_ok_and(|b| b.recovery().is_some()) {
+            scans_alike(&path);
+            scanned.push(path);
+        }
+    }
+    assert!(scanned.len() >= 4, "{scanned:?}");
+}
+
+/// A crashed recording whose first connection record is damaged: the chunks using that
+/// connection were assembled while it was unknown, and stay so. The finished bag assembles
+/// them again (their messages are counted as lost), as a plain scan does.
+#[test]
+fn chunks_of_a_connection_never_found_are_assembled_again_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recorded_crash.bag.active");
+    let mut bytes = std::fs::read(fixture).unwrap();
+    let at = bytes.windows(4).position(|w| w == b"op=\x07").unwrap();
+    bytes[at + 3] = 0x63;
+    let path = dir.path().join("damaged.bag.active");
+    std::fs::write(&path, bytes).unwrap();
+    let plain = scans_alike(&path);
+    let losses = &plain.recovery().unwrap().losses;
+    assert!(
+        losses
+            .iter()
+            .any(|l| l.reason.starts_with("no connection record was found")),
+        "{losses:?}"
+    );
 }

@@ -15,6 +15,7 @@ use super::super::parallel::parallel_map;
 use super::super::recovery::{Loss, Recovery, RecoveryProgress};
 use super::super::source::{Changed, Source};
 use super::super::totals::set_message_counts;
+use super::partial::Prefix;
 use super::pipeline::{Walked, walk_one};
 use super::{Found, Settings, Walk, tell};
 
@@ -99,6 +100,7 @@ impl Walk {
         source: &Arc<Source>,
         load: &Settings<'_>,
         reason: String,
+        prefix: Option<Prefix>,
     ) -> Result<Opened, Changed> {
         // Chunks whose index data is missing must be decompressed and walked.
         let needs_walk: Vec<usize> = self
@@ -110,6 +112,9 @@ impl Walk {
             .collect();
         self.walk_chunks(source, load, &needs_walk)?;
         self.walk_for_connections(source, load)?;
+        // A partial scan assembled the chunks as they settled and handed them out: those are
+        // taken as they are (their entries shared with the partial bags), not made again.
+        let assembled = prefix.map(|p| p.finish(&self));
         let table = std::mem::take(&mut self.table);
         let (mut connections, map) = table.finish();
         let mut chunks = Vec::with_capacity(self.found.len());
@@ -119,13 +124,17 @@ impl Walk {
         let (mut complete, mut partial) = (0u64, 0u64);
         for (i, f) in self.found.iter().enumerate() {
             let index = u32::try_from(i).unwrap_or(u32::MAX);
-            let (chunk, entries) = f.assemble(index, &map, &mut unknown);
+            let taken = assembled.as_ref().and_then(|a| a.get(i, f.scan.is_some()));
+            let (chunk, entries) = taken.unwrap_or_else(|| {
+                let (chunk, entries) = f.assemble(index, &map, &mut unknown);
+                (chunk, Arc::from(entries))
+            });
             match f.state {
                 ChunkState::Complete => complete += 1,
                 _ => partial += 1,
             }
             chunks.push(chunk);
-            all_entries.push(Some(Arc::from(entries)));
+            all_entries.push(Some(entries));
         }
         for (id, n) in unknown {
             self.losses.push(Loss {

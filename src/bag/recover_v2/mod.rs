@@ -121,7 +121,7 @@ pub(crate) fn recover(
     if !finished {
         return Err(Stopped::Cancelled);
     }
-    walk.build(source, settings, reason)
+    walk.build(source, settings, reason, prefix)
         .map_err(Stopped::Changed)
 }
 

@@ -3,7 +3,7 @@
 //! a snapshot only copies the lists (no chunk is assembled twice unless a connection found
 //! later changes the numbering of the connections).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,8 @@ pub(super) struct Prefix {
     chunks: Vec<Chunk>,
     heads: Vec<ChunkHead>,
     entries: Vec<Arc<[IndexEntry]>>,
+    /// Whether each chunk was assembled from its walk (else from its index data records).
+    walked: Vec<bool>,
     /// Chunks assembled while some of their messages' connections were not known.
     incomplete: Vec<usize>,
     /// File id → dense id, for the connections known when it was computed.
@@ -51,6 +53,7 @@ impl Prefix {
             chunks: Vec::new(),
             heads: Vec::new(),
             entries: Vec::new(),
+            walked: Vec::new(),
             incomplete: Vec::new(),
             map: HashMap::new(),
             started: Instant::now(),
@@ -122,13 +125,32 @@ impl Prefix {
             self.incomplete.push(i);
         }
         let entries: Arc<[IndexEntry]> = Arc::from(entries);
-        if let (Some(c), Some(e)) = (self.chunks.get_mut(i), self.entries.get_mut(i)) {
+        let walked = f.scan.is_some();
+        if let (Some(c), Some(e), Some(w)) = (
+            self.chunks.get_mut(i),
+            self.entries.get_mut(i),
+            self.walked.get_mut(i),
+        ) {
             *c = chunk;
             *e = entries;
+            *w = walked;
         } else {
             self.chunks.push(chunk);
             self.heads.push(f.to_head());
             self.entries.push(entries);
+            self.walked.push(walked);
+        }
+    }
+
+    /// Everything assembled, brought up to the finished walk (every chunk settled, every
+    /// connection found), for the bag the scan ends in.
+    pub fn finish(mut self, walk: &Walk) -> Assembled {
+        self.catch_up(walk, walk.found.len());
+        Assembled {
+            chunks: self.chunks,
+            entries: self.entries,
+            walked: self.walked,
+            incomplete: self.incomplete.into_iter().collect(),
         }
     }
 
@@ -158,5 +180,31 @@ impl Prefix {
                 scanned: None,
             }),
         }
+    }
+}
+
+/// The chunks a partial scan assembled as they settled, taken over by the bag the scan ends
+/// in: their entries are the ones the partial bags handed out (shared, not made and held a
+/// second time).
+pub(super) struct Assembled {
+    chunks: Vec<Chunk>,
+    entries: Vec<Arc<[IndexEntry]>>,
+    walked: Vec<bool>,
+    incomplete: HashSet<usize>,
+}
+
+impl Assembled {
+    /// Chunk `i` and its entries, as assembling it now would give them: `None` when it was
+    /// assembled from its index data and has been walked since (`walked` says whether it has
+    /// been now), or when some of its messages' connections are unknown (the caller counts
+    /// them).
+    pub fn get(&self, i: usize, walked: bool) -> Option<(Chunk, Arc<[IndexEntry]>)> {
+        if self.incomplete.contains(&i) || self.walked.get(i) != Some(&walked) {
+            return None;
+        }
+        Some((
+            self.chunks.get(i)?.clone(),
+            Arc::clone(self.entries.get(i)?),
+        ))
     }
 }
