@@ -506,7 +506,7 @@ impl Follower {
             recovery: Some(super::recovery::Recovery {
                 reason: "the recording is still being written".into(),
                 complete_chunks: complete as u64,
-                partial_chunks: (self.chunks.len() - complete) as u64,
+                partial_chunks: self.chunks.len().saturating_sub(complete) as u64,
                 // The damage found so far: a snapshot must not look healthier than the file.
                 losses: self.losses.clone(),
                 scanned: None,
