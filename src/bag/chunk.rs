@@ -55,6 +55,14 @@ pub struct Chunk {
 }
 
 impl Chunk {
+    /// How many of `chunks` are complete on disk (a recovery report's count).
+    pub(crate) fn complete_count(chunks: &[Chunk]) -> usize {
+        chunks
+            .iter()
+            .filter(|c| c.state == ChunkState::Complete)
+            .count()
+    }
+
     /// Total messages in the chunk.
     pub fn message_count(&self) -> u64 {
         self.counts.iter().map(|&(_, n)| u64::from(n)).sum()

@@ -132,16 +132,10 @@ impl Heads {
         let h = Heads::pending_for(heads.len());
         let mut set = 0;
         for (i, head) in heads.enumerate() {
-            let (Some(stored), Ok(key), Some(slot)) = (
-                head.data_offset.checked_add(KNOWN),
-                u32::try_from(i),
-                h.offset.get(i),
-            ) else {
-                continue;
-            };
-            h.store(i, key, &head);
-            slot.store(stored, Ordering::Release);
-            set += 1;
+            if let Some(slot) = h.slot_for(i, &head) {
+                h.store(i, &head, slot);
+                set += 1;
+            }
         }
         h.settled(set);
         h
@@ -238,13 +232,10 @@ impl Heads {
     /// [`Heads::pending`]; true if it was pending. A data offset of `u64::MAX - 1` or more
     /// cannot be in a file and is not stored.
     fn put(&self, i: usize, head: ChunkHead) -> bool {
-        let (Some(stored), Ok(key), Some(slot)) = (
-            head.data_offset.checked_add(KNOWN),
-            u32::try_from(i),
-            self.offset.get(i),
-        ) else {
+        let Some(found) = self.slot_for(i, &head) else {
             return false;
         };
+        let slot = found.offset;
         // Claimed with a write, not checked with a read first: a page of zeroed slots read
         // first is mapped to the shared zero page and copied on the write after, which
         // flushes every core's TLB (a tenth of `info`'s time at a million chunks).
@@ -259,14 +250,32 @@ impl Heads {
             }
             return false;
         }
-        self.store(i, key, &head);
-        slot.store(stored, Ordering::Release);
+        self.store(i, &head, found);
         true
     }
 
-    /// Stores all of `head` but its data offset in slot `i` (`key`), and in the side tables
-    /// what does not fit a slot.
-    fn store(&self, i: usize, key: u32, head: &ChunkHead) {
+    /// Where the head of chunk `i` goes: `None` for a chunk out of range, or a data offset of
+    /// `u64::MAX - 1` or more (not in any file; not stored).
+    fn slot_for(&self, i: usize, head: &ChunkHead) -> Option<Slot<'_>> {
+        Some(Slot {
+            offset: self.offset.get(i)?,
+            stored: head.data_offset.checked_add(KNOWN)?,
+            key: u32::try_from(i).ok()?,
+        })
+    }
+
+    /// Stores `head` in slot `i`, with what does not fit a slot in the side tables; the data
+    /// offset last, with `Release`: whoever reads it sees the rest.
+    fn store(
+        &self,
+        i: usize,
+        head: &ChunkHead,
+        Slot {
+            offset,
+            stored,
+            key,
+        }: Slot<'_>,
+    ) {
         let after = head.data_offset.saturating_add(head.compressed_size);
         let index = match head.index_data_pos {
             None => 0,
@@ -300,6 +309,7 @@ impl Heads {
             s.store(size, Ordering::Relaxed);
             f.store(flags, Ordering::Relaxed);
         }
+        offset.store(stored, Ordering::Release);
     }
 
     /// Marks chunk `i`'s header as not what its chunk info says, with why.
@@ -323,6 +333,17 @@ impl Heads {
         list.sort_unstable();
         list
     }
+}
+
+/// A chunk's slot in [`Heads`], found by [`Heads::slot_for`].
+#[derive(Clone, Copy)]
+struct Slot<'h> {
+    /// Its data offset cell.
+    offset: &'h AtomicU64,
+    /// What the cell holds once the head is known.
+    stored: u64,
+    /// The chunk's number as a key of the side tables.
+    key: u32,
 }
 
 /// Where a chunk record's header is expected to end at most (longer ones take a second read).

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::format::{BagHeader, Version, read_head};
 use crate::time::RosTime;
 
-use super::chunk::{Chunk, ChunkState};
+use super::chunk::Chunk;
 use super::connection::{ConnId, Connection};
 use super::recovery::Loss;
 use super::source::open_regular;
@@ -153,16 +153,8 @@ impl Closed {
     fn add(&mut self, chunks: &[Chunk], connections: usize) {
         self.totals.widen_to(connections);
         self.totals.add(chunks);
-        self.complete += complete(chunks);
+        self.complete += Chunk::complete_count(chunks);
     }
-}
-
-/// The complete chunks of `chunks`.
-fn complete(chunks: &[Chunk]) -> usize {
-    chunks
-        .iter()
-        .filter(|c| c.state == ChunkState::Complete)
-        .count()
 }
 
 /// Losses a follower keeps for its snapshots; beyond, they are still reported per update.
@@ -494,7 +486,7 @@ impl Follower {
         let mut totals = self.closed.totals.clone();
         totals.widen_to(self.connections.len());
         totals.add(open);
-        let complete = self.closed.complete + complete(open);
+        let complete = self.closed.complete + Chunk::complete_count(open);
         let opened = super::opened::Opened {
             connections: self.connections.clone(),
             conn_map: self.conn_map.clone(),

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::super::chunk::{Chunk, ChunkState, IndexEntry};
+use super::super::chunk::{Chunk, IndexEntry};
 use super::super::connection::ConnId;
 use super::super::heads::{ChunkHead, Heads};
 use super::super::opened::Opened;
@@ -158,11 +158,7 @@ impl Prefix {
     fn snapshot(&self, walk: &Walk) -> Opened {
         let (mut connections, conn_map) = walk.table.cloned(&self.map);
         set_message_counts(&mut connections, &self.chunks);
-        let complete = self
-            .chunks
-            .iter()
-            .filter(|c| c.state == ChunkState::Complete)
-            .count() as u64;
+        let complete = Chunk::complete_count(&self.chunks) as u64;
         let mut losses = walk.losses.clone();
         losses.sort_by_key(|l| l.offset);
         Opened {
