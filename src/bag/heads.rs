@@ -414,6 +414,9 @@ fn read_batches(
 ) {
     // The layout of the last chunk record header: the next ones are read by comparing bytes.
     let mut shape = None;
+    // Counted off `pending` once for the whole list: one shared counter touched per batch
+    // bounces between the cores reading (thousands of far-apart chunks are a batch each).
+    let mut settled = 0;
     for &(first, past, span) in batches {
         if (first..past).all(|i| heads.get(i).is_some()) {
             continue;
@@ -421,7 +424,6 @@ fn read_batches(
         let Some(start) = chunks.get(first).map(|c| c.pos) else {
             continue;
         };
-        let mut settled = 0;
         if source.read_exact_into(start, span as u64, bytes).is_err() {
             // The file changed under us: the chunks below fail to check out and the caller
             // reports the change.
@@ -447,8 +449,8 @@ fn read_batches(
                 Err(why) => heads.set_bad(i, why),
             }
         }
-        heads.settled(settled);
     }
+    heads.settled(settled);
 }
 
 /// Reads every pending head, with one read per batch of nearby chunks and, with many chunks,
