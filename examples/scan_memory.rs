@@ -4,7 +4,7 @@
 //! resident memory (`VmHWM`), its anonymous memory once the bag is open (`RssAnon`) and the
 //! time the scan took. With `partial`, the scan hands out partial results and the last one is
 //! kept alive until the finished bag is there, as the explorer does.
-#![allow(clippy::unwrap_used, clippy::pedantic)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::pedantic)]
 
 use std::sync::{Arc, Mutex};
 
