@@ -38,7 +38,7 @@ use crate::time::RosTime;
 pub struct Catalog {
     bags: Vec<Bag>,
     /// The chunks by time, built on first use (shared by clones: the bags do not change).
-    times: std::sync::Arc<std::sync::OnceLock<Vec<time_index::BagTimes>>>,
+    times: std::sync::Arc<std::sync::OnceLock<Vec<std::sync::Arc<time_index::BagTimes>>>>,
 }
 
 /// A selection over a catalog: topics by name (all when empty) and an inclusive time range.

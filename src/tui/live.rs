@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use super::notify::Notify;
 use crate::bag::Bag;
 use crate::bag::follow::Follower;
+use crate::catalog::time_index::BagTimes;
 
 /// The shortest time between two snapshots sent to the app.
 pub const REFRESH: Duration = Duration::from_millis(200);
@@ -57,6 +58,9 @@ pub struct LiveNews {
     pub bag: usize,
     /// What the recording holds now, when it changed (the finished bag at the end).
     pub snapshot: Option<Bag>,
+    /// The snapshot's chunks by time, grown from the last snapshot's (built anew for the
+    /// first snapshot and the finished bag), off the event loop.
+    pub times: Option<Arc<BagTimes>>,
     /// How it stands.
     pub status: LiveStatus,
     /// Why following stopped, if it failed.
@@ -124,6 +128,7 @@ fn run(
         id,
         bag,
         snapshot,
+        times: None,
         status,
         error,
     };
@@ -140,6 +145,7 @@ fn run(
         }
     };
     let mut dirty = false;
+    let mut times: Option<Arc<BagTimes>> = None;
     let mut last_sent: Option<Instant> = None;
     let mut refresh = REFRESH;
     let mut last_status = Instant::now();
@@ -166,7 +172,10 @@ fn run(
                 std::thread::sleep(Duration::from_millis(20));
             }
             let done = Bag::open(follower.final_path()).unwrap_or_else(|_| follower.snapshot());
-            notify.send(news(Some(done), status(&follower), None));
+            let times = BagTimes::growing(&done, done.chunks().len());
+            let mut last = news(Some(done), status(&follower), None);
+            last.times = Some(Arc::new(times));
+            notify.send(last);
             return;
         }
         let due = last_sent.is_none_or(|t| t.elapsed() >= refresh);
@@ -174,10 +183,20 @@ fn run(
             dirty = false;
             let began = Instant::now();
             let snapshot = follower.snapshot();
+            // The chunks by time, carried over: the explorer's zooms and pans then cost
+            // O(bins · log chunks), not a pass over every chunk of the recording.
+            let stable = follower.closed_chunks();
+            let grown = Arc::new(match &times {
+                Some(t) => t.grow(&snapshot, stable),
+                None => BagTimes::growing(&snapshot, stable),
+            });
+            times = Some(Arc::clone(&grown));
             refresh = REFRESH.max(began.elapsed() * SNAPSHOT_COST_FACTOR);
             last_sent = Some(Instant::now());
             last_status = Instant::now();
-            if !notify.send(news(Some(snapshot), status(&follower), None)) {
+            let mut sent = news(Some(snapshot), status(&follower), None);
+            sent.times = Some(grown);
+            if !notify.send(sent) {
                 return;
             }
         } else if last_status.elapsed() >= STATUS_EVERY {

@@ -471,6 +471,13 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
 }
 
 impl Follower {
+    /// Chunks that no later poll changes: every chunk but the last (a new chunk record
+    /// closes the one before). A snapshot's chunks before this many are the same in every
+    /// later snapshot (what an index carried from snapshot to snapshot relies on).
+    pub fn closed_chunks(&self) -> usize {
+        self.shared
+    }
+
     /// What the recording holds so far as a [`Bag`](super::Bag) value (connections with
     /// their counts, chunks with their times; the last chunk may be open), for summaries.
     /// Copies the connection and chunk lists: meant for an occasional refresh, not per

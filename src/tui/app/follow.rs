@@ -3,10 +3,12 @@
 //! are recomputed from them, and a cursor at the end of the time axis stays at the end (the
 //! newest message of the selected topic selected), like `tail -f`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::App;
 use crate::catalog::Catalog;
+use crate::catalog::time_index::BagTimes;
 use crate::time::RosTime;
 use crate::tui::live::{self, LiveJob, LiveNews, LiveStatus};
 use crate::tui::model::topics::TopicRow;
@@ -204,7 +206,7 @@ impl App {
         let finished = news.status.finished;
         self.follow.status = Some(news.status);
         if let Some(bag) = news.snapshot {
-            self.swap_bag(news.bag, bag, finished);
+            self.swap_bag(news.bag, bag, finished, news.times);
         }
         if finished {
             self.follow.job = None;
@@ -224,8 +226,15 @@ impl App {
     }
 
     /// Puts `bag` in place of bag `index` and recomputes what depends on the catalog; `health`:
-    /// the health report is computed again (a finished bag), else kept.
-    pub(super) fn swap_bag(&mut self, index: usize, bag: crate::bag::Bag, health: bool) {
+    /// the health report is computed again (a finished bag), else kept; `times`: the bag's
+    /// chunks by time, when built already (by the follow thread).
+    pub(super) fn swap_bag(
+        &mut self,
+        index: usize,
+        bag: crate::bag::Bag,
+        health: bool,
+        times: Option<Arc<BagTimes>>,
+    ) {
         let mut bags = self.catalog.bags().to_vec();
         let Some(slot) = bags.get_mut(index) else {
             return;
@@ -233,7 +242,11 @@ impl App {
         *slot = bag;
         let at_end = self.timeline.cursor() >= self.timeline.bounds().1;
         let cursor = self.timeline.cursor();
-        let old = std::mem::replace(&mut self.catalog, Catalog::new(bags));
+        let new = match times {
+            Some(t) => self.catalog.with_grown(bags, index, &t),
+            None => Catalog::new(bags),
+        };
+        let old = std::mem::replace(&mut self.catalog, new);
         // Freeing the previous snapshot's chunk list is work proportional to the recording.
         live::drop_elsewhere(old);
         if let Some(replies) = &self.follow.replies {

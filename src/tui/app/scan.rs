@@ -74,7 +74,7 @@ impl App {
                     return false;
                 };
                 let health = self.scan_clock.health_due();
-                self.swap_bag(index, bag, health);
+                self.swap_bag(index, bag, health, None);
                 let now = crate::bag::RecoveryProgress::Scanning {
                     done: p.done,
                     total: p.total,
@@ -88,7 +88,7 @@ impl App {
                     Ok(bag) => {
                         let lost = bag.recovery().map_or(0, |r| r.losses.len());
                         let chunks = bag.chunks().len();
-                        self.swap_bag(index, bag, true);
+                        self.swap_bag(index, bag, true, None);
                         // The chunks by time, as after opening (off this thread): later
                         // zooms' histogram and lanes then cost O(bins · log chunks).
                         let shared = self.catalog.clone();

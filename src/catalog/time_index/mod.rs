@@ -9,6 +9,7 @@
 //! about 4.3 bytes a chunk and 8.3 per chunk-connection pair.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::chunk_scan::BagChunk;
 use super::{BagConn, Catalog};
@@ -19,7 +20,7 @@ use crate::time::RosTime;
 const FAN: usize = 32;
 
 /// A run of chunks: its earliest start, latest end and message count.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Run {
     start: RosTime,
     end: RosTime,
@@ -36,41 +37,24 @@ struct Runs {
     /// `levels[0]`: runs of `FAN` chunks; `levels[k]`: runs of `FAN` runs of level `k - 1`;
     /// the last level has at most `FAN` runs.
     levels: Vec<Vec<Run>>,
+    /// For a recording still growing: how many of the last entries are chunks that may
+    /// still change (at or after the [`BagTimes`]' stable chunks), when those are the last
+    /// entries; `None` when one of them sorts before a stable chunk (the runs are then built
+    /// anew as the recording grows, see [`grow`]).
+    tail: Option<usize>,
 }
 
 impl Runs {
-    /// Runs over `items` (chunk index, count), already sorted by the chunks' start times.
-    fn new(chunks_of: Vec<u32>, counts: Vec<u32>, chunks: &[Chunk]) -> Runs {
-        // Level 0 straight from the chunks, a run of `FAN` at a time.
-        let mut level: Vec<Run> = chunks_of
-            .chunks(FAN)
-            .zip(counts.chunks(FAN))
-            .map(|(is, ns)| {
-                let mut run = Run {
-                    start: RosTime::MAX,
-                    end: RosTime::MIN,
-                    count: 0,
-                };
-                for (&i, &n) in is.iter().zip(ns) {
-                    if let Some(c) = chunks.get(i as usize) {
-                        run.start = run.start.min(c.start);
-                        run.end = run.end.max(c.end);
-                        run.count += u64::from(n);
-                    }
-                }
-                run
-            })
-            .collect();
-        let mut levels = Vec::new();
-        while level.len() > FAN {
-            let next = level.chunks(FAN).map(sum).collect();
-            levels.push(std::mem::replace(&mut level, next));
-        }
-        levels.push(level);
+    /// Runs over `items` (chunk index, count), already sorted by the chunks' start times;
+    /// chunks from `stable` on may still change.
+    fn new(chunks_of: Vec<u32>, counts: Vec<u32>, chunks: &[Chunk], stable: usize) -> Runs {
+        let level = level_zero(&chunks_of, &counts, chunks);
+        let tail = tail_from(&chunks_of, 0, stable);
         Runs {
+            levels: levels_over(level, None, 0),
             chunks: chunks_of,
             counts,
-            levels,
+            tail,
         }
     }
 
@@ -150,6 +134,74 @@ fn sum(runs: &[Run]) -> Run {
     out
 }
 
+/// Level-0 runs over `chunks_of` (chunk index) and `counts`, `FAN` at a time.
+fn level_zero(chunks_of: &[u32], counts: &[u32], chunks: &[Chunk]) -> Vec<Run> {
+    chunks_of
+        .chunks(FAN)
+        .zip(counts.chunks(FAN))
+        .map(|(is, ns)| {
+            let mut run = Run {
+                start: RosTime::MAX,
+                end: RosTime::MIN,
+                count: 0,
+            };
+            for (&i, &n) in is.iter().zip(ns) {
+                if let Some(c) = chunks.get(i as usize) {
+                    run.start = run.start.min(c.start);
+                    run.end = run.end.max(c.end);
+                    run.count += u64::from(n);
+                }
+            }
+            run
+        })
+        .collect()
+}
+
+/// Every level over `level` (level 0). With `prev`, the levels of runs whose level-0 runs
+/// before `changed` are the same: their sums over those are taken as they are.
+fn levels_over(
+    mut level: Vec<Run>,
+    prev: Option<&[Vec<Run>]>,
+    mut changed: usize,
+) -> Vec<Vec<Run>> {
+    let mut levels = Vec::new();
+    while level.len() > FAN {
+        // The runs above that sum level runs before `changed` only are unchanged (a level
+        // that was the top one before has no such runs yet).
+        let above = prev.and_then(|p| p.get(levels.len() + 1));
+        let from = above.map_or(0, |a| (changed / FAN).min(a.len()));
+        let mut next: Vec<Run> =
+            above.map_or_else(Vec::new, |a| a.iter().take(from).copied().collect());
+        next.extend(
+            level
+                .get(from * FAN..)
+                .unwrap_or_default()
+                .chunks(FAN)
+                .map(sum),
+        );
+        levels.push(std::mem::replace(&mut level, next));
+        changed = from;
+    }
+    levels.push(level);
+    levels
+}
+
+/// How many of the last entries of `chunks_of` are chunks at or after `stable`, when they
+/// are all of those from `from` on (the entries before `from` are known to be before it).
+fn tail_from(chunks_of: &[u32], from: usize, stable: usize) -> Option<usize> {
+    let rest = chunks_of.get(from..).unwrap_or_default();
+    let tail = rest
+        .iter()
+        .rev()
+        .take_while(|&&i| i as usize >= stable)
+        .count();
+    let before = rest.get(..rest.len() - tail).unwrap_or_default();
+    before
+        .iter()
+        .all(|&i| (i as usize) < stable)
+        .then_some(tail)
+}
+
 /// What a walk over a window does with what it finds.
 pub trait Visit {
     /// Messages `count` all received within `start..=end` (inside the window): true when
@@ -171,20 +223,24 @@ struct Walk<'a> {
 #[derive(Debug, Default)]
 pub struct BagTimes {
     all: Runs,
-    by_conn: HashMap<ConnId, Runs>,
+    /// Shared with the next [`BagTimes`] of a growing recording while unchanged.
+    by_conn: HashMap<ConnId, Arc<Runs>>,
+    /// Chunks before this one never change (all of a closed bag's chunks).
+    stable: usize,
 }
 
-impl BagTimes {
-    pub(super) fn new(bag: &Bag) -> BagTimes {
+/// Chunks in the order given with their message counts: all those holding messages, and
+/// those holding messages of each connection.
+struct Lists {
+    order: Vec<u32>,
+    totals: Vec<u32>,
+    by_conn: Vec<(ConnId, Vec<u32>, Vec<u32>)>,
+}
+
+impl Lists {
+    /// The lists for the chunks `order` of `bag`.
+    fn new(bag: &Bag, order: Vec<u32>) -> Lists {
         let chunks = bag.chunks();
-        let n = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
-        let mut order: Vec<u32> = (0..n).collect();
-        if !chunks.windows(2).all(|w| match w {
-            [a, b] => a.start <= b.start,
-            _ => true,
-        }) {
-            order.sort_by_key(|&i| chunks.get(i as usize).map(|c| c.start));
-        }
         // Each connection's list, found by id through a table when the ids are small (they
         // count up from 0 in a bag), through a map otherwise.
         let ids: Vec<ConnId> = bag.connections().iter().map(|k| k.id).collect();
@@ -212,10 +268,12 @@ impl BagTimes {
             }
         };
         let mut lists: Vec<(Vec<u32>, Vec<u32>)> = vec![(Vec::new(), Vec::new()); ids.len()];
+        // Chunks without messages are left out: a walk has nothing to count in them, and
+        // the one a recording has just begun (no message time yet) would sort first.
+        let mut all = Vec::with_capacity(order.len());
         let mut totals: Vec<u32> = Vec::with_capacity(order.len());
-        for &i in &order {
+        for i in order {
             let Some(c) = chunks.get(i as usize) else {
-                totals.push(0);
                 continue;
             };
             let mut total = 0u32;
@@ -226,16 +284,62 @@ impl BagTimes {
                     list.1.push(n);
                 }
             }
-            totals.push(total);
+            if total > 0 {
+                all.push(i);
+                totals.push(total);
+            }
         }
-        let all = Runs::new(order, totals, chunks);
         let by_conn = ids
             .into_iter()
             .zip(lists)
             .filter(|(_, (is, _))| !is.is_empty())
-            .map(|(id, (is, ns))| (id, Runs::new(is, ns, chunks)))
+            .map(|(id, (is, ns))| (id, is, ns))
             .collect();
-        BagTimes { all, by_conn }
+        Lists {
+            order: all,
+            totals,
+            by_conn,
+        }
+    }
+}
+
+/// The chunks `range` of `chunks` by start time (chunks starting together in index order).
+fn by_start(chunks: &[Chunk], range: std::ops::Range<usize>) -> Vec<u32> {
+    let from = u32::try_from(range.start).unwrap_or(u32::MAX);
+    let to = u32::try_from(range.end).unwrap_or(u32::MAX);
+    let mut order: Vec<u32> = (from..to).collect();
+    let part = chunks.get(range).unwrap_or_default();
+    if !part.windows(2).all(|w| match w {
+        [a, b] => a.start <= b.start,
+        _ => true,
+    }) {
+        order.sort_by_key(|&i| chunks.get(i as usize).map(|c| c.start));
+    }
+    order
+}
+
+impl BagTimes {
+    pub(super) fn new(bag: &Bag) -> BagTimes {
+        BagTimes::growing(bag, bag.chunks().len())
+    }
+
+    /// The chunks by time of a recording whose chunks from `stable` on may still change
+    /// (see [`BagTimes::grow`]).
+    pub fn growing(bag: &Bag, stable: usize) -> BagTimes {
+        let chunks = bag.chunks();
+        let stable = stable.min(chunks.len());
+        let lists = Lists::new(bag, by_start(chunks, 0..chunks.len()));
+        let all = Runs::new(lists.order, lists.totals, chunks, stable);
+        let by_conn = lists
+            .by_conn
+            .into_iter()
+            .map(|(id, is, ns)| (id, Arc::new(Runs::new(is, ns, chunks, stable))))
+            .collect();
+        BagTimes {
+            all,
+            by_conn,
+            stable,
+        }
     }
 
     /// Walks the chunks of `conn` (all chunks when `None`) of bag `bag` (`source`)
@@ -249,7 +353,7 @@ impl BagTimes {
     ) {
         let runs = match conn {
             None => Some(&self.all),
-            Some(c) => self.by_conn.get(&c),
+            Some(c) => self.by_conn.get(&c).map(Arc::as_ref),
         };
         if let Some(r) = runs {
             r.walk(&Walk { bag, source, conn }, window, visit);
@@ -265,9 +369,36 @@ impl Catalog {
     /// Builds the chunks by time (O(chunks + chunk-connection pairs): about 80 ms at a
     /// million chunks), once; later calls and clones share it. Call it off the UI thread for
     /// a big catalog: until it has run, walks over it visit every chunk.
-    pub fn index_by_time(&self) -> &[BagTimes] {
-        self.times
-            .get_or_init(|| self.bags().iter().map(BagTimes::new).collect())
+    pub fn index_by_time(&self) -> &[Arc<BagTimes>] {
+        self.times.get_or_init(|| {
+            self.bags()
+                .iter()
+                .map(|b| Arc::new(BagTimes::new(b)))
+                .collect()
+        })
+    }
+
+    /// A catalog of `bags`, which are this catalog's with bag `index` replaced by a later
+    /// snapshot of a recording, whose chunks by time `times` are already built (see
+    /// [`BagTimes::grow`]): the other bags' are taken from this catalog when it has built
+    /// them (else the new catalog builds its own, as any other).
+    #[must_use]
+    pub fn with_grown(&self, bags: Vec<Bag>, index: usize, times: &Arc<BagTimes>) -> Catalog {
+        let catalog = Catalog::new(bags);
+        let built = self.times.get();
+        let all: Option<Vec<Arc<BagTimes>>> = (0..catalog.bags().len())
+            .map(|i| {
+                if i == index {
+                    Some(Arc::clone(times))
+                } else {
+                    built.and_then(|t| t.get(i)).cloned()
+                }
+            })
+            .collect();
+        if let Some(all) = all {
+            let _ = catalog.times.set(all);
+        }
+        catalog
     }
 
     /// Chunks over all bags.
@@ -340,149 +471,8 @@ impl Catalog {
     }
 }
 
+mod grow;
 #[cfg(test)]
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_precision_loss,
-    clippy::struct_field_names,
-    clippy::indexing_slicing
-)]
-mod tests {
-    use super::*;
-
-    /// Bins a window like the explorer's histogram, spreading chunks that are not whole.
-    struct Bins {
-        window: (RosTime, RosTime),
-        bins: Vec<f64>,
-        wholes: usize,
-        chunks: usize,
-    }
-
-    impl Bins {
-        fn new(window: (RosTime, RosTime), width: usize) -> Bins {
-            Bins {
-                window,
-                bins: vec![0.0; width],
-                wholes: 0,
-                chunks: 0,
-            }
-        }
-
-        fn pos(&self, t: RosTime) -> f64 {
-            let (w0, w1) = self.window;
-            t.nanos_since(w0) as f64 / w1.nanos_since(w0).max(1) as f64 * self.bins.len() as f64
-        }
-
-        fn spread(&mut self, a: RosTime, b: RosTime, count: f64) {
-            let (pa, pb) = (self.pos(a), self.pos(b));
-            let n = self.bins.len() as f64;
-            if pb - pa < 1e-9 {
-                if (0.0..=n).contains(&pa) {
-                    let i = (pa.max(0.0) as usize).min(self.bins.len() - 1);
-                    self.bins[i] += count;
-                }
-                return;
-            }
-            for (i, bin) in self.bins.iter_mut().enumerate() {
-                let lo = pa.max(i as f64);
-                let hi = pb.min((i + 1) as f64);
-                if hi > lo {
-                    *bin += count / (pb - pa) * (hi - lo);
-                }
-            }
-        }
-    }
-
-    impl Visit for Bins {
-        fn whole(&mut self, start: RosTime, end: RosTime, count: u64) -> bool {
-            let n = self.bins.len();
-            let bin = |p: f64| (p as usize).min(n - 1);
-            let (a, b) = (bin(self.pos(start)), bin(self.pos(end)));
-            if a != b {
-                return false;
-            }
-            self.wholes += 1;
-            self.bins[a] += count as f64;
-            true
-        }
-
-        fn chunk(&mut self, c: BagChunk<'_>, _: Option<ConnId>, count: u64) {
-            self.chunks += 1;
-            self.spread(c.chunk.start, c.chunk.end, count as f64);
-        }
-    }
-
-    #[test]
-    fn a_walk_bins_like_a_pass_over_every_chunk() {
-        let dir = tempfile::tempdir().unwrap();
-        // Two bags of small chunks (a few messages each), three topics at uneven rates and a
-        // pause; the second bag overlaps the first in time.
-        let mut a = Vec::new();
-        let mut b = Vec::new();
-        for i in 0..3000u32 {
-            let t = if i < 1500 { i } else { i + 700 };
-            a.push(("/fast", t / 10, (t % 10) * 100_000_000));
-            if i % 7 == 0 {
-                a.push(("/slow", t / 10, (t % 10) * 100_000_000 + 1));
-            }
-            if i % 3 == 0 {
-                b.push(("/other", 100 + i / 20, (i % 20) * 50_000_000));
-            }
-        }
-        let cat = Catalog::new(vec![
-            super::super::tests::write_bag(dir.path(), "a.bag", &a, 300),
-            super::super::tests::write_bag(dir.path(), "b.bag", &b, 300),
-        ]);
-        assert!(cat.chunks().count() > 500, "many small chunks");
-        let fast: Vec<BagConn> = cat
-            .chunks()
-            .flat_map(|c| c.counts().map(|(k, _)| k).collect::<Vec<_>>())
-            .filter(|k| {
-                cat.bag(k.bag)
-                    .and_then(|b| b.connections().iter().find(|c| c.id == k.conn))
-                    .is_some_and(|c| c.topic == "/fast" || c.topic == "/other")
-            })
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let (s, e) = (cat.start_time().unwrap(), cat.end_time().unwrap());
-        let at = |f: f64| RosTime::from_nanos(s.as_nanos() + (e.nanos_since(s) as f64 * f) as u64);
-        for set in [None, Some(fast.as_slice())] {
-            for (w0, w1, width) in [
-                (s, e, 150),
-                (at(0.1), at(0.6), 37),
-                (at(0.4), at(0.41), 80),
-                (at(0.999), e, 5),
-            ] {
-                let mut walk = Bins::new((w0, w1), width);
-                cat.walk_window(set, (w0, w1), &mut walk);
-                // The pass over every chunk (before the chunks by time are built) agrees.
-                let mut linear = Bins::new((w0, w1), width);
-                cat.walk_every_chunk(set, (w0, w1), &mut linear);
-                for (x, y) in walk.bins.iter().zip(&linear.bins) {
-                    assert!((x - y).abs() < 1e-6, "{x} vs {y} ({set:?})");
-                }
-                let mut every = Bins::new((w0, w1), width);
-                for (c, n) in cat.chunks_holding(set) {
-                    if c.chunk.end >= w0 && c.chunk.start <= w1 {
-                        every.spread(c.chunk.start, c.chunk.end, n as f64);
-                    }
-                }
-                for (i, (x, y)) in walk.bins.iter().zip(&every.bins).enumerate() {
-                    assert!((x - y).abs() < 1e-6, "bin {i}: {x} vs {y} ({set:?})");
-                }
-                let total: f64 = walk.bins.iter().sum();
-                assert!(total > 0.0);
-                if width == 150 && set.is_none() {
-                    assert!(
-                        walk.wholes > 0 && walk.chunks < cat.chunks().count() / 4,
-                        "runs taken whole: {} wholes, {} chunks",
-                        walk.wholes,
-                        walk.chunks
-                    );
-                }
-            }
-        }
-    }
-}
+mod grow_tests;
+#[cfg(test)]
+mod tests;
