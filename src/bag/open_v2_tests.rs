@@ -1,0 +1,128 @@
+//! Tests of opening an indexed 2.0 bag from its index section alone.
+
+use super::*;
+use crate::format::ChunkInfo;
+use crate::format::header::write_field;
+use crate::time::RosTime;
+
+fn conn(out: &mut Vec<u8>, id: u32) {
+    let mut raw = Vec::new();
+    for (name, value) in [
+        ("topic", "/t"),
+        ("type", "std_msgs/UInt64"),
+        ("md5sum", "1b2a79973e8bf53d7b53acb71299cb57"),
+        ("message_definition", "uint64 data\n"),
+    ] {
+        write_field(&mut raw, name, value.as_bytes());
+    }
+    crate::format::connection::encode_record(out, id, "/t", &raw);
+}
+
+fn info(out: &mut Vec<u8>, i: u64) {
+    ChunkInfo {
+        offset: 0,
+        chunk_pos: 4117 + i * 300,
+        start_time: RosTime::new(u32::try_from(i).unwrap(), 5),
+        end_time: RosTime::new(u32::try_from(i).unwrap(), 9),
+        counts: (0..(i % 3) as u32).map(|c| (c, 7 + c)).collect(),
+        end: 0,
+    }
+    .encode(out);
+}
+
+/// An index section of `all` chunk infos: two connection records first, a third after
+/// the first `first` infos.
+fn section(first: u64, all: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    conn(&mut out, 0);
+    conn(&mut out, 1);
+    for i in 0..first {
+        info(&mut out, i);
+    }
+    conn(&mut out, 2);
+    for i in first..all {
+        info(&mut out, i);
+    }
+    out
+}
+
+/// Chunks (with their count ranges), counts table, connections, warnings.
+type Read = (Vec<(Chunk, (usize, usize))>, Vec<(u32, u32)>, usize, usize);
+
+/// What the section read says, comparable.
+fn read(bytes: &[u8], threads: usize) -> Result<Read, Fallback> {
+    let source = Source::owned(bytes.to_vec());
+    read_section(&source, 0, 0, threads).map(|i| {
+        let chunks = i.chunks.into_iter().map(|c| {
+            let span = c.counts.span();
+            (c, span)
+        });
+        (chunks.collect(), i.table, i.conns.len(), i.warnings.len())
+    })
+}
+
+#[test]
+fn runs_on_several_threads_read_what_one_thread_reads() {
+    // Connection records first and between runs; windows cut records; 100 000 infos.
+    let ok = section(60_000, 100_000);
+    assert!(ok.len() > 2 * WINDOW);
+    let one = read(&ok, 1).unwrap();
+    assert_eq!(one.0.len(), 100_000);
+    assert_eq!(one.2, 3);
+    for threads in [2, 3, 8] {
+        assert_eq!(read(&ok, threads).unwrap(), one, "{threads} threads");
+    }
+    // Damage in the middle of a run (a count the data does not hold; a cut header) is
+    // reported as one thread reports it.
+    let at = ok.len() / 2;
+    let mut bad_count = ok.clone();
+    let start = (0..at)
+        .rev()
+        .find(|&p| bad_count[p..].starts_with(b"count="))
+        .unwrap();
+    bad_count[start + 6] ^= 0x40;
+    let mut bad_len = ok.clone();
+    bad_len.splice(at..at + 3, []);
+    for bad in [bad_count, bad_len] {
+        let one = read(&bad, 1);
+        assert!(one.is_err() || one.as_ref().unwrap().0.len() < 100_000);
+        for threads in [2, 4] {
+            assert_eq!(read(&bad, threads), one, "{threads} threads");
+        }
+    }
+}
+
+#[test]
+fn a_short_section_read_in_small_windows_reads_as_one_record_at_a_time() {
+    // Too short for two threads' runs: small windows, cut records, runs straight into the
+    // index's lists; a connection record between runs; damage near the end.
+    let ok = section(3000, 5000);
+    assert!(ok.len() > 2 * SMALL_WINDOW && ok.len() < 2 * PER_THREAD * MIN_CHUNK_INFO);
+    let one = read(&ok, 1).unwrap();
+    assert_eq!(one.0.len(), 5000);
+    assert_eq!(read(&ok, 2).unwrap(), one);
+    let mut bad = ok.clone();
+    let at = ok.len() - 3000;
+    bad.splice(at..at + 3, []);
+    assert_eq!(read(&bad, 2), read(&bad, 1));
+}
+
+#[test]
+fn the_index_window_is_read_again_only_near_its_end() {
+    let source = Source::owned(vec![7u8; 3 * WINDOW]);
+    let mut w = Window::new(&source, WINDOW);
+    assert_eq!(w.at(0, AHEAD).len(), WINDOW);
+    let _ = w.at(1000, AHEAD);
+    assert_eq!(w.start, 0);
+    let last = (WINDOW - AHEAD) as u64;
+    assert_eq!(w.at(last, AHEAD).len(), AHEAD);
+    assert_eq!(w.start, 0);
+    let _ = w.at(last + 1, AHEAD);
+    assert_eq!(w.start, last + 1);
+    assert!(!w.reaches_end());
+    // More than a window: the rest of the file, once.
+    assert_eq!(w.at(10, usize::MAX).len(), 3 * WINDOW - 10);
+    assert!(w.reaches_end());
+    let _ = w.at(2 * WINDOW as u64, AHEAD);
+    assert_eq!(w.start, 10);
+}
