@@ -6,7 +6,6 @@ use std::io::Write;
 use std::sync::atomic::AtomicBool;
 
 use super::*;
-use crate::bag::follow::Follower;
 use crate::bag::writer::{BagWriter, WriterOptions};
 use crate::format::{Compression, ConnectionHeader};
 
@@ -82,13 +81,7 @@ fn resuming_after_each_snapshot_gives_the_whole_series() {
         assert_eq!(want.len(), 120);
 
         // The recording as written: the bag header's index position still 0.
-        let mut live = full.clone();
-        let name = b"index_pos=";
-        let at = live.windows(name.len()).position(|w| w == name).unwrap() + name.len();
-        live[at..at + 8].fill(0);
-        let path = dir.path().join("rec.bag.active");
-        std::fs::write(&path, b"").unwrap();
-        let mut follower = Follower::open(&path).unwrap();
+        let (path, mut follower, live) = super::super::tests::recording(dir.path(), &full);
         let mut grown = Column::new();
         let mut resumed = 0;
         for piece in live.chunks(173) {

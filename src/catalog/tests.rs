@@ -46,6 +46,23 @@ pub(super) fn write_bag(
     Bag::open(&path).unwrap()
 }
 
+/// An empty `rec.bag.active` in `dir` and a follower on it, and `bag` (a closed bag's bytes)
+/// as the recorder writes it — the bag header's index position still 0 — for a test to append
+/// piece by piece.
+pub(super) fn recording(
+    dir: &std::path::Path,
+    bag: &[u8],
+) -> (std::path::PathBuf, crate::bag::follow::Follower, Vec<u8>) {
+    let mut live = bag.to_vec();
+    let name = b"index_pos=";
+    let at = live.windows(name.len()).position(|w| w == name).unwrap() + name.len();
+    live[at..at + 8].fill(0);
+    let path = dir.join("rec.bag.active");
+    std::fs::write(&path, b"").unwrap();
+    let follower = crate::bag::follow::Follower::open(&path).unwrap();
+    (path, follower, live)
+}
+
 /// Two bags whose times interleave and tie, `/a` in both (in several chunks), `/b` in the
 /// first only.
 fn two_bags(dir: &std::path::Path) -> Catalog {

@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use super::tests::Bins;
 use super::*;
-use crate::bag::follow::Follower;
 
 /// Walks of `cat` over a few windows and connection sets agree with a pass over every chunk.
 fn walks_agree(cat: &Catalog, step: usize) {
@@ -83,13 +82,8 @@ fn grown_from_snapshot_to_snapshot_they_walk_like_every_chunk() {
         }
     }
     super::super::tests::write_bag(dir.path(), "full.bag", &msgs, 100);
-    let mut live = std::fs::read(dir.path().join("full.bag")).unwrap();
-    let name = b"index_pos=";
-    let at = live.windows(name.len()).position(|w| w == name).unwrap() + name.len();
-    live[at..at + 8].fill(0);
-    let path = dir.path().join("rec.bag.active");
-    std::fs::write(&path, b"").unwrap();
-    let mut follower = Follower::open(&path).unwrap();
+    let full = std::fs::read(dir.path().join("full.bag")).unwrap();
+    let (path, mut follower, live) = super::super::tests::recording(dir.path(), &full);
     let mut times: Option<Arc<BagTimes>> = None;
     let (mut steps, mut shared, mut chunks) = (0, 0, 0);
     let mut written = 0;
