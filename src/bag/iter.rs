@@ -1,16 +1,14 @@
 //! Time-ordered iteration over selected messages: a k-way merge over the chunks' sorted entry
 //! lists (chunks overlap in time, so this is not a sort of the whole bag), with chunk
-//! decompression running ahead on worker threads for full scans.
+//! decompression running ahead on worker threads for full scans ([`super::prefetch`]).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
 
-use super::chunk::{Chunk, IndexEntry};
+use super::chunk::IndexEntry;
 use super::error::{BagError, BagErrorKind};
-use super::load::{LoadedChunk, Within};
+use super::prefetch::Loader;
 use super::source::Changed;
 use super::{Bag, Bytes, Message, Query};
 
@@ -32,6 +30,11 @@ pub struct Messages {
     pending: VecDeque<u32>,
     heap: BinaryHeap<Reverse<(IndexEntry, usize)>>,
     cursors: Vec<Cursor>,
+    /// Slots of `cursors` whose chunk is done, for the next chunks opened (a merge over a
+    /// million chunks holds as many cursors as chunks overlap, not one per chunk).
+    free: Vec<usize>,
+    /// An empty entry list, shared by the cursors of finished chunks.
+    empty: Arc<[IndexEntry]>,
     loader: Loader,
     errors: VecDeque<BagError>,
     /// The file changed on disk: the error is queued, nothing more is read.
@@ -55,6 +58,8 @@ impl Messages {
             pending: pending.into(),
             heap: BinaryHeap::new(),
             cursors: Vec::new(),
+            free: Vec::new(),
+            empty: Arc::from(Vec::new()),
             loader,
             errors: VecDeque::new(),
             stopped: false,
@@ -117,7 +122,6 @@ impl Messages {
                 self.pending.push_front(next);
                 break;
             }
-            let slot = self.cursors.len();
             let mut cursor = Cursor {
                 entries,
                 pos: 0,
@@ -130,11 +134,23 @@ impl Messages {
                 self.errors
                     .push_back(self.bag.error(BagErrorKind::NotFound { lost }).at(pos));
             }
-            match advance(&mut cursor, &self.query) {
-                Some(first) => self.heap.push(Reverse((first, slot))),
-                None => self.loader.skip(next),
+            let Some(first) = advance(&mut cursor, &self.query) else {
+                // Nothing selected in it: never merged.
+                self.loader.skip(next);
+                continue;
+            };
+            let slot = self.free.pop().unwrap_or_else(|| {
+                self.cursors.push(Cursor {
+                    entries: Arc::clone(&self.empty),
+                    pos: 0,
+                    data: None,
+                });
+                self.cursors.len() - 1
+            });
+            if let Some(c) = self.cursors.get_mut(slot) {
+                *c = cursor;
             }
-            self.cursors.push(cursor);
+            self.heap.push(Reverse((first, slot)));
         }
     }
 }
@@ -271,9 +287,12 @@ impl Iterator for Messages {
                 _ => None,
             };
             if last {
-                // Release the chunk's data as soon as its last message is read.
+                // Release the chunk's data as soon as its last message is read; the slot
+                // serves the next chunk opened.
                 cursor.data = None;
-                cursor.entries = Arc::from(Vec::new());
+                cursor.entries = Arc::clone(&self.empty);
+                cursor.pos = 0;
+                self.free.push(slot);
             }
             if let Some(r) = result {
                 if let Some(e) = self.errors.pop_front() {
@@ -281,221 +300,6 @@ impl Iterator for Messages {
                 }
                 return Some(r);
             }
-        }
-    }
-}
-
-/// Loads chunk data, sequentially or with worker threads decompressing ahead.
-enum Loader {
-    Direct,
-    Parallel(Box<Prefetcher>),
-}
-
-impl Loader {
-    fn new(bag: &Bag, order: &[u32], parallel: bool) -> Self {
-        // Chunk records (compressed or not: both are read with `pread` into memory); the
-        // whole-file view of older layouts is not read ahead.
-        let records: Vec<u32> = order
-            .iter()
-            .copied()
-            .filter(|&i| bag.chunks().get(i as usize).is_some_and(Chunk::is_record))
-            .collect();
-        let threads = bag.options().threads;
-        if parallel && threads > 1 && records.len() > 1 {
-            Loader::Parallel(Box::new(Prefetcher::start(bag, records, threads)))
-        } else {
-            Loader::Direct
-        }
-    }
-
-    fn get(&mut self, bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
-        match self {
-            Loader::Parallel(p) => p.get(bag, chunk),
-            Loader::Direct => direct(bag, chunk),
-        }
-    }
-
-    fn skip(&mut self, chunk: u32) {
-        if let Loader::Parallel(p) = self {
-            p.discard(chunk);
-        }
-    }
-}
-
-fn direct(bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
-    match bag.chunks().get(chunk as usize) {
-        Some(c) => bag.load_chunk_uncached(c),
-        None => Ok(LoadedChunk {
-            bytes: Bytes::from_vec(Vec::new()),
-            error: None,
-            permit: None,
-        }),
-    }
-}
-
-/// A worker's load: decodes no more than the chunk declares (a larger one is left to the
-/// consumer, [`Within::Larger`]), and gives its budget back before handing the chunk over.
-fn ahead(bag: &Bag, chunk: u32) -> Within {
-    let Some(c) = bag.chunks().get(chunk as usize) else {
-        return Within::Larger;
-    };
-    match bag.load_chunk_within(c) {
-        Within::Done(Ok(mut l)) => {
-            l.permit = None;
-            Within::Done(Ok(l))
-        }
-        other => other,
-    }
-}
-
-/// Worker threads decompressing chunks in the order the merge will need them, at most a
-/// window ahead: a number of chunks, and at most half the decode budget in declared sizes
-/// (workers never decode past a chunk's declared size, so that is what they hold).
-struct Prefetcher {
-    order: VecDeque<u32>,
-    jobs: Option<mpsc::Sender<u32>>,
-    done: mpsc::Receiver<(u32, Within)>,
-    ready: HashMap<u32, Within>,
-    in_flight: usize,
-    window: usize,
-    /// Declared sizes of the chunks in flight or ready, and the most they may add up to.
-    ahead_bytes: u64,
-    max_ahead_bytes: u64,
-    sizes: HashMap<u32, u64>,
-    discarded: std::collections::HashSet<u32>,
-    workers: Vec<JoinHandle<()>>,
-}
-
-impl Prefetcher {
-    fn start(bag: &Bag, order: Vec<u32>, threads: usize) -> Self {
-        let order_sizes = order
-            .iter()
-            .map(|&i| {
-                // Read in batches as the order goes (one read per batch of nearby chunks).
-                let declared = bag
-                    .head(i)
-                    .map_or(0, |c| c.uncompressed_size.saturating_add(c.compressed_size));
-                (i, declared)
-            })
-            .collect();
-        let (job_tx, job_rx) = mpsc::channel::<u32>();
-        let (done_tx, done_rx) = mpsc::channel();
-        let job_rx = Arc::new(Mutex::new(job_rx));
-        let workers = (0..threads)
-            .map(|_| {
-                let rx = Arc::clone(&job_rx);
-                let tx = done_tx.clone();
-                let bag = bag.clone();
-                std::thread::spawn(move || {
-                    loop {
-                        let job = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-                        let Ok(chunk) = job else { break };
-                        if tx.send((chunk, ahead(&bag, chunk))).is_err() {
-                            break;
-                        }
-                    }
-                })
-            })
-            .collect();
-        let mut p = Prefetcher {
-            order: order.into(),
-            jobs: Some(job_tx),
-            done: done_rx,
-            ready: HashMap::new(),
-            in_flight: 0,
-            window: threads * 2,
-            ahead_bytes: 0,
-            max_ahead_bytes: bag.budget().total() / 2,
-            sizes: order_sizes,
-            discarded: std::collections::HashSet::new(),
-            workers,
-        };
-        p.fill();
-        p
-    }
-
-    fn size(&self, chunk: u32) -> u64 {
-        self.sizes.get(&chunk).copied().unwrap_or(0)
-    }
-
-    fn fill(&mut self) {
-        while self.in_flight + self.ready.len() < self.window {
-            let Some(&next) = self.order.front() else {
-                break;
-            };
-            if self.discarded.remove(&next) {
-                self.order.pop_front();
-                continue;
-            }
-            let size = self.size(next);
-            if self.ahead_bytes > 0 && self.ahead_bytes.saturating_add(size) > self.max_ahead_bytes
-            {
-                break;
-            }
-            self.order.pop_front();
-            if let Some(tx) = &self.jobs {
-                if tx.send(next).is_ok() {
-                    self.in_flight += 1;
-                    self.ahead_bytes = self.ahead_bytes.saturating_add(size);
-                }
-            }
-        }
-    }
-
-    /// A chunk left the window (taken, or dropped): its bytes no longer count.
-    fn release(&mut self, chunk: u32) {
-        self.ahead_bytes = self.ahead_bytes.saturating_sub(self.size(chunk));
-    }
-
-    fn discard(&mut self, chunk: u32) {
-        if self.ready.remove(&chunk).is_some() {
-            self.release(chunk);
-        } else {
-            self.discarded.insert(chunk);
-        }
-        self.fill();
-    }
-
-    fn get(&mut self, bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
-        if let Some(pos) = self.order.iter().position(|&c| c == chunk) {
-            // Not submitted yet: load it here.
-            let _ = self.order.remove(pos);
-            return direct(bag, chunk);
-        }
-        loop {
-            if let Some(l) = self.ready.remove(&chunk) {
-                self.release(chunk);
-                self.fill();
-                return match l {
-                    Within::Done(r) => r,
-                    Within::Larger => direct(bag, chunk),
-                };
-            }
-            if self.in_flight == 0 {
-                return direct(bag, chunk);
-            }
-            match self.done.recv() {
-                Ok((c, l)) => {
-                    self.in_flight -= 1;
-                    if self.discarded.remove(&c) {
-                        self.release(c);
-                        continue;
-                    }
-                    self.ready.insert(c, l);
-                }
-                Err(_) => return direct(bag, chunk),
-            }
-        }
-    }
-}
-
-impl Drop for Prefetcher {
-    fn drop(&mut self) {
-        self.jobs = None;
-        // Workers finish their current chunk and exit; dropping the receiver makes any
-        // pending send fail, which also ends them.
-        for w in self.workers.drain(..) {
-            let _ = w.join();
         }
     }
 }

@@ -42,6 +42,7 @@ mod open_v12;
 mod open_v2;
 mod opened;
 mod parallel;
+mod prefetch;
 mod query;
 mod recover_v2;
 mod recovery;
