@@ -12,7 +12,8 @@
 //! warm page cache) and its heap (`RssAnon` of `/proc/self/status`: anonymous resident memory,
 //! the page cache of the file does not count) right after that frame and once the worker's
 //! first requests are served; then `bagscope info` as a whole process (median of 5) against
-//! Debian's `rosbag info` on the same file (once).
+//! Debian's `rosbag info` on the same file (once); then `echo` and `export --format csv` of
+//! one topic against `rostopic echo -b` and `-p` (outputs compared).
 //!
 //! `--cold` instead writes `bench-data/cold_5g.bag` once (`benches/make_big_bag.py --size-mb 5200
 //! --compression none`, the official writer, ~7 000 chunks of 768 KiB), then three times: drops
@@ -298,5 +299,72 @@ fn main() {
             theirs.as_secs_f64(),
             theirs.as_secs_f64() / ours.as_secs_f64()
         );
+    }
+    text_output(exe, &path, rosbag);
+}
+
+/// `echo` and `export --format csv` of one topic (a third of the chunks, one message each) as
+/// processes, median of 3, against `rostopic echo -b` / `rostopic echo -b -p` once, outputs
+/// compared byte for byte: the merge's cost per chunk, at a million chunks.
+fn text_output(exe: &str, path: &Path, rosbag: bool) {
+    let out = |name: &str| std::env::temp_dir().join(format!("bench-chunks-{name}"));
+    let jobs: [(&str, &[&str], &[&str]); 2] = [
+        ("echo", &["echo", "-t", "/tick"], &["echo", "-b"]),
+        (
+            "csv",
+            &["export", "--format", "csv", "-t", "/tick"],
+            &["echo", "-p", "-b"],
+        ),
+    ];
+    for (name, ours_args, theirs_args) in jobs {
+        let mine = out(&format!("{name}.ours"));
+        let mut runs: Vec<Duration> = (0..3)
+            .map(|_| {
+                let file = std::fs::File::create(&mine).unwrap();
+                let t = Instant::now();
+                let status = Command::new(exe)
+                    .args(ours_args)
+                    .arg(path)
+                    .stdout(file)
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+                t.elapsed()
+            })
+            .collect();
+        runs.sort();
+        let ours = runs[1];
+        print!(
+            "bagscope {} of /tick (process): median {:.2} s (min {:.2}, max {:.2})",
+            ours_args.join(" "),
+            ours.as_secs_f64(),
+            runs[0].as_secs_f64(),
+            runs[2].as_secs_f64()
+        );
+        if rosbag {
+            let theirs_file = out(&format!("{name}.rostopic"));
+            let file = std::fs::File::create(&theirs_file).unwrap();
+            let t = Instant::now();
+            let status = Command::new("rostopic")
+                .args(theirs_args)
+                .arg(path)
+                .arg("/tick")
+                .stdout(file)
+                .status()
+                .unwrap();
+            let theirs = t.elapsed();
+            assert!(status.success());
+            let same = std::fs::read(&mine).unwrap() == std::fs::read(&theirs_file).unwrap();
+            print!(
+                "; rostopic {}: {:.1} s, ratio {:.0}x, output {}",
+                theirs_args.join(" "),
+                theirs.as_secs_f64(),
+                theirs.as_secs_f64() / ours.as_secs_f64(),
+                if same { "identical" } else { "DIFFERENT" }
+            );
+            let _ = std::fs::remove_file(&theirs_file);
+        }
+        println!();
+        let _ = std::fs::remove_file(&mine);
     }
 }
