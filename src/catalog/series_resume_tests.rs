@@ -81,7 +81,7 @@ fn resuming_after_each_snapshot_gives_the_whole_series() {
         assert_eq!(want.len(), 120);
 
         // The recording as written: the bag header's index position still 0.
-        let (path, mut follower, live) = super::super::tests::recording(dir.path(), &full);
+        let (path, mut follower, live) = crate::catalog::tests::recording(dir.path(), &full);
         let mut grown = Column::new();
         let mut resumed = 0;
         for piece in live.chunks(173) {

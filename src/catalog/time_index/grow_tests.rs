@@ -83,7 +83,7 @@ fn grown_from_snapshot_to_snapshot_they_walk_like_every_chunk() {
     }
     super::super::tests::write_bag(dir.path(), "full.bag", &msgs, 100);
     let full = std::fs::read(dir.path().join("full.bag")).unwrap();
-    let (path, mut follower, live) = super::super::tests::recording(dir.path(), &full);
+    let (path, mut follower, live) = crate::catalog::tests::recording(dir.path(), &full);
     let mut times: Option<Arc<BagTimes>> = None;
     let (mut steps, mut shared, mut chunks) = (0, 0, 0);
     let mut written = 0;
