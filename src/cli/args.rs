@@ -170,6 +170,9 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
     for e in &errors {
         print_error(e);
     }
+    for hint in paths.iter().filter_map(|p| topic_hint(p)) {
+        super::print_note(hint);
+    }
     if catalog.is_empty() {
         return Err(Outcome::Failed);
     }
@@ -184,6 +187,16 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
         }
     }
     Ok((catalog, outcome))
+}
+
+/// For a `BAG` argument that is no file but looks like a topic (`rostopic echo -b BAG /topic`
+/// habits), how to select the topic instead.
+fn topic_hint(path: &std::path::Path) -> Option<String> {
+    let name = path.to_str()?;
+    // ROS names have no dots; bag files do.
+    let topic_like =
+        name.len() > 1 && name.starts_with('/') && !name.contains('.') && !path.exists();
+    topic_like.then(|| format!("`{name}` is not a file: to select a topic, use `-t {name}`"))
 }
 
 #[cfg(test)]

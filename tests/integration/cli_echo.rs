@@ -227,3 +227,25 @@ fn export_writes_csv_atomically_and_refuses_its_input() {
     assert_eq!(code, 2, "{err}");
     assert_eq!(std::fs::read(&copy).unwrap(), before, "input untouched");
 }
+
+#[test]
+fn a_topic_given_as_a_bag_gets_a_hint() {
+    let bag = fixtures_dir().join("recorded.bag");
+    if !bag.exists() {
+        skip("tests/fixtures/recorded.bag is not present");
+        return;
+    }
+    let bag = bag.to_string_lossy().to_string();
+    // (`export` without `-t` says first that it needs a topic.)
+    let (_, err, code) = bagscope(&["echo", &bag, "/no_such_topic_file"]);
+    assert_ne!(code, 0, "a missing file is an error");
+    assert!(
+        err.contains(
+            "`/no_such_topic_file` is not a file: to select a topic, use `-t /no_such_topic_file`"
+        ),
+        "{err}"
+    );
+    // A missing bag named as a bag gets no such hint.
+    let (_, err, _) = bagscope(&["echo", &bag, "/no/such.bag"]);
+    assert!(!err.contains("to select a topic"), "{err}");
+}
