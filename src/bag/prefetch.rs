@@ -50,7 +50,7 @@ impl Loader {
     /// The data of chunk `chunk`.
     pub fn get(&mut self, bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
         match self {
-            Loader::Parallel(p) => p.get(bag, chunk),
+            Loader::Parallel(p) => p.get(chunk),
             Loader::Direct => direct(bag, chunk),
         }
     }
@@ -116,7 +116,7 @@ pub(super) struct Prefetcher {
     /// Chunks in flight whose result is not wanted any more.
     discarded: HashSet<u32>,
     workers: Vec<JoinHandle<()>>,
-    /// For the chunk headers (declared sizes).
+    /// For the chunk headers (declared sizes), and the chunks loaded on the merge's thread.
     bag: Bag,
 }
 
@@ -161,9 +161,10 @@ impl Prefetcher {
         p
     }
 
-    /// Submits jobs while the window has room.
+    /// Submits jobs while the window has room (jobs in flight, and chunks done but not taken
+    /// yet: at most as many as the jobs in flight could hold).
     fn fill(&mut self) {
-        while self.in_flight < self.window {
+        while self.in_flight < self.window && self.ready.len() < self.window * JOB_CHUNKS {
             let job = self.next_job();
             if job.is_empty() {
                 break;
@@ -225,10 +226,10 @@ impl Prefetcher {
         self.fill();
     }
 
-    fn get(&mut self, bag: &Bag, chunk: u32) -> Result<LoadedChunk, Changed> {
+    fn get(&mut self, chunk: u32) -> Result<LoadedChunk, Changed> {
         if self.queued.remove(chunk) {
             // Not submitted yet: load it here (passed over when it comes to the front).
-            return direct(bag, chunk);
+            return direct(&self.bag, chunk);
         }
         loop {
             if let Some(l) = self.ready.remove(&chunk) {
@@ -236,11 +237,11 @@ impl Prefetcher {
                 self.fill();
                 return match l {
                     Within::Done(r) => r,
-                    Within::Larger => direct(bag, chunk),
+                    Within::Larger => direct(&self.bag, chunk),
                 };
             }
             if self.in_flight == 0 {
-                return direct(bag, chunk);
+                return direct(&self.bag, chunk);
             }
             match self.done.recv() {
                 Ok(loaded) => {
@@ -254,7 +255,7 @@ impl Prefetcher {
                     }
                     self.fill();
                 }
-                Err(_) => return direct(bag, chunk),
+                Err(_) => return direct(&self.bag, chunk),
             }
         }
     }
