@@ -43,24 +43,53 @@ fn record_at(source: &Source, pos: u64) -> std::borrow::Cow<'_, [u8]> {
     )
 }
 
+/// Bytes of the file from `start`, read at once for the index data of several small chunks.
+pub(crate) struct Window {
+    /// Where the bytes start in the file.
+    pub start: u64,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl Window {
+    /// The whole record at `pos` when the window holds all of it.
+    fn record(&self, pos: u64) -> Option<&[u8]> {
+        let at = usize::try_from(pos.checked_sub(self.start)?).ok()?;
+        let rest = self.bytes.get(at..)?;
+        let le = |at: usize| {
+            rest.get(at..at.checked_add(4)?)
+                .and_then(crate::format::cursor::le_u32)
+        };
+        let data_at = 4usize.checked_add(le(0)? as usize)?;
+        let end = data_at.checked_add(4)?.checked_add(le(data_at)? as usize)?;
+        rest.get(..end)
+    }
+}
+
 /// The error of [`from_index_data`] when the index data runs past the current end of the
 /// file: still being written, or cut by a crash — not inconsistent.
 pub(crate) const CUT_BY_END: &str = "index data cut by the end of the file";
 
 /// Reads the index data records of `chunk` and checks them against its chunk info: the
 /// connections and counts must agree and every offset must fall inside the chunk.
+/// Records inside `window` are taken from it, the others read from `source`.
 pub(crate) fn from_index_data(
     source: &Source,
     chunk: &Chunk,
     head: &ChunkHead,
     map: &HashMap<u32, ConnId>,
+    window: Option<&Window>,
 ) -> Result<Vec<IndexEntry>, String> {
     let mut pos = head.index_data_pos.ok_or("no index data position")?;
     let expected: u64 = chunk.message_count();
     let mut entries = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).min(1 << 20));
-    let mut per_conn: HashMap<ConnId, u32> = HashMap::new();
+    // Messages found per connection (a chunk holds few: a list, not a map to allocate).
+    let mut per_conn: Vec<(ConnId, u32)> = Vec::with_capacity(chunk.counts.len());
     for _ in 0..chunk.counts.len() {
-        let rec = record_at(source, pos);
+        let rec = match window.and_then(|w| w.record(pos)) {
+            Some(bytes) => std::borrow::Cow::Borrowed(bytes),
+            None => record_at(source, pos),
+        };
         let idx = IndexData::read(&rec, 0, pos).map_err(|e| {
             let cut = matches!(e.kind, crate::format::ErrorKind::Truncated { available, .. }
                 if e.file_offset().saturating_add(available) >= source.len());
@@ -91,11 +120,17 @@ pub(crate) fn from_index_data(
                 offset: u64::from(offset),
             });
         }
-        *per_conn.entry(conn).or_default() += idx.count;
+        match per_conn.iter_mut().find(|(c, _)| *c == conn) {
+            Some((_, n)) => *n = n.saturating_add(idx.count),
+            None => per_conn.push((conn, idx.count)),
+        }
         pos = idx.end;
     }
     for &(conn, n) in &chunk.counts {
-        let found = per_conn.get(&conn).copied().unwrap_or(0);
+        let found = per_conn
+            .iter()
+            .find(|(c, _)| *c == conn)
+            .map_or(0, |&(_, n)| n);
         if found != n {
             return Err(format!(
                 "the chunk info says {n} messages of connection {conn}, its index data lists {found}"

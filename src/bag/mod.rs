@@ -29,6 +29,7 @@ mod connection;
 mod counts;
 pub mod definitions;
 mod entries;
+mod entries_ahead;
 mod error;
 pub mod follow;
 mod heads;
@@ -329,15 +330,24 @@ impl Bag {
         };
         // A chunk whose header is bad is reported by `warnings` and loads as nothing: all its
         // messages are unfound.
-        let indexed = head
+        let window = head
             .as_ref()
             .ok()
-            .map(|h| entries::from_index_data(&self.inner.source, chunk, h, &self.inner.conn_map));
+            .and_then(|h| self.entries_window(index, h));
+        let indexed = head.as_ref().ok().map(|h| {
+            let source = &self.inner.source;
+            entries::from_index_data(source, chunk, h, &self.inner.conn_map, window.as_ref())
+        });
         match indexed {
             None => {}
             // The file no longer holds it: the readers end with `changed_on_disk`.
             Some(Err(_)) if self.inner.source.changed() => return Arc::from(Vec::new()),
-            Some(Ok(e)) => return Arc::from(entries::finish(e)),
+            Some(Ok(e)) => {
+                if let Some(w) = &window {
+                    self.entries_ahead(index, w);
+                }
+                return Arc::from(entries::finish(e));
+            }
             // Index data cut by the end of the file: still being written (a followed
             // recording) or lost in a crash (the recovery scan reports that). The records are
             // walked instead, as below, and nothing is missing.

@@ -22,6 +22,7 @@ mod follow;
 pub mod index;
 pub mod info;
 pub mod json;
+mod one_subcommand;
 pub mod ordered;
 pub mod output;
 pub mod play;
@@ -148,6 +149,9 @@ pub fn open_bag(path: &Path) -> Result<Bag, Outcome> {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(cli) = one_subcommand::parse(&argv) {
+        return run(&cli).into();
+    }
     // The command tree is built once (building it is a good part of the start-up time).
     let mut command = <Cli as clap::CommandFactory>::command();
     if let Some(message) = suggest::mistyped_subcommand(&command, &argv) {

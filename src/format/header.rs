@@ -185,7 +185,12 @@ impl<'a> Header<'a> {
 
     /// The `op` byte.
     pub fn op(&self) -> Result<u8> {
-        match self.get("op") {
+        self.op_of(self.get("op"))
+    }
+
+    /// The `op` byte from its field found by [`Header::pick`] (errors as [`Header::op`]).
+    pub fn op_of(&self, field: Option<Field<'a>>) -> Result<u8> {
+        match field {
             None => Err(self.error(self.base, ErrorKind::MissingOp)),
             Some(f) => match f.value {
                 [b] => Ok(*b),

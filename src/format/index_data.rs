@@ -41,7 +41,9 @@ impl<'a> IndexData<'a> {
     pub fn read(buf: &'a [u8], pos: usize, base: u64) -> Result<Self> {
         let head = read_head(buf, pos, base)?;
         let h = head.header.with_kind(RecordKind::IndexData);
-        let op = h.op()?;
+        // One pass over the fields (a bag of tiny chunks has one of these per message).
+        let [op, ver, count, conn] = h.pick(["op", "ver", "count", "conn"]);
+        let op = h.op_of(op)?;
         if op != Op::IndexData.byte() {
             return Err(FormatError::new(
                 head.offset,
@@ -52,10 +54,10 @@ impl<'a> IndexData<'a> {
                 },
             ));
         }
-        let ver = h.u32("ver")?;
-        let count = h.u32("count")?;
+        let ver = h.u32_of(ver, "ver")?;
+        let count = h.u32_of(count, "count")?;
         let (conn, topic, entry_len) = match ver {
-            1 => (Some(h.u32("conn")?), None, V1_ENTRY_LEN),
+            1 => (Some(h.u32_of(conn, "conn")?), None, V1_ENTRY_LEN),
             0 => (None, Some(h.string("topic")?), V0_ENTRY_LEN),
             v => {
                 return Err(FormatError::new(
