@@ -13,7 +13,8 @@
 //! the page cache of the file does not count) right after that frame and once the worker's
 //! first requests are served; then `bagscope info` as a whole process (median of 5) against
 //! Debian's `rosbag info` on the same file (once); then `echo` and `export --format csv` of
-//! one topic against `rostopic echo -b` and `-p` (outputs compared).
+//! one topic against `rostopic echo -b` and `-p`, and `info --freq` (every chunk's index
+//! data) against `rosbag info --freq` (outputs compared).
 //!
 //! `--cold` instead writes `bench-data/cold_5g.bag` once (`benches/make_big_bag.py --size-mb 5200
 //! --compression none`, the official writer, ~7 000 chunks of 768 KiB), then three times: drops
@@ -308,15 +309,26 @@ fn main() {
 /// compared byte for byte: the merge's cost per chunk, at a million chunks.
 fn text_output(exe: &str, path: &Path, rosbag: bool) {
     let out = |name: &str| std::env::temp_dir().join(format!("bench-chunks-{name}"));
-    let jobs: [(&str, &[&str], &[&str]); 2] = [
-        ("echo", &["echo", "-t", "/tick"], &["echo", "-b"]),
+    // (name, our arguments, the official tool and its arguments before the bag, after it)
+    let jobs: [(&str, &[&str], &str, &[&str], &[&str]); 3] = [
+        (
+            "echo",
+            &["echo", "-t", "/tick"],
+            "rostopic",
+            &["echo", "-b"],
+            &["/tick"],
+        ),
         (
             "csv",
             &["export", "--format", "csv", "-t", "/tick"],
+            "rostopic",
             &["echo", "-p", "-b"],
+            &["/tick"],
         ),
+        // Every message's time (the index data of every chunk) for the median rates.
+        ("freq", &["info", "--freq"], "rosbag", &["info", "--freq"], &[]),
     ];
-    for (name, ours_args, theirs_args) in jobs {
+    for (name, ours_args, tool, theirs_args, tail) in jobs {
         let mine = out(&format!("{name}.ours"));
         let mut runs: Vec<Duration> = (0..3)
             .map(|_| {
@@ -325,6 +337,7 @@ fn text_output(exe: &str, path: &Path, rosbag: bool) {
                 let status = Command::new(exe)
                     .args(ours_args)
                     .arg(path)
+                    .env("TZ", "UTC")
                     .stdout(file)
                     .status()
                     .unwrap();
@@ -335,7 +348,7 @@ fn text_output(exe: &str, path: &Path, rosbag: bool) {
         runs.sort();
         let ours = runs[1];
         print!(
-            "bagscope {} of /tick (process): median {:.2} s (min {:.2}, max {:.2})",
+            "bagscope {} (process): median {:.2} s (min {:.2}, max {:.2})",
             ours_args.join(" "),
             ours.as_secs_f64(),
             runs[0].as_secs_f64(),
@@ -345,10 +358,11 @@ fn text_output(exe: &str, path: &Path, rosbag: bool) {
             let theirs_file = out(&format!("{name}.rostopic"));
             let file = std::fs::File::create(&theirs_file).unwrap();
             let t = Instant::now();
-            let status = Command::new("rostopic")
+            let status = Command::new(tool)
                 .args(theirs_args)
                 .arg(path)
-                .arg("/tick")
+                .args(tail)
+                .env("TZ", "UTC")
                 .stdout(file)
                 .status()
                 .unwrap();
@@ -356,7 +370,7 @@ fn text_output(exe: &str, path: &Path, rosbag: bool) {
             assert!(status.success());
             let same = std::fs::read(&mine).unwrap() == std::fs::read(&theirs_file).unwrap();
             print!(
-                "; rostopic {}: {:.1} s, ratio {:.0}x, output {}",
+                "; {tool} {}: {:.1} s, ratio {:.0}x, output {}",
                 theirs_args.join(" "),
                 theirs.as_secs_f64(),
                 theirs.as_secs_f64() / ours.as_secs_f64(),
