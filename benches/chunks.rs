@@ -326,7 +326,13 @@ fn text_output(exe: &str, path: &Path, rosbag: bool) {
             &["/tick"],
         ),
         // Every message's time (the index data of every chunk) for the median rates.
-        ("freq", &["info", "--freq"], "rosbag", &["info", "--freq"], &[]),
+        (
+            "freq",
+            &["info", "--freq"],
+            "rosbag",
+            &["info", "--freq"],
+            &[],
+        ),
     ];
     for (name, ours_args, tool, theirs_args, tail) in jobs {
         let mine = out(&format!("{name}.ours"));
