@@ -310,7 +310,14 @@ fn main() {
 fn text_output(exe: &str, path: &Path, rosbag: bool) {
     let out = |name: &str| std::env::temp_dir().join(format!("bench-chunks-{name}"));
     // (name, our arguments, the official tool and its arguments before the bag, after it)
-    let jobs: [(&str, &[&str], &str, &[&str], &[&str]); 3] = [
+    type Job<'a> = (
+        &'a str,
+        &'a [&'a str],
+        &'a str,
+        &'a [&'a str],
+        &'a [&'a str],
+    );
+    let jobs: [Job; 3] = [
         (
             "echo",
             &["echo", "-t", "/tick"],
