@@ -12,6 +12,7 @@ use crate::catalog::Catalog;
 
 use super::action::Action;
 use super::app::{App, Mode};
+use super::gate::Gate;
 use super::keymap::Context;
 use super::model::topic_filter::Filtered;
 use super::notify::Notify;
@@ -85,7 +86,7 @@ pub fn ready(
     (errors, scanning): (Vec<BagError>, Option<Scanning>),
     registry: crate::msg::Registry,
     (width, height): (u16, u16),
-    events: &Sender<AppEvent>,
+    (events, first_frame): (&Sender<AppEvent>, &Gate),
 ) -> Ready {
     if catalog.is_empty() {
         return Ready { app: None, errors };
@@ -94,6 +95,7 @@ pub fn ready(
         catalog.clone(),
         registry.clone(),
         notify(events, AppEvent::Worker),
+        first_frame.clone(),
     );
     let mut app = App::new(catalog, worker, width, height);
     app.registry = registry;

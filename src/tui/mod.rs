@@ -11,6 +11,7 @@ pub mod action;
 pub mod app;
 pub mod dots;
 pub mod event;
+pub mod gate;
 pub mod graphics;
 pub mod halfblock;
 pub mod keymap;
@@ -118,23 +119,11 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let theme = Theme::from_env();
     let (w, h) = crossterm::terminal::size()?;
     let mut opening = Opening::new(&bags);
-    {
-        let events = tx.clone();
-        let registry = options.registry.clone();
-        opening::start(
-            bags,
-            event::notify(&tx, AppEvent::Opening),
-            move |catalog, errors| {
-                let shared = catalog.clone();
-                let ready = event::ready(catalog, (errors, None), registry, (w, h), &events);
-                let _ = events.send(AppEvent::Opened(Box::new(ready)));
-                // The first frame is on its way: now the chunks by time, which make each
-                // later zoom's histogram and lanes O(bins · log chunks) (shared with the
-                // app's catalog, a clone).
-                shared.index_by_time();
-            },
-        );
-    }
+    // Opened once the explorer's first frame is on the screen: the work that does not make
+    // that frame waits for it (two cores are soon taken).
+    let first_frame = gate::Gate::default();
+    let _open_at_exit = gate::OpenOnDrop(first_frame.clone());
+    start_opening(bags, &tx, options.registry.clone(), (w, h), &first_frame);
     // Redrawn every 100 ms for the elapsed time, and when the text shown changes.
     let tick = std::time::Duration::from_millis(100);
     let mut drawn: Option<std::time::Instant> = None;
@@ -172,7 +161,13 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
                 let catalog = crate::catalog::Catalog::new(p.bags);
                 let scanning = (scanned, opening.current_since, (p.done, p.total));
                 let registry = options.registry.clone();
-                break event::ready(catalog, (p.errors, Some(scanning)), registry, (w, h), &tx);
+                break event::ready(
+                    catalog,
+                    (p.errors, Some(scanning)),
+                    registry,
+                    (w, h),
+                    (&tx, &first_frame),
+                );
             }
             AppEvent::Opening(p) if opening.apply(&p) => drawn = None,
             _ => {}
@@ -185,11 +180,16 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     app.note.clone_from(&options.note);
     app.picture.graphics = graphics;
     app.publish_settings.clone_from(&options.publish);
-    // The terminal may have been resized while opening.
+    // The terminal may have been resized while opening (laid out again only then: the
+    // histogram of a million chunks is tens of milliseconds before the first frame).
     let (w, h) = crossterm::terminal::size()?;
-    app.apply(action::Action::Resize(w, h));
+    if (app.area.width, app.area.height) != (w, h) {
+        app.apply(action::Action::Resize(w, h));
+    }
     app.plot_all(&options.plots);
-    terminal.draw(|f| ui::draw(f, &app, theme))?;
+    let drawn = terminal.draw(|f| ui::draw(f, &app, theme));
+    first_frame.open();
+    drawn?;
     let mut signal = None;
     // While playing, the loop wakes up ten times a second to move the cursor.
     let tick = std::time::Duration::from_millis(100);
@@ -236,6 +236,33 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
         Some(n) => Ended::Signal(n),
         None => Ended::Quit { errors },
     })
+}
+
+/// Opens `bags` on a background thread; the explorer built over them (for a terminal of
+/// `size`) arrives on `tx` as [`AppEvent::Opened`]. Once `first_frame` opens, that thread
+/// goes on to build the chunks by time, which make each later zoom's histogram and lanes
+/// O(bins · log chunks) (shared with the app's catalog, a clone).
+fn start_opening(
+    bags: Bags,
+    tx: &mpsc::Sender<AppEvent>,
+    registry: crate::msg::Registry,
+    size: (u16, u16),
+    first_frame: &gate::Gate,
+) {
+    let events = tx.clone();
+    let first_frame = first_frame.clone();
+    opening::start(
+        bags,
+        event::notify(tx, AppEvent::Opening),
+        move |catalog, errors| {
+            let shared = catalog.clone();
+            let gates = (&events, &first_frame);
+            let ready = event::ready(catalog, (errors, None), registry, size, gates);
+            let _ = events.send(AppEvent::Opened(Box::new(ready)));
+            first_frame.wait(gate::FIRST_FRAME_WAIT);
+            shared.index_by_time();
+        },
+    );
 }
 
 /// After quitting (or a signal) while publishing: waits, at most [`UNREGISTER_WAIT`], for

@@ -10,6 +10,7 @@ use super::App;
 use crate::catalog::Catalog;
 use crate::catalog::time_index::BagTimes;
 use crate::time::RosTime;
+use crate::tui::gate::Gate;
 use crate::tui::live::{self, LiveJob, LiveNews, LiveStatus};
 use crate::tui::model::topics::TopicRow;
 use crate::tui::notify::Notify;
@@ -253,7 +254,7 @@ impl App {
             let (catalog, registry) = (self.catalog.clone(), self.registry.clone());
             self.worker = if health {
                 // The finished bag is indexed: its health scan starts again.
-                Worker::start(catalog, registry, replies.clone())
+                Worker::start(catalog, registry, replies.clone(), Gate::opened())
             } else {
                 Worker::start_serving(catalog, registry, replies.clone())
             };

@@ -16,6 +16,7 @@ use crate::catalog::{BagConn, Catalog, MsgRef, Window};
 use crate::msg::Registry;
 use crate::time::RosTime;
 
+use super::gate::Gate;
 use super::notify::Notify;
 use crate::catalog::health::{self, HealthReport};
 use decode::{Decoder, Inspected};
@@ -166,10 +167,17 @@ pub struct Worker {
 
 impl Worker {
     /// Starts the workers, decoding with `registry`'s definitions where the bags carry none;
-    /// replies go to `notify`. The health scan starts at once.
-    pub fn start(catalog: Catalog, registry: Registry, notify: Notify<Reply>) -> Worker {
+    /// replies go to `notify`. The health scan starts once `after` opens (the explorer's
+    /// first frame is drawn; [`Gate::opened`] to start it at once).
+    pub fn start(
+        catalog: Catalog,
+        registry: Registry,
+        notify: Notify<Reply>,
+        after: Gate,
+    ) -> Worker {
         let mut worker = Worker::serving(catalog.clone(), registry, notify.clone(), export::write);
         let scan = std::thread::spawn(move || {
+            after.wait(crate::tui::gate::FIRST_FRAME_WAIT);
             let mut last = 0.0;
             let report = health::compute(&catalog, &mut |p| {
                 if p - last >= 0.02 {
