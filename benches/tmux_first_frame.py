@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""The explorer's first frame as a user sees it: launch each binary in a detached tmux pane
+(160x48), poll `tmux capture-pane` until MARKER shows, and print the medians over N runs,
+the binaries alternating run by run.
+
+    python3 benches/tmux_first_frame.py BAG MARKER N BINARY [BINARY...]
+    python3 benches/tmux_first_frame.py bench-data/chunks_1000000.bag /tock 20 target/release/bagscope
+
+A BINARY may carry environment assignments ("NO_COLOR=1 target/release/bagscope"). The
+figure includes tmux starting the pane (~27 ms here: time a tiny bag the same way).
+"""
+import statistics
+import subprocess
+import sys
+import time
+
+
+def once(command, session, marker):
+    subprocess.run(["tmux", "kill-session", "-t", session], stderr=subprocess.DEVNULL)
+    started = time.perf_counter()
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "48", command],
+                   check=True)
+    seen = None
+    while time.perf_counter() - started < 10:
+        pane = subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                              capture_output=True, text=True).stdout
+        if marker in pane:
+            seen = time.perf_counter() - started
+            break
+    subprocess.run(["tmux", "kill-session", "-t", session], stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    return seen
+
+
+def main():
+    bag, marker, runs, binaries = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+    times = {b: [] for b in binaries}
+    for i in range(runs):
+        for b in binaries:
+            t = once(f"{b} {bag}", f"first-frame-{i}", marker)
+            if t is not None:
+                times[b].append(t)
+    for b, v in times.items():
+        if not v:
+            print(f"{b}: {marker!r} never seen")
+            continue
+        v.sort()
+        print(f"{b}: {len(v)}/{runs} runs, median {statistics.median(v) * 1e3:.0f} ms, "
+              f"p25 {v[len(v) // 4] * 1e3:.0f}, p75 {v[3 * len(v) // 4] * 1e3:.0f}, "
+              f"min {v[0] * 1e3:.0f}")
+
+
+if __name__ == "__main__":
+    main()
