@@ -43,15 +43,16 @@ fn record_at(source: &Source, pos: u64) -> std::borrow::Cow<'_, [u8]> {
     )
 }
 
-/// Bytes of the file from `start`, read at once for the index data of several small chunks.
-pub(crate) struct Window {
+/// Bytes of the file from `start`, read at once for the index data of several small chunks
+/// (a fixed read, unlike `window.rs`'s sliding window for the recovery walk).
+pub(crate) struct ReadAhead {
     /// Where the bytes start in the file.
     pub start: u64,
     /// The bytes.
     pub bytes: Vec<u8>,
 }
 
-impl Window {
+impl ReadAhead {
     /// The whole record at `pos` when the window holds all of it.
     fn record(&self, pos: u64) -> Option<&[u8]> {
         let at = usize::try_from(pos.checked_sub(self.start)?).ok()?;
@@ -78,7 +79,7 @@ pub(crate) fn from_index_data(
     chunk: &Chunk,
     head: &ChunkHead,
     map: &HashMap<u32, ConnId>,
-    window: Option<&Window>,
+    window: Option<&ReadAhead>,
 ) -> Result<Vec<IndexEntry>, String> {
     let mut pos = head.index_data_pos.ok_or("no index data position")?;
     let expected: u64 = chunk.message_count();
