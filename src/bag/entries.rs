@@ -57,13 +57,7 @@ impl ReadAhead {
     fn record(&self, pos: u64) -> Option<&[u8]> {
         let at = usize::try_from(pos.checked_sub(self.start)?).ok()?;
         let rest = self.bytes.get(at..)?;
-        let le = |at: usize| {
-            rest.get(at..at.checked_add(4)?)
-                .and_then(crate::format::cursor::le_u32)
-        };
-        let data_at = 4usize.checked_add(le(0)? as usize)?;
-        let end = data_at.checked_add(4)?.checked_add(le(data_at)? as usize)?;
-        rest.get(..end)
+        rest.get(..crate::format::record_end(rest, 0)?)
     }
 }
 

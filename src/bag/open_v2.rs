@@ -10,7 +10,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::format::{BagHeader, ChunkInfoHead, ConnectionRecord, Op, read_head, read_record};
+use crate::format::{
+    BagHeader, ChunkInfoHead, ConnectionRecord, Op, read_head, read_record, record_end,
+};
 
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
 use super::connection::ConnId;
@@ -199,21 +201,6 @@ struct Part {
     table: Vec<(u32, u32)>,
     /// False when a record did not parse (it has no chunk in `chunks`).
     whole: bool,
-}
-
-/// Where the record at `at` of `buf` ends by its length fields, if it is whole in `buf`.
-fn record_end(buf: &[u8], at: usize) -> Option<usize> {
-    let header_len = buf
-        .get(at..)?
-        .first_chunk::<4>()
-        .map(|b| u32::from_le_bytes(*b))?;
-    let data_at = at.checked_add(4)?.checked_add(header_len as usize)?;
-    let data_len = buf
-        .get(data_at..)?
-        .first_chunk::<4>()
-        .map(|b| u32::from_le_bytes(*b))?;
-    let end = data_at.checked_add(4)?.checked_add(data_len as usize)?;
-    (end <= buf.len()).then_some(end)
 }
 
 /// Parses the chunk info records at `starts` of `buf` (whose first byte is at absolute

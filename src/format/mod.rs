@@ -33,5 +33,5 @@ pub use header::Header;
 pub use index_data::IndexData;
 pub use message_data::MessageDataHeader;
 pub use op::{Op, RecordKind};
-pub use record::{Record, RecordHead, read_head, read_record};
+pub use record::{Record, RecordHead, read_head, read_record, record_end};
 pub use version::{Version, detect};

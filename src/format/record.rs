@@ -75,6 +75,21 @@ impl Record<'_> {
     }
 }
 
+/// Where the record at `at` of `buf` ends by its length fields, if it is whole in `buf`.
+pub fn record_end(buf: &[u8], at: usize) -> Option<usize> {
+    let header_len = buf
+        .get(at..)?
+        .first_chunk::<4>()
+        .map(|b| u32::from_le_bytes(*b))?;
+    let data_at = at.checked_add(4)?.checked_add(header_len as usize)?;
+    let data_len = buf
+        .get(data_at..)?
+        .first_chunk::<4>()
+        .map(|b| u32::from_le_bytes(*b))?;
+    let end = data_at.checked_add(4)?.checked_add(data_len as usize)?;
+    (end <= buf.len()).then_some(end)
+}
+
 /// Reads the header of the record at `pos` in `buf` (whose first byte is at absolute offset
 /// `base`) and the declared data length; the data itself may be missing.
 pub fn read_head(buf: &[u8], pos: usize, base: u64) -> Result<RecordHead<'_>> {
