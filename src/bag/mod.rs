@@ -31,6 +31,7 @@ pub mod definitions;
 mod entries;
 mod entries_ahead;
 mod error;
+mod finish_chunks;
 pub mod follow;
 mod heads;
 mod huge_pages;

@@ -106,11 +106,14 @@ impl Bag {
         path: Arc<Path>,
         source: Arc<Source>,
         version: Version,
-        opened: Opened,
+        mut opened: Opened,
         options: OpenOptions,
         budget: Arc<Budget>,
     ) -> Bag {
-        let totals = super::totals::Totals::of(&opened.chunks, opened.connections.len());
+        let totals = match opened.totals.take() {
+            Some(t) => t,
+            None => super::totals::Totals::of(&opened.chunks, opened.connections.len()),
+        };
         Bag::assemble_with(path, source, version, opened, totals, options, budget)
     }
 
@@ -134,6 +137,7 @@ impl Bag {
             entries,
             warnings,
             recovery,
+            totals: _,
         } = opened;
         let slots = super::slots::Slots::new(chunks.len());
         for (i, e) in entries.into_iter().enumerate() {

@@ -131,6 +131,7 @@ pub(crate) fn open(buf: &[u8], version: Version, start: usize) -> Opened {
             losses,
             scanned: None,
         }),
+        totals: None,
     }
 }
 

@@ -267,6 +267,7 @@ fn finish(
         entries: vec![Some(Arc::from(entries))],
         warnings,
         recovery,
+        totals: None,
     }
 }
 

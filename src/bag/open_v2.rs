@@ -14,15 +14,17 @@ use crate::format::{
     BagHeader, ChunkInfoHead, ConnectionRecord, Op, read_head, read_record, record_end,
 };
 
+use crate::time::RosTime;
+
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
 use super::connection::ConnId;
 use super::counts::Counts;
 use super::error::Warning;
+use super::finish_chunks::finish_chunks;
 use super::heads::{Heads, read_all};
 use super::opened::Opened;
 use super::source::Source;
 use super::table::ConnTable;
-use super::totals::set_message_counts;
 
 /// The fewest bytes a chunk info record takes (its header's six fields and one count).
 const MIN_CHUNK_INFO: usize = 96;
@@ -56,6 +58,7 @@ pub(crate) fn open_indexed(
         mut chunks,
         table,
         shape: _,
+        starts: _,
     } = index;
     if let Some(n) = header.chunk_count {
         if n as usize != chunks.len() {
@@ -75,10 +78,7 @@ pub(crate) fn open_indexed(
     }
     let (mut connections, map) = conns.finish();
     let counts = counts_table(table, &chunks, &map)?;
-    check_positions(&chunks, len)?;
-    for c in &mut chunks {
-        c.counts.attach(&counts);
-    }
+    let tally = finish_chunks(&mut chunks, &counts, len, &connections, threads)?;
     let heads = Heads::pending_for(chunks.len());
     if chunks.len() < lazy_from {
         // Few chunks: their headers are read and checked now, and a bag whose chunk infos
@@ -88,7 +88,7 @@ pub(crate) fn open_indexed(
             return Err(why);
         }
     }
-    set_message_counts(&mut connections, &chunks);
+    tally.set_message_counts(&mut connections);
     Ok(Opened {
         connections,
         conn_map: map,
@@ -97,6 +97,7 @@ pub(crate) fn open_indexed(
         entries: Vec::new(),
         warnings,
         recovery: None,
+        totals: Some(tally.totals),
     })
 }
 
@@ -129,6 +130,7 @@ fn read_section(
         warnings: Vec::new(),
         chunks: Vec::with_capacity(expected),
         table: Vec::with_capacity(expected),
+        starts: Vec::new(),
     };
     super::huge_pages::for_vec(&index.chunks);
     super::huge_pages::for_vec(&index.table);
@@ -194,43 +196,86 @@ enum Run {
     TooShort,
 }
 
-/// The chunk info records of a stretch of a run, parsed on one thread of several: chunks
-/// numbered, and their counts ranged, from the start of the part's own lists.
-struct Part {
-    chunks: Vec<Chunk>,
-    table: Vec<(u32, u32)>,
-    /// False when a record did not parse (it has no chunk in `chunks`).
-    whole: bool,
+/// A stretch of a run parsed on one thread: its records, written in place into its share
+/// of the index's lists.
+struct Piece<'a> {
+    /// Each record's start in the window and the position of its counts in the part of the
+    /// table this run fills (see [`Index::take_run`]).
+    starts: &'a [(usize, usize)],
+    /// Where the record after the piece starts (the end of the last one).
+    next: usize,
+    /// The index of the piece's first chunk, and the position of its first count in the
+    /// whole table.
+    first: (usize, usize),
+    chunks: &'a mut [Chunk],
+    table: &'a mut [(u32, u32)],
 }
 
-/// Parses the chunk info records at `starts` of `buf` (whose first byte is at absolute
-/// offset `base`) with the fast parser, appending a chunk per record to `chunks` and its
-/// counts to `table` (no list in between: a run on one thread goes straight into the index's
-/// lists). Stops at the first record it does not take or that does not end where the next
-/// one starts: false then.
-fn parse_part(
-    buf: &[u8],
-    (base, starts, next): (u64, &[usize], usize),
-    chunks: &mut Vec<Chunk>,
-    table: &mut Vec<(u32, u32)>,
-) -> bool {
-    let mut shape = None;
-    for (k, &at) in starts.iter().enumerate() {
-        let following = starts.get(k + 1).copied().unwrap_or(next) as u64;
-        let before = table.len();
-        let rest = buf.get(at..).unwrap_or_default();
-        match ChunkInfoHead::read_shaped(rest, base + at as u64, table, &mut shape) {
-            Some(info) if info.end == base + following => {
-                let len = table.len() - before;
-                chunks.push(chunk_of(&info, chunks.len(), before, len));
+impl Piece<'_> {
+    /// Parses the chunk info records of the piece (the window's first byte at absolute offset
+    /// `base`) with the fast parser, each into its chunk and counts; returns how many it took,
+    /// stopping at the first it does not take or that does not end where the next starts.
+    fn parse(self, buf: &[u8], base: u64) -> usize {
+        let mut shape = None;
+        let origin = self.starts.first().map_or(0, |s| s.1);
+        let table_end = origin + self.table.len();
+        for (k, &(at, pair)) in self.starts.iter().enumerate() {
+            let (following, pair_end) = self
+                .starts
+                .get(k + 1)
+                .map_or((self.next, table_end), |&(at, pair)| (at, pair));
+            let rest = buf.get(at..).unwrap_or_default();
+            let Some((info, pairs)) =
+                ChunkInfoHead::read_shaped_pairs(rest, base + at as u64, &mut shape)
+            else {
+                return k;
+            };
+            let room = self.table.get_mut(pair - origin..pair_end - origin);
+            let (Some(room), Some(slot)) = (room, self.chunks.get_mut(k)) else {
+                return k;
+            };
+            if info.end != base + following as u64 || room.len() != pairs.len() {
+                return k;
             }
-            _ => {
-                table.truncate(before);
-                return false;
+            for (to, from) in room.iter_mut().zip(pairs) {
+                *to = from;
             }
+            let (first_chunk, first_pair) = self.first;
+            *slot = chunk_of(
+                &info,
+                first_chunk + k,
+                first_pair + pair - origin,
+                room.len(),
+            );
         }
+        self.starts.len()
     }
-    true
+}
+
+/// What a chunk's place in the index's list holds until a thread fills it in.
+fn unfilled() -> Chunk {
+    Chunk {
+        index: 0,
+        pos: 0,
+        layout: ChunkLayout::V2,
+        state: ChunkState::Complete,
+        start: RosTime::default(),
+        end: RosTime::default(),
+        counts: Counts::default(),
+    }
+}
+
+/// The `(connection, count)` pairs the data of the record from `at` to `end` of `buf` holds
+/// room for: what its count field must say for it to parse.
+fn data_pairs(buf: &[u8], at: usize, end: usize) -> usize {
+    let header_len = buf
+        .get(at..)
+        .and_then(|b| b.first_chunk::<4>())
+        .map_or(0, |b| u32::from_le_bytes(*b) as usize);
+    end.saturating_sub(at)
+        .saturating_sub(8)
+        .saturating_sub(header_len)
+        / 8
 }
 
 /// The chunk of chunk info `info`, chunk number `index`, whose counts are
@@ -260,6 +305,9 @@ struct Index {
     chunks: Vec<Chunk>,
     /// The counts of every chunk info, in order (each chunk holds its range).
     table: Vec<(u32, u32)>,
+    /// Where each record of the window being taken starts and where its counts go (kept
+    /// from window to window: fresh memory costs more than the parse).
+    starts: Vec<(usize, usize)>,
 }
 
 impl Index {
@@ -283,62 +331,84 @@ impl Index {
     /// Takes the whole chunk info records at the start of `buf` (at absolute offset `pos`),
     /// parsed on `threads` threads, up to the first one the fast parser does not take (a
     /// connection record, damage: for [`Index::record_at`], which reports it as before).
+    ///
+    /// Every record's chunk and counts are written in place: the lists grow by room for all
+    /// of them (a record's counts take the room its data length leaves, which is what its
+    /// count must say for it to parse), each thread fills its share, and what follows a
+    /// record not taken is cut off again.
     fn take_run(&mut self, buf: &[u8], pos: u64, threads: usize) -> Run {
-        let mut starts = Vec::new();
-        let mut at = 0;
+        let mut starts = std::mem::take(&mut self.starts);
+        starts.clear();
+        let (mut at, mut pairs) = (0, 0);
         while let Some(end) = record_end(buf, at) {
-            starts.push(at);
+            starts.push((at, pairs));
+            pairs += data_pairs(buf, at, end);
             at = end;
         }
-        if starts.len() < MIN_RUN {
-            return Run::TooShort;
-        }
+        let run = if starts.len() < MIN_RUN {
+            Run::TooShort
+        } else {
+            self.fill(buf, pos, (&starts, at, pairs), threads)
+        };
+        self.starts = starts;
+        run
+    }
+
+    /// [`Index::take_run`] once the records' `starts` (each with where its counts go), the
+    /// end of the last one and the number of `pairs` they hold are known.
+    fn fill(
+        &mut self,
+        buf: &[u8],
+        pos: u64,
+        (starts, end, pairs): (&[(usize, usize)], usize, usize),
+        threads: usize,
+    ) -> Run {
+        let (first_chunk, first_pair) = (self.chunks.len(), self.table.len());
+        self.chunks.resize(first_chunk + starts.len(), unfilled());
+        self.table.resize(first_pair + pairs, (0, 0));
         // A thread parses thousands of records in the time another takes to start.
         let threads = threads.min(starts.len() / PER_THREAD).max(1);
-        if threads == 1 {
-            let before = self.chunks.len();
-            let span = (pos, &starts[..], at);
-            if parse_part(buf, span, &mut self.chunks, &mut self.table) {
-                return Run::Took(pos + at as u64);
-            }
-            let stop = starts.get(self.chunks.len() - before).copied();
-            return Run::StoppedAt(pos + stop.unwrap_or_default() as u64);
-        }
         let per = starts.len().div_ceil(threads);
-        let pieces: Vec<(&[usize], usize)> = starts
-            .chunks(per)
-            .enumerate()
-            .map(|(k, piece)| {
-                let next = starts.get((k + 1) * per).copied().unwrap_or(at);
-                (piece, next)
-            })
-            .collect();
-        let parts = super::parallel::parallel_map(&pieces, threads, |&(piece, next)| {
-            let mut part = Part {
-                chunks: Vec::with_capacity(piece.len()),
-                table: Vec::with_capacity(piece.len()),
-                whole: true,
-            };
-            part.whole = parse_part(buf, (pos, piece, next), &mut part.chunks, &mut part.table);
-            part
-        });
-        for (part, (piece, _)) in parts.into_iter().zip(&pieces) {
-            let (first, offset) = (self.chunks.len(), self.table.len());
-            self.table.extend_from_slice(&part.table);
-            let taken = part.chunks.len();
-            self.chunks.extend(part.chunks.into_iter().map(|mut c| {
-                c.index = u32::try_from(first + c.index as usize).unwrap_or(u32::MAX);
-                let (start, len) = c.counts.span();
-                c.counts = Counts::range(offset + start, len);
-                c
-            }));
-            if !part.whole {
-                // The record the part stopped at.
-                let at = piece.get(taken).copied().unwrap_or_default();
-                return Run::StoppedAt(pos + at as u64);
-            }
+        let mut pieces = Vec::with_capacity(threads);
+        let mut chunks = self.chunks.get_mut(first_chunk..).unwrap_or_default();
+        let mut table = self.table.get_mut(first_pair..).unwrap_or_default();
+        for (k, piece) in starts.chunks(per).enumerate() {
+            let (next, pair_end) = starts.get((k + 1) * per).copied().unwrap_or((end, pairs));
+            let origin = piece.first().map_or(0, |s| s.1);
+            let share = piece.len().min(chunks.len());
+            let (mine, rest) = std::mem::take(&mut chunks).split_at_mut(share);
+            chunks = rest;
+            let share = pair_end.saturating_sub(origin).min(table.len());
+            let (counts, rest) = std::mem::take(&mut table).split_at_mut(share);
+            table = rest;
+            pieces.push(Piece {
+                starts: piece,
+                next,
+                first: (first_chunk + k * per, first_pair + origin),
+                chunks: mine,
+                table: counts,
+            });
         }
-        Run::Took(pos + at as u64)
+        let taken: Vec<usize> = std::thread::scope(|s| {
+            let mut pieces = pieces.into_iter();
+            let first = pieces.next();
+            let others: Vec<_> = pieces.map(|p| s.spawn(move || p.parse(buf, pos))).collect();
+            let mut taken = vec![first.map_or(0, |p| p.parse(buf, pos))];
+            // A thread that panicked took nothing: its records are read one at a time.
+            taken.extend(others.into_iter().map(|h| h.join().unwrap_or(0)));
+            taken
+        });
+        // The first record a thread did not take, if any.
+        let stop = taken.iter().enumerate().find_map(|(k, &n)| {
+            let len = starts.len().saturating_sub(k * per).min(per);
+            (n < len).then_some(k * per + n)
+        });
+        let Some((r, &(at, pair))) = stop.and_then(|r| Some((r, starts.get(r)?))) else {
+            return Run::Took(pos + end as u64);
+        };
+        self.chunks.truncate(first_chunk + r);
+        self.table.truncate(first_pair + pair);
+        Run::StoppedAt(pos + at as u64)
     }
 
     /// Takes the record at the start of `buf` (at absolute offset `pos`); returns where the
@@ -459,32 +529,6 @@ fn counts_table(
         })?;
     }
     Ok(Arc::new(table))
-}
-
-/// Checks where the chunk infos point: inside the file, no two to the same chunk.
-fn check_positions(chunks: &[Chunk], len: u64) -> Result<(), Fallback> {
-    // Chunk infos are normally in file order: then no two point to the same chunk.
-    let in_order = chunks.windows(2).all(|w| match w {
-        [a, b] => a.pos < b.pos,
-        _ => true,
-    });
-    if !in_order {
-        let mut positions: Vec<u64> = chunks.iter().map(|c| c.pos).collect();
-        positions.sort_unstable();
-        if let Some(w) = positions.windows(2).find(|w| w.first() == w.get(1)) {
-            return Err(format!(
-                "two chunk info records point to the same chunk at byte {}",
-                w.first().copied().unwrap_or_default()
-            ));
-        }
-    }
-    if let Some(c) = chunks.iter().find(|c| c.pos >= len) {
-        return Err(format!(
-            "a chunk info points to byte {} beyond the end of the file",
-            c.pos
-        ));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

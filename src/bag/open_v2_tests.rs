@@ -126,3 +126,85 @@ fn the_index_window_is_read_again_only_near_its_end() {
     let _ = w.at(2 * WINDOW as u64, AHEAD);
     assert_eq!(w.start, 10);
 }
+
+#[test]
+fn runs_read_what_the_slow_parser_reads_record_by_record() {
+    // The reference: every chunk info of the section read alone by the full parser.
+    let ok = section(20_000, 50_000);
+    let mut expected = Vec::new();
+    let mut at = 0;
+    while let Some(end) = record_end(&ok, at) {
+        if let Ok(info) = ChunkInfo::read(&ok, at, 0) {
+            expected.push((info.chunk_pos, info.start_time, info.end_time, info.counts));
+        }
+        at = end;
+    }
+    assert_eq!(expected.len(), 50_000);
+    for threads in [1, 2, 3] {
+        let (chunks, table, _, _) = read(&ok, threads).unwrap();
+        let got: Vec<_> = chunks
+            .iter()
+            .map(|(c, (start, len))| {
+                let counts = table[*start..start + len].to_vec();
+                (c.pos, c.start, c.end, counts)
+            })
+            .collect();
+        assert_eq!(got, expected, "{threads} threads");
+        let numbered = chunks.iter().enumerate();
+        assert!(numbered.clone().all(|(i, (c, _))| c.index as usize == i));
+        // The table holds the counts of every chunk, in order, and nothing else.
+        let spans: Vec<_> = chunks.iter().map(|(_, s)| *s).collect();
+        assert!(spans.windows(2).all(|w| w[0].0 + w[0].1 == w[1].0));
+        assert_eq!(
+            table.len(),
+            expected.iter().map(|e| e.3.len()).sum::<usize>()
+        );
+    }
+}
+
+#[test]
+fn a_run_of_chunk_infos_is_taken_whole_on_each_thread_count() {
+    // The fast path itself (the one-at-a-time path reads the same, only slower).
+    let mut run = Vec::new();
+    for i in 0..20_000 {
+        info(&mut run, i);
+    }
+    for threads in [1, 2, 3] {
+        let mut index = Index {
+            conns: ConnTable::default(),
+            shape: None,
+            warnings: Vec::new(),
+            chunks: Vec::new(),
+            table: Vec::new(),
+            starts: Vec::new(),
+        };
+        let took = index.take_run(&run, 1000, threads);
+        assert!(matches!(took, Run::Took(end) if end == 1000 + run.len() as u64));
+        assert_eq!(index.chunks.len(), 20_000, "{threads} threads");
+        // Cut in the middle of a record: the run stops at that record, keeping those before.
+        let mut index = Index {
+            chunks: Vec::new(),
+            table: Vec::new(),
+            ..index
+        };
+        let mut cut = run.clone();
+        let at = (0..run.len() / 2)
+            .rev()
+            .find(|&p| cut[p..].starts_with(b"op="))
+            .unwrap();
+        cut[at + 3] = 0x05;
+        match index.take_run(&cut, 0, threads) {
+            Run::StoppedAt(p) => {
+                assert!(p < at as u64 && p + 200 > at as u64, "{threads} threads");
+                assert_eq!(
+                    index.chunks.len(),
+                    index.chunks.last().unwrap().index as usize + 1
+                );
+                assert!(index.chunks.len() < 10_000);
+                let (start, len) = index.chunks.last().unwrap().counts.span();
+                assert_eq!(index.table.len(), start + len);
+            }
+            _ => panic!("a damaged run is taken whole"),
+        }
+    }
+}

@@ -9,6 +9,7 @@ use super::connection::{ConnId, Connection};
 use super::error::Warning;
 use super::heads::Heads;
 use super::recovery::Recovery;
+use super::totals::Totals;
 
 /// The result of opening a bag of any version.
 #[derive(Debug, Default)]
@@ -29,4 +30,7 @@ pub(crate) struct Opened {
     pub warnings: Vec<Warning>,
     /// Set when the bag was not opened from a complete index.
     pub recovery: Option<Recovery>,
+    /// The totals over `chunks`, when the opener summed them on its way (else summed when
+    /// the bag is assembled).
+    pub totals: Option<Totals>,
 }

@@ -7,7 +7,7 @@
 use crate::time::RosTime;
 
 use super::chunk::Chunk;
-use super::connection::Connection;
+use super::connection::{ConnId, Connection};
 
 /// Totals over a bag's chunks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -39,17 +39,41 @@ impl Totals {
     /// its last snapshot instead of passing over all of them again.
     pub fn add(&mut self, chunks: &[Chunk]) {
         for c in chunks {
-            let mut any = false;
-            for &(conn, n) in c.counts.iter().filter(|&&(_, n)| n > 0) {
-                any = true;
-                self.messages += u64::from(n);
-                if let Some(span) = self.spans.get_mut(conn as usize) {
-                    *span = Some(widen(*span, (c.start, c.end)));
-                }
+            self.add_chunk(c, |_, _| {});
+        }
+    }
+
+    /// Adds chunk `c`, handing each of its `(connection, messages)` counts to `each`.
+    fn add_chunk(&mut self, c: &Chunk, mut each: impl FnMut(ConnId, u32)) {
+        let mut any = false;
+        for &(conn, n) in c.counts.iter().filter(|&&(_, n)| n > 0) {
+            any = true;
+            each(conn, n);
+            self.messages += u64::from(n);
+            if let Some(span) = self.spans.get_mut(conn as usize) {
+                *span = Some(widen(*span, (c.start, c.end)));
             }
-            if any {
-                self.start = Some(self.start.map_or(c.start, |s| s.min(c.start)));
-                self.end = Some(self.end.map_or(c.end, |e| e.max(c.end)));
+        }
+        if any {
+            self.widen_time(c.start, c.end);
+        }
+    }
+
+    /// Widens the bag's time span to `start..end`.
+    fn widen_time(&mut self, start: RosTime, end: RosTime) {
+        self.start = Some(self.start.map_or(start, |s| s.min(start)));
+        self.end = Some(self.end.map_or(end, |e| e.max(end)));
+    }
+
+    /// Adds the totals of other chunks of the same bag (a pass split across threads).
+    fn merge(&mut self, other: &Totals) {
+        self.messages += other.messages;
+        if let (Some(start), Some(end)) = (other.start, other.end) {
+            self.widen_time(start, end);
+        }
+        for (mine, theirs) in self.spans.iter_mut().zip(&other.spans) {
+            if let Some(theirs) = *theirs {
+                *mine = Some(widen(*mine, theirs));
             }
         }
     }
@@ -64,21 +88,72 @@ impl Totals {
 
 /// Sets each connection's `message_count` to its messages over `chunks` (by dense id).
 pub(super) fn set_message_counts(connections: &mut [Connection], chunks: &[Chunk]) {
-    let ids = connections
-        .iter()
-        .map(|c| c.id as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut per_conn = vec![0u64; ids];
+    let mut tally = Tally::new(connections);
     for c in chunks {
         for &(conn, n) in &c.counts {
-            if let Some(total) = per_conn.get_mut(conn as usize) {
-                *total += u64::from(n);
-            }
+            tally.count(conn, n);
         }
     }
-    for c in connections {
-        c.message_count = per_conn.get(c.id as usize).copied().unwrap_or(0);
+    tally.set_message_counts(connections);
+}
+
+/// The totals of some of a bag's chunks and each connection's messages in them, summed in one
+/// pass; the tallies of the parts of a pass split across threads add up with
+/// [`Tally::merge`].
+#[derive(Clone, Debug, Default)]
+pub(super) struct Tally {
+    /// The totals (spans for the bag's connections).
+    pub totals: Totals,
+    /// Messages per connection, by dense id.
+    messages: Vec<u64>,
+}
+
+impl Tally {
+    /// Nothing counted yet, for a bag of `connections`.
+    pub fn new(connections: &[Connection]) -> Tally {
+        let ids = connections
+            .iter()
+            .map(|c| c.id as usize + 1)
+            .max()
+            .unwrap_or(0);
+        Tally {
+            totals: Totals {
+                spans: vec![None; connections.len()],
+                ..Totals::default()
+            },
+            messages: vec![0; ids],
+        }
+    }
+
+    /// Adds chunk `c`.
+    pub fn add(&mut self, c: &Chunk) {
+        let messages = &mut self.messages;
+        self.totals.add_chunk(c, |conn, n| {
+            if let Some(total) = messages.get_mut(conn as usize) {
+                *total += u64::from(n);
+            }
+        });
+    }
+
+    fn count(&mut self, conn: ConnId, n: u32) {
+        if let Some(total) = self.messages.get_mut(conn as usize) {
+            *total += u64::from(n);
+        }
+    }
+
+    /// Adds the tally of other chunks of the same bag.
+    pub fn merge(&mut self, other: &Tally) {
+        self.totals.merge(&other.totals);
+        for (mine, theirs) in self.messages.iter_mut().zip(&other.messages) {
+            *mine += theirs;
+        }
+    }
+
+    /// Sets each connection's `message_count` to its messages counted.
+    pub fn set_message_counts(&self, connections: &mut [Connection]) {
+        for c in connections {
+            c.message_count = self.messages.get(c.id as usize).copied().unwrap_or(0);
+        }
     }
 }
 

@@ -123,6 +123,18 @@ impl ChunkInfoHead {
         counts: &mut Vec<(u32, u32)>,
         shape: &mut Option<super::shape::Shape>,
     ) -> Option<Self> {
+        let (fixed, pairs) = Self::read_shaped_pairs(buf, base, shape)?;
+        counts.extend(pairs);
+        Some(fixed)
+    }
+
+    /// [`ChunkInfoHead::read_shaped`] handing back the record's `(connection id, message
+    /// count)` pairs instead of appending them: for a caller that writes them in place.
+    pub fn read_shaped_pairs<'a>(
+        buf: &'a [u8],
+        base: u64,
+        shape: &mut Option<super::shape::Shape>,
+    ) -> Option<(Self, Pairs<'a>)> {
         let ([op, ver, count, chunk_pos, start, end], header_len, rest) =
             super::shape::read_fields(
                 buf,
@@ -150,16 +162,31 @@ impl ChunkInfoHead {
             end_time: super::cursor::le_time(end?)?,
             end: data_offset.checked_add(pairs.len() as u64)?,
         };
-        counts.extend(pairs.chunks_exact(8).map(|e| {
-            let (conn, n) = e.split_at(4);
-            (
-                le_u32(conn).unwrap_or_default(),
-                le_u32(n).unwrap_or_default(),
-            )
-        }));
-        Some(fixed)
+        Some((fixed, Pairs(pairs.chunks_exact(8))))
     }
 }
+
+/// The `(connection id, message count)` pairs of a chunk info record, decoded as they are
+/// walked (see [`ChunkInfoHead::read_shaped_pairs`]).
+pub struct Pairs<'a>(std::slice::ChunksExact<'a, u8>);
+
+impl Iterator for Pairs<'_> {
+    type Item = (u32, u32);
+
+    fn next(&mut self) -> Option<(u32, u32)> {
+        let (conn, n) = self.0.next()?.split_at(4);
+        Some((
+            le_u32(conn).unwrap_or_default(),
+            le_u32(n).unwrap_or_default(),
+        ))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for Pairs<'_> {}
 
 impl ChunkInfo {
     /// Reads the chunk info record at `pos` of `buf` (first byte at absolute offset `base`).

@@ -510,6 +510,7 @@ impl Follower {
                 losses: self.losses.clone(),
                 scanned: None,
             }),
+            totals: None,
         };
         super::Bag::assemble_with(
             path,

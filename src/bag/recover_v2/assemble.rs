@@ -160,6 +160,7 @@ impl Walk {
                 losses: self.losses,
                 scanned: None,
             }),
+            totals: None,
         })
     }
 

@@ -175,6 +175,7 @@ impl Prefix {
                 losses,
                 scanned: None,
             }),
+            totals: None,
         }
     }
 }
