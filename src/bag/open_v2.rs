@@ -23,6 +23,7 @@ use super::error::Warning;
 use super::finish_chunks::finish_chunks;
 use super::heads::{Heads, read_all};
 use super::opened::Opened;
+use super::section_window::{Ahead, Window};
 use super::source::Source;
 use super::table::ConnTable;
 
@@ -151,7 +152,8 @@ fn read_section(
     let mut one_by_one = 0usize;
     while pos < len {
         if threads > 1 && one_by_one == 0 {
-            match index.take_run(window.at(pos, AHEAD), pos, threads) {
+            let (buf, ahead) = window.split(pos, AHEAD);
+            match index.take_run(buf, pos, threads, ahead) {
                 Run::Took(next) => {
                     pos = next;
                     continue;
@@ -265,6 +267,20 @@ fn unfilled() -> Chunk {
     }
 }
 
+/// Where `threads` shares of `n` records start (and the last ends): the first, whose thread
+/// also reads the next window, half the size of the others.
+fn shares(n: usize, threads: usize) -> Vec<usize> {
+    let threads = threads.max(1);
+    if threads == 1 {
+        return vec![0, n];
+    }
+    // In halves of a share: the first takes one, every other two.
+    let halves = 2 * threads - 1;
+    let mut cuts = vec![0];
+    cuts.extend((0..threads).map(|k| n * (2 * k + 1) / halves));
+    cuts
+}
+
 /// The `(connection, count)` pairs the data of the record from `at` to `end` of `buf` holds
 /// room for: what its count field must say for it to parse.
 fn data_pairs(buf: &[u8], at: usize, end: usize) -> usize {
@@ -336,7 +352,7 @@ impl Index {
     /// of them (a record's counts take the room its data length leaves, which is what its
     /// count must say for it to parse), each thread fills its share, and what follows a
     /// record not taken is cut off again.
-    fn take_run(&mut self, buf: &[u8], pos: u64, threads: usize) -> Run {
+    fn take_run(&mut self, buf: &[u8], pos: u64, threads: usize, ahead: Ahead<'_>) -> Run {
         let mut starts = std::mem::take(&mut self.starts);
         starts.clear();
         let (mut at, mut pairs) = (0, 0);
@@ -348,32 +364,37 @@ impl Index {
         let run = if starts.len() < MIN_RUN {
             Run::TooShort
         } else {
-            self.fill(buf, pos, (&starts, at, pairs), threads)
+            self.fill(buf, pos, (&starts, at, pairs), threads, ahead)
         };
         self.starts = starts;
         run
     }
 
     /// [`Index::take_run`] once the records' `starts` (each with where its counts go), the
-    /// end of the last one and the number of `pairs` they hold are known.
+    /// end of the last one and the number of `pairs` they hold are known. The calling thread
+    /// reads the window after this one (`ahead`, from the end of the last record) before it
+    /// parses its share, a smaller one.
     fn fill(
         &mut self,
         buf: &[u8],
         pos: u64,
         (starts, end, pairs): (&[(usize, usize)], usize, usize),
         threads: usize,
+        ahead: Ahead<'_>,
     ) -> Run {
         let (first_chunk, first_pair) = (self.chunks.len(), self.table.len());
         self.chunks.resize(first_chunk + starts.len(), unfilled());
         self.table.resize(first_pair + pairs, (0, 0));
         // A thread parses thousands of records in the time another takes to start.
         let threads = threads.min(starts.len() / PER_THREAD).max(1);
-        let per = starts.len().div_ceil(threads);
+        let cuts = shares(starts.len(), threads);
         let mut pieces = Vec::with_capacity(threads);
         let mut chunks = self.chunks.get_mut(first_chunk..).unwrap_or_default();
         let mut table = self.table.get_mut(first_pair..).unwrap_or_default();
-        for (k, piece) in starts.chunks(per).enumerate() {
-            let (next, pair_end) = starts.get((k + 1) * per).copied().unwrap_or((end, pairs));
+        for range in cuts.windows(2) {
+            let &[from, to] = range else { continue };
+            let piece = starts.get(from..to).unwrap_or_default();
+            let (next, pair_end) = starts.get(to).copied().unwrap_or((end, pairs));
             let origin = piece.first().map_or(0, |s| s.1);
             let share = piece.len().min(chunks.len());
             let (mine, rest) = std::mem::take(&mut chunks).split_at_mut(share);
@@ -384,7 +405,7 @@ impl Index {
             pieces.push(Piece {
                 starts: piece,
                 next,
-                first: (first_chunk + k * per, first_pair + origin),
+                first: (first_chunk + from, first_pair + origin),
                 chunks: mine,
                 table: counts,
             });
@@ -393,15 +414,18 @@ impl Index {
             let mut pieces = pieces.into_iter();
             let first = pieces.next();
             let others: Vec<_> = pieces.map(|p| s.spawn(move || p.parse(buf, pos))).collect();
+            if threads > 1 {
+                ahead.read(pos + end as u64);
+            }
             let mut taken = vec![first.map_or(0, |p| p.parse(buf, pos))];
             // A thread that panicked took nothing: its records are read one at a time.
             taken.extend(others.into_iter().map(|h| h.join().unwrap_or(0)));
             taken
         });
         // The first record a thread did not take, if any.
-        let stop = taken.iter().enumerate().find_map(|(k, &n)| {
-            let len = starts.len().saturating_sub(k * per).min(per);
-            (n < len).then_some(k * per + n)
+        let stop = taken.iter().zip(cuts.windows(2)).find_map(|(&n, range)| {
+            let &[from, to] = range else { return None };
+            (n < to - from).then_some(from + n)
         });
         let Some((r, &(at, pair))) = stop.and_then(|r| Some((r, starts.get(r)?))) else {
             return Run::Took(pos + end as u64);
@@ -446,49 +470,6 @@ impl Index {
             )),
             Err(e) => Err(format!("index section damaged: {e} (at byte {pos})")),
         }
-    }
-}
-
-/// A stretch of the file read into one reused buffer.
-struct Window<'s> {
-    source: &'s Source,
-    start: u64,
-    bytes: Vec<u8>,
-    /// Bytes read at a time (more when one record needs more).
-    size: usize,
-}
-
-impl<'s> Window<'s> {
-    fn new(source: &'s Source, size: usize) -> Self {
-        Window {
-            source,
-            start: 0,
-            bytes: Vec::new(),
-            size,
-        }
-    }
-
-    /// The bytes from `pos`: at least `want` of them unless the file ends first (fewer if it
-    /// shrank: then [`Source::changed`] tells).
-    fn at(&mut self, pos: u64, want: usize) -> &[u8] {
-        let end = self.start + self.bytes.len() as u64;
-        let covered =
-            pos >= self.start && (pos.saturating_add(want as u64) <= end || self.reaches_end());
-        if !covered {
-            let len = self.source.len().saturating_sub(pos);
-            let take = (want.max(self.size) as u64).min(len);
-            self.start = pos;
-            // A short read (the file shrank) leaves what was read: parsing fails on what is
-            // missing and the caller reports the change.
-            let _ = self.source.read_exact_into(pos, take, &mut self.bytes);
-        }
-        let at = usize::try_from(pos - self.start).unwrap_or(usize::MAX);
-        self.bytes.get(at..).unwrap_or_default()
-    }
-
-    /// True when the window runs to the end of the file.
-    fn reaches_end(&self) -> bool {
-        self.start + self.bytes.len() as u64 >= self.source.len()
     }
 }
 

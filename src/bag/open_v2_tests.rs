@@ -108,26 +108,6 @@ fn a_short_section_read_in_small_windows_reads_as_one_record_at_a_time() {
 }
 
 #[test]
-fn the_index_window_is_read_again_only_near_its_end() {
-    let source = Source::owned(vec![7u8; 3 * WINDOW]);
-    let mut w = Window::new(&source, WINDOW);
-    assert_eq!(w.at(0, AHEAD).len(), WINDOW);
-    let _ = w.at(1000, AHEAD);
-    assert_eq!(w.start, 0);
-    let last = (WINDOW - AHEAD) as u64;
-    assert_eq!(w.at(last, AHEAD).len(), AHEAD);
-    assert_eq!(w.start, 0);
-    let _ = w.at(last + 1, AHEAD);
-    assert_eq!(w.start, last + 1);
-    assert!(!w.reaches_end());
-    // More than a window: the rest of the file, once.
-    assert_eq!(w.at(10, usize::MAX).len(), 3 * WINDOW - 10);
-    assert!(w.reaches_end());
-    let _ = w.at(2 * WINDOW as u64, AHEAD);
-    assert_eq!(w.start, 10);
-}
-
-#[test]
 fn runs_read_what_the_slow_parser_reads_record_by_record() {
     // The reference: every chunk info of the section read alone by the full parser.
     let ok = section(20_000, 50_000);
@@ -178,7 +158,9 @@ fn a_run_of_chunk_infos_is_taken_whole_on_each_thread_count() {
             table: Vec::new(),
             starts: Vec::new(),
         };
-        let took = index.take_run(&run, 1000, threads);
+        let nothing = Source::owned(Vec::new());
+        let mut window = Window::new(&nothing, 16);
+        let took = index.take_run(&run, 1000, threads, window.split(0, 0).1);
         assert!(matches!(took, Run::Took(end) if end == 1000 + run.len() as u64));
         assert_eq!(index.chunks.len(), 20_000, "{threads} threads");
         // Cut in the middle of a record: the run stops at that record, keeping those before.
@@ -193,7 +175,7 @@ fn a_run_of_chunk_infos_is_taken_whole_on_each_thread_count() {
             .find(|&p| cut[p..].starts_with(b"op="))
             .unwrap();
         cut[at + 3] = 0x05;
-        match index.take_run(&cut, 0, threads) {
+        match index.take_run(&cut, 0, threads, window.split(0, 0).1) {
             Run::StoppedAt(p) => {
                 assert!(p < at as u64 && p + 200 > at as u64, "{threads} threads");
                 assert_eq!(
@@ -205,6 +187,21 @@ fn a_run_of_chunk_infos_is_taken_whole_on_each_thread_count() {
                 assert_eq!(index.table.len(), start + len);
             }
             _ => panic!("a damaged run is taken whole"),
+        }
+    }
+}
+
+#[test]
+fn shares_cover_every_record_once_the_first_half_the_others() {
+    assert_eq!(shares(10, 1), vec![0, 10]);
+    assert_eq!(shares(30_000, 2), vec![0, 10_000, 30_000]);
+    assert_eq!(shares(70_000, 4), vec![0, 10_000, 30_000, 50_000, 70_000]);
+    for n in [0, 1, 5, 4096, 12_345] {
+        for threads in 1..6 {
+            let cuts = shares(n, threads);
+            assert_eq!((cuts[0], *cuts.last().unwrap()), (0, n));
+            assert!(cuts.windows(2).all(|w| w[0] <= w[1]));
+            assert_eq!(cuts.len(), threads + 1);
         }
     }
 }
