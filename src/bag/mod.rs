@@ -50,6 +50,7 @@ mod recover_v2;
 mod recovery;
 mod resync;
 pub mod rewrite;
+mod room;
 mod section_window;
 mod slots;
 mod source;

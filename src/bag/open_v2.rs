@@ -14,8 +14,6 @@ use crate::format::{
     BagHeader, ChunkInfoHead, ConnectionRecord, Op, read_head, read_record, record_end,
 };
 
-use crate::time::RosTime;
-
 use super::chunk::{Chunk, ChunkLayout, ChunkState};
 use super::connection::ConnId;
 use super::counts::Counts;
@@ -23,6 +21,7 @@ use super::error::Warning;
 use super::finish_chunks::finish_chunks;
 use super::heads::{Heads, read_all};
 use super::opened::Opened;
+use super::room::{Room, with_rooms};
 use super::section_window::{Ahead, Window};
 use super::source::Source;
 use super::table::ConnTable;
@@ -200,70 +199,49 @@ enum Run {
 
 /// A stretch of a run parsed on one thread: its records, written in place into its share
 /// of the index's lists.
-struct Piece<'a> {
+struct Piece<'a, 'c, 't> {
     /// Each record's start in the window and the position of its counts in the part of the
     /// table this run fills (see [`Index::take_run`]).
     starts: &'a [(usize, usize)],
-    /// Where the record after the piece starts (the end of the last one).
-    next: usize,
+    /// Where the record after the piece starts (the end of the last one), and where the
+    /// counts after the piece's go.
+    next: (usize, usize),
     /// The index of the piece's first chunk, and the position of its first count in the
     /// whole table.
     first: (usize, usize),
-    chunks: &'a mut [Chunk],
-    table: &'a mut [(u32, u32)],
+    chunks: Room<'c, Chunk>,
+    table: Room<'t, (u32, u32)>,
 }
 
-impl Piece<'_> {
+impl Piece<'_, '_, '_> {
     /// Parses the chunk info records of the piece (the window's first byte at absolute offset
     /// `base`) with the fast parser, each into its chunk and counts; returns how many it took,
     /// stopping at the first it does not take or that does not end where the next starts.
-    fn parse(self, buf: &[u8], base: u64) -> usize {
+    fn parse(&mut self, buf: &[u8], base: u64) -> usize {
         let mut shape = None;
         let origin = self.starts.first().map_or(0, |s| s.1);
-        let table_end = origin + self.table.len();
         for (k, &(at, pair)) in self.starts.iter().enumerate() {
-            let (following, pair_end) = self
-                .starts
-                .get(k + 1)
-                .map_or((self.next, table_end), |&(at, pair)| (at, pair));
+            let (following, pair_end) = self.starts.get(k + 1).copied().unwrap_or(self.next);
             let rest = buf.get(at..).unwrap_or_default();
             let Some((info, pairs)) =
                 ChunkInfoHead::read_shaped_pairs(rest, base + at as u64, &mut shape)
             else {
                 return k;
             };
-            let room = self.table.get_mut(pair - origin..pair_end - origin);
-            let (Some(room), Some(slot)) = (room, self.chunks.get_mut(k)) else {
-                return k;
-            };
-            if info.end != base + following as u64 || room.len() != pairs.len() {
+            let n = pairs.len();
+            if info.end != base + following as u64 || pair_end.checked_sub(pair) != Some(n) {
                 return k;
             }
-            for (to, from) in room.iter_mut().zip(pairs) {
-                *to = from;
+            if !pairs.into_iter().all(|p| self.table.push(p)) {
+                return k;
             }
             let (first_chunk, first_pair) = self.first;
-            *slot = chunk_of(
-                &info,
-                first_chunk + k,
-                first_pair + pair - origin,
-                room.len(),
-            );
+            let chunk = chunk_of(&info, first_chunk + k, first_pair + pair - origin, n);
+            if !self.chunks.push(chunk) {
+                return k;
+            }
         }
         self.starts.len()
-    }
-}
-
-/// What a chunk's place in the index's list holds until a thread fills it in.
-fn unfilled() -> Chunk {
-    Chunk {
-        index: 0,
-        pos: 0,
-        layout: ChunkLayout::V2,
-        state: ChunkState::Complete,
-        start: RosTime::default(),
-        end: RosTime::default(),
-        counts: Counts::default(),
     }
 }
 
@@ -279,6 +257,33 @@ fn shares(n: usize, threads: usize) -> Vec<usize> {
     let mut cuts = vec![0];
     cuts.extend((0..threads).map(|k| n * (2 * k + 1) / halves));
     cuts
+}
+
+/// Parses `pieces` of the window `buf` (at absolute offset `pos`), the first on the calling
+/// thread, each other on a thread of its own; the calling thread first reads the window from
+/// the position `read_ahead` names. Hands back each piece with how many records it took,
+/// in order, up to the first whose thread failed (its records are then read one at a time).
+fn parse_pieces<'a, 'c, 't>(
+    pieces: Vec<Piece<'a, 'c, 't>>,
+    (buf, pos): (&[u8], u64),
+    read_ahead: Option<(Ahead<'_>, u64)>,
+) -> Vec<(usize, Piece<'a, 'c, 't>)> {
+    std::thread::scope(|s| {
+        let mut pieces = pieces.into_iter();
+        let first = pieces.next();
+        let others: Vec<_> = pieces
+            .map(|mut p| s.spawn(move || (p.parse(buf, pos), p)))
+            .collect();
+        if let Some((ahead, next)) = read_ahead {
+            ahead.read(next);
+        }
+        let mut done: Vec<_> = first
+            .map(|mut p| (p.parse(buf, pos), p))
+            .into_iter()
+            .collect();
+        done.extend(others.into_iter().map_while(|h| h.join().ok()));
+        done
+    })
 }
 
 /// The `(connection, count)` pairs the data of the record from `at` to `end` of `buf` holds
@@ -383,48 +388,47 @@ impl Index {
         ahead: Ahead<'_>,
     ) -> Run {
         let (first_chunk, first_pair) = (self.chunks.len(), self.table.len());
-        self.chunks.resize(first_chunk + starts.len(), unfilled());
-        self.table.resize(first_pair + pairs, (0, 0));
         // A thread parses thousands of records in the time another takes to start.
         let threads = threads.min(starts.len() / PER_THREAD).max(1);
         let cuts = shares(starts.len(), threads);
-        let mut pieces = Vec::with_capacity(threads);
-        let mut chunks = self.chunks.get_mut(first_chunk..).unwrap_or_default();
-        let mut table = self.table.get_mut(first_pair..).unwrap_or_default();
-        for range in cuts.windows(2) {
-            let &[from, to] = range else { continue };
-            let piece = starts.get(from..to).unwrap_or_default();
-            let (next, pair_end) = starts.get(to).copied().unwrap_or((end, pairs));
-            let origin = piece.first().map_or(0, |s| s.1);
-            let share = piece.len().min(chunks.len());
-            let (mine, rest) = std::mem::take(&mut chunks).split_at_mut(share);
-            chunks = rest;
-            let share = pair_end.saturating_sub(origin).min(table.len());
-            let (counts, rest) = std::mem::take(&mut table).split_at_mut(share);
-            table = rest;
-            pieces.push(Piece {
-                starts: piece,
-                next,
-                first: (first_chunk + from, first_pair + origin),
-                chunks: mine,
-                table: counts,
+        // Each share's records, and where its counts start and end.
+        let spans: Vec<(usize, usize, (usize, usize))> = cuts
+            .windows(2)
+            .filter_map(|w| match *w {
+                [from, to] => {
+                    let pair = |i: usize| starts.get(i).map_or(pairs, |s| s.1);
+                    Some((from, to, (pair(from), pair(to))))
+                }
+                _ => None,
+            })
+            .collect();
+        let chunk_lens: Vec<usize> = spans.iter().map(|s| s.1 - s.0).collect();
+        let pair_lens: Vec<usize> = spans.iter().map(|s| s.2.1 - s.2.0).collect();
+        let read_ahead = (threads > 1).then_some((ahead, pos + end as u64));
+        let taken = with_rooms(&mut self.table, &pair_lens, |table| {
+            let (table, taken) = with_rooms(&mut self.chunks, &chunk_lens, |chunks| {
+                let pieces = spans.iter().zip(chunks.into_iter().zip(table)).map(
+                    |(&(from, to, (pair, _)), (chunks, table))| Piece {
+                        starts: starts.get(from..to).unwrap_or_default(),
+                        next: starts.get(to).copied().unwrap_or((end, pairs)),
+                        first: (first_chunk + from, first_pair + pair),
+                        chunks,
+                        table,
+                    },
+                );
+                let mut back = (Vec::new(), Vec::new(), Vec::new());
+                for (n, p) in parse_pieces(pieces.collect(), (buf, pos), read_ahead) {
+                    back.0.push(p.chunks);
+                    back.1.push(p.table);
+                    back.2.push(n);
+                }
+                (back.0, (back.1, back.2))
             });
-        }
-        let taken: Vec<usize> = std::thread::scope(|s| {
-            let mut pieces = pieces.into_iter();
-            let first = pieces.next();
-            let others: Vec<_> = pieces.map(|p| s.spawn(move || p.parse(buf, pos))).collect();
-            if threads > 1 {
-                ahead.read(pos + end as u64);
-            }
-            let mut taken = vec![first.map_or(0, |p| p.parse(buf, pos))];
-            // A thread that panicked took nothing: its records are read one at a time.
-            taken.extend(others.into_iter().map(|h| h.join().unwrap_or(0)));
-            taken
+            (table, taken)
         });
         // The first record a thread did not take, if any.
-        let stop = taken.iter().zip(cuts.windows(2)).find_map(|(&n, range)| {
-            let &[from, to] = range else { return None };
+        let stop = spans.iter().enumerate().find_map(|(k, &(from, to, _))| {
+            let n = taken.get(k).copied().unwrap_or_default();
             (n < to - from).then_some(from + n)
         });
         let Some((r, &(at, pair))) = stop.and_then(|r| Some((r, starts.get(r)?))) else {
