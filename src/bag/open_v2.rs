@@ -59,6 +59,7 @@ pub(crate) fn open_indexed(
         table,
         shape: _,
         starts: _,
+        ahead: _,
     } = index;
     if let Some(n) = header.chunk_count {
         if n as usize != chunks.len() {
@@ -130,7 +131,8 @@ fn read_section(
         warnings: Vec::new(),
         chunks: Vec::with_capacity(expected),
         table: Vec::with_capacity(expected),
-        starts: Vec::new(),
+        starts: Starts::default(),
+        ahead: Starts::default(),
     };
     super::huge_pages::for_vec(&index.chunks);
     super::huge_pages::for_vec(&index.table);
@@ -263,10 +265,12 @@ fn shares(n: usize, threads: usize) -> Vec<usize> {
 /// thread, each other on a thread of its own; the calling thread first reads the window from
 /// the position `read_ahead` names. Hands back each piece with how many records it took,
 /// in order, up to the first whose thread failed (its records are then read one at a time).
+/// The records of the window read ahead are put in `found`.
 fn parse_pieces<'a, 'c, 't>(
     pieces: Vec<Piece<'a, 'c, 't>>,
     (buf, pos): (&[u8], u64),
     read_ahead: Option<(Ahead<'_>, u64)>,
+    found: &mut Starts,
 ) -> Vec<(usize, Piece<'a, 'c, 't>)> {
     std::thread::scope(|s| {
         let mut pieces = pieces.into_iter();
@@ -275,7 +279,7 @@ fn parse_pieces<'a, 'c, 't>(
             .map(|mut p| s.spawn(move || (p.parse(buf, pos), p)))
             .collect();
         if let Some((ahead, next)) = read_ahead {
-            ahead.read(next);
+            found.find(ahead.read(next), next);
         }
         let mut done: Vec<_> = first
             .map(|mut p| (p.parse(buf, pos), p))
@@ -326,9 +330,39 @@ struct Index {
     chunks: Vec<Chunk>,
     /// The counts of every chunk info, in order (each chunk holds its range).
     table: Vec<(u32, u32)>,
-    /// Where each record of the window being taken starts and where its counts go (kept
-    /// from window to window: fresh memory costs more than the parse).
-    starts: Vec<(usize, usize)>,
+    /// The records of the window being taken (kept from window to window: fresh memory
+    /// costs more than the parse).
+    starts: Starts,
+    /// The records of the window read ahead, found by the thread that read it.
+    ahead: Starts,
+}
+
+/// The whole records found in a window.
+#[derive(Default)]
+struct Starts {
+    /// Where the window starts in the file and how many bytes it holds (`None`: nothing
+    /// found yet).
+    window: Option<(u64, usize)>,
+    /// Each record's start in the window and the position of its counts among the window's.
+    list: Vec<(usize, usize)>,
+    /// The end of the last whole record.
+    end: usize,
+    /// The `(connection, count)` pairs the records hold.
+    pairs: usize,
+}
+
+impl Starts {
+    /// Finds the whole records of `buf`, the window at absolute offset `pos`.
+    fn find(&mut self, buf: &[u8], pos: u64) {
+        self.list.clear();
+        let (mut at, mut pairs) = (0, 0);
+        while let Some(end) = record_end(buf, at) {
+            self.list.push((at, pairs));
+            pairs += data_pairs(buf, at, end);
+            at = end;
+        }
+        (self.window, self.end, self.pairs) = (Some((pos, buf.len())), at, pairs);
+    }
 }
 
 impl Index {
@@ -358,18 +392,18 @@ impl Index {
     /// count must say for it to parse), each thread fills its share, and what follows a
     /// record not taken is cut off again.
     fn take_run(&mut self, buf: &[u8], pos: u64, threads: usize, ahead: Ahead<'_>) -> Run {
-        let mut starts = std::mem::take(&mut self.starts);
-        starts.clear();
-        let (mut at, mut pairs) = (0, 0);
-        while let Some(end) = record_end(buf, at) {
-            starts.push((at, pairs));
-            pairs += data_pairs(buf, at, end);
-            at = end;
+        // The records of a window read ahead were found by the thread that read it.
+        if self.ahead.window == Some((pos, buf.len())) {
+            std::mem::swap(&mut self.starts, &mut self.ahead);
+        } else {
+            self.starts.find(buf, pos);
         }
-        let run = if starts.len() < MIN_RUN {
+        self.ahead.window = None;
+        let starts = std::mem::take(&mut self.starts);
+        let run = if starts.list.len() < MIN_RUN {
             Run::TooShort
         } else {
-            self.fill(buf, pos, (&starts, at, pairs), threads, ahead)
+            self.fill(buf, pos, &starts, threads, ahead)
         };
         self.starts = starts;
         run
@@ -383,10 +417,11 @@ impl Index {
         &mut self,
         buf: &[u8],
         pos: u64,
-        (starts, end, pairs): (&[(usize, usize)], usize, usize),
+        found: &Starts,
         threads: usize,
         ahead: Ahead<'_>,
     ) -> Run {
+        let (starts, end, pairs) = (&found.list[..], found.end, found.pairs);
         let (first_chunk, first_pair) = (self.chunks.len(), self.table.len());
         // A thread parses thousands of records in the time another takes to start.
         let threads = threads.min(starts.len() / PER_THREAD).max(1);
@@ -417,7 +452,8 @@ impl Index {
                     },
                 );
                 let mut back = (Vec::new(), Vec::new(), Vec::new());
-                for (n, p) in parse_pieces(pieces.collect(), (buf, pos), read_ahead) {
+                let done = parse_pieces(pieces.collect(), (buf, pos), read_ahead, &mut self.ahead);
+                for (n, p) in done {
                     back.0.push(p.chunks);
                     back.1.push(p.table);
                     back.2.push(n);

@@ -156,7 +156,8 @@ fn a_run_of_chunk_infos_is_taken_whole_on_each_thread_count() {
             warnings: Vec::new(),
             chunks: Vec::new(),
             table: Vec::new(),
-            starts: Vec::new(),
+            starts: Starts::default(),
+            ahead: Starts::default(),
         };
         let nothing = Source::owned(Vec::new());
         let mut window = Window::new(&nothing, 16);
@@ -204,4 +205,42 @@ fn shares_cover_every_record_once_the_first_half_the_others() {
             assert_eq!(cuts.len(), threads + 1);
         }
     }
+}
+
+#[test]
+fn the_records_of_the_window_read_ahead_are_found_by_the_thread_that_read_it() {
+    let mut run = Vec::new();
+    for i in 0..60_000 {
+        info(&mut run, i);
+    }
+    assert!(run.len() > WINDOW + AHEAD);
+    let source = Source::owned(run.clone());
+    let mut window = Window::new(&source, WINDOW);
+    let mut index = Index {
+        conns: ConnTable::default(),
+        shape: None,
+        warnings: Vec::new(),
+        chunks: Vec::new(),
+        table: Vec::new(),
+        starts: Starts::default(),
+        ahead: Starts::default(),
+    };
+    let (buf, ahead) = window.split(0, AHEAD);
+    let Run::Took(next) = index.take_run(buf, 0, 2, ahead) else {
+        panic!("a clean run is taken whole")
+    };
+    let (buf, ahead) = window.split(next, AHEAD);
+    assert_eq!(index.ahead.window, Some((next, buf.len())));
+    // The list found on the way is the one the next run takes: cut short, the run is too.
+    let (cut, pairs) = index.ahead.list[MIN_RUN];
+    index.ahead.list.truncate(MIN_RUN);
+    (index.ahead.end, index.ahead.pairs) = (cut, pairs);
+    let before = index.chunks.len();
+    let Run::Took(end) = index.take_run(buf, next, 2, ahead) else {
+        panic!("a clean run is taken whole")
+    };
+    assert_eq!(
+        (end, index.chunks.len() - before),
+        (next + cut as u64, MIN_RUN)
+    );
 }

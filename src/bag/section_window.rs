@@ -30,23 +30,23 @@ pub(super) struct Ahead<'w> {
     bytes: &'w mut Vec<u8>,
 }
 
-impl Ahead<'_> {
-    /// Reads the window from `pos` (nothing past the end of the file; a short read keeps
-    /// what was read, as [`Window::at`] does).
-    pub(super) fn read(self, pos: u64) {
-        if *self.start == pos && !self.bytes.is_empty() {
-            // Read already (a run stopped and was taken up again in the same window).
-            return;
+impl<'w> Ahead<'w> {
+    /// Reads the window from `pos` and hands back its bytes (none past the end of the file;
+    /// a short read keeps what was read, as [`Window::at`] does).
+    pub(super) fn read(self, pos: u64) -> &'w [u8] {
+        let bytes: &'w mut Vec<u8> = self.bytes;
+        // Read already when a run stopped and was taken up again in the same window.
+        if *self.start != pos || bytes.is_empty() {
+            let len = self.source.len().saturating_sub(pos);
+            bytes.clear();
+            *self.start = pos;
+            if len > 0 {
+                let _ = self
+                    .source
+                    .read_exact_into(pos, (self.size as u64).min(len), bytes);
+            }
         }
-        let len = self.source.len().saturating_sub(pos);
-        self.bytes.clear();
-        if len == 0 {
-            return;
-        }
-        *self.start = pos;
-        let _ = self
-            .source
-            .read_exact_into(pos, (self.size as u64).min(len), self.bytes);
+        bytes
     }
 }
 
