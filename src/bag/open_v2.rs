@@ -125,17 +125,7 @@ fn read_section(
 ) -> Result<Index, Fallback> {
     let len = source.len();
     let section_len = usize::try_from(len - index_pos).unwrap_or(usize::MAX);
-    let mut index = Index {
-        conns: ConnTable::default(),
-        shape: None,
-        warnings: Vec::new(),
-        chunks: Vec::with_capacity(expected),
-        table: Vec::with_capacity(expected),
-        starts: Starts::default(),
-        ahead: Starts::default(),
-    };
-    super::huge_pages::for_vec(&index.chunks);
-    super::huge_pages::for_vec(&index.table);
+    let mut index = Index::new(expected);
     // The section is read in windows of a few MiB into one buffer; a record that does not
     // parse from a window is parsed again from the rest of the file, so damage reads as it
     // would from the whole section at once. A section too short to hold a run for two threads
@@ -366,6 +356,22 @@ impl Starts {
 }
 
 impl Index {
+    /// Nothing read yet, with room for the chunks and counts of `expected` chunk infos.
+    fn new(expected: usize) -> Index {
+        let index = Index {
+            conns: ConnTable::default(),
+            shape: None,
+            warnings: Vec::new(),
+            chunks: Vec::with_capacity(expected),
+            table: Vec::with_capacity(expected),
+            starts: Starts::default(),
+            ahead: Starts::default(),
+        };
+        super::huge_pages::for_vec(&index.chunks);
+        super::huge_pages::for_vec(&index.table);
+        index
+    }
+
     /// Adds the chunk of a chunk info whose counts were just appended to the table; returns
     /// where the next record starts.
     fn push(&mut self, info: &ChunkInfoHead) -> u64 {

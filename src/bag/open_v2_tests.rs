@@ -150,26 +150,14 @@ fn a_run_of_chunk_infos_is_taken_whole_on_each_thread_count() {
         info(&mut run, i);
     }
     for threads in [1, 2, 3] {
-        let mut index = Index {
-            conns: ConnTable::default(),
-            shape: None,
-            warnings: Vec::new(),
-            chunks: Vec::new(),
-            table: Vec::new(),
-            starts: Starts::default(),
-            ahead: Starts::default(),
-        };
+        let mut index = Index::new(0);
         let nothing = Source::owned(Vec::new());
         let mut window = Window::new(&nothing, 16);
         let took = index.take_run(&run, 1000, threads, window.split(0, 0).1);
         assert!(matches!(took, Run::Took(end) if end == 1000 + run.len() as u64));
         assert_eq!(index.chunks.len(), 20_000, "{threads} threads");
         // Cut in the middle of a record: the run stops at that record, keeping those before.
-        let mut index = Index {
-            chunks: Vec::new(),
-            table: Vec::new(),
-            ..index
-        };
+        let mut index = Index::new(0);
         let mut cut = run.clone();
         let at = (0..run.len() / 2)
             .rev()
@@ -216,15 +204,7 @@ fn the_records_of_the_window_read_ahead_are_found_by_the_thread_that_read_it() {
     assert!(run.len() > WINDOW + AHEAD);
     let source = Source::owned(run.clone());
     let mut window = Window::new(&source, WINDOW);
-    let mut index = Index {
-        conns: ConnTable::default(),
-        shape: None,
-        warnings: Vec::new(),
-        chunks: Vec::new(),
-        table: Vec::new(),
-        starts: Starts::default(),
-        ahead: Starts::default(),
-    };
+    let mut index = Index::new(0);
     let (buf, ahead) = window.split(0, AHEAD);
     let Run::Took(next) = index.take_run(buf, 0, 2, ahead) else {
         panic!("a clean run is taken whole")
