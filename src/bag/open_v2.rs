@@ -415,10 +415,10 @@ impl Index {
         run
     }
 
-    /// [`Index::take_run`] once the records' `starts` (each with where its counts go), the
-    /// end of the last one and the number of `pairs` they hold are known. The calling thread
-    /// reads the window after this one (`ahead`, from the end of the last record) before it
-    /// parses its share, a smaller one.
+    /// [`Index::take_run`] once the window's records are `found` (each one's start and where
+    /// its counts go, the end of the last one, the counts they hold). The calling thread
+    /// reads the window after this one (`ahead`, from the end of the last record) and finds
+    /// its records before it parses its share, a smaller one.
     fn fill(
         &mut self,
         buf: &[u8],
