@@ -91,7 +91,7 @@ pub(super) fn set_message_counts(connections: &mut [Connection], chunks: &[Chunk
     let mut tally = Tally::new(connections);
     for c in chunks {
         for &(conn, n) in &c.counts {
-            tally.count(conn, n);
+            count(&mut tally.messages, conn, n);
         }
     }
     tally.set_message_counts(connections);
@@ -128,17 +128,7 @@ impl Tally {
     /// Adds chunk `c`.
     pub fn add(&mut self, c: &Chunk) {
         let messages = &mut self.messages;
-        self.totals.add_chunk(c, |conn, n| {
-            if let Some(total) = messages.get_mut(conn as usize) {
-                *total += u64::from(n);
-            }
-        });
-    }
-
-    fn count(&mut self, conn: ConnId, n: u32) {
-        if let Some(total) = self.messages.get_mut(conn as usize) {
-            *total += u64::from(n);
-        }
+        self.totals.add_chunk(c, |conn, n| count(messages, conn, n));
     }
 
     /// Adds the tally of other chunks of the same bag.
@@ -154,6 +144,13 @@ impl Tally {
         for c in connections {
             c.message_count = self.messages.get(c.id as usize).copied().unwrap_or(0);
         }
+    }
+}
+
+/// Adds `n` messages to connection `conn`'s count in `messages` (by dense id).
+fn count(messages: &mut [u64], conn: ConnId, n: u32) {
+    if let Some(total) = messages.get_mut(conn as usize) {
+        *total += u64::from(n);
     }
 }
 

@@ -3,10 +3,10 @@
 //!
 //! clap's derive builds every subcommand's arguments before it parses (clap cannot defer
 //! them yet): about 0.2 ms of each run (`info` of a small bag took 2.96 ms with the whole
-//! tree, 2.73 ms with this one; a process that prints nothing takes ~1.5 ms here). The tree built here has the same arguments for the subcommand, from the same
-//! derive; anything it does not take as a plain success (help, a usage error, an argument
-//! it does not know) goes to the whole tree, so every message and help text is the one the
-//! whole tree gives.
+//! tree, 2.73 ms with this one; a process that prints nothing takes ~1.5 ms here). The tree
+//! built here has the same arguments for the subcommand, from the same derive; anything it
+//! does not take as a plain success (help, a usage error, an argument it does not know) goes
+//! to the whole tree, so every message and help text is the one the whole tree gives.
 
 use std::ffi::OsString;
 

@@ -28,6 +28,7 @@ impl Gate {
     }
 
     /// True once the gate is open.
+    #[cfg(test)]
     #[must_use]
     pub fn is_open(&self) -> bool {
         *self.0.0.lock().unwrap_or_else(PoisonError::into_inner)
