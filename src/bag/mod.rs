@@ -54,6 +54,7 @@ mod room;
 mod section_window;
 mod slots;
 mod source;
+pub mod stats_cache;
 mod summary;
 mod table;
 mod totals;
@@ -79,7 +80,7 @@ pub use query::Query;
 pub use recovery::{
     Loss, PARTIAL_EVERY, PartialFn, PartialScan, ProgressFn, Recovery, RecoveryProgress,
 };
-pub use source::{Changed, Source, open_regular};
+pub use source::{Changed, FileStamp, Source, open_regular};
 pub use summary::{CompressionStats, TopicSummary};
 pub use unread::Unread;
 
@@ -159,6 +160,9 @@ struct Inner {
     options: OpenOptions,
     /// Message count, first and last times, per-connection spans (computed once).
     totals: totals::Totals,
+    /// Compression statistics known without reading the chunk record headers (remembered
+    /// from an earlier read of the same file: [`stats_cache`]).
+    known_stats: std::sync::OnceLock<Vec<CompressionStats>>,
 }
 
 /// An open bag. Cheap to clone (shared); safe to use from several threads.
@@ -192,6 +196,11 @@ impl Bag {
     /// File size in bytes.
     pub fn size(&self) -> u64 {
         self.inner.source.len()
+    }
+
+    /// The file's identity and change times when it was opened (`None` for bytes in memory).
+    pub fn stamp(&self) -> Option<FileStamp> {
+        self.inner.source.stamp()
     }
 
     /// The error to end with once a read found the file shorter than when it was opened

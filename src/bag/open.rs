@@ -163,6 +163,7 @@ impl Bag {
                 budget,
                 options,
                 totals,
+                known_stats: std::sync::OnceLock::new(),
             }),
         }
     }

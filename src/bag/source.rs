@@ -59,10 +59,11 @@ pub struct Source {
 }
 
 enum Kind {
-    /// An open file, its size when opened, and (only once asked for) a map of it.
+    /// An open file, its size and identity when opened, and (only once asked for) a map of it.
     File {
         file: File,
         len: u64,
+        stamp: FileStamp,
         map: OnceLock<Option<memmap2::Mmap>>,
         /// The whole file read into memory (files up to [`WHOLE_READ_MAX`]).
         copy: OnceLock<Vec<u8>>,
@@ -77,11 +78,13 @@ impl Source {
     /// the error is `InvalidInput` "not a regular file".
     pub fn open(path: &Path) -> io::Result<Source> {
         let file = open_regular(path)?;
-        let len = file.metadata()?.len();
+        let meta = file.metadata()?;
+        let len = meta.len();
         Ok(Source {
             kind: Kind::File {
                 file,
                 len,
+                stamp: FileStamp::of(&meta),
                 map: OnceLock::new(),
                 copy: OnceLock::new(),
             },
@@ -102,6 +105,15 @@ impl Source {
         match &self.kind {
             Kind::File { len, .. } => *len,
             Kind::Owned(v) => v.len() as u64,
+        }
+    }
+
+    /// Which file this is and when it last changed, as it was when opened (`None` for bytes
+    /// held in memory).
+    pub fn stamp(&self) -> Option<FileStamp> {
+        match &self.kind {
+            Kind::File { stamp, .. } => Some(*stamp),
+            Kind::Owned(_) => None,
         }
     }
 
@@ -209,6 +221,7 @@ impl Source {
                 len,
                 map,
                 copy,
+                ..
             } => {
                 if *len == 0 {
                     return &[];
@@ -306,6 +319,42 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
         return Err(not_regular());
     }
     Ok(file)
+}
+
+/// A file's identity (device and inode), size and change times: when all are the same, the
+/// file was not written since (a write sets the modification and status change times, and
+/// the status change time cannot be set back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileStamp {
+    /// Device the file is on.
+    pub dev: u64,
+    /// Inode number.
+    pub ino: u64,
+    /// Size in bytes.
+    pub len: u64,
+    /// Last modification, seconds and nanoseconds since the Unix epoch.
+    pub modified: (i64, i64),
+    /// Last status change, seconds and nanoseconds since the Unix epoch.
+    pub changed: (i64, i64),
+}
+
+impl FileStamp {
+    /// The stamp of a file's metadata.
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            changed: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// The later of the two change times, in seconds since the Unix epoch.
+    pub fn last_change(&self) -> i64 {
+        self.modified.0.max(self.changed.0)
+    }
 }
 
 impl std::fmt::Debug for Source {

@@ -65,8 +65,12 @@ impl Bag {
 
     /// Compression statistics over the chunk records (empty for layouts without chunks).
     /// Reads the chunk record headers not read yet ([`Bag::read_heads`]); chunks whose
-    /// header is bad (see [`Bag::warnings`]) are left out.
+    /// header is bad (see [`Bag::warnings`]) are left out. Statistics given with
+    /// [`Bag::know_compression_stats`] are returned instead, without reading.
     pub fn compression_stats(&self) -> Vec<CompressionStats> {
+        if let Some(known) = self.inner.known_stats.get() {
+            return known.clone();
+        }
         self.read_heads();
         let mut map: BTreeMap<Compression, CompressionStats> = BTreeMap::new();
         let records = self.chunks().iter().filter(|c| c.is_record());
@@ -81,7 +85,19 @@ impl Bag {
             s.compressed += c.compressed_size;
             s.uncompressed += c.uncompressed_size;
         }
-        map.into_values().collect()
+        let stats: Vec<CompressionStats> = map.into_values().collect();
+        if self.pending_heads() == 0 {
+            // Every header is read: the answer cannot change any more.
+            let _ = self.inner.known_stats.set(stats.clone());
+        }
+        stats
+    }
+
+    /// Takes `stats` as this bag's compression statistics from now on (remembered from an
+    /// earlier read of the same, unchanged file: [`super::stats_cache`]), so that
+    /// [`Bag::compression_stats`] reads no chunk record header. Only the first call counts.
+    pub fn know_compression_stats(&self, stats: Vec<CompressionStats>) {
+        let _ = self.inner.known_stats.set(stats);
     }
 }
 

@@ -5,6 +5,7 @@
 //! Errors are printed as `bagscope: error: FILE: WHAT (at byte N)`.
 
 pub mod args;
+pub mod cache_dir;
 pub mod call;
 mod controls;
 pub mod convert;

@@ -122,9 +122,12 @@ pub fn code_and_stderr(out: &std::process::Output) -> (i32, String) {
     )
 }
 
-/// The `bagscope` binary built for these tests.
+/// The `bagscope` binary built for these tests (remembering nothing between runs: a test
+/// that wants the cache sets `BAGSCOPE_CACHE_DIR` again).
 pub fn bagscope() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_bagscope"))
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bagscope"));
+    cmd.env("BAGSCOPE_CACHE_DIR", "");
+    cmd
 }
 
 /// Runs `bagscope ARGS`: (stdout, stderr, exit code; -1 when killed by a signal).

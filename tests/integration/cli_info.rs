@@ -13,6 +13,7 @@ fn bagscope(args: &[&str], dir: &Path) -> (String, String, i32) {
         .args(args)
         .current_dir(dir)
         .env("TZ", "UTC")
+        .env("BAGSCOPE_CACHE_DIR", "")
         .output()
         .unwrap();
     (

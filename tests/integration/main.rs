@@ -36,6 +36,7 @@ mod file_hazards;
 mod follow_record;
 mod fuzz_inputs;
 mod index_query;
+mod info_cache;
 mod interop_rosbag;
 mod interop_writer;
 mod layering;

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::bag::Bag;
+use crate::bag::stats_cache::StatsCache;
 
 use super::json::Json;
 use super::term::{Stdout, outln};
@@ -46,6 +47,11 @@ pub struct InfoArgs {
     /// (redrawn in place on a terminal) until the recording ends or Ctrl-C.
     #[arg(long, conflicts_with_all = ["yaml", "json", "freq", "health"])]
     pub follow: bool,
+    /// Read every chunk record header for the compression statistics, even when they are
+    /// remembered from an earlier run on the same unchanged file (see `BAGSCOPE_CACHE_DIR`);
+    /// and remember nothing.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// Runs `bagscope info`.
@@ -53,6 +59,11 @@ pub fn run(args: &InfoArgs) -> Outcome {
     if args.follow {
         return super::follow::info(&args.bags);
     }
+    let cache = if args.no_cache {
+        None
+    } else {
+        super::cache_dir::stats_cache()
+    };
     let mut outcome = Outcome::Ok;
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
@@ -67,12 +78,7 @@ pub fn run(args: &InfoArgs) -> Outcome {
         if bag.recovery().is_some_and(|r| !r.is_lossless()) {
             outcome = outcome.max(Outcome::Problems);
         }
-        // Every form shows compression statistics, from every chunk record header: they are
-        // read on the bag's threads while the rest of the summary is worked out here.
-        let heads = (bag.pending_heads() >= MANY_HEADS).then(|| {
-            let b = bag.clone();
-            std::thread::spawn(move || b.read_heads())
-        });
+        let heads = Heads::start(&bag, cache.as_ref().filter(|_| !args.health));
         let shown = path.display().to_string();
         let summary = Summary::new(&bag, args.freq);
         let health = args.health.then(|| {
@@ -109,9 +115,7 @@ pub fn run(args: &InfoArgs) -> Outcome {
             }
             texts.push(t);
         }
-        if let Some(h) = heads {
-            let _ = h.join();
-        }
+        heads.finish(&bag, cache.as_ref());
         retire(bag);
     }
     if args.json {
@@ -134,6 +138,46 @@ pub fn run(args: &InfoArgs) -> Outcome {
         };
         outln!(stdout, "{}", texts.join("\n---\n"));
         stdout.finish(outcome)
+    }
+}
+
+/// Where a bag's compression statistics (shown in every form, from every chunk record header)
+/// come from.
+enum Heads {
+    /// Remembered from an earlier run on the same unchanged file.
+    Remembered,
+    /// Read on the bag's threads while the rest of the summary is worked out.
+    Reading(std::thread::JoinHandle<()>),
+    /// Read when the summary asks for them (few chunks).
+    WhenAsked,
+}
+
+impl Heads {
+    /// Takes the statistics `cache` remembers for `bag`, or starts reading the headers.
+    fn start(bag: &Bag, cache: Option<&StatsCache>) -> Heads {
+        if let Some(stats) = cache.and_then(|c| c.load(bag)) {
+            bag.know_compression_stats(stats);
+            Heads::Remembered
+        } else if bag.pending_heads() >= MANY_HEADS {
+            let b = bag.clone();
+            Heads::Reading(std::thread::spawn(move || b.read_heads()))
+        } else {
+            Heads::WhenAsked
+        }
+    }
+
+    /// Waits for the headers being read, and remembers statistics that were read.
+    fn finish(self, bag: &Bag, cache: Option<&StatsCache>) {
+        match self {
+            Heads::Remembered => return,
+            Heads::Reading(thread) => {
+                let _ = thread.join();
+            }
+            Heads::WhenAsked => {}
+        }
+        if let Some(c) = cache {
+            c.store(bag, &bag.compression_stats());
+        }
     }
 }
 
