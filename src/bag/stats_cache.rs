@@ -23,6 +23,7 @@
 use std::fmt::Write as _;
 use std::hash::Hasher;
 use std::io::Read as _;
+use std::os::unix::fs::DirBuilderExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -113,7 +114,11 @@ impl StatsCache {
     /// entry or the new one, never half of one; a torn entry left by a crash fails its
     /// checksum). No `fsync`: losing an entry only means reading the headers again.
     fn write(&self, key: &Key, text: &str) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
+        // Readable by the user alone: the entries name the user's files by inode.
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.dir)?;
         let path = self.entry_path(&key.stamp);
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&tmp, text)?;

@@ -70,6 +70,10 @@ fn remembered_stats_are_used_for_the_same_file_only_until_it_changes() {
     assert_eq!(read[0].chunks, bag.chunks().len() as u64);
     assert!(cache.store(&bag, &read));
     assert_eq!(cache.load(&open(&path)), Some(read.clone()));
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(cache.dir()).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o700);
 
     // What is remembered is what is shown: made-up statistics come back as they were given.
     let mut made_up = read.clone();
