@@ -86,15 +86,15 @@ impl Totals {
     }
 }
 
-/// Sets each connection's `message_count` to its messages over `chunks` (by dense id).
-pub(super) fn set_message_counts(connections: &mut [Connection], chunks: &[Chunk]) {
+/// Sets each connection's `message_count` to its messages over `chunks` (by dense id) and
+/// returns the totals of `chunks`: one pass for both.
+pub(super) fn count_and_total(connections: &mut [Connection], chunks: &[Chunk]) -> Totals {
     let mut tally = Tally::new(connections);
     for c in chunks {
-        for &(conn, n) in &c.counts {
-            count(&mut tally.messages, conn, n);
-        }
+        tally.add(c);
     }
     tally.set_message_counts(connections);
+    tally.totals
 }
 
 /// The totals of some of a bag's chunks and each connection's messages in them, summed in one

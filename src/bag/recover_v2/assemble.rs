@@ -14,7 +14,7 @@ use super::super::opened::Opened;
 use super::super::parallel::parallel_map;
 use super::super::recovery::{Loss, Recovery, RecoveryProgress};
 use super::super::source::{Changed, Source};
-use super::super::totals::set_message_counts;
+use super::super::totals::count_and_total;
 use super::partial::Prefix;
 use super::pipeline::{Walked, walk_one};
 use super::{Found, Settings, Walk, tell};
@@ -144,7 +144,7 @@ impl Walk {
                 reason: format!("no connection record was found for connection {id}"),
             });
         }
-        set_message_counts(&mut connections, &chunks);
+        let totals = count_and_total(&mut connections, &chunks);
         self.losses.sort_by_key(|l| l.offset);
         Ok(Opened {
             connections,
@@ -160,7 +160,7 @@ impl Walk {
                 losses: self.losses,
                 scanned: None,
             }),
-            totals: None,
+            totals: Some(totals),
         })
     }
 

@@ -12,7 +12,7 @@ use super::super::connection::ConnId;
 use super::super::heads::{ChunkHead, Heads};
 use super::super::opened::Opened;
 use super::super::recovery::{PARTIAL_EVERY, Recovery};
-use super::super::totals::set_message_counts;
+use super::super::totals::count_and_total;
 use super::{PartialSink, Walk};
 
 /// Chunks in the first snapshot at the latest (it goes out earlier after [`FIRST_WAIT`]).
@@ -157,7 +157,7 @@ impl Prefix {
     /// The bag as assembled so far, with every loss and warning found so far.
     fn snapshot(&self, walk: &Walk) -> Opened {
         let (mut connections, conn_map) = walk.table.cloned(&self.map);
-        set_message_counts(&mut connections, &self.chunks);
+        let totals = count_and_total(&mut connections, &self.chunks);
         let complete = Chunk::complete_count(&self.chunks) as u64;
         let mut losses = walk.losses.clone();
         losses.sort_by_key(|l| l.offset);
@@ -175,7 +175,7 @@ impl Prefix {
                 losses,
                 scanned: None,
             }),
-            totals: None,
+            totals: Some(totals),
         }
     }
 }
