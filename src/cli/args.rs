@@ -193,10 +193,32 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
 /// habits), how to select the topic instead.
 fn topic_hint(path: &std::path::Path) -> Option<String> {
     let name = path.to_str()?;
-    // ROS names have no dots; bag files do.
-    let topic_like =
-        name.len() > 1 && name.starts_with('/') && !name.contains('.') && !path.exists();
-    topic_like.then(|| format!("`{name}` is not a file: to select a topic, use `-t {name}`"))
+    topic_like(path).then(|| format!("`{name}` is not a file: to select a topic, use `-t {name}`"))
+}
+
+/// True for a `BAG` argument that is no file but looks like a topic: a ROS name (a leading
+/// `/`, no dot: bag files have one).
+fn topic_like(path: &std::path::Path) -> bool {
+    path.to_str().is_some_and(|name| {
+        name.len() > 1 && name.starts_with('/') && !name.contains('.') && !path.exists()
+    })
+}
+
+/// Takes the `BAG` arguments that are no file but look like a topic as topics, when some
+/// other argument is a bag: `echo run.bag /imu` is `echo run.bag -t /imu`, the
+/// `rostopic echo -b run.bag /imu` habit (and `/imu/linear_acceleration` a field, as with
+/// `-t`). With no other argument left they stay bags, and fail as missing files do.
+pub fn topics_from_bags(input: &mut BagsArgs, select: &mut SelectArgs) {
+    if input.bags.iter().all(|p| topic_like(p)) {
+        return;
+    }
+    let (topics, bags): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(&mut input.bags)
+        .into_iter()
+        .partition(|p| topic_like(p));
+    input.bags = bags;
+    select
+        .topics
+        .extend(topics.iter().filter_map(|t| t.to_str().map(str::to_string)));
 }
 
 #[cfg(test)]

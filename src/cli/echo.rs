@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use crate::catalog::Schemas;
 use crate::msg::{json, yaml};
 
-use super::args::{BagsArgs, SelectArgs, open_catalog};
+use super::args::{BagsArgs, SelectArgs, open_catalog, topics_from_bags};
 use super::damage::{readable, report_unread};
 use super::field_paths;
 use super::term::Stdout;
@@ -23,7 +23,7 @@ pub enum EchoFormat {
 }
 
 /// Arguments of `bagscope echo`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct EchoArgs {
     /// Which messages.
     #[command(flatten)]
@@ -46,8 +46,12 @@ pub struct EchoArgs {
     pub follow: bool,
 }
 
-/// Runs `bagscope echo`.
+/// Runs `bagscope echo` (`BAG` arguments that look like topics select them, see
+/// [`topics_from_bags`]).
 pub fn run(args: &EchoArgs) -> Outcome {
+    let mut args = args.clone();
+    topics_from_bags(&mut args.input, &mut args.select);
+    let args = &args;
     if args.follow {
         return super::follow::echo(args);
     }

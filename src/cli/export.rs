@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 
 use crate::catalog::Schemas;
 
-use super::args::{BagsArgs, SelectArgs, open_catalog};
+use super::args::{BagsArgs, SelectArgs, open_catalog, topics_from_bags};
 use super::damage::report_unread;
 use super::field_paths;
 use super::output::Output;
@@ -33,7 +33,7 @@ pub enum ExportFormat {
 }
 
 /// Arguments of `bagscope export`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct ExportArgs {
     /// Which messages (at least one `-t TOPIC`; CSV takes exactly one).
     #[command(flatten)]
@@ -56,8 +56,12 @@ pub struct ExportArgs {
     pub sink: super::export_sink::SinkArgs,
 }
 
-/// Runs `bagscope export`.
+/// Runs `bagscope export` (`BAG` arguments that look like topics select them, see
+/// [`topics_from_bags`]).
 pub fn run(args: &ExportArgs) -> Outcome {
+    let mut args = args.clone();
+    topics_from_bags(&mut args.input, &mut args.select);
+    let args = &args;
     if matches!(args.format, ExportFormat::Mcap | ExportFormat::Parquet) {
         return super::export_sink::run(args);
     }

@@ -229,23 +229,46 @@ fn export_writes_csv_atomically_and_refuses_its_input() {
 }
 
 #[test]
-fn a_topic_given_as_a_bag_gets_a_hint() {
+fn a_topic_given_after_the_bag_selects_it_as_rostopic_echo_b_does() {
     let bag = fixtures_dir().join("recorded.bag");
     if !bag.exists() {
         skip("tests/fixtures/recorded.bag is not present");
         return;
     }
     let bag = bag.to_string_lossy().to_string();
-    // (`export` without `-t` says first that it needs a topic.)
-    let (_, err, code) = bagscope(&["echo", &bag, "/no_such_topic_file"]);
-    assert_ne!(code, 0, "a missing file is an error");
+    // `rostopic echo -b BAG /topic`: the same as `-t /topic`, for echo and export.
+    let with_t = bagscope(&["echo", "-t", "/odom", &bag]);
+    assert_eq!(with_t.2, 0, "{}", with_t.1);
+    assert_eq!(bagscope(&["echo", &bag, "/odom"]), with_t);
+    let field = bagscope(&["echo", "-t", "/odom/pose/pose/position/x", &bag]);
+    assert_eq!(field.2, 0, "{}", field.1);
+    assert!(field.0.contains("---"), "{}", field.0);
+    assert_eq!(
+        bagscope(&["echo", &bag, "/odom/pose/pose/position/x"]),
+        field
+    );
+    let csv = bagscope(&["export", "--format", "csv", "-t", "/imu", &bag]);
+    assert_eq!(csv.2, 0, "{}", csv.1);
+    assert_eq!(bagscope(&["export", "--format", "csv", &bag, "/imu"]), csv);
+    // A topic no bag holds is the usage error of `-t`.
+    let (out, err, code) = bagscope(&["echo", &bag, "/no_such_topic_file"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("no bag holds topic '/no_such_topic_file'"),
+        "{err}"
+    );
+    // With no bag left it stays a missing bag, with the hint; a missing bag named as a bag
+    // (it has a dot) gets no such hint.
+    let (_, err, code) = bagscope(&["echo", "/no_such_topic_file"]);
+    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(
             "`/no_such_topic_file` is not a file: to select a topic, use `-t /no_such_topic_file`"
         ),
         "{err}"
     );
-    // A missing bag named as a bag gets no such hint.
-    let (_, err, _) = bagscope(&["echo", &bag, "/no/such.bag"]);
+    let (_, err, code) = bagscope(&["echo", &bag, "/no/such.bag"]);
+    assert_ne!(code, 0);
     assert!(!err.contains("to select a topic"), "{err}");
 }
