@@ -80,4 +80,4 @@ impl Bag {
 
 #[cfg(test)]
 #[path = "entries_ahead_tests.rs"]
-mod tests;
+pub(super) mod tests;

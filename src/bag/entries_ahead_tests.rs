@@ -10,8 +10,8 @@ use crate::format::{Compression, ConnectionHeader};
 use crate::time::RosTime;
 
 /// A bag of `n` messages on three topics, in chunks of about `chunk_size` bytes, with times
-/// that go back now and then (chunks overlap).
-fn write(path: &Path, chunk_size: u32, n: u32) {
+/// that go back now and then (chunks overlap). Also the bag of `stats_cache`'s tests.
+pub(in crate::bag) fn write(path: &Path, chunk_size: u32, n: u32) {
     let mut w = BagWriter::create(
         path,
         WriterOptions {

@@ -5,42 +5,10 @@
 use std::path::Path;
 
 use super::*;
-use crate::bag::writer::{BagWriter, WriterOptions};
-use crate::format::ConnectionHeader;
-use crate::time::RosTime;
 
-/// A bag of 40 small messages on two topics, in chunks of about 200 bytes (lz4).
+/// A bag of 40 small messages on three topics, in lz4 chunks of about 200 bytes.
 fn write(path: &Path) {
-    let mut w = BagWriter::create(
-        path,
-        WriterOptions {
-            compression: Compression::Lz4,
-            chunk_size: 200,
-        },
-    )
-    .unwrap();
-    let conns: Vec<u32> = ["/a", "/b"]
-        .iter()
-        .map(|t| {
-            let h = ConnectionHeader::build(
-                t,
-                "std_msgs/String",
-                "992ce8a1687cec8c8bd883ec73ca41d1",
-                "string data\n",
-                None,
-                None,
-            );
-            w.add_connection(t, &h).unwrap()
-        })
-        .collect();
-    for i in 0..40u32 {
-        let text = format!("message number {i}");
-        let mut data = u32::try_from(text.len()).unwrap().to_le_bytes().to_vec();
-        data.extend_from_slice(text.as_bytes());
-        w.write(conns[(i % 2) as usize], RosTime::new(i, 0), &data)
-            .unwrap();
-    }
-    w.finish().unwrap();
+    crate::bag::entries_ahead::tests::write(path, 200, 40);
 }
 
 fn open(path: &Path) -> Bag {
