@@ -188,14 +188,20 @@ impl Key {
         if chunks.len() < min_chunks.max(1) {
             return None;
         }
+        // Each chunk's position and times, 24 bytes, hashed a few thousand at a time (one
+        // call of the hasher per value costs several times more at a million chunks).
         let mut h = XxHash64::with_seed(0);
         h.write_u64(chunks.len() as u64);
-        for c in chunks {
-            h.write_u64(c.pos);
-            h.write_u32(c.start.sec);
-            h.write_u32(c.start.nsec);
-            h.write_u32(c.end.sec);
-            h.write_u32(c.end.nsec);
+        let mut buf = vec![0u8; 24 * 1024];
+        for group in chunks.chunks(1024) {
+            let mut used = 0;
+            for (slot, c) in buf.chunks_exact_mut(24).zip(group) {
+                let time = |t: crate::time::RosTime| u64::from(t.sec) << 32 | u64::from(t.nsec);
+                let values = [c.pos, time(c.start), time(c.end)];
+                slot.copy_from_slice(bytemuck::cast_slice(&values));
+                used += 24;
+            }
+            h.write(buf.get(..used).unwrap_or_default());
         }
         for c in bag.connections() {
             h.write_u64(c.message_count);
