@@ -16,9 +16,12 @@ pub(super) struct Window<'s> {
     bytes: Vec<u8>,
     /// Bytes read at a time (more when one record needs more).
     size: usize,
-    /// The stretch read ahead (empty when none) and where it starts.
+    /// The stretch read ahead and where it starts; `ahead_ready` is false when there is none.
+    /// Neither buffer is ever emptied: a buffer read again at its size is not zeroed first
+    /// (4 MiB of `memset` a window otherwise, ~5 % of an open at a million chunks).
     ahead: Vec<u8>,
     ahead_start: u64,
+    ahead_ready: bool,
 }
 
 /// Where the window after the current one is to be read, handed to the thread that reads it
@@ -28,6 +31,7 @@ pub(super) struct Ahead<'w> {
     size: usize,
     start: &'w mut u64,
     bytes: &'w mut Vec<u8>,
+    ready: &'w mut bool,
 }
 
 impl<'w> Ahead<'w> {
@@ -36,17 +40,23 @@ impl<'w> Ahead<'w> {
     pub(super) fn read(self, pos: u64) -> &'w [u8] {
         let bytes: &'w mut Vec<u8> = self.bytes;
         // Read already when a run stopped and was taken up again in the same window.
-        if *self.start != pos || bytes.is_empty() {
+        if *self.start != pos || !*self.ready {
             let len = self.source.len().saturating_sub(pos);
-            bytes.clear();
             *self.start = pos;
+            *self.ready = len > 0;
             if len > 0 {
+                // A short read keeps what was read (the buffer is cut to it).
                 let _ = self
                     .source
                     .read_exact_into(pos, (self.size as u64).min(len), bytes);
+                *self.ready = !bytes.is_empty();
             }
         }
-        bytes
+        if *self.ready {
+            bytes
+        } else {
+            &[]
+        }
     }
 }
 
@@ -59,6 +69,7 @@ impl<'s> Window<'s> {
             size,
             ahead: Vec::new(),
             ahead_start: 0,
+            ahead_ready: false,
         }
     }
 
@@ -71,7 +82,7 @@ impl<'s> Window<'s> {
     /// [`Window::at`], and where to read the window after it.
     pub(super) fn split(&mut self, pos: u64, want: usize) -> (&[u8], Ahead<'_>) {
         if !covers(self.start, self.bytes.len(), pos, want, self.source.len()) {
-            if !self.ahead.is_empty()
+            if self.ahead_ready
                 && covers(
                     self.ahead_start,
                     self.ahead.len(),
@@ -90,7 +101,7 @@ impl<'s> Window<'s> {
                 // is missing and the caller reports the change.
                 let _ = self.source.read_exact_into(pos, take, &mut self.bytes);
             }
-            self.ahead.clear();
+            self.ahead_ready = false;
         }
         let at = usize::try_from(pos - self.start).unwrap_or(usize::MAX);
         let ahead = Ahead {
@@ -98,6 +109,7 @@ impl<'s> Window<'s> {
             size: self.size,
             start: &mut self.ahead_start,
             bytes: &mut self.ahead,
+            ready: &mut self.ahead_ready,
         };
         (self.bytes.get(at..).unwrap_or_default(), ahead)
     }
@@ -166,7 +178,7 @@ mod tests {
         // Past the end of the file: nothing read ahead.
         let (_, ahead) = w.split(5, WANT);
         ahead.read(3 * SIZE as u64);
-        assert!(w.ahead.is_empty());
+        assert!(!w.ahead_ready);
         // The last window, read ahead, reaches the end.
         let (_, ahead) = w.split(5, WANT);
         ahead.read(3 * SIZE as u64 - 10);
