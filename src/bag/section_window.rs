@@ -52,11 +52,7 @@ impl<'w> Ahead<'w> {
                 *self.ready = !bytes.is_empty();
             }
         }
-        if *self.ready {
-            bytes
-        } else {
-            &[]
-        }
+        if *self.ready { bytes } else { &[] }
     }
 }
 

@@ -14,7 +14,11 @@
 //!   lands on a later time even on file systems with coarse timestamps;
 //! * the same index: a hash of every chunk's position and times, and every connection's
 //!   message count, as read this time;
-//! * an entry whose text does not check out (its own checksum) is ignored.
+//! * an entry whose text does not check out (its own checksum) is ignored;
+//! * the directory is private: owned by the user running `bagscope` and writable by no one
+//!   else. In a directory others can write (a shared `BAGSCOPE_CACHE_DIR=/tmp/x`), anyone
+//!   could plant an entry that makes `info` show statistics of their choosing, or a link that
+//!   makes a write land on another file: such a directory is neither read nor written.
 //!
 //! Only a bag opened cleanly from its index, with every chunk header read and no warning, is
 //! remembered. Anything that goes wrong with the cache (no directory, read-only, full, a torn
@@ -22,8 +26,8 @@
 
 use std::fmt::Write as _;
 use std::hash::Hasher;
-use std::io::Read as _;
-use std::os::unix::fs::DirBuilderExt as _;
+use std::io::{Read as _, Write as _};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -78,6 +82,9 @@ impl StatsCache {
     /// index that checks out.
     pub fn load(&self, bag: &Bag) -> Option<Vec<CompressionStats>> {
         let key = Key::of(bag, self.min_chunks)?;
+        if !private(&self.dir) {
+            return None;
+        }
         let mut text = String::new();
         std::fs::File::open(self.entry_path(&key.stamp))
             .ok()?
@@ -119,9 +126,20 @@ impl StatsCache {
             .recursive(true)
             .mode(0o700)
             .create(&self.dir)?;
+        if !private(&self.dir) {
+            return Err(std::io::Error::other("the cache directory is not private"));
+        }
         let path = self.entry_path(&key.stamp);
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, text)?;
+        // A file left there by a run that crashed (a link is removed, not followed); then a
+        // new file or nothing: never one that exists, nor where a link points.
+        let _ = std::fs::remove_file(&tmp);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?
+            .write_all(text.as_bytes())?;
         if let Err(e) = std::fs::rename(&tmp, &path) {
             let _ = std::fs::remove_file(&tmp);
             return Err(e);
@@ -163,6 +181,21 @@ impl StatsCache {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+}
+
+/// True when `dir` is a directory of the user running this process that no one else can
+/// write to (so no one else can put entries or links in it).
+fn private(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == effective_uid() && m.mode() & 0o022 == 0)
+}
+
+/// The effective user id of this process.
+#[allow(unsafe_code)]
+fn effective_uid() -> u32 {
+    // SAFETY: `geteuid` takes nothing, touches no memory of ours and cannot fail.
+    unsafe { libc::geteuid() }
 }
 
 /// An entry's file name: 16 lowercase hex digits.

@@ -188,3 +188,50 @@ fn the_least_recently_written_entries_beyond_the_limit_are_removed() {
     assert!(left.contains(&format!("{:016x}", 1)));
     assert_eq!(cache.load(&bag), Some(bag.compression_stats()));
 }
+
+#[test]
+fn a_directory_others_can_write_to_is_neither_read_nor_written() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.bag");
+    write(&path);
+    let cache = StatsCache::eager(dir.path().join("cache"));
+    let bag = open(&path);
+    let read = bag.compression_stats();
+    assert!(cache.store(&bag, &read));
+    let remembered = entry(cache.dir());
+    assert_eq!(cache.load(&open(&path)), Some(read.clone()));
+
+    // Anyone may write there now: an entry someone else planted could say anything.
+    let shared = std::fs::Permissions::from_mode(0o777);
+    std::fs::set_permissions(cache.dir(), shared).unwrap();
+    assert_eq!(cache.load(&open(&path)), None);
+    let before = std::fs::read(&remembered).unwrap();
+    let mut made_up = read.clone();
+    made_up[0].uncompressed += 1;
+    assert!(!cache.store(&bag, &made_up));
+    assert_eq!(std::fs::read(&remembered).unwrap(), before);
+
+    // Private again: the entry is used again (it was not touched).
+    std::fs::set_permissions(cache.dir(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    assert_eq!(cache.load(&open(&path)), Some(read));
+}
+
+#[test]
+fn a_link_where_the_temporary_file_goes_is_replaced_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.bag");
+    write(&path);
+    let cache = StatsCache::eager(dir.path().join("cache"));
+    let bag = open(&path);
+    assert!(cache.store(&bag, &bag.compression_stats()));
+    let name = entry(cache.dir());
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let tmp = name.with_extension(format!("tmp{}", std::process::id()));
+    std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+    assert!(cache.store(&bag, &bag.compression_stats()));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(!tmp.exists() && std::fs::symlink_metadata(&tmp).is_err());
+    assert_eq!(cache.load(&bag), Some(bag.compression_stats()));
+}
