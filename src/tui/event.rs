@@ -102,7 +102,7 @@ pub fn ready(
     if let Some((bag, started, progress)) = scanning {
         app.start_scan(bag, started, progress);
     }
-    app.set_events(events.clone());
+    app.set_events_after(events.clone(), first_frame.clone());
     app.unopened = errors.iter().map(ToString::to_string).collect();
     Ready {
         app: Some(app),
@@ -115,11 +115,17 @@ impl App {
     /// send their reports: the event channel of the loop. Without it, `p` cannot publish and
     /// the topic filter is always applied inline.
     pub fn set_events(&mut self, events: Sender<AppEvent>) {
+        self.set_events_after(events, Gate::opened());
+    }
+
+    /// [`App::set_events`], with the background reading that needs no request (the log
+    /// lines) waiting for `first_frame` to open.
+    pub fn set_events_after(&mut self, events: Sender<AppEvent>, first_frame: Gate) {
         self.filter_in_background(notify(&events, AppEvent::Filtered));
         self.set_plot_notify(notify(&events, AppEvent::Plot));
         self.set_xy_notify(notify(&events, AppEvent::Xy));
         self.set_bandwidth_notify(notify(&events, AppEvent::Bandwidth));
-        self.start_log_reading(notify(&events, AppEvent::Log));
+        self.start_log_reading(notify(&events, AppEvent::Log), first_frame);
         self.set_search_notify(notify(&events, AppEvent::Search));
         self.set_follow_notify(
             notify(&events, AppEvent::Follow),

@@ -1,11 +1,15 @@
 //! The log lines read in the background: one thread runs [`log::extract`] over the catalog's
 //! log topics and reports each piece through a [`Notify`] (the event loop wraps it into an
 //! event); the app merges the pieces into its log view. Dropping the [`LogJob`] stops the
-//! thread at its next batch.
+//! thread at its next batch. The thread waits for the explorer's first frame (a [`Gate`])
+//! before it reads: on a cold cache its chunk reads (a bag's `/rosout` is in most of its
+//! chunks) would otherwise queue before the first frame's, and on two cores its decoding would
+//! take the core the first frame is drawn on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::gate::{FIRST_FRAME_WAIT, Gate};
 use super::notify::Notify;
 use crate::catalog::Catalog;
 use crate::catalog::log::{self, LogPiece};
@@ -23,18 +27,23 @@ impl Drop for LogJob {
     }
 }
 
-/// Starts reading the log lines of `topics` on their own thread.
+/// Starts reading the log lines of `topics` on their own thread, once `after` opens (the
+/// explorer's first frame is on the screen; [`Gate::opened`] to start at once).
 pub fn start(
     catalog: Catalog,
     topics: Vec<String>,
     registry: Registry,
-    notify: Notify<LogPiece>,
+    (notify, after): (Notify<LogPiece>, Gate),
 ) -> std::io::Result<LogJob> {
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&cancel);
     std::thread::Builder::new()
         .name("log-lines".into())
         .spawn(move || {
+            after.wait(FIRST_FRAME_WAIT);
+            if flag.load(Ordering::Relaxed) {
+                return;
+            }
             let _ = log::extract(&catalog, &topics, &registry, &flag, |p| {
                 !flag.load(Ordering::Relaxed) && notify.send(p)
             });

@@ -110,3 +110,29 @@ fn log_view_in_tmux() {
     s.keys(&["q"]);
     s.wait("the shell", |t| t.contains("EXITED:0"));
 }
+
+/// The log lines are read only once the first frame is on the screen (the event loop opens
+/// the gate then): before it, their chunk reads and decoding would compete with that frame's.
+#[test]
+fn log_lines_wait_for_the_first_frame() {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.bag")).unwrap();
+    let bag = bagscope::bag::Bag::from_bytes("demo.bag", bytes, Default::default()).unwrap();
+    let catalog = bagscope::catalog::Catalog::new(vec![bag]);
+    let (worker, _requests) = bagscope::tui::worker::Worker::manual();
+    let (tx, events) = std::sync::mpsc::channel();
+    let mut app = bagscope::tui::app::App::new(catalog, worker, 80, 24);
+    let first_frame = bagscope::tui::gate::Gate::default();
+    app.set_events_after(tx, first_frame.clone());
+    let early = events.recv_timeout(Duration::from_millis(300));
+    assert!(early.is_err(), "nothing is read before the first frame");
+    assert!(!app.log.done);
+    first_frame.open();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !app.log.done && std::time::Instant::now() < deadline {
+        if let Ok(ev) = events.recv_timeout(Duration::from_millis(100)) {
+            app.handle(ev);
+        }
+    }
+    assert!(app.log.done);
+    assert_eq!(app.log.lines.lines.len(), 15, "every /rosout message");
+}

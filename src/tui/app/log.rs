@@ -2,6 +2,7 @@
 //! (minimum level, node and text filters, `Enter` to go to a line) and its prompts.
 
 use super::super::action::Action;
+use super::super::gate::Gate;
 use super::super::logger;
 use super::super::model::log::LogField;
 use super::super::notify::Notify;
@@ -9,9 +10,9 @@ use super::{App, Mode};
 use crate::catalog::log::{LogPiece, log_topics};
 
 impl App {
-    /// Starts reading the log topics' lines in the background (when there are any); each
-    /// piece comes back through `notify` to [`App::log_piece`].
-    pub fn start_log_reading(&mut self, notify: Notify<LogPiece>) {
+    /// Starts reading the log topics' lines in the background (when there are any) once
+    /// `after` opens; each piece comes back through `notify` to [`App::log_piece`].
+    pub fn start_log_reading(&mut self, notify: Notify<LogPiece>, after: Gate) {
         let topics = log_topics(&self.catalog);
         self.log.topics = topics.clone();
         if topics.topics.is_empty() {
@@ -23,7 +24,7 @@ impl App {
             self.catalog.clone(),
             topics.topics,
             self.registry.clone(),
-            notify,
+            (notify, after),
         ) {
             Ok(job) => self.log_job = Some(job),
             Err(e) => self.flash(format!("cannot read the log lines: {e}"), true),
