@@ -3,12 +3,18 @@
 (160x48), poll `tmux capture-pane` until MARKER shows, and print the medians over N runs,
 the binaries alternating run by run.
 
-    python3 benches/tmux_first_frame.py BAG MARKER N BINARY [BINARY...]
+    python3 benches/tmux_first_frame.py [--cold] BAG MARKER N BINARY [BINARY...]
     python3 benches/tmux_first_frame.py bench-data/chunks_1000000.bag /tock 20 target/release/bagscope
+    python3 benches/tmux_first_frame.py --cold bench-data/cold_5g.bag /tf_static 6 target/release/bagscope
 
 A BINARY may carry environment assignments ("NO_COLOR=1 target/release/bagscope"). The
-figure includes tmux starting the pane (~27 ms here: time a tiny bag the same way).
+figure includes tmux starting the pane (~27-34 ms here: time a tiny bag the same way).
+`--cold` drops the bag's pages from the page cache before every run
+(`posix_fadvise(POSIX_FADV_DONTNEED)` on the whole file: no privileges needed; pages another
+process holds mapped stay), so each run reads the bag from the disk as a first open after
+copying it off a robot would.
 """
+import os
 import statistics
 import subprocess
 import sys
@@ -32,11 +38,25 @@ def once(command, session, marker):
     return seen
 
 
+def drop_pages(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
 def main():
-    bag, marker, runs, binaries = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+    args = sys.argv[1:]
+    cold = bool(args) and args[0] == "--cold"
+    if cold:
+        args = args[1:]
+    bag, marker, runs, binaries = args[0], args[1], int(args[2]), args[3:]
     times = {b: [] for b in binaries}
     for i in range(runs):
         for b in binaries:
+            if cold:
+                drop_pages(bag)
             t = once(f"{b} {bag}", f"first-frame-{i}", marker)
             if t is not None:
                 times[b].append(t)
