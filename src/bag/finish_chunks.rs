@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::chunk::Chunk;
 use super::connection::{ConnId, Connection};
+use super::counts::TableHandle;
 use super::open_v2::Fallback;
 use super::totals::Tally;
 
@@ -91,9 +92,11 @@ fn one_part(
             .map(|(a, b)| (a.pos, b.pos)),
         beyond: false,
     };
+    // This thread's own handle on the table (see `counts.rs`).
+    let handle = TableHandle::new(table);
     let mut last = None;
     for c in chunks {
-        c.counts.attach(table);
+        c.counts.attach(&handle);
         part.in_order &= last.is_none_or(|l| l < c.pos);
         part.beyond |= c.pos >= len;
         last = Some(c.pos);
@@ -165,8 +168,9 @@ mod tests {
         let n = 3 * PER_THREAD + 17;
         let positions: Vec<u64> = (0..n as u64).map(|i| 4117 + i * 100).collect();
         let (mut reference, table) = chunks(&positions);
+        let handle = TableHandle::new(&table);
         for c in &mut reference {
-            c.counts.attach(&table);
+            c.counts.attach(&handle);
         }
         let mut conns = connections();
         for c in &reference {

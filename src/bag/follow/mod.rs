@@ -395,8 +395,9 @@ impl Follower {
             return;
         }
         self.closed.add(new, self.connections.len());
-        let table: std::sync::Arc<Vec<(ConnId, u32)>> =
-            std::sync::Arc::new(new.iter().flat_map(|c| c.counts.iter().copied()).collect());
+        let table = super::counts::TableHandle::own(
+            new.iter().flat_map(|c| c.counts.iter().copied()).collect(),
+        );
         let mut at = 0;
         for c in new {
             let len = c.counts.len();
