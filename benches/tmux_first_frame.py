@@ -3,7 +3,7 @@
 (160x48), poll `tmux capture-pane` until MARKER shows, and print the medians over N runs,
 the binaries alternating run by run.
 
-    python3 benches/tmux_first_frame.py [--cold] BAG MARKER N BINARY [BINARY...]
+    python3 benches/tmux_first_frame.py [--cold] [--gap SECONDS] BAG MARKER N BINARY [BINARY...]
     python3 benches/tmux_first_frame.py bench-data/chunks_1000000.bag /tock 20 target/release/bagscope
     python3 benches/tmux_first_frame.py --cold bench-data/cold_5g.bag /tf_static 6 target/release/bagscope
 
@@ -13,12 +13,20 @@ figure includes tmux starting the pane (~27-34 ms here: time a tiny bag the same
 (`posix_fadvise(POSIX_FADV_DONTNEED)` on the whole file: no privileges needed; pages another
 process holds mapped stay), so each run reads the bag from the disk as a first open after
 copying it off a robot would.
+
+`--gap` waits that long before each run (default 0.3 s). On this VM (virtio-balloon free page
+reporting) memory a process freed is handed back to the host within a second or two, and the
+next process's first touches of fresh memory cost several times more: runs back to back
+measure a machine that has just run the same program, `--gap 3` one a user opens a bag on.
 """
 import os
 import statistics
 import subprocess
 import sys
 import time
+
+
+GAP = 0.3
 
 
 def once(command, session, marker):
@@ -34,7 +42,7 @@ def once(command, session, marker):
             seen = time.perf_counter() - started
             break
     subprocess.run(["tmux", "kill-session", "-t", session], stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
+    time.sleep(GAP)
     return seen
 
 
@@ -48,9 +56,15 @@ def drop_pages(path):
 
 def main():
     args = sys.argv[1:]
-    cold = bool(args) and args[0] == "--cold"
-    if cold:
-        args = args[1:]
+    global GAP
+    cold = False
+    while args and args[0] in ("--cold", "--gap"):
+        if args[0] == "--cold":
+            cold = True
+            args = args[1:]
+        else:
+            GAP = float(args[1])
+            args = args[2:]
     bag, marker, runs, binaries = args[0], args[1], int(args[2]), args[3:]
     times = {b: [] for b in binaries}
     for i in range(runs):

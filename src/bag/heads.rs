@@ -108,7 +108,7 @@ fn method(code: u8) -> Compression {
 impl Heads {
     /// `n` slots, none read yet.
     pub fn pending_for(n: usize) -> Self {
-        let h = Heads {
+        Heads {
             // Zeroed allocations: nothing is written (nor made resident) for 1 M chunks.
             offset: bytemuck::zeroed_slice_box(n),
             compressed: bytemuck::zeroed_slice_box(n),
@@ -119,11 +119,7 @@ impl Heads {
             pending: AtomicUsize::new(n),
             bad: Mutex::new(HashMap::new()),
             reading_all: Mutex::new(()),
-        };
-        super::huge_pages::for_slice(&h.offset);
-        super::huge_pages::for_slice(&h.compressed);
-        super::huge_pages::for_slice(&h.size);
-        h
+        }
     }
 
     /// Slots for heads all known already (stored as they come: no other thread sees the

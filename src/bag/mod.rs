@@ -34,7 +34,6 @@ mod error;
 mod finish_chunks;
 pub mod follow;
 mod heads;
-mod huge_pages;
 mod iter;
 mod lazy;
 mod load;

@@ -358,7 +358,7 @@ impl Starts {
 impl Index {
     /// Nothing read yet, with room for the chunks and counts of `expected` chunk infos.
     fn new(expected: usize) -> Index {
-        let index = Index {
+        Index {
             conns: ConnTable::default(),
             shape: None,
             warnings: Vec::new(),
@@ -366,10 +366,7 @@ impl Index {
             table: Vec::with_capacity(expected),
             starts: Starts::default(),
             ahead: Starts::default(),
-        };
-        super::huge_pages::for_vec(&index.chunks);
-        super::huge_pages::for_vec(&index.table);
-        index
+        }
     }
 
     /// Adds the chunk of a chunk info whose counts were just appended to the table; returns
