@@ -78,10 +78,21 @@ impl StatsCache {
         }
     }
 
+    /// Where `bag`'s entry is: its key (file and index hash), worked out once for the lookup
+    /// and the store that may follow it (hashing a million chunks' index takes milliseconds).
+    pub fn slot(&self, bag: &Bag) -> Slot {
+        Slot(Key::of(bag, self.min_chunks))
+    }
+
     /// The statistics remembered for `bag`, when there is an entry for this very file and
     /// index that checks out.
     pub fn load(&self, bag: &Bag) -> Option<Vec<CompressionStats>> {
-        let key = Key::of(bag, self.min_chunks)?;
+        self.load_in(&self.slot(bag))
+    }
+
+    /// [`StatsCache::load`] for the bag whose [`StatsCache::slot`] `slot` is.
+    pub fn load_in(&self, slot: &Slot) -> Option<Vec<CompressionStats>> {
+        let key = slot.0.as_ref()?;
         if !private(&self.dir) {
             return None;
         }
@@ -91,14 +102,19 @@ impl StatsCache {
             .take(MAX_ENTRY_BYTES)
             .read_to_string(&mut text)
             .ok()?;
-        parse(&text, &key)
+        parse(&text, key)
     }
 
     /// Remembers `stats`, the compression statistics just read for `bag`, when the bag
     /// qualifies (opened cleanly from its index, every header read, no warning, unchanged for
     /// [`MIN_AGE`], at least [`MIN_CHUNKS`] chunks). True when an entry was written.
     pub fn store(&self, bag: &Bag, stats: &[CompressionStats]) -> bool {
-        let Some(key) = Key::of(bag, self.min_chunks) else {
+        self.store_in(&self.slot(bag), bag, stats)
+    }
+
+    /// [`StatsCache::store`], `slot` being `bag`'s [`StatsCache::slot`].
+    pub fn store_in(&self, slot: &Slot, bag: &Bag, stats: &[CompressionStats]) -> bool {
+        let Some(key) = &slot.0 else {
             return false;
         };
         let clean = bag.is_indexed()
@@ -114,7 +130,7 @@ impl StatsCache {
         if !clean || !old_enough {
             return false;
         }
-        self.write(&key, &entry_text(&key, stats)).is_ok()
+        self.write(key, &entry_text(key, stats)).is_ok()
     }
 
     /// Writes an entry beside its final name and renames it there (a reader sees the old
@@ -207,6 +223,10 @@ fn is_entry_name(name: &str) -> bool {
 }
 
 /// What an entry must match: the file, and the index as read this time.
+/// A bag's place in the cache ([`StatsCache::slot`]); none for a bag that is never remembered
+/// (too few chunks, not a file).
+pub struct Slot(Option<Key>);
+
 struct Key {
     stamp: FileStamp,
     index: u64,

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::bag::Bag;
-use crate::bag::stats_cache::StatsCache;
+use crate::bag::stats_cache::{Slot, StatsCache};
 
 use super::json::Json;
 use super::term::{Stdout, outln};
@@ -78,7 +78,7 @@ pub fn run(args: &InfoArgs) -> Outcome {
         if bag.recovery().is_some_and(|r| !r.is_lossless()) {
             outcome = outcome.max(Outcome::Problems);
         }
-        let heads = Heads::start(&bag, cache.as_ref().filter(|_| !args.health));
+        let heads = Heads::start(&bag, cache.as_ref(), !args.health);
         let shown = path.display().to_string();
         let summary = Summary::new(&bag, args.freq);
         let health = args.health.then(|| {
@@ -146,37 +146,45 @@ pub fn run(args: &InfoArgs) -> Outcome {
 enum Heads {
     /// Remembered from an earlier run on the same unchanged file.
     Remembered,
-    /// Read on the bag's threads while the rest of the summary is worked out.
-    Reading(std::thread::JoinHandle<()>),
+    /// Read on the bag's threads while the rest of the summary is worked out; the bag's place
+    /// in the cache, to remember them.
+    Reading(std::thread::JoinHandle<()>, Option<Slot>),
     /// Read when the summary asks for them (few chunks).
-    WhenAsked,
+    WhenAsked(Option<Slot>),
 }
 
 impl Heads {
-    /// Takes the statistics `cache` remembers for `bag`, or starts reading the headers.
-    fn start(bag: &Bag, cache: Option<&StatsCache>) -> Heads {
-        if let Some(stats) = cache.and_then(|c| c.load(bag)) {
+    /// Takes the statistics `cache` remembers for `bag` (when `use_remembered`), or starts
+    /// reading the headers.
+    fn start(bag: &Bag, cache: Option<&StatsCache>, use_remembered: bool) -> Heads {
+        let slot = cache.map(|c| c.slot(bag));
+        let remembered = cache
+            .zip(slot.as_ref())
+            .filter(|_| use_remembered)
+            .and_then(|(c, s)| c.load_in(s));
+        if let Some(stats) = remembered {
             bag.know_compression_stats(stats);
             Heads::Remembered
         } else if bag.pending_heads() >= MANY_HEADS {
             let b = bag.clone();
-            Heads::Reading(std::thread::spawn(move || b.read_heads()))
+            Heads::Reading(std::thread::spawn(move || b.read_heads()), slot)
         } else {
-            Heads::WhenAsked
+            Heads::WhenAsked(slot)
         }
     }
 
     /// Waits for the headers being read, and remembers statistics that were read.
     fn finish(self, bag: &Bag, cache: Option<&StatsCache>) {
-        match self {
+        let slot = match self {
             Heads::Remembered => return,
-            Heads::Reading(thread) => {
+            Heads::Reading(thread, slot) => {
                 let _ = thread.join();
+                slot
             }
-            Heads::WhenAsked => {}
-        }
-        if let Some(c) = cache {
-            c.store(bag, &bag.compression_stats());
+            Heads::WhenAsked(slot) => slot,
+        };
+        if let (Some(c), Some(slot)) = (cache, slot) {
+            c.store_in(&slot, bag, &bag.compression_stats());
         }
     }
 }
