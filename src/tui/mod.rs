@@ -83,13 +83,23 @@ pub enum Ended {
 /// Runs the explorer until the user quits or a signal arrives. The bags are opened on a
 /// background thread while a first frame says so.
 pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
+    let (tx, rx) = mpsc::channel::<AppEvent>();
+    // The bags are opened from the start, while the terminal is set up: its queries (the
+    // graphics protocol and cell size below) take a round trip each, a long one over SSH,
+    // which the open no longer waits for. The size is an `ioctl`, not a query.
+    let (w, h) = crossterm::terminal::size()?;
+    let mut opening = Opening::new(&bags);
+    // Opened once the explorer's first frame is on the screen: the work that does not make
+    // that frame waits for it (two cores are soon taken).
+    let first_frame = gate::Gate::default();
+    let _open_at_exit = gate::OpenOnDrop(first_frame.clone());
+    start_opening(bags, &tx, options.registry.clone(), (w, h), &first_frame);
     let guard = TerminalGuard::enter(options.mouse)?;
     // Before the input thread starts: creating the terminal may query the cursor position,
     // and the reply must not be eaten by our reader.
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     // Likewise the graphics query (kitty / sixel / iTerm2 and the cell size in pixels).
     let graphics = graphics::Graphics::detect(graphics::Choice::from_env());
-    let (tx, rx) = mpsc::channel::<AppEvent>();
     // Terminal input.
     {
         let tx = tx.clone();
@@ -117,13 +127,6 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
         }
     }
     let theme = Theme::from_env();
-    let (w, h) = crossterm::terminal::size()?;
-    let mut opening = Opening::new(&bags);
-    // Opened once the explorer's first frame is on the screen: the work that does not make
-    // that frame waits for it (two cores are soon taken).
-    let first_frame = gate::Gate::default();
-    let _open_at_exit = gate::OpenOnDrop(first_frame.clone());
-    start_opening(bags, &tx, options.registry.clone(), (w, h), &first_frame);
     // Redrawn every 100 ms for the elapsed time, and when the text shown changes.
     let tick = std::time::Duration::from_millis(100);
     let mut drawn: Option<std::time::Instant> = None;
