@@ -51,6 +51,9 @@ pub enum AppEvent {
     Search(crate::tui::searcher::SearchNews),
     /// News of the thread following a growing recording (`F`).
     Follow(crate::tui::live::LiveNews),
+    /// The terminal's graphics protocol, from its answers to the query (`None`:
+    /// half-blocks).
+    Graphics(Option<crate::tui::graphics::Graphics>),
 }
 
 /// The result of opening.
@@ -163,6 +166,7 @@ impl App {
             AppEvent::Bandwidth(bytes) => self.view_bytes_news(bytes),
             AppEvent::Opening(news) => self.opening_news(news),
             AppEvent::Opened(_) => false,
+            AppEvent::Graphics(g) => self.set_graphics(g),
         }
     }
 

@@ -4,11 +4,15 @@
 //! pixels). `BAGSCOPE_GRAPHICS` overrides the query: `auto` (the default), `halfblocks`,
 //! `kitty`, `sixel`, `iterm2`. With `NO_COLOR` set, `auto` keeps the half-block ramp.
 //!
+//! The query is written before the first frame and answered on the input thread
+//! (`tui::input`, which tells the answers from keys typed meanwhile: `tui::term_replies`), so
+//! neither the first frame nor a key waits for the terminal's round trip. Until the answers
+//! come, pictures are half-blocks.
+//!
 //! `auto` does not query inside tmux or screen: a multiplexer passes the query on to the
 //! outer terminal only when configured to (tmux's `allow-passthrough`), so it often goes
-//! unanswered, and an unanswered query costs a timeout at startup and leaves a reader on the
-//! input that eats the next key. There, half-blocks (or `BAGSCOPE_GRAPHICS=kitty|sixel|…`,
-//! which ratatui-image wraps in tmux's passthrough).
+//! unanswered. There, half-blocks (or `BAGSCOPE_GRAPHICS=kitty|sixel|…`, which ratatui-image
+//! wraps in tmux's passthrough).
 //!
 //! A protocol image is encoded on the worker (it is the slow part: sixel quantises, kitty
 //! base64-encodes), at the pane's size in the terminal's pixels; the UI thread only places
@@ -24,6 +28,7 @@ use ratatui_image::protocol::Protocol;
 use ratatui_image::{FontSize, Image, Resize};
 
 use crate::picture::{Fit, Raster};
+use crate::tui::term_replies::Replies;
 
 /// What `BAGSCOPE_GRAPHICS` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +66,80 @@ impl Choice {
     }
 }
 
+/// How the graphics protocol is settled when the explorer starts.
+#[derive(Debug)]
+pub enum Startup {
+    /// Known without asking (`None`: half-blocks).
+    Known(Option<Graphics>),
+    /// The query was written: the terminal's answers are read on the input thread.
+    Asked,
+}
+
+impl Choice {
+    /// Settles the choice, or writes the graphics query to the terminal (which must be in
+    /// raw mode, and its input not yet read) for [`Choice::Auto`] on a terminal.
+    pub fn start(self) -> std::io::Result<Startup> {
+        use std::io::{IsTerminal, Write};
+        let on_terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        match self {
+            // Nothing would read the answers.
+            Choice::Auto if !on_terminal => return Ok(Startup::Known(None)),
+            Choice::Auto if cfg!(unix) => {}
+            _ => return Ok(Startup::Known(Graphics::detect(self))),
+        }
+        let mut out = std::io::stdout();
+        out.write_all(query(&Hints::from_env()).as_bytes())?;
+        out.flush()?;
+        Ok(Startup::Asked)
+    }
+}
+
+/// What the environment tells of the terminal, beyond its answers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// A terminal whose kitty and sixel support is not to be trusted (WezTerm, Konsole):
+    /// neither is asked for.
+    pub no_kitty_or_sixel: bool,
+    /// `TERM_PROGRAM` or `LC_TERMINAL` names a terminal that shows iTerm2's images.
+    pub iterm2: bool,
+}
+
+impl Hints {
+    /// From `WEZTERM_EXECUTABLE`, `KONSOLE_VERSION`, `TERM_PROGRAM` and `LC_TERMINAL`.
+    pub fn from_env() -> Hints {
+        let var = |n: &str| std::env::var(n).unwrap_or_default();
+        Hints::from_vars(
+            !var("WEZTERM_EXECUTABLE").is_empty() || !var("KONSOLE_VERSION").is_empty(),
+            &var("TERM_PROGRAM"),
+            &var("LC_TERMINAL"),
+        )
+    }
+
+    /// From whether the terminal is WezTerm or Konsole, and the values of `TERM_PROGRAM`
+    /// and `LC_TERMINAL`.
+    pub fn from_vars(wezterm_or_konsole: bool, term_program: &str, lc_terminal: &str) -> Hints {
+        const ITERM2_LIKE: [&str; 9] = [
+            "iTerm", "WezTerm", "mintty", "vscode", "Tabby", "Hyper", "rio", "Bobcat", "Warp",
+        ];
+        Hints {
+            no_kitty_or_sixel: wezterm_or_konsole,
+            iterm2: ITERM2_LIKE.iter().any(|t| term_program.contains(t))
+                || lc_terminal.contains("iTerm"),
+        }
+    }
+}
+
+/// The query written to the terminal (ratatui-image's: kitty's graphics, the device
+/// attributes for sixel, the cell size, then the status report that every terminal
+/// answers last).
+pub fn query(hints: &Hints) -> String {
+    let mut options = ratatui_image::picker::cap_parser::QueryStdioOptions::default();
+    if hints.no_kitty_or_sixel {
+        options.blacklist_protocols = vec![ProtocolType::Kitty, ProtocolType::Sixel];
+    }
+    ratatui_image::picker::cap_parser::Parser::query(false, options)
+}
+
 /// The terminal's graphics protocol and cell size; `None` draws half-blocks.
 #[derive(Clone, Debug)]
 pub struct Graphics {
@@ -68,9 +147,10 @@ pub struct Graphics {
 }
 
 impl Graphics {
-    /// Settles `choice`: for [`Choice::Auto`], queries the terminal (which must be in raw
-    /// mode, before anything else reads its input); half-blocks (`None`) when it has no
-    /// protocol or does not answer.
+    /// Settles `choice` on this thread: for [`Choice::Auto`], queries the terminal with
+    /// ratatui-image's own reader (which must be in raw mode, before anything else reads its
+    /// input; only where [`Choice::start`] cannot ask itself); half-blocks (`None`) when it
+    /// has no protocol or does not answer.
     pub fn detect(choice: Choice) -> Option<Graphics> {
         let picker = match choice {
             Choice::HalfBlocks => return None,
@@ -85,6 +165,29 @@ impl Graphics {
                 picker
             }
         };
+        Graphics::with(picker)
+    }
+
+    /// From the terminal's answers to [`query`] (`None`: half-blocks). Kitty first, then
+    /// sixel, then iTerm2 when the environment names a terminal that has it; the cell size
+    /// from the answer, else from the window size in pixels, else half-blocks.
+    pub fn from_replies(replies: &Replies, hints: &Hints) -> Option<Graphics> {
+        let protocol = if replies.kitty {
+            ProtocolType::Kitty
+        } else if replies.sixel {
+            ProtocolType::Sixel
+        } else if hints.iterm2 {
+            ProtocolType::Iterm2
+        } else {
+            return None;
+        };
+        let cell = replies
+            .cell
+            .map(|(w, h)| FontSize::new(w, h))
+            .or_else(cell_size)?;
+        #[allow(deprecated)]
+        let mut picker = Picker::from_fontsize(cell);
+        picker.set_protocol_type(protocol);
         Graphics::with(picker)
     }
 
@@ -202,6 +305,72 @@ mod tests {
             Choice::Protocol(ProtocolType::Iterm2)
         );
         assert_eq!(Choice::from_vars("bogus", "", false), Choice::Auto);
+    }
+
+    #[test]
+    fn the_answers_pick_the_protocol_and_cell_size() {
+        let plain = Hints::default();
+        let replies = |kitty, sixel, cell| Replies {
+            kitty,
+            sixel,
+            cell,
+            status: true,
+        };
+        let got = |r: &Replies, h: &Hints| {
+            Graphics::from_replies(r, h)
+                .map(|g| (g.name(), g.picker.font_size()))
+                .map(|(n, f)| (n, f.width, f.height))
+        };
+        let cell = Some((9, 18));
+        assert_eq!(
+            got(&replies(true, true, cell), &plain),
+            Some(("kitty", 9, 18)),
+            "kitty before sixel"
+        );
+        assert_eq!(
+            got(&replies(false, true, cell), &plain),
+            Some(("sixel", 9, 18))
+        );
+        assert_eq!(got(&replies(false, false, cell), &plain), None);
+        let iterm = Hints::from_vars(false, "iTerm.app", "");
+        assert_eq!(
+            got(&replies(false, false, cell), &iterm),
+            Some(("iTerm2", 9, 18)),
+            "iTerm2 is not answered: the environment names it"
+        );
+        assert_eq!(
+            got(&replies(true, false, cell), &iterm),
+            Some(("kitty", 9, 18)),
+            "an answer outweighs the environment"
+        );
+        // No cell size answered and no window size in pixels (tests have no terminal):
+        // half-blocks, which need none.
+        if cell_size().is_none() {
+            assert_eq!(got(&replies(true, false, None), &plain), None);
+        }
+    }
+
+    #[test]
+    fn wezterm_and_konsole_are_not_asked_for_kitty_or_sixel() {
+        let plain = query(&Hints::default());
+        assert!(plain.contains("\x1b_Gi=31,") && plain.contains("\x1b[c"));
+        assert!(
+            plain.ends_with("\x1b[5n"),
+            "the status report last: {plain:?}"
+        );
+        let wezterm = Hints::from_vars(true, "WezTerm", "");
+        assert!(wezterm.iterm2 && wezterm.no_kitty_or_sixel);
+        let asked = query(&wezterm);
+        assert!(!asked.contains("\x1b_G") && !asked.contains("\x1b[c"));
+        assert!(asked.contains("\x1b[16t") && asked.ends_with("\x1b[5n"));
+        assert_eq!(
+            Hints::from_vars(false, "xterm", "iTerm2"),
+            Hints {
+                no_kitty_or_sixel: false,
+                iterm2: true
+            }
+        );
+        assert_eq!(Hints::from_vars(false, "", ""), Hints::default());
     }
 
     fn graphics(p: ProtocolType) -> Graphics {

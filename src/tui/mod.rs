@@ -14,6 +14,7 @@ pub mod event;
 pub mod gate;
 pub mod graphics;
 pub mod halfblock;
+pub mod input;
 pub mod keymap;
 pub mod latest;
 pub mod layout;
@@ -26,6 +27,7 @@ pub mod panes;
 pub mod plotter;
 pub mod publish;
 pub mod searcher;
+pub mod term_replies;
 pub mod terminal;
 pub mod text;
 pub mod theme;
@@ -95,22 +97,16 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let _open_at_exit = gate::OpenOnDrop(first_frame.clone());
     start_opening(bags, &tx, options.registry.clone(), (w, h), &first_frame);
     let guard = TerminalGuard::enter(options.mouse)?;
-    // Before the input thread starts: creating the terminal may query the cursor position,
-    // and the reply must not be eaten by our reader.
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    // Likewise the graphics query (kitty / sixel / iTerm2 and the cell size in pixels).
-    let graphics = graphics::Graphics::detect(graphics::Choice::from_env());
-    // Terminal input.
-    {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            while let Ok(ev) = crossterm::event::read() {
-                if tx.send(AppEvent::Input(ev)).is_err() {
-                    break;
-                }
-            }
-        });
-    }
+    // The graphics query (kitty / sixel / iTerm2 and the cell size in pixels) is written
+    // before the first frame, so that the two never interleave on the terminal, and answered
+    // on the input thread: nothing here waits for the round trip.
+    let startup = graphics::Choice::from_env().start()?;
+    input::spawn(tx.clone(), &startup);
+    let mut graphics = match startup {
+        graphics::Startup::Known(g) => g,
+        graphics::Startup::Asked => None,
+    };
     // Signals end the loop like `q` does, so the terminal is restored on the way out.
     #[cfg(unix)]
     {
@@ -173,6 +169,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
                 );
             }
             AppEvent::Opening(p) if opening.apply(&p) => drawn = None,
+            AppEvent::Graphics(g) => graphics = g,
             _ => {}
         }
     };

@@ -2,7 +2,9 @@
 //! pseudo-terminal (`script`), `BAGSCOPE_GRAPHICS=kitty` / `sixel` / `iterm2` naming the
 //! protocol (no terminal here answers the query), the camera topic selected: the protocol's
 //! escape sequence carrying the frame reaches the terminal, and the terminal is restored on
-//! the way out. (In tmux, the other end-to-end tests, `auto` keeps half-blocks.)
+//! the way out. (In tmux, the other end-to-end tests, `auto` keeps half-blocks.) And the
+//! query with `auto`, in a terminal that answers it (`tests/common/pty_terminal.py`): late,
+//! or never.
 
 use std::path::Path;
 use std::process::Command;
@@ -77,5 +79,112 @@ fn a_named_protocol_carries_the_frame_and_the_terminal_is_restored() {
             contains(&out, b"\x1b[?1049l"),
             "{protocol}: the alternate screen was not left"
         );
+    }
+}
+
+fn have_python3() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs the explorer on the demo bag in `tests/common/pty_terminal.py`'s terminal, playing
+/// `steps` (see the script) with `BAGSCOPE_QUERY_WAIT=wait`: the script's verdict and the
+/// bytes the explorer wrote.
+fn terminal(steps: &serde_json::Value, wait: &str) -> (serde_json::Value, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let written = dir.path().join("written");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("python3")
+        .arg(root.join("tests/common/pty_terminal.py"))
+        .arg(env!("CARGO_BIN_EXE_bagscope"))
+        .arg(root.join("assets/demo.bag"))
+        .arg(&written)
+        .arg(steps.to_string())
+        .env("BAGSCOPE_QUERY_WAIT", wait)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verdict = serde_json::from_slice(&out.stdout).unwrap();
+    (verdict, std::fs::read(&written).unwrap())
+}
+
+fn position(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The graphics query is answered on the input thread: the first frame is drawn before the
+/// terminal answers, keys typed before the answers reach the explorer (the topic filter),
+/// the picture shown meanwhile in half-blocks is drawn again in kitty's protocol once the
+/// answers come, and one `q` quits.
+#[test]
+fn the_first_frame_and_keys_do_not_wait_for_the_terminals_answers() {
+    if !have_python3() {
+        eprintln!("skipped: python3 is not installed");
+        return;
+    }
+    let steps = serde_json::json!([
+        ["wait", "\u{1b}[5n"],
+        ["wait", "image_raw"],
+        ["keys", "/image_raw\r"],
+        ["wait", "▀"],
+        ["answer"],
+        ["wait", "\u{1b}_Gq=2,"],
+        ["keys", "q"],
+        ["exit", 10]
+    ]);
+    // A generous wait for the answers: a loaded test machine is slow to draw.
+    let (verdict, out) = terminal(&steps, "60");
+    assert_eq!(
+        verdict["failed"],
+        serde_json::Value::Null,
+        "{verdict}: {} bytes written, the last: {}",
+        out.len(),
+        String::from_utf8_lossy(&out[out.len().saturating_sub(600)..]).escape_debug()
+    );
+    assert_eq!(verdict["exit"], 0, "{verdict}");
+    let query = position(&out, b"\x1b[5n").unwrap();
+    let frame = position(&out, b"image_raw").unwrap();
+    assert!(query < frame, "the query is written before the first frame");
+    assert!(contains(&out, b"a=T"), "kitty: no transmission");
+    assert!(
+        contains(&out, b"\x1b[?1049l"),
+        "the terminal was not restored"
+    );
+}
+
+/// A terminal that never answers: the explorer does not wait for it, one `q` quits (no
+/// reader left behind eats it), and pictures are half-blocks.
+#[test]
+fn a_terminal_that_never_answers_costs_no_key() {
+    if !have_python3() {
+        eprintln!("skipped: python3 is not installed");
+        return;
+    }
+    for wait in ["60", "0"] {
+        let steps = serde_json::json!([
+            ["wait", "image_raw"],
+            ["keys", "/image_raw\r"],
+            ["wait", "▀"],
+            ["keys", "q"],
+            ["exit", 10]
+        ]);
+        let (verdict, out) = terminal(&steps, wait);
+        assert_eq!(
+            verdict["failed"],
+            serde_json::Value::Null,
+            "wait {wait}: {verdict}"
+        );
+        assert_eq!(verdict["exit"], 0, "wait {wait}: {verdict}");
+        assert!(
+            !contains(&out, b"\x1b_Gq="),
+            "wait {wait}: kitty without an answer"
+        );
+        assert!(contains(&out, b"\x1b[?1049l"), "wait {wait}: not restored");
     }
 }

@@ -7,7 +7,7 @@ use super::super::worker::pending::{RequestId, RequestKind};
 use super::App;
 use crate::catalog::MsgRef;
 use crate::picture::{Fit, Picture, is_scatter_type};
-use crate::tui::graphics::Graphic;
+use crate::tui::graphics::{Graphic, Graphics};
 
 impl App {
     /// The datatype of the selected topic.
@@ -80,6 +80,20 @@ impl App {
             fit,
             encode,
         });
+    }
+
+    /// The terminal's graphics protocol became known: the picture shown is drawn again
+    /// with it.
+    pub(in crate::tui) fn set_graphics(&mut self, graphics: Option<Graphics>) -> bool {
+        let same = self.picture.graphics.is_none() && graphics.is_none();
+        self.picture.graphics = graphics;
+        if same {
+            return false;
+        }
+        self.picture.shown = None;
+        self.picture.loading = None;
+        self.request_picture();
+        true
     }
 
     /// A picture from the worker (dropped when stale).
