@@ -1,11 +1,14 @@
 //! The thread that reads the terminal's input. When the graphics query was written
 //! ([`graphics::Startup::Asked`]), it first reads the terminal's answers one byte at a time,
-//! handing on the keys typed meanwhile ([`term_replies`]), until the status report that ends
+//! handing on the keys typed meanwhile ([`term_replies`](super::term_replies)), until the
+//! status report that ends
 //! them or [`ANSWER_WAIT`]; the graphics settled from them arrive as
 //! [`AppEvent::Graphics`]. Then it reads events with crossterm until the app is gone.
 //!
 //! One byte at a time, so that nothing after the answers is taken from crossterm, and with
-//! a deadline, so that a terminal that never answers costs neither a wait nor a key.
+//! a deadline, so that a terminal that never answers costs neither a wait nor a key. The
+//! explorer does not restore the terminal while answers are still on their way
+//! ([`AnswersRead`]): they would land at the shell's prompt.
 
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
@@ -13,6 +16,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::Event;
 
 use super::event::AppEvent;
+use super::gate::Gate;
 use super::graphics::{self, Graphics, Hints};
 use super::term_replies::{Replies, Sorter};
 
@@ -38,16 +42,44 @@ pub fn answer_wait(var: Option<&str>) -> Duration {
 /// Escape key (or a sequence cut short is given up).
 const ESCAPE_WAIT: Duration = Duration::from_millis(50);
 
+/// Waits, when dropped, until the terminal's answers have been read (or their deadline has
+/// passed): held by `run()` over the terminal's restoration, so that no way out (`q`, a
+/// signal, a bag that cannot be opened) gives the shell answers still on their way.
+#[must_use]
+pub struct AnswersRead {
+    read: Gate,
+    until: Instant,
+}
+
+impl Drop for AnswersRead {
+    fn drop(&mut self) {
+        self.read
+            .wait(self.until.saturating_duration_since(Instant::now()));
+    }
+}
+
 /// Starts the input thread, sending on `tx`; `startup` says whether answers to the graphics
 /// query come first.
-pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) {
+pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
     let asked = matches!(startup, graphics::Startup::Asked);
+    let wait = answer_wait(std::env::var("BAGSCOPE_QUERY_WAIT").ok().as_deref());
+    let deadline = Instant::now() + wait;
+    let read = if asked {
+        Gate::default()
+    } else {
+        Gate::opened()
+    };
+    let answers = AnswersRead {
+        read: read.clone(),
+        // The reading ends at most this long after its deadline.
+        until: deadline + ESCAPE_WAIT * 5,
+    };
     std::thread::spawn(move || {
         if asked {
             let size = crossterm::terminal::size().ok();
             let hints = Hints::from_env();
-            let wait = answer_wait(std::env::var("BAGSCOPE_QUERY_WAIT").ok().as_deref());
-            let replies = read_answers(Instant::now() + wait, &tx);
+            let replies = read_answers(deadline, &tx);
+            read.open();
             let graphics = Graphics::from_replies(&replies, &hints);
             if tx.send(AppEvent::Graphics(graphics)).is_err() {
                 return;
@@ -66,6 +98,7 @@ pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) {
             }
         }
     });
+    answers
 }
 
 /// Reads the terminal's answers from standard input until its status report, `deadline`,

@@ -102,7 +102,9 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     // before the first frame, so that the two never interleave on the terminal, and answered
     // on the input thread: nothing here waits for the round trip.
     let startup = graphics::Choice::from_env().start()?;
-    input::spawn(tx.clone(), &startup);
+    // Dropped before `guard` on every way out: the answers are read before the terminal is
+    // restored.
+    let answers = input::spawn(tx.clone(), &startup);
     let mut graphics = match startup {
         graphics::Startup::Known(g) => g,
         graphics::Startup::Asked => None,
@@ -230,6 +232,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
             terminal.draw(|f| ui::draw(f, app, theme)).map(|_| ())
         })?;
     }
+    drop(answers);
     drop(terminal);
     drop(guard);
     Ok(match signal {

@@ -9,6 +9,7 @@ STEPS, a JSON list, against it:
     ["keys", TEXT]      types TEXT
     ["sleep", SECONDS]
     ["exit", SECONDS]   until the explorer exits (at most SECONDS)
+    ["alive"]           the explorer has not exited
 
 Writes everything the explorer wrote to OUT and prints one JSON object: "done" (the steps
 completed), "failed" (the step that did not, or null), "exit" (the exit status, or null).
@@ -76,6 +77,9 @@ def main():
             while time.monotonic() < deadline:
                 pump(0.01)
             ok = True
+        elif kind == "alive":
+            pump(0.01)
+            ok = status is None
         elif kind == "exit":
             deadline = time.monotonic() + step[1]
             while status is None and time.monotonic() < deadline:

@@ -166,7 +166,7 @@ fn a_terminal_that_never_answers_costs_no_key() {
         eprintln!("skipped: python3 is not installed");
         return;
     }
-    for wait in ["60", "0"] {
+    for wait in ["2", "0"] {
         let steps = serde_json::json!([
             ["wait", "image_raw"],
             ["keys", "/image_raw\r"],
@@ -187,4 +187,27 @@ fn a_terminal_that_never_answers_costs_no_key() {
         );
         assert!(contains(&out, b"\x1b[?1049l"), "wait {wait}: not restored");
     }
+}
+
+/// Quitting before the terminal has answered: the explorer reads the answers before it
+/// restores the terminal, so they do not land at the shell's prompt.
+#[test]
+fn quitting_before_the_answers_waits_for_them() {
+    if !have_python3() {
+        eprintln!("skipped: python3 is not installed");
+        return;
+    }
+    let steps = serde_json::json!([
+        ["wait", "\u{1b}[5n"],
+        ["wait", "bagscope"],
+        ["keys", "q"],
+        ["sleep", 0.5],
+        ["alive"],
+        ["answer"],
+        ["exit", 10]
+    ]);
+    let (verdict, out) = terminal(&steps, "30");
+    assert_eq!(verdict["failed"], serde_json::Value::Null, "{verdict}");
+    assert_eq!(verdict["exit"], 0, "{verdict}");
+    assert!(contains(&out, b"\x1b[?1049l"), "not restored");
 }
