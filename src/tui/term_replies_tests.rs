@@ -164,3 +164,42 @@ fn a_string_cut_short_by_a_new_sequence_still_lets_it_through() {
     assert!(s.replies.status);
     assert!(!s.replies.kitty);
 }
+
+/// Whatever came before (a deterministic stream of random bytes, weighted to the bytes that
+/// steer the sorter), a string terminator puts it back between sequences: the status report
+/// after it is read. Nothing panics, and what is kept stays bounded.
+#[test]
+fn any_input_is_taken_and_a_terminator_resynchronises() {
+    const STEER: &[u8] = b"\x1b\x1b[[__]P\\\x07;;0123456789?tcnO~ABZ\xc3\xa9\xe2\x80\xf0";
+    let mut s = Sorter::default();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for round in 0..3000 {
+        let len = next() % 600;
+        for _ in 0..len {
+            let r = next();
+            let b = if r % 3 == 0 {
+                STEER[(r >> 8) as usize % STEER.len()]
+            } else {
+                (r >> 16) as u8
+            };
+            s.push(b);
+            assert!(s.seq.len() <= MAX_SEQUENCE, "round {round}");
+        }
+        if next() % 4 == 0 {
+            s.idle();
+        }
+        s.replies.status = false;
+        sort(&mut s, b"\x1b\\\x1b[0n");
+        assert!(
+            s.replies.status,
+            "round {round}: not read after the terminator"
+        );
+        assert!(!s.in_sequence(), "round {round}");
+    }
+}
