@@ -182,11 +182,11 @@ fn any_input_is_taken_and_a_terminator_resynchronises() {
     for round in 0..3000 {
         let len = next() % 600;
         for _ in 0..len {
-            let r = next();
-            let b = if r % 3 == 0 {
-                STEER[(r >> 8) as usize % STEER.len()]
+            let r = next().to_le_bytes();
+            let b = if r[0] % 3 == 0 {
+                STEER[usize::from(r[1]) % STEER.len()]
             } else {
-                (r >> 16) as u8
+                r[2]
             };
             s.push(b);
             assert!(s.seq.len() <= MAX_SEQUENCE, "round {round}");
