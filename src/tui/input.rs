@@ -1,8 +1,7 @@
 //! The thread that reads the terminal's input. When the graphics query was written
 //! ([`graphics::Startup::Asked`]), it first reads the terminal's answers one byte at a time,
 //! handing on the keys typed meanwhile ([`term_replies`](super::term_replies)), until the
-//! status report that ends
-//! them or [`ANSWER_WAIT`]; the graphics settled from them arrive as
+//! status report that ends them or [`ANSWER_WAIT`]; the graphics settled from them arrive as
 //! [`AppEvent::Graphics`]. Then it reads events with crossterm until the app is gone.
 //!
 //! One byte at a time, so that nothing after the answers is taken from crossterm, and with
