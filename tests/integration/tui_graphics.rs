@@ -211,3 +211,129 @@ fn quitting_before_the_answers_waits_for_them() {
     assert_eq!(verdict["exit"], 0, "{verdict}");
     assert!(contains(&out, b"\x1b[?1049l"), "not restored");
 }
+
+fn have(program: &str, arg: &str) -> bool {
+    Command::new(program)
+        .arg(arg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok()
+}
+
+/// Kills a child process when dropped.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Polls `f` every 50 ms for at most `secs` seconds.
+fn until(secs: u64, f: impl Fn() -> bool) -> bool {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    f()
+}
+
+/// A real terminal answers the query: xterm as a VT340 (sixel graphics) under Xvfb, logging
+/// what it is sent (`-l`). The camera is drawn in sixel, so xterm's own answers (its device
+/// attributes and status; the cell size comes from the window size in pixels, as xterm does
+/// not answer `CSI 16 t`) were read; the filter typed by xdotool reached the explorer, one
+/// `q` quits, and the terminal is restored.
+#[test]
+fn xterm_answers_the_query_and_the_camera_is_drawn_in_sixel() {
+    if !(have("Xvfb", "-help") && have("xterm", "-version") && have("xdotool", "version")) {
+        eprintln!("skipped: Xvfb, xterm or xdotool is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let written = dir.path().join("written");
+    let status = dir.path().join("status");
+    // Xvfb picks a free display and writes its number once it is ready.
+    let mut x = Command::new("Xvfb")
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1400x900x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ready = x.stdout.take().unwrap();
+    let _x = Killed(x);
+    let mut number = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(ready), &mut number).unwrap();
+    assert!(!number.trim().is_empty(), "Xvfb did not start");
+    let display = format!(":{}", number.trim());
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo.bag");
+    let inner = format!(
+        "{} {}; echo $? > {}",
+        env!("CARGO_BIN_EXE_bagscope"),
+        demo.display(),
+        status.display()
+    );
+    let log_file = written.to_str().unwrap();
+    let _term = Killed(
+        Command::new("xterm")
+            .args(["-display", &display, "-ti", "vt340", "-geometry", "120x40"])
+            .args(["-l", "-lf", log_file])
+            .args([
+                "-xrm",
+                "XTerm*allowSendEvents: true",
+                "-e",
+                "sh",
+                "-c",
+                &inner,
+            ])
+            .env_remove("TMUX")
+            .env_remove("NO_COLOR")
+            .env_remove("BAGSCOPE_GRAPHICS")
+            .spawn()
+            .unwrap(),
+    );
+    let log = || std::fs::read(&written).unwrap_or_default();
+    assert!(
+        until(30, || contains(&log(), b"image_raw")),
+        "no frame: {} bytes written",
+        log().len()
+    );
+    let xdotool = |args: &[&str]| {
+        Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &display)
+            .output()
+            .unwrap()
+    };
+    let window = String::from_utf8(xdotool(&["search", "--class", "xterm"]).stdout).unwrap();
+    let window = window.lines().next().unwrap().to_string();
+    xdotool(&["type", "--window", &window, "/image_raw"]);
+    xdotool(&["key", "--window", &window, "Return"]);
+    assert!(
+        until(30, || contains(&log(), b"\x1bP")),
+        "no sixel image: xterm's answers were not read"
+    );
+    assert!(!contains(&log(), "▀".as_bytes()), "half-blocks drawn");
+    xdotool(&["type", "--window", &window, "q"]);
+    assert!(
+        until(10, || std::fs::read_to_string(&status)
+            .is_ok_and(|s| s.trim() == "0")),
+        "one `q` did not quit"
+    );
+    assert!(
+        contains(&log(), b"\x1b[?1049l"),
+        "the terminal was not restored"
+    );
+}
