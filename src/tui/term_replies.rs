@@ -279,17 +279,24 @@ fn char_key(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), modifiers)
 }
 
-/// `ESC O x`: arrows, Home, End, F1–F4.
-fn ss3_key(b: u8) -> Option<KeyEvent> {
-    let code = match b {
+/// The arrows, Home and End, by the last byte of their sequence (`ESC O x` or `CSI … x`).
+fn cursor_key(b: u8) -> Option<KeyCode> {
+    Some(match b {
         b'A' => KeyCode::Up,
         b'B' => KeyCode::Down,
         b'C' => KeyCode::Right,
         b'D' => KeyCode::Left,
         b'H' => KeyCode::Home,
         b'F' => KeyCode::End,
-        b'P'..=b'S' => KeyCode::F(1 + b - b'P'),
         _ => return None,
+    })
+}
+
+/// `ESC O x`: arrows, Home, End, F1–F4.
+fn ss3_key(b: u8) -> Option<KeyEvent> {
+    let code = match b {
+        b'P'..=b'S' => KeyCode::F(1 + b - b'P'),
+        _ => cursor_key(b)?,
     };
     Some(code.into())
 }
@@ -303,15 +310,9 @@ fn csi_key(params: &str, last: u8) -> Option<KeyEvent> {
         None => KeyModifiers::empty(),
     };
     let code = match last {
-        b'A' => KeyCode::Up,
-        b'B' => KeyCode::Down,
-        b'C' => KeyCode::Right,
-        b'D' => KeyCode::Left,
-        b'H' => KeyCode::Home,
-        b'F' => KeyCode::End,
         b'Z' => return Some(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)),
         b'~' => tilde_key(first.parse().ok()?)?,
-        _ => return None,
+        _ => cursor_key(last)?,
     };
     Some(KeyEvent::new(code, modifiers))
 }
