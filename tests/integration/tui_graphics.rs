@@ -1,13 +1,18 @@
-//! Pictures through a terminal graphics protocol, end to end: the real binary on a
-//! pseudo-terminal (`script`), `BAGSCOPE_GRAPHICS=kitty` / `sixel` / `iterm2` naming the
-//! protocol (no terminal here answers the query), the camera topic selected: the protocol's
-//! escape sequence carrying the frame reaches the terminal, and the terminal is restored on
-//! the way out. (In tmux, the other end-to-end tests, `auto` keeps half-blocks.) And the
-//! query with `auto`, in a terminal that answers it (`tests/common/pty_terminal.py`): late,
-//! or never.
+//! Pictures through a terminal graphics protocol, end to end.
+//!
+//! - The real binary on a pseudo-terminal (`script`) with `BAGSCOPE_GRAPHICS=kitty` /
+//!   `sixel` / `iterm2` naming the protocol (nothing answers the query there), the camera
+//!   topic selected: the protocol's escape sequence carrying the frame reaches the terminal,
+//!   and the terminal is restored on the way out.
+//! - `auto`'s query in `tests/common/pty_terminal.py`, a pseudo-terminal that answers it when
+//!   the test says (late, or never), and in a real terminal: xterm as a VT340 under Xvfb.
+//!
+//! (In tmux, the other end-to-end tests, `auto` keeps half-blocks.)
 
 use std::path::Path;
 use std::process::Command;
+
+use crate::common::ros_graph::Proc;
 
 fn have_script() -> bool {
     Command::new("script")
@@ -125,7 +130,7 @@ fn position(hay: &[u8], needle: &[u8]) -> Option<usize> {
 #[test]
 fn the_first_frame_and_keys_do_not_wait_for_the_terminals_answers() {
     if !have_python3() {
-        eprintln!("skipped: python3 is not installed");
+        crate::common::skip("python3 is not installed");
         return;
     }
     let steps = serde_json::json!([
@@ -163,7 +168,7 @@ fn the_first_frame_and_keys_do_not_wait_for_the_terminals_answers() {
 #[test]
 fn a_terminal_that_never_answers_costs_no_key() {
     if !have_python3() {
-        eprintln!("skipped: python3 is not installed");
+        crate::common::skip("python3 is not installed");
         return;
     }
     for wait in ["2", "0"] {
@@ -194,7 +199,7 @@ fn a_terminal_that_never_answers_costs_no_key() {
 #[test]
 fn quitting_before_the_answers_waits_for_them() {
     if !have_python3() {
-        eprintln!("skipped: python3 is not installed");
+        crate::common::skip("python3 is not installed");
         return;
     }
     let steps = serde_json::json!([
@@ -221,16 +226,6 @@ fn have(program: &str, arg: &str) -> bool {
         .is_ok()
 }
 
-/// Kills a child process when dropped.
-struct Killed(std::process::Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Polls `f` every 50 ms for at most `secs` seconds.
 fn until(secs: u64, f: impl Fn() -> bool) -> bool {
     let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
@@ -251,7 +246,7 @@ fn until(secs: u64, f: impl Fn() -> bool) -> bool {
 #[test]
 fn xterm_answers_the_query_and_the_camera_is_drawn_in_sixel() {
     if !(have("Xvfb", "-help") && have("xterm", "-version") && have("xdotool", "version")) {
-        eprintln!("skipped: Xvfb, xterm or xdotool is not installed");
+        crate::common::skip("Xvfb, xterm or xdotool is not installed");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -273,7 +268,7 @@ fn xterm_answers_the_query_and_the_camera_is_drawn_in_sixel() {
         .spawn()
         .unwrap();
     let ready = x.stdout.take().unwrap();
-    let _x = Killed(x);
+    let _x = Proc(x);
     let mut number = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(ready), &mut number).unwrap();
     assert!(!number.trim().is_empty(), "Xvfb did not start");
@@ -286,7 +281,7 @@ fn xterm_answers_the_query_and_the_camera_is_drawn_in_sixel() {
         status.display()
     );
     let log_file = written.to_str().unwrap();
-    let _term = Killed(
+    let _term = Proc(
         Command::new("xterm")
             .args(["-display", &display, "-ti", "vt340", "-geometry", "120x40"])
             .args(["-l", "-lf", log_file])
