@@ -71,8 +71,9 @@ impl Choice {
 pub enum Startup {
     /// Known without asking (`None`: half-blocks).
     Known(Option<Graphics>),
-    /// The query was written: the terminal's answers are read on the input thread.
-    Asked,
+    /// The query was written: the terminal's answers are read on the input thread, and
+    /// settled with these hints (the ones the query was made with).
+    Asked(Hints),
 }
 
 impl Choice {
@@ -88,9 +89,10 @@ impl Choice {
             _ => return Ok(Startup::Known(Graphics::detect(self))),
         }
         let mut out = std::io::stdout();
-        out.write_all(query(&Hints::from_env()).as_bytes())?;
+        let hints = Hints::from_env();
+        out.write_all(query(&hints).as_bytes())?;
         out.flush()?;
-        Ok(Startup::Asked)
+        Ok(Startup::Asked(hints))
     }
 }
 

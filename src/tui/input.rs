@@ -16,7 +16,7 @@ use crossterm::event::Event;
 
 use super::event::AppEvent;
 use super::gate::Gate;
-use super::graphics::{self, Graphics, Hints};
+use super::graphics::{self, Graphics};
 use super::term_replies::{Replies, Sorter};
 
 /// How long the terminal's answers are waited for by default (on this thread: the explorer
@@ -60,7 +60,11 @@ impl Drop for AnswersRead {
 /// Starts the input thread, sending on `tx`; `startup` says whether answers to the graphics
 /// query come first.
 pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
-    let asked = matches!(startup, graphics::Startup::Asked);
+    let hints = match startup {
+        graphics::Startup::Asked(hints) => Some(hints.clone()),
+        graphics::Startup::Known(_) => None,
+    };
+    let asked = hints.is_some();
     let wait = answer_wait(std::env::var("BAGSCOPE_QUERY_WAIT").ok().as_deref());
     let deadline = Instant::now() + wait;
     let read = if asked {
@@ -74,9 +78,8 @@ pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
         until: deadline + ESCAPE_WAIT * 5,
     };
     std::thread::spawn(move || {
-        if asked {
+        if let Some(hints) = hints {
             let size = crossterm::terminal::size().ok();
-            let hints = Hints::from_env();
             let replies = read_answers(deadline, &tx);
             read.open();
             let graphics = Graphics::from_replies(&replies, &hints);

@@ -107,7 +107,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let answers = input::spawn(tx.clone(), &startup);
     let mut graphics = match startup {
         graphics::Startup::Known(g) => g,
-        graphics::Startup::Asked => None,
+        graphics::Startup::Asked(_) => None,
     };
     // Signals end the loop like `q` does, so the terminal is restored on the way out.
     #[cfg(unix)]
