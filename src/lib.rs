@@ -1,16 +1,19 @@
 //! bagscope: read, inspect, verify and convert ROS1 bag files of every version.
 //!
 //! Layers, the most basic first; each imports only from the layers listed before it
-//! (`time, stats, ros → format, msg → bag → catalog, rockin → play → tui → cli`, checked by
-//! `tests/integration/layering.rs`), and [`printable`] from anywhere:
+//! (`time, stats, ros → format, msg → bag, picture → catalog, rockin → play, sink → tui → cli`,
+//! checked by `tests/integration/layering.rs`), and [`printable`] from anywhere:
 //!
 //! * [`time`] — ROS time and duration values; [`stats`] — the median rosbag uses; [`ros`] — a
 //!   native ROS1 node (XML-RPC, master/slave APIs, TCPROS), independent of bags.
 //! * [`format`](mod@format) — bytes → records (pure); [`msg`] — message definitions → decoded values
 //!   (pure, independent of bags).
-//! * [`bag`] — an open bag: index, recovery, time-ordered iteration.
+//! * [`bag`] — an open bag: index, recovery, time-ordered iteration; [`picture`] — a decoded
+//!   message → an RGB raster (camera and compressed images, occupancy grids, scans, clouds) or
+//!   a PNG (pure, no UI, independent of bags).
 //! * [`catalog`] — many bags as one merged timeline; [`rockin`] — RoCKIn YAML ↔ bag conversion.
-//! * [`play`] — playing a catalog's messages into a ROS graph on their original schedule.
+//! * [`play`] — playing a catalog's messages into a ROS graph on their original schedule;
+//!   [`sink`] — writing a catalog's messages into other formats (MCAP, Parquet).
 //! * [`tui`] — the terminal explorer.
 //! * [`cli`] — the command-line subcommands.
 //!

@@ -1,8 +1,9 @@
 //! MESSAGES → PICTURES. Pure functions from a decoded message to an RGB raster (camera images,
 //! compressed images, occupancy grids, laser scans, point clouds), downscaled while decoding to
 //! fit a target size, and a one-line reason when the message cannot be shown. No UI here: the
-//! explorer draws the raster as half-blocks (`tui/picture_view.rs`) and `export --format
-//! images` writes it as PNG ([`png`]).
+//! explorer draws the raster as half-blocks (`tui/halfblock.rs`) or through the terminal's
+//! graphics protocol (`tui/graphics.rs`), and `export --format images` writes it as PNG
+//! ([`png`]).
 //!
 //! Every size comes from the message and is untrusted: a picture larger than [`MAX_PIXELS`]
 //! source pixels is refused before anything is allocated, and every row is read with checked

@@ -1,9 +1,19 @@
-//! The application state and how actions change it. Panes own their logic (in `model/`);
-//! `App` routes actions to them and asks the worker for data. The routing is here; each
-//! concern has its own `impl App` block beside: keys and navigation (`input`), what the
-//! selection fetches and the worker's replies (`fetch`), playback (`playback`), ROS
-//! publishing (`publishing`), export and clipboard (`output`), the health view (`health`)
-//! and the background topic filter (`filter`).
+//! The application state ([`App`]) and how actions change it. What each pane shows is a model
+//! in `model/` (plain data, drawn by `panes/`); `App` holds them, routes each action by the
+//! input mode, asks the worker and the background threads for data, and applies their replies
+//! while they are still current (replies to an older request are dropped). The routing and the
+//! layout are here; each concern has its own `impl App` block in a file beside:
+//!
+//! - keys, the mouse and the prompts (`input`); the timeline's scope, `a` (`lanes`);
+//! - what the selection fetches and the worker's replies (`fetch`); reading in full, `d` and
+//!   `w` (`reading`); comparing messages, `m` and `D` (`diff`); the picture preview (`picture`);
+//! - the plot pane (`plot`), XY mode's picture (`xy_view`), series that grow with a followed
+//!   recording (`plot_growth`), the bandwidth over the visible window (`view_bandwidth`);
+//! - the topic filter's background results (`filter`), the content search (`search`), the log
+//!   view (`log`), the health view (`health`);
+//! - following a growing recording (`follow`), exploring a bag while its recovery scan runs
+//!   (`scan`);
+//! - playback (`playback`), ROS publishing (`publishing`), export and clipboard (`output`).
 
 mod diff;
 mod fetch;

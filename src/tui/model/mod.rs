@@ -1,4 +1,12 @@
-//! UI-agnostic models: plain structs with unit tests, no terminal types. Panes render them.
+//! The explorer's state without a terminal: what each pane shows — the topic list and its
+//! filter, the time axis, the histogram and lanes, the message list, the inspector's tree and
+//! the fields that differ from a marked message, the plots (envelopes, axes, XY pictures), the
+//! health and log views, the content search, the text overlay, the picture preview, a running
+//! scan's progress — as plain data, with the computations behind it. The panes (`tui/panes/`)
+//! draw it; no ratatui widget or buffer is used here, so most files carry unit tests that need
+//! no terminal. Two exceptions to plain data: the picture preview holds pictures already
+//! encoded for the terminal's graphics protocol (`tui::graphics`), and the topic filter scores
+//! names on every core and, from 20 000 topics, on a thread of its own ([`topic_filter`]).
 
 pub mod diff;
 pub mod health;
