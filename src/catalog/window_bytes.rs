@@ -2,7 +2,9 @@
 //! entries are in memory (a record's size is the distance to the next record, as the health
 //! scan measures it), estimated elsewhere from chunk infos (the topic's count in the chunk,
 //! times the part of the chunk's time range inside the window, times the chunk's mean record
-//! size). Nothing is read from the file: cheap enough for the UI thread.
+//! size). The messages of each topic in the window are counted the same way (exact for a chunk
+//! wholly inside the window too). Nothing is read from the file: cheap enough for the UI
+//! thread.
 
 use std::collections::HashMap;
 
@@ -22,6 +24,11 @@ pub struct WindowBytes {
     pub bytes: HashMap<String, f64>,
     /// True when every chunk overlapping the window was counted from its index entries.
     pub exact: bool,
+    /// Messages per topic inside the window (estimates are fractional).
+    pub messages: HashMap<String, f64>,
+    /// True when `messages` is exact: every chunk overlapping the window lies wholly inside
+    /// it or was counted from its index entries.
+    pub messages_exact: bool,
 }
 
 impl WindowBytes {
@@ -52,12 +59,19 @@ pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize)
         }
     }
     let mut sums = vec![0.0f64; names.len()];
-    let mut add = |bag: usize, conn: ConnId, bytes: f64| {
-        if let Some(s) = topic_of.get(&(bag, conn)).and_then(|&t| sums.get_mut(t)) {
-            *s += bytes;
+    let mut counts = vec![0.0f64; names.len()];
+    let mut add = |bag: usize, conn: ConnId, bytes: f64, messages: f64| {
+        if let Some(&t) = topic_of.get(&(bag, conn)) {
+            if let Some(s) = sums.get_mut(t) {
+                *s += bytes;
+            }
+            if let Some(n) = counts.get_mut(t) {
+                *n += messages;
+            }
         }
     };
     let mut exact = true;
+    let mut messages_exact = true;
     let mut entries: Vec<IndexEntry> = Vec::new();
     for c in catalog.chunks() {
         let chunk = c.chunk;
@@ -86,14 +100,16 @@ pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize)
                     continue;
                 }
                 let next = entries.get(i + 1).map_or(end_of_data, |n| n.offset);
-                add(c.bag, e.conn, next.saturating_sub(e.offset) as f64);
+                add(c.bag, e.conn, next.saturating_sub(e.offset) as f64, 1.0);
             }
             continue;
         }
         exact = false;
+        let whole = chunk.start >= w0 && chunk.end <= w1;
+        messages_exact &= whole;
         // The part of the chunk's time range inside the window (all of it for an instant).
         let span = chunk.end.nanos_since(chunk.start) as f64;
-        let inside = if span <= 0.0 {
+        let inside = if span <= 0.0 || whole {
             1.0
         } else {
             let lo = chunk.start.max(w0);
@@ -109,18 +125,23 @@ pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize)
             c.source.size() as f64 / n.max(1) as f64
         };
         for &(conn, n) in &chunk.counts {
-            add(c.bag, conn, f64::from(n) * inside * mean);
+            add(c.bag, conn, f64::from(n) * inside * mean, f64::from(n) * inside);
         }
     }
+    let named = |values: &[f64]| -> HashMap<String, f64> {
+        names
+            .iter()
+            .zip(values)
+            .filter(|(_, v)| **v > 0.0)
+            .map(|(n, v)| ((*n).to_string(), *v))
+            .collect()
+    };
     WindowBytes {
         window,
-        bytes: names
-            .iter()
-            .zip(&sums)
-            .filter(|(_, s)| **s > 0.0)
-            .map(|(n, s)| ((*n).to_string(), *s))
-            .collect(),
+        bytes: named(&sums),
         exact,
+        messages: named(&counts),
+        messages_exact,
     }
 }
 
@@ -162,6 +183,33 @@ mod tests {
         assert!((w.rate("/a") - 57.2).abs() < 1e-9);
         assert!((w.rate("/b") - 10.4).abs() < 1e-9);
         assert!((w.rate("/c")).abs() < 1e-9, "an absent topic has none");
+        assert!(w.messages_exact);
+        assert_eq!(w.messages.get("/a").copied(), Some(11.0));
+        assert_eq!(w.messages.get("/b").copied(), Some(2.0));
+    }
+
+    #[test]
+    fn messages_are_exact_for_a_chunk_wholly_inside_and_estimated_across_an_edge() {
+        let dir = tempfile::tempdir().unwrap();
+        let cat = catalog(dir.path());
+        // No entries loaded: the chunk (1 s … 40.5 s) is wholly inside.
+        let whole = compute(
+            &cat,
+            (RosTime::new(0, 0), RosTime::new(50, 0)),
+            EXACT_BUDGET,
+        );
+        assert!(!whole.exact, "bytes are estimates");
+        assert!(whole.messages_exact);
+        assert_eq!(whole.messages.get("/a").copied(), Some(40.0));
+        assert_eq!(whole.messages.get("/b").copied(), Some(11.0));
+        // Across the chunk's edge: an estimate, and said to be one.
+        let part = compute(
+            &cat,
+            (RosTime::new(1, 0), RosTime::new(10, 875_000_000)),
+            EXACT_BUDGET,
+        );
+        assert!(!part.messages_exact);
+        assert_eq!(part.messages.get("/a").copied(), Some(10.0));
     }
 
     #[test]

@@ -37,8 +37,13 @@ impl Pane {
 /// A user intent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Leave the program.
+    /// `q`: close the overlay or secondary view shown (help, health, text, log, a question);
+    /// leave the program from the main view.
     Quit,
+    /// Ctrl-C: leave the program from anywhere, prompts and overlays included.
+    ForceQuit,
+    /// `y` to the question shown (publish the marked interval); any other key cancels it.
+    Confirm,
     /// Show or hide the key help.
     ToggleHelp,
     /// Show or hide the health view.

@@ -177,6 +177,7 @@ impl App {
                 let context = match self.mode {
                     Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find => Context::Prompt,
                     Mode::Log => Context::Log,
+                    Mode::ConfirmPublish => Context::Confirm,
                     _ => Context::Global,
                 };
                 match self.keymap.action(k, context) {

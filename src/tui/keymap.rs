@@ -14,6 +14,8 @@ pub enum Context {
     Prompt,
     /// The log view (keys not bound here mean what they mean in `Global`).
     Log,
+    /// A question (publish?): `y` confirms, Ctrl-C quits, any other key cancels.
+    Confirm,
 }
 
 /// One binding: a key (with modifiers), its context, the action and a description.
@@ -125,8 +127,8 @@ fn general_bindings() -> Vec<Binding> {
     use Action as A;
     use KeyCode as K;
     vec![
-        b(K::Char('q'), A::Quit, "quit"),
-        ctrl('c', A::Quit, ""),
+        b(K::Char('q'), A::Quit, "close the view shown; quit from the main view"),
+        ctrl('c', A::ForceQuit, "quit from anywhere (prompts included)"),
         b(K::Char('?'), A::ToggleHelp, "show/hide this help"),
         b(K::Tab, A::FocusNext, "next pane"),
         b(K::BackTab, A::FocusPrev, "previous pane"),
@@ -292,6 +294,27 @@ fn prompt_bindings() -> Vec<Binding> {
             help: "cancel",
         },
         Binding {
+            code: K::Char('c'),
+            modifiers: KeyModifiers::CONTROL,
+            context: Context::Prompt,
+            action: A::ForceQuit,
+            help: "quit",
+        },
+        Binding {
+            code: K::Char('y'),
+            modifiers: KeyModifiers::NONE,
+            context: Context::Confirm,
+            action: A::Confirm,
+            help: "yes (any other key: no)",
+        },
+        Binding {
+            code: K::Char('c'),
+            modifiers: KeyModifiers::CONTROL,
+            context: Context::Confirm,
+            action: A::ForceQuit,
+            help: "quit",
+        },
+        Binding {
             code: K::Enter,
             modifiers: KeyModifiers::NONE,
             context: Context::Prompt,
@@ -352,8 +375,18 @@ impl KeyMap {
             (Context::Prompt, KeyCode::Up) => Some(Action::Up),
             (Context::Prompt, KeyCode::Down) => Some(Action::Down),
             (Context::Log, _) => self.action(key, Context::Global),
+            (Context::Confirm, _) => Some(Action::Back),
             _ => None,
         }
+    }
+
+    /// True when `key` leaves the program from `context` (outside any overlay): `q` or
+    /// Ctrl-C.
+    pub fn quits(&self, key: KeyEvent, context: Context) -> bool {
+        matches!(
+            self.action(key, context),
+            Some(Action::Quit | Action::ForceQuit)
+        )
     }
 
     /// Help lines `(keys, description)` for a context, aliases folded into one line.
@@ -412,6 +445,26 @@ pub fn key_name(code: KeyCode, modifiers: KeyModifiers) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ctrl_c_quits_from_prompts_and_questions_and_only_y_confirms() {
+        let km = KeyMap::default();
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        for context in [Context::Global, Context::Prompt, Context::Log, Context::Confirm] {
+            assert_eq!(km.action(ctrl_c, context), Some(Action::ForceQuit), "{context:?}");
+            assert!(km.quits(ctrl_c, context));
+        }
+        assert_eq!(km.action(key('y'), Context::Confirm), Some(Action::Confirm));
+        for c in ['n', 'q', 'p', 'Y', ' '] {
+            assert_eq!(km.action(key(c), Context::Confirm), Some(Action::Back), "{c}");
+        }
+        assert_eq!(
+            km.action(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE), Context::Confirm),
+            Some(Action::Back),
+            "Enter does not say yes"
+        );
+    }
 
     #[test]
     fn maps_keys_and_folds_aliases_into_help() {

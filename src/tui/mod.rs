@@ -27,6 +27,7 @@ pub mod panes;
 pub mod plotter;
 pub mod publish;
 pub mod searcher;
+pub mod startup;
 pub mod term_replies;
 pub mod terminal;
 pub mod text;
@@ -90,7 +91,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     // graphics protocol and cell size below) take a round trip each, a long one over SSH,
     // which the open no longer waits for. The size is an `ioctl`, not a query.
     let (w, h) = crossterm::terminal::size()?;
-    let mut opening = Opening::new(&bags);
+    let opening = Opening::new(&bags);
     // Opened once the explorer's first frame is on the screen: the work that does not make
     // that frame waits for it (two cores are soon taken).
     let first_frame = gate::Gate::default();
@@ -125,55 +126,18 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
         }
     }
     let theme = Theme::from_env();
-    // Redrawn every 100 ms for the elapsed time, and when the text shown changes.
-    let tick = std::time::Duration::from_millis(100);
-    let mut drawn: Option<std::time::Instant> = None;
-    let ready = loop {
-        if drawn.is_none_or(|d| d.elapsed() >= tick) {
-            terminal.draw(|f| {
-                let area = f.area();
-                panes::opening::draw(f, &opening, opening.started.elapsed(), theme, area);
-            })?;
-            drawn = Some(std::time::Instant::now());
-        }
-        let wait = drawn.map_or(tick, |d| tick.saturating_sub(d.elapsed()));
-        let ev = match rx.recv_timeout(wait) {
-            Ok(ev) => ev,
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Ok(Ended::Quit { errors: Vec::new() });
-            }
-        };
-        match ev {
-            AppEvent::Signal(n) => return Ok(Ended::Signal(n)),
-            AppEvent::Input(Event::Key(k))
-                if k.kind != crossterm::event::KeyEventKind::Release
-                    && keymap::KeyMap::default().action(k, keymap::Context::Global)
-                        == Some(action::Action::Quit) =>
-            {
-                return Ok(Ended::Quit { errors: Vec::new() });
-            }
-            AppEvent::Opened(r) => break *r,
-            // The last bag's scan has found its first chunks: explore them now (a few
-            // chunks: small work for this thread), the rest follows.
-            AppEvent::Opening(opening::Progress::Partial(p)) => {
-                let scanned = p.scanned;
-                let (w, h) = crossterm::terminal::size()?;
-                let catalog = crate::catalog::Catalog::new(p.bags);
-                let scanning = (scanned, opening.current_since, (p.done, p.total));
-                let registry = options.registry.clone();
-                break event::ready(
-                    catalog,
-                    (p.errors, Some(scanning)),
-                    registry,
-                    (w, h),
-                    (&tx, &first_frame),
-                );
-            }
-            AppEvent::Opening(p) if opening.apply(&p) => drawn = None,
-            AppEvent::Graphics(g) => graphics = g,
-            _ => {}
-        }
+    let wait = startup::Wait {
+        rx: &rx,
+        tx: &tx,
+        registry: &options.registry,
+        first_frame: &first_frame,
+        theme,
+    };
+    let mut opening = opening;
+    let (ready, queued) = match startup::wait_for_app(&mut terminal, &mut opening, &wait, &mut graphics)? {
+        startup::Waited::Ready(ready, queued) => (*ready, queued),
+        startup::Waited::Quit => return Ok(Ended::Quit { errors: Vec::new() }),
+        startup::Waited::Signal(n) => return Ok(Ended::Signal(n)),
     };
     let event::Ready { app, errors } = ready;
     let Some(mut app) = app else {
@@ -189,6 +153,8 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
         app.apply(action::Action::Resize(w, h));
     }
     app.plot_all(&options.plots);
+    // Replies and keys that came before the app are its first events, in their order.
+    startup::hand_over(&mut app, queued);
     let drawn = terminal.draw(|f| ui::draw(f, &app, theme));
     first_frame.open();
     drawn?;
@@ -288,8 +254,7 @@ fn wait_for_unregistration(
             Ok(AppEvent::Signal(_)) | Err(_) => break,
             Ok(AppEvent::Input(Event::Key(k)))
                 if k.kind != crossterm::event::KeyEventKind::Release
-                    && app.keymap.action(k, keymap::Context::Global)
-                        == Some(action::Action::Quit) =>
+                    && app.keymap.quits(k, keymap::Context::Global) =>
             {
                 break;
             }

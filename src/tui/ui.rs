@@ -42,6 +42,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
         Mode::Health => panes::health::draw(frame, app, theme, body),
         Mode::Log | Mode::LogPrompt => panes::log::draw(frame, app, theme, body),
         Mode::Text => panes::text_view::draw(frame, app, theme, body),
+        Mode::ConfirmPublish => panes::confirm::draw(frame, app, theme, body),
         _ => {}
     }
 }

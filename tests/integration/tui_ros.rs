@@ -63,9 +63,13 @@ fn harness(graph: &Graph, namespace: &str, rate: f64) -> Harness {
     h
 }
 
-/// Publishes the marked interval and waits until the run is over.
+/// Publishes the marked interval (`p`, then `y` to the question) and waits until the run is
+/// over.
 fn publish(h: &mut Harness) -> String {
     h.act(&[Action::TogglePublish]);
+    assert!(!h.app.is_publishing(), "p only asks");
+    assert!(h.app.publish_plan.is_some());
+    h.act(&[Action::Confirm]);
     assert!(h.app.is_publishing());
     h.wait_until("the end of publishing", Duration::from_secs(30), |a| {
         !a.is_publishing()
@@ -193,6 +197,19 @@ fn the_binary_unregisters_on_quit_and_sigterm(graph: &Graph) {
             std::thread::sleep(Duration::from_millis(200));
         }
         s.keys(&["p"]);
+        let screen = s.wait("the question", |t| {
+            t.contains("Publish into the ROS graph?")
+        });
+        assert!(screen.contains("namespace /slow"), "{screen}");
+        assert!(screen.contains(&graph.uri), "{screen}");
+        // Nothing is registered while the question is shown.
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(
+            explorer_publications(graph).is_empty(),
+            "{:?}",
+            explorer_publications(graph)
+        );
+        s.keys(&["y"]);
         let screen = s.wait("publishing", |t| t.contains("ROS ▶"));
         assert!(screen.contains("/slow"), "{screen}");
         let start = Instant::now();

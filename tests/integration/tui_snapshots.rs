@@ -283,7 +283,7 @@ fn publishing_needs_a_mark_and_reports_an_unreachable_master() {
     };
     h.mark("+5", "+8");
     h.app.publish_settings.config = Some(config);
-    h.act(&[Action::TogglePublish]);
+    h.act(&[Action::TogglePublish, Action::Confirm]);
     // The action returns before the network is touched: the run is only starting (its
     // reports are still in the channel).
     assert!(h.app.is_publishing());
@@ -323,7 +323,7 @@ fn publishing_in_progress_stopped_and_done() {
         Some(common::ros_graph::node_config(&master.uri, "bagscope_snap"));
     // Every topic, so slowly that it stays at the start.
     h.app.publish_settings.rate = 0.01;
-    h.act(&[Action::TogglePublish]);
+    h.act(&[Action::TogglePublish, Action::Confirm]);
     h.wait_until("publishing", Duration::from_secs(10), |a| {
         matches!(
             a.publishing.as_ref().map(|p| &p.phase),
@@ -372,7 +372,7 @@ fn publishing_in_progress_stopped_and_done() {
         config: Some(common::ros_graph::node_config(&master.uri, "bagscope_snap")),
     };
     select_topic(&mut h, "/imu/data");
-    h.act(&[Action::TogglePublish]);
+    h.act(&[Action::TogglePublish, Action::Confirm]);
     h.wait_until("the end", Duration::from_secs(20), |a| !a.is_publishing());
     insta::assert_snapshot!("ros_done_80x24", h.screen());
     let (a, b) = (h.app.marks.0.unwrap(), h.app.marks.1.unwrap());
@@ -918,4 +918,54 @@ fn plot_series_have_distinct_colours_with_colour_and_markers_without() {
         }
     }
     assert!(colours.iter().all(|c| *c != ratatui::style::Color::Reset));
+}
+
+#[test]
+fn p_asks_before_publishing_and_lists_what_would_go_where() {
+    let master = common::ros_graph::FakeMaster::start();
+    for (w, hh) in [(80, 24), (160, 48)] {
+        let mut h = Harness::demo(w, hh);
+        h.scan();
+        h.mark("+5", "+8");
+        h.app.publish_settings.namespace = "/replay".into();
+        h.app.publish_settings.config =
+            Some(common::ros_graph::node_config(&master.uri, "bagscope_ask"));
+        h.act(&[Action::TogglePublish]);
+        assert!(!h.app.is_publishing(), "p only asks");
+        let plan = h.app.publish_plan.clone().expect("the question");
+        // The counts are those of the interval, exact where the plan says so.
+        let (a, b) = plan.interval;
+        for t in &plan.topics {
+            let n = h
+                .app
+                .catalog
+                .messages(&bagscope::catalog::Selection {
+                    topics: vec![t.topic.clone()],
+                    start: Some(a),
+                    end: Some(b),
+                    ..Default::default()
+                })
+                .count() as u64;
+            if plan.exact {
+                assert_eq!(t.messages, n, "{}", t.topic);
+            } else {
+                assert!(t.messages.abs_diff(n) <= n / 5 + 2, "{} {} {n}", t.topic, t.messages);
+            }
+            assert_eq!(t.output, format!("/replay{}", t.topic));
+        }
+        let cmd = plan.topics.first().unwrap();
+        assert_eq!(cmd.topic, "/cmd_vel", "commands first");
+        assert!(cmd.command);
+        insta::assert_snapshot!(format!("ros_question_{w}x{hh}"), h.screen());
+        let screen = h.screen();
+        assert!(screen.contains("/cmd_vel → /replay/cmd_vel"), "{screen}");
+        assert!(screen.contains(&master.uri), "{screen}");
+        // Anything but y cancels: `q` too (it does not quit), and nothing reached the master.
+        h.act(&[Action::Quit]);
+        assert!(!h.app.quit);
+        assert!(h.app.publish_plan.is_none());
+        assert!(!h.app.is_publishing());
+        assert!(h.status_bar().contains("not published"));
+        assert!(master.topics("registerPublisher").is_empty());
+    }
 }

@@ -81,6 +81,8 @@ pub enum Mode {
     Text,
     /// Typing a search expression (`f`).
     Find,
+    /// The question before `p` publishes ([`App::publish_plan`]).
+    ConfirmPublish,
 }
 
 /// A short message in the status bar.
@@ -150,6 +152,8 @@ pub struct App {
     pub unopened: Vec<String>,
     /// The latest ROS publishing run, as shown in the status bar.
     pub publishing: Option<Publishing>,
+    /// What `p` would publish, while the user is asked.
+    pub publish_plan: Option<super::model::publish_plan::PublishPlan>,
     /// The plotted series (the plot pane under the timeline).
     pub plots: Plots,
     /// Message definitions for decoding plotted fields (the `--msg-path` ones and bundled).
@@ -226,6 +230,7 @@ impl App {
             output_dir: PathBuf::from("."),
             publish_settings: publish::Settings::default(),
             publishing: None,
+            publish_plan: None,
             plots: Plots::default(),
             registry: crate::msg::Registry::bundled(),
             plot_jobs: std::collections::HashMap::new(),
@@ -278,9 +283,16 @@ impl App {
 
     /// [`App::apply`] without the follow-ups every change of state has.
     fn apply_action(&mut self, action: Action) -> bool {
-        if action == Action::Quit {
-            self.quit = true;
-            return true;
+        match (action, self.mode) {
+            // `q` closes what is shown over the main view; it leaves only from there.
+            (Action::ForceQuit, _) | (Action::Quit, Mode::Normal) => {
+                self.quit = true;
+                return true;
+            }
+            (Action::Quit, Mode::Help | Mode::Health | Mode::Log | Mode::Text) => {
+                return self.apply_action(Action::Back);
+            }
+            _ => {}
         }
         match self.mode {
             Mode::Filter | Mode::Jump => return self.prompt_action(action),
@@ -290,6 +302,7 @@ impl App {
             Mode::LogPrompt => return self.log_prompt_action(action),
             Mode::Text => return self.text_action(action),
             Mode::Find => return self.find_prompt_action(action),
+            Mode::ConfirmPublish => return self.confirm_publish_action(action),
             Mode::Normal => {}
         }
         self.flash = None;

@@ -1,15 +1,19 @@
 //! `p`: publishing the marked interval into a live ROS graph (the session itself runs on its
-//! own thread, see `tui/publish.rs`), and its reports.
+//! own thread, see `tui/publish.rs`), and its reports. Nothing is sent before the user has
+//! seen what would be published (topics and counts, the namespace, the master) and said `y`.
 
 use crate::catalog::Selection;
+use crate::ros::config::DEFAULT_MASTER_URI;
+use crate::tui::action::Action;
+use crate::tui::model::publish_plan::PublishPlan;
 
 use super::super::publish::{Job, Phase, Publisher, Publishing, RosEvent, Scope};
 use super::super::worker::pending::{RequestId, RequestKind};
-use super::App;
+use super::{App, Mode};
 
 impl App {
-    /// `p`: stops the running publication, or publishes the marked interval (the topics
-    /// the topic list shows) from a new thread.
+    /// `p`: stops the running publication, or asks whether to publish the marked interval
+    /// (the topics the topic list shows), listing what would be sent.
     pub(super) fn toggle_publish(&mut self) {
         if let Some(p) = &self.publishing {
             if p.phase == Phase::Stopping {
@@ -28,34 +32,86 @@ impl App {
             );
             return;
         };
+        if self.ros.is_none() {
+            self.flash("publishing to ROS is not available here", true);
+            return;
+        }
+        if self.still_filtering() {
+            return;
+        }
+        let (topics, filtered) = match self.topics.filtered_topics() {
+            None => (Vec::new(), None),
+            Some(topics) => {
+                let shown = (topics.len(), self.topics.rows().len());
+                (topics, Some(shown))
+            }
+        };
+        if topics.is_empty() && filtered.is_some() {
+            self.flash("no topic matches the filter: nothing to publish", true);
+            return;
+        }
+        let master = self.publish_settings.config.as_ref().map_or_else(
+            || {
+                std::env::var("ROS_MASTER_URI")
+                    .ok()
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+                    .unwrap_or_else(|| DEFAULT_MASTER_URI.to_string())
+            },
+            |c| c.master_uri.clone(),
+        );
+        let settings = &self.publish_settings;
+        let mut plan = PublishPlan::new(
+            &self.catalog,
+            &topics,
+            (a, b),
+            (&settings.namespace, &master, settings.rate),
+        );
+        plan.filtered = filtered;
+        if plan.topics.is_empty() {
+            self.flash("no message in the marked interval: nothing to publish", true);
+            return;
+        }
+        self.publish_plan = Some(plan);
+        self.mode = Mode::ConfirmPublish;
+    }
+
+    /// Keys while the question "publish?" is shown: `y` publishes, anything else cancels.
+    pub(super) fn confirm_publish_action(&mut self, action: Action) -> bool {
+        match action {
+            Action::Resize(w, h) => return self.resize(w, h),
+            Action::Confirm => {
+                self.mode = Mode::Normal;
+                if let Some(plan) = self.publish_plan.take() {
+                    self.start_publishing(&plan);
+                }
+            }
+            _ => {
+                self.mode = Mode::Normal;
+                self.publish_plan = None;
+                self.flash("not published", false);
+            }
+        }
+        true
+    }
+
+    /// Starts publishing what `plan` lists, from a new thread.
+    fn start_publishing(&mut self, plan: &PublishPlan) {
         let Some(events) = self.ros.clone() else {
             self.flash("publishing to ROS is not available here", true);
             return;
         };
-        if self.still_filtering() {
-            return;
-        }
-        let (topics, scope) = match self.topics.filtered_topics() {
+        let (topics, scope) = match plan.filtered {
             None => (Vec::new(), Scope::All),
-            Some(topics) => {
-                let scope = Scope::Filtered {
-                    shown: topics.len(),
-                    of: self.topics.rows().len(),
-                };
-                (topics, scope)
-            }
+            Some((shown, of)) => (plan.selected.clone(), Scope::Filtered { shown, of }),
         };
-        if topics.is_empty() && scope != Scope::All {
-            self.flash("no topic matches the filter: nothing to publish", true);
-            return;
-        }
         let RequestId(run) = self.requests.issue(RequestKind::Publish);
         let job = Job {
             run,
             selection: Selection {
                 topics,
-                start: Some(a),
-                end: Some(b),
+                start: Some(plan.interval.0),
+                end: Some(plan.interval.1),
                 parallel: true,
             },
         };

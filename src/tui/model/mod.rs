@@ -18,6 +18,7 @@ pub mod messages;
 pub mod picture;
 pub mod plot;
 pub mod plots;
+pub mod publish_plan;
 pub mod scan;
 pub mod scroll;
 pub mod search;

@@ -1,6 +1,7 @@
 //! One file per pane. Each draws from `&App` and never changes it.
 
 pub mod braille;
+pub mod confirm;
 pub mod find;
 pub mod health;
 pub mod help;
