@@ -125,7 +125,12 @@ pub fn compute(catalog: &Catalog, window: (RosTime, RosTime), mut budget: usize)
             c.source.size() as f64 / n.max(1) as f64
         };
         for &(conn, n) in &chunk.counts {
-            add(c.bag, conn, f64::from(n) * inside * mean, f64::from(n) * inside);
+            add(
+                c.bag,
+                conn,
+                f64::from(n) * inside * mean,
+                f64::from(n) * inside,
+            );
         }
     }
     let named = |values: &[f64]| -> HashMap<String, f64> {

@@ -134,11 +134,12 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
         theme,
     };
     let mut opening = opening;
-    let (ready, queued) = match startup::wait_for_app(&mut terminal, &mut opening, &wait, &mut graphics)? {
-        startup::Waited::Ready(ready, queued) => (*ready, queued),
-        startup::Waited::Quit => return Ok(Ended::Quit { errors: Vec::new() }),
-        startup::Waited::Signal(n) => return Ok(Ended::Signal(n)),
-    };
+    let (ready, queued) =
+        match startup::wait_for_app(&mut terminal, &mut opening, &wait, &mut graphics)? {
+            startup::Waited::Ready(ready, queued) => (*ready, queued),
+            startup::Waited::Quit => return Ok(Ended::Quit { errors: Vec::new() }),
+            startup::Waited::Signal(n) => return Ok(Ended::Signal(n)),
+        };
     let event::Ready { app, errors } = ready;
     let Some(mut app) = app else {
         return Ok(Ended::Unopenable(errors));

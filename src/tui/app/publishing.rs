@@ -3,7 +3,7 @@
 //! seen what would be published (topics and counts, the namespace, the master) and said `y`.
 
 use crate::catalog::Selection;
-use crate::ros::config::DEFAULT_MASTER_URI;
+use crate::ros::DEFAULT_MASTER_URI;
 use crate::tui::action::Action;
 use crate::tui::model::publish_plan::PublishPlan;
 
@@ -69,7 +69,10 @@ impl App {
         );
         plan.filtered = filtered;
         if plan.topics.is_empty() {
-            self.flash("no message in the marked interval: nothing to publish", true);
+            self.flash(
+                "no message in the marked interval: nothing to publish",
+                true,
+            );
             return;
         }
         self.publish_plan = Some(plan);

@@ -61,7 +61,9 @@ impl PublishPlan {
             .filter(|t| topics.is_empty() || topics.contains(&t.topic))
             .filter_map(|t| {
                 let n = counts.messages.get(&t.topic).copied().unwrap_or(0.0);
-                let messages = n.round() as u64;
+                // A sum of counts and fractions of counts: finite, >= 0, far below 2^53.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let messages = n.round().max(0.0) as u64;
                 (messages > 0).then(|| PlannedTopic {
                     output: names::relocate(&namespace, &t.topic),
                     command: is_command(&t.topic, &t.datatype),
@@ -96,12 +98,13 @@ impl PublishPlan {
     }
 }
 
-/// True for topics that command a robot when replayed: velocity commands (`cmd_vel`),
+/// True for topics that command a robot when replayed: velocity commands (`cmd_vel` anywhere
+/// in the name),
 /// `…/command`, action goals (`…/goal`), joint trajectories.
 pub fn is_command(topic: &str, type_name: &str) -> bool {
     let last = topic.rsplit('/').next().unwrap_or(topic);
     let lower = last.to_ascii_lowercase();
-    lower.contains("cmd_vel")
+    topic.to_ascii_lowercase().contains("cmd_vel")
         || lower == "command"
         || lower.ends_with("_command")
         || lower == "goal"

@@ -85,9 +85,13 @@ fn lines(plan: &PublishPlan, app: &App, theme: Theme, w: usize, height: u16) -> 
     if commands > 0 {
         head.push(Line::styled(
             fit(
-                &format!(
-                    "⚠ {commands} topic(s) command a robot (marked !): a robot listening will move"
-                ),
+                &if commands == 1 {
+                    "⚠ 1 topic commands a robot (marked !): a robot listening will move".to_string()
+                } else {
+                    format!(
+                        "⚠ {commands} topics command a robot (marked !): a robot listening will move"
+                    )
+                },
                 w,
             ),
             theme.error(),
