@@ -132,9 +132,12 @@ fn run(
         status,
         error,
     };
+    // The message lists are kept: snapshots list, plot and check the followed chunks
+    // without reading them again.
+    let opened = Follower::open(path).map(Follower::keep_entries);
     let opened = match &scanned {
-        Some(b) => Follower::resume(path, b),
-        None => Follower::open(path),
+        Some(b) => opened.and_then(|f| Follower::resume_from(f, b)),
+        None => opened,
     };
     drop(scanned);
     let mut follower = match opened {
