@@ -22,7 +22,7 @@ mod stall_tests;
 #[cfg(test)]
 mod tests;
 
-pub use stall::{STALL_AFTER, Stall, Writer};
+pub use stall::{STALL_AFTER, Stall, Writer, ago};
 
 use std::collections::HashMap;
 use std::fs::File;

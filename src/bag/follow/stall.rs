@@ -85,11 +85,12 @@ impl std::fmt::Display for Stall {
     }
 }
 
-/// `12 s`, `40 min`, `3 h 5 min`.
-fn ago(d: Duration) -> String {
+/// `10 s`, `40 min`, `3 h 5 min`: seconds in steps of ten, so that a text redrawn on each
+/// change (`info --follow`) changes at most every ten seconds.
+pub fn ago(d: Duration) -> String {
     let s = d.as_secs();
     match s {
-        0..60 => format!("{s} s"),
+        0..60 => format!("{} s", s / 10 * 10),
         60..3600 => format!("{} min", s / 60),
         _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
     }
@@ -132,12 +133,18 @@ impl Follower {
     /// process writes it, or once it is finished. Looks for a writer at most every few
     /// seconds, only once the file has been quiet that long.
     pub fn stalled(&mut self) -> Option<Stall> {
+        self.idle_for(STALL_AFTER)
+    }
+
+    /// [`Follower::stalled`] after `quiet` without growth instead of [`STALL_AFTER`]
+    /// (`--idle-timeout`).
+    pub fn idle_for(&mut self, quiet: Duration) -> Option<Stall> {
         if self.finished {
             return None;
         }
         let since = self.modified()?;
         let idle = SystemTime::now().duration_since(since).ok()?;
-        if idle < STALL_AFTER {
+        if idle < quiet {
             return None;
         }
         (self.writer() != Writer::Found).then_some(Stall { since })

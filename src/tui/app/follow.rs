@@ -59,6 +59,17 @@ impl FollowState {
             return self.finished.then(|| "■ recording finished".to_string());
         }
         Some(match &self.status {
+            Some(LiveStatus {
+                stalled: Some(stall),
+                ..
+            }) => format!("■ {stall}"),
+            Some(LiveStatus {
+                unwritten: Some(d),
+                ..
+            }) => format!(
+                "● live · newest {} not yet on disk: the recorder compresses chunks",
+                secs(*d)
+            ),
             Some(s) if s.behind_bytes > 0 => {
                 format!(
                     "● live · {} behind",
@@ -207,7 +218,10 @@ impl App {
         let finished = news.status.finished;
         self.follow.status = Some(news.status);
         if let Some(bag) = news.snapshot {
-            self.swap_bag(news.bag, bag, finished, news.times);
+            // The health report (the health view, the warning count, the topics' sizes)
+            // is recomputed over the recording so far, one at a time, every few seconds.
+            let health = finished || self.scan_clock.health_due();
+            self.swap_bag(news.bag, bag, health, news.times);
         }
         if finished {
             self.follow.job = None;
@@ -260,6 +274,7 @@ impl App {
             };
         }
         self.topics.replace_rows(topic_rows(&self.catalog));
+        self.keep_health_stats();
         let start = self.catalog.start_time().unwrap_or(RosTime::MIN);
         let end = self.catalog.end_time().unwrap_or(start);
         self.timeline.extend(start, end);
@@ -271,5 +286,27 @@ impl App {
             self.refresh_histogram();
         }
         self.grow_plots();
+    }
+
+    /// The last health report's rates, sizes and bandwidths on the topic rows rebuilt from a
+    /// new snapshot (until the next report, a few seconds later, brings newer ones): the
+    /// size columns do not fall back to `…` on each refresh.
+    fn keep_health_stats(&mut self) {
+        let Some(report) = &self.health.report else {
+            return;
+        };
+        let by_topic: std::collections::HashMap<&str, &crate::catalog::health::TopicHealth> =
+            report
+                .topics
+                .iter()
+                .map(|t| (t.topic.as_str(), t))
+                .collect();
+        self.topics.update_stats(|row| {
+            if let Some(t) = by_topic.get(row.topic.as_str()) {
+                row.rate = t.rate().or(row.rate);
+                row.bytes = Some(t.bytes);
+                row.bandwidth = t.bandwidth();
+            }
+        });
     }
 }
