@@ -256,3 +256,62 @@ fn the_explorer_follows_a_rosbag_record_recording() {
     assert_eq!(topic_counts(&h), vec![("/chatter".to_string(), count)]);
     assert_eq!(h.app.catalog.bag(0).unwrap().path(), out.as_path());
 }
+
+/// The explorer in a real terminal on the `.bag.active` of Debian's `rosbag record` (the C++
+/// recorder) while `rostopic pub` sends a `std_msgs/Float64` at 20 Hz: at that rate the
+/// recorder keeps every message in its open chunk (header size 0) for minutes. The message
+/// list shows them within seconds, and nothing is called damage.
+#[test]
+fn a_low_rate_rosbag_record_recording_lists_its_open_chunk() {
+    use crate::common::ros_graph::{Proc, graph_with};
+    use crate::common::tmux::{Session, have_tmux};
+    use std::process::Stdio;
+    if !have_tmux() {
+        crate::common::skip("tmux is not installed");
+        return;
+    }
+    let Some((graph, work)) = graph_with(&["roscore", "rosbag", "rostopic"]) else {
+        return;
+    };
+    let out = work.path().join("speed.bag");
+    let active = work.path().join("speed.bag.active");
+    let rec = graph.record(&out, &["/speed"]);
+    let publisher = Proc(
+        graph
+            .command("rostopic")
+            .args(["pub", "-r", "20", "/speed", "std_msgs/Float64", "data: 1.5"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // The recorder writes through a 4 KiB buffer: wait until some messages are on disk.
+    let start = std::time::Instant::now();
+    while std::fs::metadata(&active).map_or(0, |m| m.len()) < 12 << 10 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the recorder wrote nothing"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let cmd = format!(
+        "{} --no-mouse {}",
+        env!("CARGO_BIN_EXE_bagscope"),
+        active.display()
+    );
+    let s = Session::start("follow-open-chunk", 120, 30, &cmd);
+    let screen = s.wait("rows of /speed listed while recording", |t| {
+        t.contains("● live") && t.contains("data=1.5")
+    });
+    assert!(!screen.contains("no messages"), "{screen}");
+    assert!(!screen.contains('⚠'), "{screen}");
+    assert!(!screen.contains("could not be read"), "{screen}");
+    // Still listed, counted and free of warnings a few refreshes later.
+    std::thread::sleep(Duration::from_secs(2));
+    let screen = s.screen();
+    assert!(screen.contains("data=1.5"), "{screen}");
+    assert!(!screen.contains('⚠'), "{screen}");
+    drop(s);
+    drop(publisher);
+    graph.stop_recorder(rec, &out);
+}
