@@ -77,10 +77,17 @@ fn stable(screen: &str) -> String {
     idle.replace_all(screen, "idle ?.? s").into_owned()
 }
 
-/// Waits for the worker's replies to the latest requests (window, decode, sizes).
+/// Waits for the worker's replies to the latest requests (window, decode, sizes) and for the
+/// health report over what is shown (recomputed while following).
 fn settle(h: &mut Harness) {
     h.wait_until("the messages and the decoded one", WAIT, |app| {
         !app.messages.loading && app.inspector.loading.is_none()
+    });
+    h.wait_until("the health report of the recording so far", WAIT, |app| {
+        app.health
+            .report
+            .as_ref()
+            .is_some_and(|r| r.topics.iter().map(|t| t.count).sum::<u64>() == app.catalog.message_count())
     });
     std::thread::sleep(Duration::from_millis(300));
     h.drain_events();

@@ -28,6 +28,8 @@ pub struct FollowState {
     status: Option<LiveStatus>,
     /// The followed recording was finished by its writer.
     finished: bool,
+    /// A snapshot came since the health report was last asked for.
+    health_stale: bool,
     next_id: u64,
 }
 
@@ -218,11 +220,10 @@ impl App {
         let finished = news.status.finished;
         self.follow.status = Some(news.status);
         if let Some(bag) = news.snapshot {
-            // The health report (the health view, the warning count, the topics' sizes)
-            // is recomputed over the recording so far, one at a time, every few seconds.
-            let health = finished || self.scan_clock.health_due();
-            self.swap_bag(news.bag, bag, health, news.times);
+            self.swap_bag(news.bag, bag, finished, news.times);
+            self.follow.health_stale = !finished;
         }
+        self.refresh_live_health();
         if finished {
             self.follow.job = None;
             self.follow.finished = true;
@@ -286,6 +287,28 @@ impl App {
             self.refresh_histogram();
         }
         self.grow_plots();
+    }
+
+    /// Recomputes the health report (the health view, the warning count it lists, the
+    /// topics' sizes) over the recording so far when a snapshot came since the last one:
+    /// one at a time, every few seconds at most, on a thread of its own (its reply is the
+    /// health scan's). Called on every report of the follow thread, so that the report
+    /// catches up once the recording pauses.
+    fn refresh_live_health(&mut self) {
+        if !self.follow.health_stale || !self.scan_clock.health_due() {
+            return;
+        }
+        let Some(replies) = self.follow.replies.clone() else {
+            return;
+        };
+        self.follow.health_stale = false;
+        let catalog = self.catalog.clone();
+        let _ = std::thread::Builder::new()
+            .name("live-health".into())
+            .spawn(move || {
+                let report = crate::catalog::health::compute(&catalog, &mut |_| {});
+                replies.send(Reply::Scanned(Box::new(report)));
+            });
     }
 
     /// The last health report's rates, sizes and bandwidths on the topic rows rebuilt from a
