@@ -29,8 +29,12 @@ fn recording(dir: &Path) -> std::path::PathBuf {
         },
     )
     .unwrap();
-    let a = w.add_connection("/a", &string_header("/a", "/talker")).unwrap();
-    let b = w.add_connection("/b", &string_header("/b", "/talker")).unwrap();
+    let a = w
+        .add_connection("/a", &string_header("/a", "/talker"))
+        .unwrap();
+    let b = w
+        .add_connection("/b", &string_header("/b", "/talker"))
+        .unwrap();
     for i in 0..100u32 {
         let t = RosTime::new(1000 + i / 10, (i % 10) * 100_000_000);
         w.write(a, t, &string_msg(&format!("a {i}"))).unwrap();
@@ -95,7 +99,9 @@ fn a_recording_left_long_ago_ends_the_follow_after_the_idle_timeout() {
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(
         text.contains("live:        not growing since")
-            && text.contains("the recorder may have stopped; `bagscope reindex` makes a complete copy"),
+            && text.contains(
+                "the recorder may have stopped; `bagscope reindex` makes a complete copy"
+            ),
         "{text}"
     );
 }
@@ -114,7 +120,10 @@ fn idle_timeout_0_waits_for_a_stalled_recording() {
             .spawn()
             .unwrap(),
     );
-    assert!(wait_exit(&mut echo.0, Duration::from_secs(3)).is_none(), "still waiting");
+    assert!(
+        wait_exit(&mut echo.0, Duration::from_secs(3)).is_none(),
+        "still waiting"
+    );
     interrupt(&echo.0);
     let status = wait_exit(&mut echo.0, Duration::from_secs(10)).expect("ended by SIGINT");
     assert_eq!(status.code(), Some(130));
@@ -201,6 +210,9 @@ fn info_freq_gives_every_topic_of_very_many_its_rate() {
     assert!(
         rated.iter().all(|l| l.contains("3 msgs @ 0.0 Hz")),
         "{}",
-        rated.iter().find(|l| !l.contains("3 msgs @ 0.0 Hz")).unwrap()
+        rated
+            .iter()
+            .find(|l| !l.contains("3 msgs @ 0.0 Hz"))
+            .unwrap()
     );
 }

@@ -84,10 +84,9 @@ fn settle(h: &mut Harness) {
         !app.messages.loading && app.inspector.loading.is_none()
     });
     h.wait_until("the health report of the recording so far", WAIT, |app| {
-        app.health
-            .report
-            .as_ref()
-            .is_some_and(|r| r.topics.iter().map(|t| t.count).sum::<u64>() == app.catalog.message_count())
+        app.health.report.as_ref().is_some_and(|r| {
+            r.topics.iter().map(|t| t.count).sum::<u64>() == app.catalog.message_count()
+        })
     });
     std::thread::sleep(Duration::from_millis(300));
     h.drain_events();
@@ -321,4 +320,107 @@ fn a_low_rate_rosbag_record_recording_lists_its_open_chunk() {
     drop(s);
     drop(publisher);
     graph.stop_recorder(rec, &out);
+}
+
+/// A `.bag.active` whose recorder died long ago (its modification time 40 minutes old, no
+/// process writing it) is shown as stalled, not live.
+#[test]
+fn a_recording_left_long_ago_is_shown_stalled() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = finished(&dir.path().join("full.bag"), 60);
+    let mut live = full.clone();
+    let at = index_pos_at(&live);
+    live[at..at + 8].fill(0);
+    let active = dir.path().join("rec.bag.active");
+    append(&active, &live[..live.len() / 2]);
+    std::fs::File::options()
+        .write(true)
+        .open(&active)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(40 * 60))
+        .unwrap();
+    let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
+    let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
+    h.wait_until("the stalled mark", WAIT, |app| {
+        app.follow
+            .mark()
+            .is_some_and(|m| m.contains("not growing since"))
+    });
+    let mark = h.app.follow.mark().unwrap();
+    assert!(!mark.contains("live"), "{mark}");
+    assert!(
+        mark.contains(
+            "(40 min) — the recorder may have stopped; `bagscope reindex` makes a complete copy"
+        ),
+        "{mark}"
+    );
+    assert!(
+        h.status_bar().contains("not growing since"),
+        "{}",
+        h.status_bar()
+    );
+}
+
+/// A compressed recording keeps the chunk it is writing in memory: the explorer says so
+/// rather than reporting the partly written chunk as damage.
+#[test]
+fn a_compressed_recording_says_its_newest_messages_are_not_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("full.bag");
+    let mut w = BagWriter::create(
+        &path,
+        WriterOptions {
+            compression: Compression::Lz4,
+            chunk_size: 700,
+        },
+    )
+    .unwrap();
+    let a = w
+        .add_connection("/a", &string_header("/a", "/talker"))
+        .unwrap();
+    for i in 0..60 {
+        w.write(
+            a,
+            RosTime::new(100 + i, 0),
+            &string_msg(&format!("message {i}")),
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    let full = std::fs::read(&path).unwrap();
+    let reference = Bag::open(&path).unwrap();
+    // The recorder is inside its third chunk: its header still says size 0 and only part of
+    // its compressed bytes have reached the file.
+    let third = &reference.chunks()[2];
+    let head = reference.head(2).unwrap();
+    let mut live = full[..(head.data_offset + head.compressed_size / 2) as usize].to_vec();
+    let at = index_pos_at(&live);
+    live[at..at + 8].fill(0);
+    let name = b"size=";
+    let pos = third.pos as usize;
+    let size = pos
+        + live[pos..head.data_offset as usize]
+            .windows(name.len())
+            .position(|w| w == name)
+            .unwrap()
+        + name.len();
+    live[size..size + 4].fill(0);
+    let data_len = head.data_offset as usize - 4;
+    live[data_len..data_len + 4].fill(0);
+    let active = dir.path().join("rec.bag.active");
+    append(&active, &live);
+    let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
+    let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
+    h.wait_until("the compressing mark", WAIT, |app| {
+        app.follow
+            .mark()
+            .is_some_and(|m| m.contains("not yet on disk: the recorder compresses chunks"))
+    });
+    // What the opening scan called a loss is not one.
+    h.wait_until("no loss", WAIT, |app| {
+        app.catalog.bags()[0]
+            .recovery()
+            .is_some_and(|r| r.losses.is_empty())
+    });
+    assert!(!h.status_bar().contains('⚠'), "{}", h.status_bar());
 }

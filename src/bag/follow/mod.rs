@@ -11,12 +11,12 @@
 //! the file has been read (`rosbag record` then renames `.bag.active` to `.bag`; the open
 //! file stays the same, so nothing is read twice or lost across the rename).
 
+#[cfg(test)]
+mod open_chunk_tests;
 mod parse;
 mod resume;
 mod snapshot;
 mod stall;
-#[cfg(test)]
-mod open_chunk_tests;
 #[cfg(test)]
 mod stall_tests;
 #[cfg(test)]
@@ -94,7 +94,9 @@ pub enum FollowError {
         path: PathBuf,
     },
     /// The followed file's name is gone, and not because the recorder finished it.
-    #[error("{path}: the file was deleted or moved away while it was followed: following stopped (what was read is kept)")]
+    #[error(
+        "{path}: the file was deleted or moved away while it was followed: following stopped (what was read is kept)"
+    )]
     Deleted {
         /// The file.
         path: PathBuf,
@@ -569,4 +571,3 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     }
     Ok(done)
 }
-

@@ -170,7 +170,9 @@ fn connection_records_beyond_the_budget_are_damage() {
     }
     assert!(f.connections().len() < n, "{}", f.connections().len());
     assert!(
-        losses.iter().any(|l| l.reason.contains("connection record beyond")),
+        losses
+            .iter()
+            .any(|l| l.reason.contains("connection record beyond")),
         "{losses:?}"
     );
     assert!(f.connection_bytes <= MAX_CONNECTION_BYTES);

@@ -471,8 +471,8 @@ fn push_loss(update: &mut Update, loss: Loss) {
     let full = update.losses.len() >= MAX_LOSSES_PER_UPDATE;
     if let Some(last) = update.losses.last_mut() {
         let end = loss.offset.saturating_add(loss.bytes);
-        let adjacent = last.reason == loss.reason
-            && last.offset.saturating_add(last.bytes) == loss.offset;
+        let adjacent =
+            last.reason == loss.reason && last.offset.saturating_add(last.bytes) == loss.offset;
         if adjacent || (full && end >= last.offset) {
             if !adjacent && !last.reason.starts_with("several problems") {
                 last.reason = format!("several problems, the first: {}", last.reason);

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::format::Version;
 
 use super::super::Bag;
-use super::super::chunk::{Chunk, ChunkLayout, IndexEntry};
+use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::{ConnId, Connection};
 use super::super::heads::ChunkHead;
 use super::super::recovery::Loss;
@@ -77,7 +77,16 @@ impl Seed {
         if bag.version() != Version::V2_0 || recovery.scanned.is_some() {
             return None;
         }
-        let (last, kept) = bag.chunks().split_last()?;
+        // Reading resumes at the first chunk the scan did not find complete: the one the
+        // recorder is writing. (A scan may take bytes of a compressed chunk still being
+        // written for records after it: what follows that chunk is read again.)
+        let all = bag.chunks();
+        let first_open = all
+            .iter()
+            .position(|c| c.state != ChunkState::Complete)
+            .unwrap_or(all.len().saturating_sub(1));
+        let last = all.get(first_open)?;
+        let kept = all.get(..first_open)?;
         if bag.chunks().iter().any(|c| c.layout != ChunkLayout::V2) {
             return None;
         }

@@ -170,8 +170,8 @@ impl Follower {
     pub fn unwritten(&self) -> Option<Duration> {
         let seen = self.pending_seen?;
         let by_clock = self.last_time.and_then(|t| {
-            let t = SystemTime::UNIX_EPOCH
-                + Duration::new(u64::from(t.sec), t.nsec.min(999_999_999));
+            let t =
+                SystemTime::UNIX_EPOCH + Duration::new(u64::from(t.sec), t.nsec.min(999_999_999));
             SystemTime::now().duration_since(t).ok()
         });
         Some(

@@ -112,7 +112,10 @@ fn a_deleted_file_ends_the_follow_but_the_recorders_rename_does_not() {
     assert!(f.poll(usize::MAX).is_ok());
     assert!(f.poll(usize::MAX).is_ok());
     std::fs::remove_file(dir.path().join("rec.bag")).unwrap();
-    assert!(f.poll(usize::MAX).is_ok(), "the poll that notices still reads");
+    assert!(
+        f.poll(usize::MAX).is_ok(),
+        "the poll that notices still reads"
+    );
     let e = f.poll(usize::MAX).unwrap_err();
     assert!(matches!(e, FollowError::Deleted { .. }), "{e}");
 }

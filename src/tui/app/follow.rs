@@ -66,8 +66,7 @@ impl FollowState {
                 ..
             }) => format!("■ {stall}"),
             Some(LiveStatus {
-                unwritten: Some(d),
-                ..
+                unwritten: Some(d), ..
             }) => format!(
                 "● live · newest {} not yet on disk: the recorder compresses chunks",
                 secs(*d)
