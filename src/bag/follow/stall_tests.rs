@@ -1,6 +1,8 @@
 //! Recordings that stopped, files that were replaced, and compressed chunks still in the
 //! recorder's memory.
 
+#![allow(clippy::cast_possible_truncation)] // small test files
+
 use std::time::{Duration, SystemTime};
 
 use super::tests::{as_written, finished};
