@@ -190,7 +190,7 @@ pub struct Follower {
 pub const MAX_CONNECTIONS: usize = 1 << 16;
 
 /// The most bytes of connection records a follower takes (see [`MAX_CONNECTIONS`]).
-pub const MAX_CONNECTION_BYTES: u64 = 64 << 20;
+pub const MAX_CONNECTION_BYTES: u64 = 32 << 20;
 
 /// Losses reported by one poll one by one; past that they are merged into the last one.
 const MAX_LOSSES_PER_UPDATE: usize = 1000;

@@ -85,12 +85,13 @@ impl std::fmt::Display for Stall {
     }
 }
 
-/// `10 s`, `40 min`, `3 h 5 min`: seconds in steps of ten, so that a text redrawn on each
-/// change (`info --follow`) changes at most every ten seconds.
+/// `5 s`, `20 s`, `40 min`, `3 h 5 min`: past ten seconds in steps of ten, so that a text
+/// redrawn on each change (`info --follow`) changes at most every ten seconds.
 pub fn ago(d: Duration) -> String {
     let s = d.as_secs();
     match s {
-        0..60 => format!("{} s", s / 10 * 10),
+        0..10 => format!("{s} s"),
+        10..60 => format!("{} s", s / 10 * 10),
         60..3600 => format!("{} min", s / 60),
         _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
     }
