@@ -78,8 +78,9 @@ pub(crate) fn from_index_data(
     let mut pos = head.index_data_pos.ok_or("no index data position")?;
     let expected: u64 = chunk.message_count();
     let mut entries = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).min(1 << 20));
-    // Messages found per connection (a chunk holds few: a list, not a map to allocate).
-    let mut per_conn: Vec<(ConnId, u32)> = Vec::with_capacity(chunk.counts.len());
+    // Messages found per connection (a map: a chunk of a bag of very many topics holds
+    // thousands of connections, and a list searched per record would be quadratic).
+    let mut per_conn: HashMap<ConnId, u32> = HashMap::with_capacity(chunk.counts.len());
     for _ in 0..chunk.counts.len() {
         let rec = match window.and_then(|w| w.record(pos)) {
             Some(bytes) => std::borrow::Cow::Borrowed(bytes),
@@ -115,17 +116,12 @@ pub(crate) fn from_index_data(
                 offset: u64::from(offset),
             });
         }
-        match per_conn.iter_mut().find(|(c, _)| *c == conn) {
-            Some((_, n)) => *n = n.saturating_add(idx.count),
-            None => per_conn.push((conn, idx.count)),
-        }
+        let n = per_conn.entry(conn).or_default();
+        *n = n.saturating_add(idx.count);
         pos = idx.end;
     }
     for &(conn, n) in &chunk.counts {
-        let found = per_conn
-            .iter()
-            .find(|(c, _)| *c == conn)
-            .map_or(0, |&(_, n)| n);
+        let found = per_conn.get(&conn).copied().unwrap_or(0);
         if found != n {
             return Err(format!(
                 "the chunk info says {n} messages of connection {conn}, its index data lists {found}"

@@ -345,10 +345,16 @@ impl Bag {
             .as_ref()
             .ok()
             .and_then(|h| self.entries_window(index, h));
-        let indexed = head.as_ref().ok().map(|h| {
-            let source = &self.inner.source;
-            entries::from_index_data(source, chunk, h, &self.inner.conn_map, window.as_ref())
-        });
+        // No index data position known (the chunk a followed recorder is still writing, a
+        // run of loose records): its records are walked, as below, with nothing to warn of.
+        let indexed = head
+            .as_ref()
+            .ok()
+            .filter(|h| h.index_data_pos.is_some())
+            .map(|h| {
+                let source = &self.inner.source;
+                entries::from_index_data(source, chunk, h, &self.inner.conn_map, window.as_ref())
+            });
         match indexed {
             None => {}
             // The file no longer holds it: the readers end with `changed_on_disk`.

@@ -77,7 +77,12 @@ impl Source {
     /// (a FIFO would block the open and every read, a directory or device has no bag in it):
     /// the error is `InvalidInput` "not a regular file".
     pub fn open(path: &Path) -> io::Result<Source> {
-        let file = open_regular(path)?;
+        Source::of_file(open_regular(path)?)
+    }
+
+    /// An open regular file (a followed recording's own descriptor, so that a snapshot reads
+    /// the file that was followed even if another now has its name).
+    pub fn of_file(file: File) -> io::Result<Source> {
         let meta = file.metadata()?;
         let len = meta.len();
         Ok(Source {

@@ -123,4 +123,36 @@ impl Bag {
         times.sort_unstable();
         times
     }
+
+    /// The receive times of the messages of each group of connections, sorted: `group_of`
+    /// gives each connection's group (by [`ConnId`]; `None`, or no item, for connections
+    /// not asked for), and the result has `groups` lists. One pass over the chunks' message
+    /// lists, whatever the number of groups (`info --freq` on a bag of 300 000 topics asks
+    /// for them all). Reads only index data.
+    pub fn receive_times_grouped(
+        &self,
+        group_of: &[Option<usize>],
+        groups: usize,
+    ) -> Vec<Vec<crate::time::RosTime>> {
+        let mut times: Vec<Vec<crate::time::RosTime>> = vec![Vec::new(); groups];
+        let group = |c: ConnId| group_of.get(c as usize).copied().flatten();
+        for chunk in self.chunks() {
+            if !chunk
+                .counts
+                .iter()
+                .any(|&(c, n)| n > 0 && group(c).is_some())
+            {
+                continue;
+            }
+            for e in self.chunk_entries(chunk.index).iter() {
+                if let Some(list) = group(e.conn).and_then(|g| times.get_mut(g)) {
+                    list.push(e.time);
+                }
+            }
+        }
+        for list in &mut times {
+            list.sort_unstable();
+        }
+        times
+    }
 }

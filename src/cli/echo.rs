@@ -44,6 +44,11 @@ pub struct EchoArgs {
     /// then each new one as it is written, until the recording ends or Ctrl-C.
     #[arg(long)]
     pub follow: bool,
+    /// With `--follow`: stop waiting once the file has not grown for this many seconds and
+    /// no process holds it open for writing (a recorder that crashed); exit 1. 0: wait
+    /// forever.
+    #[arg(long, value_name = "SECS", default_value_t = super::follow::IDLE_TIMEOUT)]
+    pub idle_timeout: u64,
 }
 
 /// Runs `bagscope echo` (`BAG` arguments that look like topics select them, see

@@ -1,7 +1,9 @@
 //! `echo --follow` and `info --follow`: a bag that is still being recorded, read as it grows
 //! (see [`crate::bag::follow`]). They end when the recording is finished (exit 0, or 1 when
-//! damage was skipped), or on SIGINT/SIGTERM/SIGHUP (exit 128 + the signal, as shells
-//! report it).
+//! damage was skipped), when it has not grown for `--idle-timeout` seconds with no process
+//! writing it (exit 1: the recorder stopped without finishing it), when another file takes
+//! its name or it is deleted (exit 2), or on SIGINT/SIGTERM/SIGHUP (exit 128 + the signal, as
+//! shells report it).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,26 @@ use super::{Outcome, print_error, print_warning};
 
 /// Message bytes handed over per poll: a large backlog is printed in pieces.
 const POLL_BUDGET: usize = 4 << 20;
+
+/// The default `--idle-timeout` (seconds): a recording that has not grown for this long with
+/// no process writing it is taken as stopped.
+pub const IDLE_TIMEOUT: u64 = 300;
+
+/// True (after saying so) when the recording has not grown for `timeout` seconds and no
+/// process holds it open for writing (`0`: never).
+fn gave_up(path: &Path, follower: &mut Follower, timeout: u64) -> bool {
+    if timeout == 0 {
+        return false;
+    }
+    let Some(stall) = follower.idle_for(Duration::from_secs(timeout)) else {
+        return false;
+    };
+    print_warning(format_args!(
+        "{}: {stall}; stopped waiting (--idle-timeout {timeout})",
+        path.display()
+    ));
+    true
+}
 
 /// The signal that ended a follow (0: none yet).
 struct Stop(Arc<AtomicUsize>);
@@ -55,8 +77,14 @@ impl Stop {
     }
 }
 
-fn open(path: &Path) -> Result<Follower, Outcome> {
-    Follower::open(path).map_err(|e| {
+fn open(path: &Path, keep_entries: bool) -> Result<Follower, Outcome> {
+    let opened = Follower::open(path);
+    let opened = if keep_entries {
+        opened.map(Follower::keep_entries)
+    } else {
+        opened
+    };
+    opened.map_err(|e| {
         print_error(e);
         Outcome::Failed
     })
@@ -93,7 +121,7 @@ pub fn echo(args: &EchoArgs) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let mut follower = match open(path) {
+    let mut follower = match open(path, false) {
         Ok(f) => f,
         Err(o) => return o,
     };
@@ -151,6 +179,9 @@ pub fn echo(args: &EchoArgs) -> Outcome {
         if let Some(sig) = stop.signal() {
             return out.finish(outcome.max(Outcome::Signal(sig)));
         }
+        if !update.more && gave_up(path, &mut follower, args.idle_timeout) {
+            return out.finish(outcome.max(Outcome::Problems));
+        }
         if !update.more {
             if let Err(e) = stop.wait(&follower, Duration::from_secs(1)) {
                 print_error(e);
@@ -162,13 +193,15 @@ pub fn echo(args: &EchoArgs) -> Outcome {
 
 /// Runs `bagscope info --follow`: a summary of what the recording holds so far, redrawn in
 /// place on a terminal and printed anew on each change otherwise; once the recording is
-/// finished, the summary of the finished (indexed) bag.
-pub fn info(bags: &[PathBuf]) -> Outcome {
+/// finished, the summary of the finished (indexed) bag. `freq`: with each topic's median
+/// rate; `idle_timeout`: see [`gave_up`].
+pub fn info(bags: &[PathBuf], freq: bool, idle_timeout: u64) -> Outcome {
     let path = match single(bags) {
         Ok(p) => p,
         Err(o) => return o,
     };
-    let mut follower = match open(path) {
+    // The rates need every message's receive time: the message lists are kept.
+    let mut follower = match open(path, freq) {
         Ok(f) => f,
         Err(o) => return o,
     };
@@ -198,12 +231,12 @@ pub fn info(bags: &[PathBuf]) -> Outcome {
             match super::open_bag(&follower.final_path()) {
                 Ok(bag) => {
                     let shown = follower.final_path().display().to_string();
-                    super::info::text_summary(&bag, &shown, false)
+                    super::info::text_summary(&bag, &shown, freq)
                 }
                 Err(o) => return o,
             }
         } else {
-            super::info::live_summary(&follower)
+            super::info::live_summary(&mut follower, freq)
         };
         if text != last {
             if tty && shown_lines > 0 {
@@ -230,6 +263,9 @@ pub fn info(bags: &[PathBuf]) -> Outcome {
         }
         if let Some(sig) = stop.signal() {
             return outcome.max(Outcome::Signal(sig));
+        }
+        if gave_up(path, &mut follower, idle_timeout) {
+            return outcome.max(Outcome::Problems);
         }
         if let Err(e) = stop.wait(&follower, Duration::from_secs(1)) {
             print_error(e);

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::notify::Notify;
 use crate::bag::Bag;
-use crate::bag::follow::Follower;
+use crate::bag::follow::{Follower, Stall};
 use crate::catalog::time_index::BagTimes;
 
 /// The shortest time between two snapshots sent to the app.
@@ -47,6 +47,11 @@ pub struct LiveStatus {
     pub idle: Option<Duration>,
     /// True once the recorder closed the bag.
     pub finished: bool,
+    /// The recording stopped growing and no process is seen writing it: since when.
+    pub stalled: Option<Stall>,
+    /// The recorder compresses its chunks: how long ago the newest message on disk was
+    /// received (what is newer is still in the recorder's memory, not lost).
+    pub unwritten: Option<Duration>,
 }
 
 /// One report of the follow thread.
@@ -108,12 +113,14 @@ pub fn drop_elsewhere<T: Send + 'static>(value: T) {
         .spawn(move || drop(value));
 }
 
-fn status(f: &Follower) -> LiveStatus {
+fn status(f: &mut Follower) -> LiveStatus {
     LiveStatus {
         messages: f.message_count(),
         behind_bytes: f.behind_bytes(),
         idle: f.since_growth(),
         finished: f.is_finished(),
+        stalled: f.stalled(),
+        unwritten: f.unwritten(),
     }
 }
 
@@ -132,9 +139,12 @@ fn run(
         status,
         error,
     };
+    // The message lists are kept: snapshots list, plot and check the followed chunks
+    // without reading them again.
+    let opened = Follower::open(path).map(Follower::keep_entries);
     let opened = match &scanned {
-        Some(b) => Follower::resume(path, b),
-        None => Follower::open(path),
+        Some(b) => opened.and_then(|f| Follower::resume_from(f, b)),
+        None => opened,
     };
     drop(scanned);
     let mut follower = match opened {
@@ -144,7 +154,10 @@ fn run(
             return;
         }
     };
-    let mut dirty = false;
+    // The first poll is reported at once: what the follower makes of the file (a record
+    // still being written is no loss; a recording whose file stopped growing long ago is
+    // stalled) replaces what the opening scan said.
+    let mut dirty = true;
     let mut times: Option<Arc<BagTimes>> = None;
     let mut last_sent: Option<Instant> = None;
     let mut refresh = REFRESH;
@@ -153,7 +166,7 @@ fn run(
         let update = match follower.poll(POLL_BUDGET) {
             Ok(u) => u,
             Err(e) => {
-                notify.send(news(None, status(&follower), Some(e.to_string())));
+                notify.send(news(None, status(&mut follower), Some(e.to_string())));
                 return;
             }
         };
@@ -173,7 +186,7 @@ fn run(
             }
             let done = Bag::open(follower.final_path()).unwrap_or_else(|_| follower.snapshot());
             let times = BagTimes::growing(&done, done.chunks().len());
-            let mut last = news(Some(done), status(&follower), None);
+            let mut last = news(Some(done), status(&mut follower), None);
             last.times = Some(Arc::new(times));
             notify.send(last);
             return;
@@ -194,14 +207,14 @@ fn run(
             refresh = REFRESH.max(began.elapsed() * SNAPSHOT_COST_FACTOR);
             last_sent = Some(Instant::now());
             last_status = Instant::now();
-            let mut sent = news(Some(snapshot), status(&follower), None);
+            let mut sent = news(Some(snapshot), status(&mut follower), None);
             sent.times = Some(grown);
             if !notify.send(sent) {
                 return;
             }
         } else if last_status.elapsed() >= STATUS_EVERY {
             last_status = Instant::now();
-            if !notify.send(news(None, status(&follower), None)) {
+            if !notify.send(news(None, status(&mut follower), None)) {
                 return;
             }
         }
@@ -211,7 +224,7 @@ fn run(
         // Sleeps until the file changes (one fstat per poll interval) or a refresh is due.
         let wait = if dirty { refresh / 4 } else { REFRESH };
         if let Err(e) = follower.wait(wait) {
-            notify.send(news(None, status(&follower), Some(e.to_string())));
+            notify.send(news(None, status(&mut follower), Some(e.to_string())));
             return;
         }
     }

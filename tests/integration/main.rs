@@ -33,6 +33,7 @@ mod export_sinks;
 mod export_where;
 mod file_access;
 mod file_hazards;
+mod follow_cli;
 mod follow_record;
 mod fuzz_inputs;
 mod index_query;

@@ -77,10 +77,16 @@ fn stable(screen: &str) -> String {
     idle.replace_all(screen, "idle ?.? s").into_owned()
 }
 
-/// Waits for the worker's replies to the latest requests (window, decode, sizes).
+/// Waits for the worker's replies to the latest requests (window, decode, sizes) and for the
+/// health report over what is shown (recomputed while following).
 fn settle(h: &mut Harness) {
     h.wait_until("the messages and the decoded one", WAIT, |app| {
         !app.messages.loading && app.inspector.loading.is_none()
+    });
+    h.wait_until("the health report of the recording so far", WAIT, |app| {
+        app.health.report.as_ref().is_some_and(|r| {
+            r.topics.iter().map(|t| t.count).sum::<u64>() == app.catalog.message_count()
+        })
     });
     std::thread::sleep(Duration::from_millis(300));
     h.drain_events();
@@ -255,4 +261,166 @@ fn the_explorer_follows_a_rosbag_record_recording() {
         .unwrap();
     assert_eq!(topic_counts(&h), vec![("/chatter".to_string(), count)]);
     assert_eq!(h.app.catalog.bag(0).unwrap().path(), out.as_path());
+}
+
+/// The explorer in a real terminal on the `.bag.active` of Debian's `rosbag record` (the C++
+/// recorder) while `rostopic pub` sends a `std_msgs/Float64` at 20 Hz: at that rate the
+/// recorder keeps every message in its open chunk (header size 0) for minutes. The message
+/// list shows them within seconds, and nothing is called damage.
+#[test]
+fn a_low_rate_rosbag_record_recording_lists_its_open_chunk() {
+    use crate::common::ros_graph::{Proc, graph_with};
+    use crate::common::tmux::{Session, have_tmux};
+    use std::process::Stdio;
+    if !have_tmux() {
+        crate::common::skip("tmux is not installed");
+        return;
+    }
+    let Some((graph, work)) = graph_with(&["roscore", "rosbag", "rostopic"]) else {
+        return;
+    };
+    let out = work.path().join("speed.bag");
+    let active = work.path().join("speed.bag.active");
+    let rec = graph.record(&out, &["/speed"]);
+    let publisher = Proc(
+        graph
+            .command("rostopic")
+            .args(["pub", "-r", "20", "/speed", "std_msgs/Float64", "data: 1.5"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // The recorder writes through a 4 KiB buffer: wait until some messages are on disk.
+    let start = std::time::Instant::now();
+    while std::fs::metadata(&active).map_or(0, |m| m.len()) < 12 << 10 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the recorder wrote nothing"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let cmd = format!(
+        "{} --no-mouse {}",
+        env!("CARGO_BIN_EXE_bagscope"),
+        active.display()
+    );
+    let s = Session::start("follow-open-chunk", 120, 30, &cmd);
+    let screen = s.wait("rows of /speed listed while recording", |t| {
+        t.contains("● live") && t.contains("data=1.5")
+    });
+    assert!(!screen.contains("no messages"), "{screen}");
+    assert!(!screen.contains('⚠'), "{screen}");
+    assert!(!screen.contains("could not be read"), "{screen}");
+    // Still listed, counted and free of warnings a few refreshes later.
+    std::thread::sleep(Duration::from_secs(2));
+    let screen = s.screen();
+    assert!(screen.contains("data=1.5"), "{screen}");
+    assert!(!screen.contains('⚠'), "{screen}");
+    drop(s);
+    drop(publisher);
+    graph.stop_recorder(rec, &out);
+}
+
+/// A `.bag.active` whose recorder died long ago (its modification time 40 minutes old, no
+/// process writing it) is shown as stalled, not live.
+#[test]
+fn a_recording_left_long_ago_is_shown_stalled() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = finished(&dir.path().join("full.bag"), 60);
+    let mut live = full.clone();
+    let at = index_pos_at(&live);
+    live[at..at + 8].fill(0);
+    let active = dir.path().join("rec.bag.active");
+    append(&active, &live[..live.len() / 2]);
+    std::fs::File::options()
+        .write(true)
+        .open(&active)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(40 * 60))
+        .unwrap();
+    let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
+    let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
+    h.wait_until("the stalled mark", WAIT, |app| {
+        app.follow
+            .mark()
+            .is_some_and(|m| m.contains("not growing since"))
+    });
+    let mark = h.app.follow.mark().unwrap();
+    assert!(!mark.contains("live"), "{mark}");
+    assert!(
+        mark.contains(
+            "(40 min) — the recorder may have stopped; `bagscope reindex` makes a complete copy"
+        ),
+        "{mark}"
+    );
+    assert!(
+        h.status_bar().contains("not growing since"),
+        "{}",
+        h.status_bar()
+    );
+}
+
+/// A compressed recording keeps the chunk it is writing in memory: the explorer says so
+/// rather than reporting the partly written chunk as damage.
+#[test]
+fn a_compressed_recording_says_its_newest_messages_are_not_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("full.bag");
+    let mut w = BagWriter::create(
+        &path,
+        WriterOptions {
+            compression: Compression::Lz4,
+            chunk_size: 700,
+        },
+    )
+    .unwrap();
+    let a = w
+        .add_connection("/a", &string_header("/a", "/talker"))
+        .unwrap();
+    for i in 0..60 {
+        w.write(
+            a,
+            RosTime::new(100 + i, 0),
+            &string_msg(&format!("message {i}")),
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    let full = std::fs::read(&path).unwrap();
+    let reference = Bag::open(&path).unwrap();
+    // The recorder is inside its third chunk: its header still says size 0 and only part of
+    // its compressed bytes have reached the file.
+    let third = &reference.chunks()[2];
+    let head = reference.head(2).unwrap();
+    let mut live = full[..(head.data_offset + head.compressed_size / 2) as usize].to_vec();
+    let at = index_pos_at(&live);
+    live[at..at + 8].fill(0);
+    let name = b"size=";
+    let pos = third.pos as usize;
+    let size = pos
+        + live[pos..head.data_offset as usize]
+            .windows(name.len())
+            .position(|w| w == name)
+            .unwrap()
+        + name.len();
+    live[size..size + 4].fill(0);
+    let data_len = head.data_offset as usize - 4;
+    live[data_len..data_len + 4].fill(0);
+    let active = dir.path().join("rec.bag.active");
+    append(&active, &live);
+    let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
+    let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
+    h.wait_until("the compressing mark", WAIT, |app| {
+        app.follow
+            .mark()
+            .is_some_and(|m| m.contains("not yet on disk: the recorder compresses chunks"))
+    });
+    // What the opening scan called a loss is not one.
+    h.wait_until("no loss", WAIT, |app| {
+        app.catalog.bags()[0]
+            .recovery()
+            .is_some_and(|r| r.losses.is_empty())
+    });
+    assert!(!h.status_bar().contains('⚠'), "{}", h.status_bar());
 }

@@ -11,20 +11,29 @@
 //! the file has been read (`rosbag record` then renames `.bag.active` to `.bag`; the open
 //! file stays the same, so nothing is read twice or lost across the rename).
 
+#[cfg(test)]
+mod open_chunk_tests;
 mod parse;
 mod resume;
+mod snapshot;
+mod stall;
+#[cfg(test)]
+mod stall_tests;
 #[cfg(test)]
 mod tests;
+
+pub use stall::{STALL_AFTER, Stall, Writer, ago};
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::format::{BagHeader, Version, read_head};
 use crate::time::RosTime;
 
-use super::chunk::Chunk;
+use super::chunk::{Chunk, IndexEntry};
 use super::connection::{ConnId, Connection};
 use super::recovery::Loss;
 use super::source::open_regular;
@@ -74,6 +83,23 @@ pub enum FollowError {
         read: u64,
         /// Its size now.
         now: u64,
+    },
+    /// Another file now has the followed file's name (as `tail -F` notices: the name's
+    /// device and inode are no longer the open file's).
+    #[error(
+        "{path}: another file was put in its place after following began: following stopped (what was read is kept)"
+    )]
+    Replaced {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The followed file's name is gone, and not because the recorder finished it.
+    #[error(
+        "{path}: the file was deleted or moved away while it was followed: following stopped (what was read is kept)"
+    )]
+    Deleted {
+        /// The file.
+        path: PathBuf,
     },
 }
 
@@ -139,7 +165,40 @@ pub struct Follower {
     last_time: Option<RosTime>,
     /// Every loss reported so far (the first [`MAX_LOSSES`]), for snapshots.
     losses: Vec<Loss>,
+    /// Message lists of the closed chunks (`chunks[..shared]`; `None` where not kept).
+    kept_entries: Vec<Option<Arc<[IndexEntry]>>>,
+    /// Message lists of the chunks after them (`chunks[shared..]`), still growing.
+    open_entries: Vec<Vec<IndexEntry>>,
+    /// True when message lists are kept for the snapshots (see [`Follower::keep_entries`]).
+    keep_entries: bool,
+    /// Bytes of connection records taken so far (bounded by [`MAX_CONNECTION_BYTES`]).
+    connection_bytes: u64,
+    /// When the compressed chunk the recorder is writing was first seen open.
+    pending_seen: Option<Instant>,
+    /// The open file's device and inode, to notice another file put in its place.
+    identity: (u64, u64),
+    /// The last look for a process writing the file: when, and what it found.
+    writer_check: Option<(Instant, Writer)>,
+    /// Another file took the name (or the name went): noticed by one poll, which still
+    /// returns what the open file held; the next poll ends the follow with it.
+    gone: Option<stall::Gone>,
 }
+
+/// The most connections a follower takes: each costs several times its record's bytes, and
+/// a file of nothing but connection records must not grow memory without bound. Beyond,
+/// connection records (and then their messages) are reported as damage.
+pub const MAX_CONNECTIONS: usize = 1 << 16;
+
+/// The most bytes of connection records a follower takes (see [`MAX_CONNECTIONS`]).
+pub const MAX_CONNECTION_BYTES: u64 = 32 << 20;
+
+/// Losses reported by one poll one by one; past that they are merged into the last one.
+const MAX_LOSSES_PER_UPDATE: usize = 1000;
+
+/// A run of records at top level (outside any chunk record: loose records after a crash) is
+/// split into pseudo chunks of about this many bytes, as a recorder splits chunks, so that
+/// what a snapshot copies of the open one stays bounded.
+const RUN_SPLIT: u64 = 768 << 10;
 
 /// What a follower keeps of its closed chunks for its snapshots.
 #[derive(Default)]
@@ -168,6 +227,13 @@ impl Follower {
             path: path.clone(),
             source,
         })?;
+        let identity = file
+            .metadata()
+            .map(|m| stall::identity(&m))
+            .map_err(|source| FollowError::Io {
+                path: path.clone(),
+                source,
+            })?;
         Ok(Follower {
             path,
             file,
@@ -188,7 +254,24 @@ impl Follower {
             last_growth: None,
             last_time: None,
             losses: Vec::new(),
+            kept_entries: Vec::new(),
+            open_entries: Vec::new(),
+            keep_entries: false,
+            connection_bytes: 0,
+            pending_seen: None,
+            identity,
+            writer_check: None,
+            gone: None,
         })
+    }
+
+    /// Keeps each message's place (24 bytes a message) so that snapshots carry their chunks'
+    /// message lists: nothing is read again to list, plot or check what was followed. For
+    /// the explorer and `info --follow --freq`; call before the first poll.
+    #[must_use]
+    pub fn keep_entries(mut self) -> Follower {
+        self.keep_entries = true;
+        self
     }
 
     /// The path given to [`Follower::open`].
@@ -297,6 +380,11 @@ impl Follower {
             update.finished = true;
             return Ok(update);
         }
+        if let Some(gone) = self.gone {
+            return Err(gone.error(&self.path));
+        }
+        // Looked at before reading: whatever the open file holds is still read first.
+        let gone = self.name_moved()?;
         let stamp = self.stat()?;
         let len = stamp.0;
         let read_to = self.base.saturating_add(self.buf.len() as u64);
@@ -379,6 +467,12 @@ impl Follower {
         let room = MAX_LOSSES.saturating_sub(self.losses.len());
         self.losses.extend(update.losses.iter().take(room).cloned());
         self.share_counts();
+        self.pending_seen = self
+            .pending_chunk
+            .map(|_| self.pending_seen.unwrap_or_else(Instant::now));
+        if !update.finished && !update.more {
+            self.gone = gone;
+        }
         Ok(update)
     }
 
@@ -404,6 +498,13 @@ impl Follower {
             c.counts = super::counts::Counts::shared(&table, at, len);
             at += len;
         }
+        let n = closed - self.shared;
+        let keep = self.keep_entries;
+        self.kept_entries.extend(
+            self.open_entries
+                .drain(..n.min(self.open_entries.len()))
+                .map(|e| keep.then(|| Arc::from(super::entries::finish(e)))),
+        );
         self.shared = closed;
     }
 
@@ -469,58 +570,4 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
         }
     }
     Ok(done)
-}
-
-impl Follower {
-    /// Chunks that no later poll changes: every chunk but the last (a new chunk record
-    /// closes the one before). A snapshot's chunks before this many are the same in every
-    /// later snapshot (what an index carried from snapshot to snapshot relies on).
-    pub fn closed_chunks(&self) -> usize {
-        self.shared
-    }
-
-    /// What the recording holds so far as a [`Bag`](super::Bag) value (connections with
-    /// their counts, chunks with their times; the last chunk may be open), for summaries.
-    /// Copies the connection and chunk lists: meant for an occasional refresh, not per
-    /// message. Only the chunks after the closed ones are passed over for the totals.
-    pub fn snapshot(&self) -> super::Bag {
-        let path = super::error::path_arc(&self.path);
-        let source = super::source::Source::open(&self.path)
-            .or_else(|_| super::source::Source::open(&self.final_path()))
-            .unwrap_or_else(|_| super::source::Source::owned(Vec::new()));
-        let options = super::OpenOptions::default();
-        let budget = super::budget::Budget::new(options.decode_budget);
-        let open = self.chunks.get(self.shared..).unwrap_or_default();
-        let mut totals = self.closed.totals.clone();
-        totals.widen_to(self.connections.len());
-        totals.add(open);
-        let complete = self.closed.complete + Chunk::complete_count(open);
-        let opened = super::opened::Opened {
-            connections: self.connections.clone(),
-            conn_map: self.conn_map.clone(),
-            chunks: self.chunks.clone(),
-            heads: super::heads::Heads::known(self.heads.iter().copied()),
-            // None known: the entries are read from the file when first asked for.
-            entries: Vec::new(),
-            warnings: Vec::new(),
-            recovery: Some(super::recovery::Recovery {
-                reason: "the recording is still being written".into(),
-                complete_chunks: complete as u64,
-                partial_chunks: self.chunks.len().saturating_sub(complete) as u64,
-                // The damage found so far: a snapshot must not look healthier than the file.
-                losses: self.losses.clone(),
-                scanned: None,
-            }),
-            totals: None,
-        };
-        super::Bag::assemble_with(
-            path,
-            std::sync::Arc::new(source),
-            Version::V2_0,
-            opened,
-            totals,
-            options,
-            budget,
-        )
-    }
 }

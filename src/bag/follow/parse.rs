@@ -7,13 +7,30 @@ use crate::format::{
 };
 use crate::time::RosTime;
 
-use super::super::chunk::{Chunk, ChunkLayout, ChunkState};
+use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::{ConnId, Connection};
 use super::super::counts::Counts;
 use super::super::heads::ChunkHead;
 use super::super::recovery::Loss;
 use super::super::resync::find_next_record;
-use super::{FollowError, FollowedMessage, Follower, MAX_HEADER, Update, read_at};
+use super::{
+    FollowError, FollowedMessage, Follower, MAX_CONNECTION_BYTES, MAX_CONNECTIONS, MAX_HEADER,
+    MAX_LOSSES_PER_UPDATE, RUN_SPLIT, Update, read_at,
+};
+
+/// A message as the walk found it.
+struct Found {
+    /// Connection id in the file.
+    file_conn: u32,
+    time: RosTime,
+    /// File offset of its record (of its chunk record, for a compressed chunk).
+    offset: u64,
+    /// Offset of its record in its chunk's uncompressed data.
+    in_chunk: u64,
+    /// Bytes of its record.
+    record: u64,
+    data: Vec<u8>,
+}
 
 /// What the record at the start of the unconsumed bytes is.
 enum Step {
@@ -68,12 +85,15 @@ impl Follower {
     }
 
     fn lose(&self, update: &mut Update, from: usize, to: usize, reason: String) {
-        update.losses.push(Loss {
-            offset: self.base + from as u64,
-            bytes: to.saturating_sub(from) as u64,
-            messages: None,
-            reason,
-        });
+        push_loss(
+            update,
+            Loss {
+                offset: self.base + from as u64,
+                bytes: to.saturating_sub(from) as u64,
+                messages: None,
+                reason,
+            },
+        );
     }
 
     /// Looks at the record at `buf[at..]`.
@@ -126,12 +146,23 @@ impl Follower {
                     Ok(h) => h,
                     Err(e) => return Step::Damage(e.to_string()),
                 };
-                let msg = (h.conn, h.time, offset, record.data.to_vec());
-                self.message(msg, update, offset);
+                let mut msg = Found {
+                    file_conn: h.conn,
+                    time: h.time,
+                    offset,
+                    in_chunk: 0,
+                    record: whole as u64,
+                    data: record.data.to_vec(),
+                };
+                // In the open chunk the recorder is writing, or loose after a crash.
+                msg.in_chunk = offset.saturating_sub(self.run_at(offset));
+                self.message(msg, update);
+                self.extend_open(offset + whole as u64);
             }
             Op::Connection => {
                 if let Ok(c) = ConnectionRecord::from_record(&record) {
-                    self.connection(c, update);
+                    self.connection(c, update, offset, whole as u64);
+                    self.extend_open(offset + whole as u64);
                 } else {
                     return Step::Damage("an unreadable connection record".into());
                 }
@@ -213,29 +244,40 @@ impl Follower {
         let mut pos = 0usize;
         while pos < out.len() {
             let Ok(record) = read_record(&out, pos, 0) else {
-                update.losses.push(Loss {
-                    offset,
-                    bytes: (whole - head_len) as u64,
-                    messages: None,
-                    reason: format!("the chunk's records end early at byte {pos} of its data"),
-                });
+                push_loss(
+                    update,
+                    Loss {
+                        offset,
+                        bytes: (whole - head_len) as u64,
+                        messages: None,
+                        reason: format!("the chunk's records end early at byte {pos} of its data"),
+                    },
+                );
                 break;
             };
+            let end = usize::try_from(record.end()).unwrap_or(usize::MAX);
             match record.op() {
                 Ok(Ok(Op::MessageData)) => {
                     if let Ok(h) = MessageDataHeader::parse(record.header.bytes(), 0) {
-                        let msg = (h.conn, h.time, offset, record.data.to_vec());
-                        self.message(msg, update, offset);
+                        let msg = Found {
+                            file_conn: h.conn,
+                            time: h.time,
+                            offset,
+                            in_chunk: pos as u64,
+                            record: end.saturating_sub(pos) as u64,
+                            data: record.data.to_vec(),
+                        };
+                        self.message(msg, update);
                     }
                 }
                 Ok(Ok(Op::Connection)) => {
                     if let Ok(c) = ConnectionRecord::from_record(&record) {
-                        self.connection(c, update);
+                        self.connection(c, update, offset, end.saturating_sub(pos) as u64);
                     }
                 }
                 _ => {}
             }
-            pos = usize::try_from(record.end()).unwrap_or(usize::MAX);
+            pos = end;
         }
         Step::Took(whole)
     }
@@ -249,6 +291,60 @@ impl Follower {
         chunk.index = u32::try_from(self.chunks.len()).unwrap_or(u32::MAX);
         self.chunks.push(chunk);
         self.heads.push(head);
+        self.open_entries.push(Vec::new());
+    }
+
+    /// The uncompressed chunk a message record at top level at `offset` belongs to: the
+    /// chunk the recorder is writing (its header still says size 0 and its records follow
+    /// it), else a run of loose records (after a crash, or a writer without chunks), kept
+    /// as a pseudo chunk that starts at its first record, as a recovery scan does. Returns
+    /// where that chunk's data starts.
+    fn run_at(&mut self, offset: u64) -> u64 {
+        let open = self
+            .chunks
+            .last()
+            .zip(self.heads.last())
+            .filter(|(c, h)| {
+                c.state == ChunkState::Open
+                    && h.compression == Compression::None
+                    && !(h.data_offset == c.pos && h.compressed_size >= RUN_SPLIT)
+            })
+            .map(|(_, h)| h.data_offset);
+        if let Some(at) = open {
+            return at;
+        }
+        let chunk = Chunk {
+            index: 0,
+            pos: offset,
+            layout: ChunkLayout::V2,
+            state: ChunkState::Open,
+            start: RosTime::default(),
+            end: RosTime::default(),
+            counts: Counts::default(),
+        };
+        let head = ChunkHead {
+            data_offset: offset,
+            compressed_size: 0,
+            uncompressed_size: 0,
+            compression: Compression::None,
+            index_data_pos: None,
+        };
+        self.push_chunk((chunk, head));
+        offset
+    }
+
+    /// The open uncompressed chunk now holds whole records up to file offset `end`: its
+    /// record header, as a snapshot has it, says so (the file's still says size 0 until the
+    /// recorder closes the chunk), so that its messages are read like any other.
+    fn extend_open(&mut self, end: u64) {
+        let (Some(chunk), Some(head)) = (self.chunks.last(), self.heads.last_mut()) else {
+            return;
+        };
+        if chunk.state == ChunkState::Open && head.compression == Compression::None {
+            let size = end.saturating_sub(head.data_offset);
+            head.compressed_size = head.compressed_size.max(size);
+            head.uncompressed_size = head.compressed_size;
+        }
     }
 
     /// Checks whether the compressed chunk at `pos` has been closed (its header rewritten
@@ -269,10 +365,31 @@ impl Follower {
         Ok(closed)
     }
 
-    fn connection(&mut self, c: ConnectionRecord, update: &mut Update) {
+    /// Takes a connection record of `bytes` bytes at `at` (its chunk record's offset, in a
+    /// compressed chunk), within the budget of [`MAX_CONNECTIONS`] and
+    /// [`MAX_CONNECTION_BYTES`]; beyond it the record is reported as damage.
+    fn connection(&mut self, c: ConnectionRecord, update: &mut Update, at: u64, bytes: u64) {
         if self.conn_map.contains_key(&c.conn) {
             return;
         }
+        if self.connections.len() >= MAX_CONNECTIONS
+            || self.connection_bytes.saturating_add(bytes) > MAX_CONNECTION_BYTES
+        {
+            push_loss(
+                update,
+                Loss {
+                    offset: at,
+                    bytes,
+                    messages: None,
+                    reason: format!(
+                        "a connection record beyond the {MAX_CONNECTIONS} connections or {} MiB of connection records a follower takes (its messages are not read)",
+                        MAX_CONNECTION_BYTES >> 20
+                    ),
+                },
+            );
+            return;
+        }
+        self.connection_bytes = self.connection_bytes.saturating_add(bytes);
         let id = ConnId::try_from(self.connections.len()).unwrap_or(ConnId::MAX);
         self.conn_map.insert(c.conn, id);
         let h = c.header;
@@ -291,44 +408,43 @@ impl Follower {
         update.new_connections.push(id);
     }
 
-    fn message(
-        &mut self,
-        (file_conn, time, offset, data): (u32, RosTime, u64, Vec<u8>),
-        update: &mut Update,
-        at: u64,
-    ) {
+    /// Counts a message in the last chunk (the one it was found in).
+    fn message(&mut self, m: Found, update: &mut Update) {
+        let Found {
+            file_conn,
+            time,
+            offset,
+            in_chunk,
+            record,
+            data,
+        } = m;
         let Some(&conn) = self.conn_map.get(&file_conn) else {
-            update.losses.push(Loss {
-                offset: at,
-                bytes: data.len() as u64,
-                messages: Some(1),
-                reason: format!(
-                    "a message of connection {file_conn}, which has no connection record before it"
-                ),
-            });
+            push_loss(
+                update,
+                Loss {
+                    offset,
+                    bytes: record,
+                    messages: Some(1),
+                    reason: format!(
+                        "a message of connection {file_conn}, which has no connection record before it"
+                    ),
+                },
+            );
             return;
         };
         if let Some(c) = self.connections.get_mut(conn as usize) {
             c.message_count += 1;
         }
-        if self.chunks.is_empty() {
-            // Messages outside any chunk: one pseudo chunk holds them.
-            self.chunks.push(Chunk {
-                index: 0,
-                pos: at,
-                layout: ChunkLayout::V2,
-                state: ChunkState::Open,
-                start: time,
-                end: time,
-                counts: Counts::default(),
-            });
-            self.heads.push(ChunkHead {
-                data_offset: at,
-                compressed_size: 0,
-                uncompressed_size: 0,
-                compression: Compression::None,
-                index_data_pos: None,
-            });
+        if self.keep_entries {
+            let chunk = self.chunks.len().saturating_sub(1);
+            if let Some(list) = self.open_entries.last_mut() {
+                list.push(IndexEntry {
+                    time,
+                    conn,
+                    chunk: u32::try_from(chunk).unwrap_or(u32::MAX),
+                    offset: in_chunk,
+                });
+            }
         }
         if let Some(chunk) = self.chunks.last_mut() {
             if chunk.counts.is_empty() {
@@ -346,4 +462,28 @@ impl Follower {
             data,
         });
     }
+}
+
+/// Adds `loss` to the update's: merged into the last one when it continues it (the same
+/// reason, right after it) or when the update already holds [`MAX_LOSSES_PER_UPDATE`], so
+/// that a file full of damage costs a bounded list per poll.
+fn push_loss(update: &mut Update, loss: Loss) {
+    let full = update.losses.len() >= MAX_LOSSES_PER_UPDATE;
+    if let Some(last) = update.losses.last_mut() {
+        let end = loss.offset.saturating_add(loss.bytes);
+        let adjacent =
+            last.reason == loss.reason && last.offset.saturating_add(last.bytes) == loss.offset;
+        if adjacent || (full && end >= last.offset) {
+            if !adjacent && !last.reason.starts_with("several problems") {
+                last.reason = format!("several problems, the first: {}", last.reason);
+            }
+            last.bytes = end.saturating_sub(last.offset).max(last.bytes);
+            last.messages = match (last.messages, loss.messages) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+            };
+            return;
+        }
+    }
+    update.losses.push(loss);
 }

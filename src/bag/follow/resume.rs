@@ -5,11 +5,12 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::format::Version;
 
 use super::super::Bag;
-use super::super::chunk::{Chunk, ChunkLayout};
+use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::{ConnId, Connection};
 use super::super::heads::ChunkHead;
 use super::super::recovery::Loss;
@@ -25,14 +26,20 @@ impl Follower {
     /// 2.0 bag, not read by a finished scan (an indexed bag's chunk headers may be unread), no
     /// chunks, or chunks that are not 2.0 chunk records of this file.
     pub fn resume(path: impl AsRef<Path>, bag: &Bag) -> Result<Follower, FollowError> {
-        let mut follower = Follower::open(path)?;
+        Follower::resume_from(Follower::open(path)?, bag)
+    }
+
+    /// [`Follower::resume`] for a follower just opened (with its options set).
+    pub fn resume_from(mut follower: Follower, bag: &Bag) -> Result<Follower, FollowError> {
         let Some(seed) = Seed::of(bag) else {
             return Ok(follower);
         };
         let len = follower.stat()?.0;
         if seed.pos > len || !follower.read_bag_header(len)? || seed.pos < follower.base {
             // The file is not (any more) what was scanned: read it from the start.
-            return Follower::open(&follower.path);
+            let keep = follower.keep_entries;
+            let fresh = Follower::open(&follower.path)?;
+            return Ok(if keep { fresh.keep_entries() } else { fresh });
         }
         follower.base = seed.pos;
         follower.shared = seed.chunks.len();
@@ -42,6 +49,11 @@ impl Follower {
         follower.conn_map = follower_map(&seed.connections);
         follower.connections = seed.connections;
         follower.losses = seed.losses;
+        if follower.keep_entries {
+            follower.kept_entries = seed.entries;
+        } else {
+            follower.kept_entries = vec![None; follower.shared];
+        }
         follower.last_time = follower.chunks.iter().map(|c| c.end).max();
         Ok(follower)
     }
@@ -55,6 +67,8 @@ struct Seed {
     heads: Vec<ChunkHead>,
     connections: Vec<Connection>,
     losses: Vec<Loss>,
+    /// The kept chunks' message lists the scan found (`None` where not in memory).
+    entries: Vec<Option<Arc<[IndexEntry]>>>,
 }
 
 impl Seed {
@@ -63,7 +77,16 @@ impl Seed {
         if bag.version() != Version::V2_0 || recovery.scanned.is_some() {
             return None;
         }
-        let (last, kept) = bag.chunks().split_last()?;
+        // Reading resumes at the first chunk the scan did not find complete: the one the
+        // recorder is writing. (A scan may take bytes of a compressed chunk still being
+        // written for records after it: what follows that chunk is read again.)
+        let all = bag.chunks();
+        let first_open = all
+            .iter()
+            .position(|c| c.state != ChunkState::Complete)
+            .unwrap_or(all.len().saturating_sub(1));
+        let last = all.get(first_open)?;
+        let kept = all.get(..first_open)?;
         if bag.chunks().iter().any(|c| c.layout != ChunkLayout::V2) {
             return None;
         }
@@ -84,6 +107,15 @@ impl Seed {
             c.message_count = 0;
         }
         let mut chunks = Vec::with_capacity(kept.len());
+        let entries = kept
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                (c.index as usize == i)
+                    .then(|| bag.loaded_entries(c.index))
+                    .flatten()
+            })
+            .collect();
         for (i, c) in kept.iter().enumerate() {
             for &(conn, n) in &c.counts {
                 if let Some(conn) = connections.get_mut(conn as usize) {
@@ -107,6 +139,7 @@ impl Seed {
             heads,
             connections,
             losses,
+            entries,
         })
     }
 }

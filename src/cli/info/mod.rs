@@ -44,9 +44,15 @@ pub struct InfoArgs {
     #[arg(required = true, value_name = "BAG")]
     pub bags: Vec<PathBuf>,
     /// Follow one bag that is still being recorded: print its summary again on each change
-    /// (redrawn in place on a terminal) until the recording ends or Ctrl-C.
-    #[arg(long, conflicts_with_all = ["yaml", "json", "freq", "health"])]
+    /// (redrawn in place on a terminal) until the recording ends or Ctrl-C; with `--freq`,
+    /// with each topic's median rate so far.
+    #[arg(long, conflicts_with_all = ["yaml", "json", "health"])]
     pub follow: bool,
+    /// With `--follow`: stop waiting once the file has not grown for this many seconds and
+    /// no process holds it open for writing (a recorder that crashed); exit 1. 0: wait
+    /// forever.
+    #[arg(long, value_name = "SECS", default_value_t = super::follow::IDLE_TIMEOUT)]
+    pub idle_timeout: u64,
     /// Read every chunk record header for the compression statistics, even when they are
     /// remembered from an earlier run on the same unchanged file (see `BAGSCOPE_CACHE_DIR`);
     /// and remember nothing.
@@ -57,7 +63,7 @@ pub struct InfoArgs {
 /// Runs `bagscope info`.
 pub fn run(args: &InfoArgs) -> Outcome {
     if args.follow {
-        return super::follow::info(&args.bags);
+        return super::follow::info(&args.bags, args.freq, args.idle_timeout);
     }
     let cache = if args.no_cache {
         None
@@ -207,16 +213,27 @@ pub fn text_summary(bag: &Bag, shown_path: &str, freq: bool) -> String {
 }
 
 /// The `rosbag info`-style text of a recording still being written (`info --follow`), with
-/// a last line saying it is live.
-pub fn live_summary(follower: &crate::bag::follow::Follower) -> String {
+/// a last line saying how it stands: live, stalled, or with its newest messages still in
+/// the recorder's memory. `freq`: each topic's median rate so far.
+pub fn live_summary(follower: &mut crate::bag::follow::Follower, freq: bool) -> String {
     let bag = follower.snapshot();
     let shown = follower.path().display().to_string();
-    let mut text = Summary::new(&bag, false).text(&bag, &shown);
-    let _ = write!(
-        text,
-        "\nlive:        recording ({} bytes read, {} not yet a whole record)",
-        follower.consumed(),
-        follower.behind_bytes()
-    );
+    let mut text = Summary::new(&bag, freq).text(&bag, &shown);
+    if let Some(stall) = follower.stalled() {
+        let _ = write!(text, "\nlive:        {stall}");
+    } else if let Some(d) = follower.unwritten() {
+        let _ = write!(
+            text,
+            "\nlive:        recording; newest {} not yet on disk: the recorder compresses chunks",
+            crate::bag::follow::ago(d)
+        );
+    } else {
+        let _ = write!(
+            text,
+            "\nlive:        recording ({} bytes read, {} not yet a whole record)",
+            follower.consumed(),
+            follower.behind_bytes()
+        );
+    }
     text
 }

@@ -48,7 +48,7 @@ impl Summary {
         // rosbag reads the whole index of old layouts, so it always shows rates there.
         let old_layout = bag.chunks().iter().all(|c| c.layout != ChunkLayout::V2);
         let freqs = if freq || (old_layout && !bag.chunks().is_empty()) {
-            topics.iter().map(|t| median_rate(bag, t)).collect()
+            median_rates(bag, &topics)
         } else {
             vec![None; topics.len()]
         };
@@ -286,9 +286,25 @@ fn compression_rows(bag: &Bag, duration: f64, rows: &mut Vec<(&'static str, Stri
     }
 }
 
-/// The median message rate of a topic, from its receive times (as `rosbag info --freq`).
-fn median_rate(bag: &Bag, topic: &TopicSummary) -> Option<f64> {
-    let times = bag.receive_times(&topic.connections);
+/// The median message rate of each topic, from its receive times (as `rosbag info
+/// --freq`): one pass over the bag's message lists for all topics.
+fn median_rates(bag: &Bag, topics: &[TopicSummary]) -> Vec<Option<f64>> {
+    let mut group_of = vec![None; bag.connections().len()];
+    for (i, t) in topics.iter().enumerate() {
+        for &c in &t.connections {
+            if let Some(slot) = group_of.get_mut(c as usize) {
+                *slot = Some(i);
+            }
+        }
+    }
+    bag.receive_times_grouped(&group_of, topics.len())
+        .iter()
+        .map(|times| median_rate(times))
+        .collect()
+}
+
+/// The median message rate of sorted receive times.
+fn median_rate(times: &[RosTime]) -> Option<f64> {
     if times.len() < 2 {
         return None;
     }

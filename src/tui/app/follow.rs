@@ -28,6 +28,8 @@ pub struct FollowState {
     status: Option<LiveStatus>,
     /// The followed recording was finished by its writer.
     finished: bool,
+    /// A snapshot came since the health report was last asked for.
+    health_stale: bool,
     next_id: u64,
 }
 
@@ -59,6 +61,16 @@ impl FollowState {
             return self.finished.then(|| "■ recording finished".to_string());
         }
         Some(match &self.status {
+            Some(LiveStatus {
+                stalled: Some(stall),
+                ..
+            }) => format!("■ {stall}"),
+            Some(LiveStatus {
+                unwritten: Some(d), ..
+            }) => format!(
+                "● live · newest {} not yet on disk: the recorder compresses chunks",
+                secs(*d)
+            ),
             Some(s) if s.behind_bytes > 0 => {
                 format!(
                     "● live · {} behind",
@@ -208,7 +220,9 @@ impl App {
         self.follow.status = Some(news.status);
         if let Some(bag) = news.snapshot {
             self.swap_bag(news.bag, bag, finished, news.times);
+            self.follow.health_stale = !finished;
         }
+        self.refresh_live_health();
         if finished {
             self.follow.job = None;
             self.follow.finished = true;
@@ -260,6 +274,7 @@ impl App {
             };
         }
         self.topics.replace_rows(topic_rows(&self.catalog));
+        self.keep_health_stats();
         let start = self.catalog.start_time().unwrap_or(RosTime::MIN);
         let end = self.catalog.end_time().unwrap_or(start);
         self.timeline.extend(start, end);
@@ -271,5 +286,49 @@ impl App {
             self.refresh_histogram();
         }
         self.grow_plots();
+    }
+
+    /// Recomputes the health report (the health view, the warning count it lists, the
+    /// topics' sizes) over the recording so far when a snapshot came since the last one:
+    /// one at a time, every few seconds at most, on a thread of its own (its reply is the
+    /// health scan's). Called on every report of the follow thread, so that the report
+    /// catches up once the recording pauses.
+    fn refresh_live_health(&mut self) {
+        if !self.follow.health_stale || !self.scan_clock.health_due() {
+            return;
+        }
+        let Some(replies) = self.follow.replies.clone() else {
+            return;
+        };
+        self.follow.health_stale = false;
+        let catalog = self.catalog.clone();
+        let _ = std::thread::Builder::new()
+            .name("live-health".into())
+            .spawn(move || {
+                let report = crate::catalog::health::compute(&catalog, &mut |_| {});
+                replies.send(Reply::Scanned(Box::new(report)));
+            });
+    }
+
+    /// The last health report's rates, sizes and bandwidths on the topic rows rebuilt from a
+    /// new snapshot (until the next report, a few seconds later, brings newer ones): the
+    /// size columns do not fall back to `…` on each refresh.
+    fn keep_health_stats(&mut self) {
+        let Some(report) = &self.health.report else {
+            return;
+        };
+        let by_topic: std::collections::HashMap<&str, &crate::catalog::health::TopicHealth> =
+            report
+                .topics
+                .iter()
+                .map(|t| (t.topic.as_str(), t))
+                .collect();
+        self.topics.update_stats(|row| {
+            if let Some(t) = by_topic.get(row.topic.as_str()) {
+                row.rate = t.rate().or(row.rate);
+                row.bytes = Some(t.bytes);
+                row.bandwidth = t.bandwidth();
+            }
+        });
     }
 }

@@ -29,7 +29,7 @@ impl ScanClock {
 
     /// True when a health report over a newer partial result should be asked for now (and
     /// then notes that it is).
-    fn health_due(&mut self) -> bool {
+    pub(super) fn health_due(&mut self) -> bool {
         let due = !self.health_running && self.health.is_none_or(|t| t.elapsed() >= HEALTH_EVERY);
         if due {
             self.health = Some(Instant::now());
