@@ -148,3 +148,22 @@ fn q_and_ctrl_c_still_leave_the_opening_screen() {
         assert!(matches!(waited, Ok(Waited::Quit)), "{key:?}");
     }
 }
+
+/// The real binary in tmux, started several times in a row: each first screen fills in (the
+/// first topic's messages listed, the first one decoded) with no key pressed.
+#[test]
+fn the_first_screen_fills_in_without_a_key_every_time() {
+    use crate::common::tmux::{Session, have_tmux};
+    if !have_tmux() {
+        crate::common::skip("tmux is not installed");
+        return;
+    }
+    for run in 0..5 {
+        let s = Session::start("first-screen", 100, 30, env!("CARGO_BIN_EXE_bagscope"));
+        let screen = s.wait("the first topic's messages and the decoded message", |t| {
+            t.contains("voltage=") && t.contains("voltage: ")
+        });
+        assert!(!screen.contains("loading…"), "run {run}:\n{screen}");
+        s.keys(&["q"]);
+    }
+}
