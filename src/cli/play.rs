@@ -229,6 +229,13 @@ fn play(
     for w in outlet.take_warnings() {
         console.say(&format!("bagscope: warning: {w}"));
     }
+    super::serve::note_few_descriptors(&node, |line| {
+        console.say(&format!("bagscope: warning: {line}"));
+    });
+    {
+        let console = console.clone();
+        node.on_refusal(move |line| console.say(&format!("bagscope: warning: {line}")));
+    }
     let bags = catalog
         .paths()
         .iter()

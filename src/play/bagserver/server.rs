@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::bag::{BagError, BagErrorKind};
 use crate::catalog::index::{Index, IndexError};
 use crate::catalog::{Catalog, Selection, topic_matches};
-use crate::ros::{Cancel, Node, QueueLimits, ServiceCall, names};
+use crate::ros::{Cancel, Node, QueueLimits, ServiceCall, StallBudget, names};
 use crate::time::RosTime;
 
 use super::super::{Control, Outlet, PlayOptions, Player, Report, STALL_ALLOWANCE, Status};
@@ -122,21 +122,21 @@ fn count(n: u64) -> u32 {
 }
 
 impl Bagserver {
-    /// Opens the indexed bags, advertises every indexed topic under the namespace (latched
-    /// where the bags recorded them latched) and provides `NS/play_interval` through `node`.
-    /// `log` receives a line for every request served and for topics that cannot be
-    /// published.
+    /// Advertises every topic of `index` under the namespace (latched where the bags
+    /// recorded them latched) and provides `NS/play_interval` through `node`. `catalog` holds
+    /// the indexed bags, opened by [`Index::catalog`] (before the node started, so that the
+    /// node's connection caps leave their file descriptors alone). `log` receives a line for
+    /// every request served and for topics that cannot be published.
     pub fn start(
         node: &Arc<Node>,
         index: Index,
+        catalog: Catalog,
         options: &ServeOptions,
         log: impl Fn(&str) + Send + Sync + 'static,
     ) -> Result<Arc<Bagserver>, BagserverError> {
-        let catalog = index.catalog()?;
         let namespace = names::resolve("/", &options.namespace);
         let service = names::relocate(&namespace, SERVICE_NAME);
         let mut outlet = Outlet::new(Arc::clone(node), &namespace, options.limits);
-        outlet.set_lossless(true);
         let mut topics: Vec<String> = index.topics().iter().map(|t| t.topic.clone()).collect();
         topics.dedup();
         if !topics.is_empty() {
@@ -377,6 +377,10 @@ impl Bagserver {
             }
         );
         (self.log)(&format!("publishing {what}"));
+        // One budget for the request: subscribers that do not keep up hold it up
+        // STALL_ALLOWANCE in all, however many they are.
+        let budget = Arc::new(StallBudget::new(STALL_ALLOWANCE, STALL_ALLOWANCE));
+        outlet.set_lossless(Some(Arc::clone(&budget)));
         if let Err(e) = outlet.expect_registered_subscribers() {
             (self.log)(&format!("warning: asking the master for subscribers: {e}"));
         }
@@ -428,7 +432,8 @@ impl Bagserver {
         let flushed = !report.stopped
             && self
                 .node
-                .flush_within(self.options.flush_timeout, Some(STALL_ALLOWANCE));
+                .flush_within(self.options.flush_timeout, Some(&budget));
+        outlet.set_lossless(None);
         drop(outlet);
         let response = Self::response(&report, first, last, flushed, started.elapsed());
         Ok((report, response, what))
