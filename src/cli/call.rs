@@ -119,8 +119,8 @@ pub fn run(args: &CallArgs) -> Outcome {
             },
         ) if whole.is_some_and(|w| started.elapsed() >= w) => {
             return fail(format!(
-                "{}: asking the ROS master at {}: {e}",
-                too_late(&service),
+                "{service}: no answer within {} s (--timeout) from the ROS master at {}: {e}",
+                args.timeout.unwrap_or_default(),
                 config.master_uri
             ));
         }
