@@ -64,6 +64,7 @@ impl NodeLimits {
     /// descriptors (one each): each server (XML-RPC, TCPROS) handles at most a quarter of
     /// them at once, subscribers take the rest, one address the same share of those as
     /// configured (half, by default). Never below one of each.
+    #[must_use]
     pub fn fitted(&self, fds: usize) -> NodeLimits {
         let active = self.max_active.min(fds / 4).max(1);
         let subscribers = self

@@ -105,6 +105,7 @@ impl MasterClient {
     }
 
     /// The same client with calls bounded by `timeout` (each whole call).
+    #[must_use]
     pub fn with_timeout(&self, timeout: Duration) -> MasterClient {
         MasterClient {
             timeout,

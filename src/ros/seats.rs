@@ -54,7 +54,7 @@ fn peer_key(ip: IpAddr) -> IpAddr {
             let bits = u128::from(v6) & !u128::from(u64::MAX);
             IpAddr::V6(Ipv6Addr::from(bits))
         }
-        v4 => v4,
+        v4 @ IpAddr::V4(_) => v4,
     }
 }
 

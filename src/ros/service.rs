@@ -206,14 +206,13 @@ impl ServiceServer {
     /// idle `limits.idle_timeout` between requests.
     pub(crate) fn serve(
         &self,
-        stream: Arc<TcpStream>,
+        stream: &TcpStream,
         header: &Header,
         limits: &NodeLimits,
         budget: &Arc<FrameBudget>,
         ticket: &Ticket,
     ) -> Result<(), String> {
         check_client(&self.name, &self.info, header)?;
-        let stream: &TcpStream = &stream;
         let mut out = stream;
         out.write_all(&self.reply_header().encode())
             .map_err(|e| format!("writing the connection header: {e}"))?;
@@ -415,18 +414,15 @@ pub fn call_service_with_header(
     io.write_all(&framed)
         .map_err(|e| io_err("calling", e, Some(setup)))?;
     let mut ok = [0u8; 1];
-    let body = match whole {
-        Some(deadline) => {
-            io.set_deadline(deadline);
-            io.read_exact(&mut ok)
-                .and_then(|()| header::read_frame(&mut io, MAX_SERVICE_MESSAGE))
-        }
-        None => {
-            let mut r: &TcpStream = &s;
-            r.set_read_timeout(None)
-                .and_then(|()| r.read_exact(&mut ok))
-                .and_then(|()| header::read_frame(&mut r, MAX_SERVICE_MESSAGE))
-        }
+    let body = if let Some(deadline) = whole {
+        io.set_deadline(deadline);
+        io.read_exact(&mut ok)
+            .and_then(|()| header::read_frame(&mut io, MAX_SERVICE_MESSAGE))
+    } else {
+        let mut r: &TcpStream = &s;
+        r.set_read_timeout(None)
+            .and_then(|()| r.read_exact(&mut ok))
+            .and_then(|()| header::read_frame(&mut r, MAX_SERVICE_MESSAGE))
     }
     .map_err(|e| io_err("reading the answer of", e, whole))?;
     Ok(if ok[0] == 1 {

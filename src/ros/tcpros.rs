@@ -61,7 +61,7 @@ pub(crate) fn serve_connection(stream: Arc<TcpStream>, router: &dyn Router, tick
         }
     } else if let Some(name) = header.get("service") {
         match router.service(name) {
-            Some(s) => s.serve(stream, &header, limits, router.budget(), ticket),
+            Some(s) => s.serve(&stream, &header, limits, router.budget(), ticket),
             None => Err(format!("[{me}] is not a provider of [{name}]")),
         }
     } else {
