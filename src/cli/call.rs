@@ -2,12 +2,13 @@
 //! under NS (`bagscope serve --namespace NS`) to publish an interval, waits until it has, and
 //! prints its answer.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 
 use crate::play::bagserver::srv::{PLAY_INTERVAL_MD5, SERVICE_NAME};
 use crate::play::bagserver::{PREEMPT_FIELD, PlayIntervalRequest, PlayIntervalResponse};
+use crate::ros::xmlrpc::XmlRpcError;
 use crate::ros::{Header, MasterClient, NodeConfig, RosError, call_service_with_header, names};
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
@@ -34,8 +35,8 @@ pub struct CallArgs {
     /// Speed: a factor of the recorded timing, or `max`; default: the server's `--rate`.
     #[arg(short = 'r', long, value_name = "R", value_parser = parse_rate)]
     pub rate: Option<f64>,
-    /// Give up waiting for the answer after this many seconds (default: wait as long as the
-    /// server is publishing).
+    /// Give up after this many seconds in all — finding the service, connecting, waiting in
+    /// line and for the answer (default: wait as long as the server is publishing).
     #[arg(long, value_name = "S", value_parser = parse_timeout)]
     pub timeout: Option<f64>,
     /// Stop the request the server is publishing (its client gets an error) and go before
@@ -86,19 +87,40 @@ pub fn run(args: &CallArgs) -> Outcome {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
+    let started = Instant::now();
+    let whole = args.timeout.map(Duration::from_secs_f64);
+    let too_late = |service: &str| {
+        format!(
+            "{service}: no answer within {} s (--timeout); the server goes on with the request",
+            args.timeout.unwrap_or_default()
+        )
+    };
     let callerid = names::anonymous("/bagscope_call");
     let config = match NodeConfig::from_env(&callerid) {
         Ok(c) => c,
         Err(e) => return fail(e.to_string()),
     };
     let service = names::relocate(&namespace, SERVICE_NAME);
-    let master = MasterClient::new(&config.master_uri, &config.name, config.call_timeout);
+    let master_timeout = whole.map_or(config.call_timeout, |w| w.min(config.call_timeout));
+    let master = MasterClient::new(&config.master_uri, &config.name, master_timeout);
     let uri = match master.lookup_service(&service) {
         Ok(u) => u,
         Err(RosError::Refused { .. }) => {
             return fail(format!(
                 "no service {service} is registered with the master at {} (is `bagscope serve \
                  --namespace {namespace}` running?)",
+                config.master_uri
+            ));
+        }
+        Err(
+            e @ RosError::Call {
+                source: XmlRpcError::TimedOut { .. },
+                ..
+            },
+        ) if whole.is_some_and(|w| started.elapsed() >= w) => {
+            return fail(format!(
+                "{service}: no answer within {} s (--timeout) from the ROS master at {}: {e}",
+                args.timeout.unwrap_or_default(),
                 config.master_uri
             ));
         }
@@ -123,26 +145,21 @@ pub fn run(args: &CallArgs) -> Outcome {
     if args.preempt {
         hello.insert(PREEMPT_FIELD, "1");
     }
-    let answer = call_service_with_header(
-        &uri,
-        &hello,
-        &request.encode(),
-        config.call_timeout,
-        args.timeout.map(Duration::from_secs_f64),
-    );
+    // What is left of --timeout bounds the rest of the call, the answer included.
+    let left = whole.map(|w| {
+        w.saturating_sub(started.elapsed())
+            .max(Duration::from_millis(1))
+    });
+    let answer =
+        call_service_with_header(&uri, &hello, &request.encode(), config.call_timeout, left);
     let body = match answer {
         Ok(Ok(body)) => body,
         Ok(Err(refusal)) => return fail(format!("{service}: {refusal}")),
         Err(RosError::Io { source, .. })
-            if matches!(
-                source.kind(),
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-            ) && args.timeout.is_some() =>
+            if source.kind() == std::io::ErrorKind::TimedOut
+                && whole.is_some_and(|w| started.elapsed() >= w) =>
         {
-            return fail(format!(
-                "{service}: no answer within {} s (--timeout); the server goes on with the request",
-                args.timeout.unwrap_or_default()
-            ));
+            return fail(too_late(&service));
         }
         Err(e) => return fail(format!("calling {service}: {e}")),
     };

@@ -26,6 +26,9 @@ use super::{Outcome, print_error};
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the status line is redrawn.
 const STATUS_PERIOD: Duration = Duration::from_millis(100);
+/// Subscribers that lost messages of one topic named one line each; beyond, one line says
+/// how many.
+const DROP_LINES: usize = 3;
 /// How often the master is checked, and after how many failures in a row it is taken as
 /// lost (6 s without an answer).
 const MASTER_CHECK: Duration = Duration::from_secs(2);
@@ -229,6 +232,13 @@ fn play(
     for w in outlet.take_warnings() {
         console.say(&format!("bagscope: warning: {w}"));
     }
+    super::serve::note_few_descriptors(&node, |line| {
+        console.say(&format!("bagscope: warning: {line}"));
+    });
+    {
+        let console = console.clone();
+        node.on_refusal(move |line| console.say(&format!("bagscope: warning: {line}")));
+    }
     let bags = catalog
         .paths()
         .iter()
@@ -307,13 +317,29 @@ fn summarise(console: &Console, report: &Report, outlet: &mut Outlet) -> Outcome
         outcome = Outcome::Problems;
     }
     for p in outlet.publications() {
-        for l in p.stats().subscribers.iter().filter(|l| l.dropped > 0) {
+        let stats = p.stats();
+        let lost: Vec<_> = stats.subscribers.iter().filter(|l| l.dropped > 0).collect();
+        if lost.len() <= DROP_LINES {
+            for l in lost {
+                console.say(&format!(
+                    "bagscope: warning: {} lost {} message(s) of {}: its queue was full (a \
+                     slow subscriber; the others were not held up)",
+                    l.callerid,
+                    l.dropped,
+                    p.topic()
+                ));
+            }
+        } else if let Some(first) = lost.first() {
+            // A crowd gets one line, not one each.
+            let others: u64 = lost.iter().skip(1).map(|l| l.dropped).sum();
             console.say(&format!(
-                "bagscope: warning: {} lost {} message(s) of {}: its queue was full (a slow \
-                 subscriber; the others were not held up)",
-                l.callerid,
-                l.dropped,
-                p.topic()
+                "bagscope: warning: {} lost {} message(s) of {}, and {} other subscriber(s) \
+                 {others} more: their queues were full (slow subscribers; the others were not \
+                 held up)",
+                first.callerid,
+                first.dropped,
+                p.topic(),
+                lost.len() - 1
             ));
         }
     }

@@ -76,6 +76,15 @@ pub fn run(args: &ServeArgs) -> Outcome {
             return Outcome::Failed;
         }
     };
+    // The bags are opened before the node starts: its connection caps are fitted to the
+    // file descriptors left then.
+    let catalog = match index.catalog() {
+        Ok(c) => c,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
     let config = match NodeConfig::from_env(&names::anonymous("bagscope_serve")) {
         Ok(c) => c,
         Err(e) => {
@@ -101,7 +110,9 @@ pub fn run(args: &ServeArgs) -> Outcome {
         },
         ..ServeOptions::default()
     };
-    let server = match Bagserver::start(&node, index, &options, |line| {
+    note_few_descriptors(&node, |line| print_warning(line));
+    node.on_refusal(|line| print_warning(line));
+    let server = match Bagserver::start(&node, index, catalog, &options, |line| {
         print_note(line);
     }) {
         Ok(s) => s,
@@ -144,6 +155,20 @@ pub fn run(args: &ServeArgs) -> Outcome {
         Outcome::Problems
     } else {
         Outcome::Ok
+    }
+}
+
+/// Says so (through `say`) when the node's caps had to be lowered to fit the process's
+/// limit on open files.
+pub(super) fn note_few_descriptors(node: &Node, say: impl Fn(&str)) {
+    let (now, configured) = (node.limits(), &node.config().limits);
+    if now.max_subscribers < configured.max_subscribers || now.max_active < configured.max_active {
+        let limit = crate::ros::raise_limit().map_or_else(|| "?".into(), |l| l.to_string());
+        say(&format!(
+            "the limit on open files is {limit}: at most {} subscribers ({} per address) and \
+             {} connections per server",
+            now.max_subscribers, now.max_subscribers_per_peer, now.max_active
+        ));
     }
 }
 

@@ -11,11 +11,14 @@ use std::time::{Duration, Instant};
 use crate::bag::Connection;
 use crate::catalog::{Catalog, Selection, topic_matches};
 use crate::msg::{Registry, Schema};
-use crate::ros::{Node, Publication, PublishError, QueueLimits, RosError, TopicInfo, names};
+use crate::ros::{
+    Node, Publication, PublishError, QueueLimits, RosError, StallBudget, TopicInfo, names,
+};
 
-/// How long a lossless publish waits for a subscriber's queue to have room; a subscriber that
-/// makes it wait that long is marked slow and is not waited for again: it loses its oldest
-/// messages instead of holding up the replay and the other subscribers.
+/// How long lossless publishing waits, in one run, for subscribers that do not keep up —
+/// all of them together — and how long a subscriber may take nothing before it is marked
+/// slow: never waited for again, it loses its oldest messages instead of holding up the
+/// replay and the other subscribers (see [`StallBudget`]).
 pub const STALL_ALLOWANCE: Duration = Duration::from_secs(1);
 
 /// What happened to a bag topic.
@@ -38,7 +41,7 @@ pub struct Outlet {
     entries: HashMap<String, Entry>,
     registry: Option<Registry>,
     warnings: Vec<String>,
-    lossless: bool,
+    lossless: Option<Arc<StallBudget>>,
 }
 
 impl Outlet {
@@ -51,15 +54,17 @@ impl Outlet {
             entries: HashMap::new(),
             registry: None,
             warnings: Vec::new(),
-            lossless: false,
+            lossless: None,
         }
     }
 
-    /// Lossless publishing: each publish first waits until every subscriber's queue has room,
-    /// so a slow subscriber slows publishing down instead of losing messages. Off by default
-    /// (a live player must keep its schedule).
-    pub fn set_lossless(&mut self, lossless: bool) {
-        self.lossless = lossless;
+    /// Lossless publishing within `budget`: each publish first waits until every
+    /// subscriber's queue has room, so a subscriber that keeps up slows publishing down
+    /// instead of losing messages; the waiting for those that do not keep up is charged to
+    /// `budget`, one for the whole run (every topic, every subscriber). `None` (the default)
+    /// never waits: a live player must keep its schedule.
+    pub fn set_lossless(&mut self, budget: Option<Arc<StallBudget>>) {
+        self.lossless = budget;
     }
 
     /// The node published through.
@@ -177,8 +182,8 @@ impl Outlet {
                     }
                     return Ok(false);
                 }
-                if self.lossless {
-                    publication.wait_for_room(payload.len(), STALL_ALLOWANCE);
+                if let Some(budget) = &self.lossless {
+                    publication.wait_for_room(payload.len(), budget);
                 }
                 publication.publish(payload).map(|()| true)
             }

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 /// What is done with each accepted connection (on its own thread). The handler tells its
 /// [`Ticket`] when the connection stops being read (it is being answered) and when it is
-/// read again.
-pub(crate) type ConnectionHandler = Arc<dyn Fn(TcpStream, SocketAddr, &Ticket) + Send + Sync>;
+/// read again. The stream is shared with the server (which may close it to make room), not
+/// duplicated: each connection holds one file descriptor.
+pub(crate) type ConnectionHandler = Arc<dyn Fn(Arc<TcpStream>, SocketAddr, &Ticket) + Send + Sync>;
 
 /// How many connections a server takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +41,7 @@ struct Slot {
     peer: IpAddr,
     /// `Some(since)` while the connection is being read; `None` while it is answered.
     reading: Option<Instant>,
-    stream: TcpStream,
+    stream: Arc<TcpStream>,
 }
 
 /// The connections a server handles now.
@@ -121,10 +122,8 @@ impl Admission {
 
     /// Makes room for a new connection from `peer`: a ticket, or `None` when every slot is
     /// taken by a connection being answered.
-    fn admit(self: &Arc<Self>, stream: &TcpStream, peer: IpAddr) -> Option<Ticket> {
-        let Ok(handle) = stream.try_clone() else {
-            return None;
-        };
+    fn admit(self: &Arc<Self>, stream: &Arc<TcpStream>, peer: IpAddr) -> Option<Ticket> {
+        let handle = Arc::clone(stream);
         let mut slots = self.lock();
         let from_peer = slots
             .iter()
@@ -197,6 +196,7 @@ impl AcceptLoop {
                         let Ok(peer) = stream.peer_addr() else {
                             continue;
                         };
+                        let stream = Arc::new(stream);
                         let Some(ticket) = admission.admit(&stream, peer.ip()) else {
                             continue;
                         };

@@ -26,9 +26,11 @@ pub struct NodeConfig {
     /// The address our servers listen on: loopback when `host` is a loopback name or
     /// address, otherwise every interface (rospy's rule).
     pub bind: IpAddr,
-    /// Timeout of each call to the master and of each connection attempt.
+    /// Bounds each whole call to the master (connecting, sending, the answer) and the
+    /// connecting, handshake and request of a service call.
     pub call_timeout: Duration,
-    /// What the node's servers grant peers (deadlines, connection caps, memory).
+    /// What the node's servers grant peers (deadlines, connection caps, memory); the node
+    /// fits the caps to the file descriptors there are when it starts.
     pub limits: NodeLimits,
 }
 

@@ -1,8 +1,9 @@
 //! What a node grants peers it does not know: a deadline for each whole request or handshake
-//! (not per read), how many connections may be read at once (per peer and in total), and a
-//! memory budget for frames being received across all connections.
+//! (not per read), how many connections may be read at once (per peer and in total), how many
+//! subscribers it keeps (per peer and in total, within its file descriptors), and a memory
+//! budget for frames being received across all connections.
 
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,6 +34,11 @@ pub struct NodeLimits {
     pub frame_budget: usize,
     /// Largest service request accepted.
     pub max_service_request: usize,
+    /// Subscriber connections kept at once, every topic together. Beyond it a new
+    /// subscriber is refused (an `error` header saying why).
+    pub max_subscribers: usize,
+    /// Subscriber connections kept at once from one IP address.
+    pub max_subscribers_per_peer: usize,
 }
 
 impl Default for NodeLimits {
@@ -47,7 +53,45 @@ impl Default for NodeLimits {
             max_active: 256,
             frame_budget: 64 * 1024 * 1024,
             max_service_request: 64 * 1024 * 1024,
+            max_subscribers: 1024,
+            max_subscribers_per_peer: 512,
         }
+    }
+}
+
+impl NodeLimits {
+    /// These limits shrunk so that every connection they allow fits in `fds` file
+    /// descriptors (one each): each server (XML-RPC, TCPROS) handles at most a quarter of
+    /// them at once, subscribers take the rest, one address the same share of those as
+    /// configured (half, by default). Never below one of each.
+    #[must_use]
+    pub fn fitted(&self, fds: usize) -> NodeLimits {
+        let active = self.max_active.min(fds / 4).max(1);
+        let subscribers = self
+            .max_subscribers
+            .min(fds.saturating_sub(2 * active))
+            .max(1);
+        NodeLimits {
+            max_active: active,
+            max_reading: self.max_reading.min(active),
+            max_reading_per_peer: self.max_reading_per_peer.min(active),
+            max_subscribers: subscribers,
+            max_subscribers_per_peer: self.max_subscribers_per_peer.min(
+                subscribers
+                    .saturating_mul(self.max_subscribers_per_peer)
+                    .checked_div(self.max_subscribers)
+                    .unwrap_or(subscribers)
+                    .max(1),
+            ),
+            ..self.clone()
+        }
+    }
+
+    /// File descriptors the connections these limits allow may hold at most.
+    pub fn descriptors(&self) -> usize {
+        self.max_active
+            .saturating_mul(2)
+            .saturating_add(self.max_subscribers)
     }
 }
 
@@ -135,27 +179,27 @@ impl Drop for Reservation {
     }
 }
 
-/// Reads from a socket until a deadline for the whole exchange: each read waits at most
-/// for what is left. Past the deadline every read fails with `TimedOut`.
-pub(crate) struct DeadlineReader<'a> {
+/// A socket read and written until a deadline for the whole exchange: each read or write
+/// waits at most for what is left. Past the deadline every read and write fails with
+/// `TimedOut`.
+pub(crate) struct DeadlineStream<'a> {
     stream: &'a TcpStream,
     deadline: Instant,
 }
 
-impl<'a> DeadlineReader<'a> {
-    /// Reads `stream` until `deadline`.
+impl<'a> DeadlineStream<'a> {
+    /// Reads and writes `stream` until `deadline`.
     pub(crate) fn new(stream: &'a TcpStream, deadline: Instant) -> Self {
-        DeadlineReader { stream, deadline }
+        DeadlineStream { stream, deadline }
     }
 
     /// Moves the deadline.
     pub(crate) fn set_deadline(&mut self, deadline: Instant) {
         self.deadline = deadline;
     }
-}
 
-impl Read for DeadlineReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    /// What is left before the deadline; an error once it has passed.
+    fn left(&self) -> io::Result<Duration> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(io::Error::new(
@@ -163,10 +207,35 @@ impl Read for DeadlineReader<'_> {
                 "the peer took too long",
             ));
         }
-        self.stream
-            .set_read_timeout(Some(left.max(Duration::from_millis(1))))?;
+        Ok(left.max(Duration::from_millis(1)))
+    }
+}
+
+/// True for the errors a socket read or write gives when its timeout passes.
+pub(crate) fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+impl Read for DeadlineStream<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream.set_read_timeout(Some(self.left()?))?;
         let mut s = self.stream;
         s.read(buf)
+    }
+}
+
+impl Write for DeadlineStream<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.stream.set_write_timeout(Some(self.left()?))?;
+        let mut s = self.stream;
+        s.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

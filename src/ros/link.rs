@@ -1,7 +1,7 @@
 //! One subscriber's connection to a publication: a bounded queue (oldest frames dropped when
 //! full, drops counted) emptied by a writer thread, so a slow subscriber never blocks the
 //! publisher or the other subscribers; and a watcher thread that notices when the subscriber
-//! goes away.
+//! goes away. The connection holds one file descriptor, given back when it closes.
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -9,6 +9,10 @@ use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
+
+use super::header::READ_STEP;
+use super::seats::Seat;
+use super::stall::{PACE, StallBudget};
 
 /// A message framed for the wire (length prefix included), shared by every subscriber.
 pub type Frame = Arc<[u8]>;
@@ -70,8 +74,14 @@ struct Queue {
     /// Made a publisher wait for room longer than its stall allowance once: never waited
     /// for again (its oldest messages are dropped instead).
     slow: bool,
-    /// When the writer last took a frame or finished writing one.
+    /// When the writer last took a frame or wrote a step ([`READ_STEP`] bytes) of one.
     progress: Option<Instant>,
+    /// Frames taken and steps written since the start.
+    steps: u64,
+    /// The connection, until it closes (then its descriptor goes with the threads).
+    stream: Option<Arc<TcpStream>>,
+    /// The subscriber's place among the node's, until the connection closes.
+    seat: Option<Seat>,
 }
 
 /// A subscriber connection after a successful handshake.
@@ -82,7 +92,7 @@ pub(crate) struct Link {
     local_port: u16,
     socket: i64,
     limits: QueueLimits,
-    stream: TcpStream,
+    started: Instant,
     queue: Mutex<Queue>,
     changed: Condvar,
     messages: AtomicU64,
@@ -91,12 +101,14 @@ pub(crate) struct Link {
 }
 
 impl Link {
-    /// Starts the writer and watcher threads on `stream` (whose handshake is done).
+    /// Starts the writer and watcher threads on `stream` (whose handshake is done); `seat`
+    /// is given back when the connection closes.
     pub(crate) fn start(
-        stream: TcpStream,
+        stream: Arc<TcpStream>,
         id: u32,
         callerid: &str,
         limits: QueueLimits,
+        seat: Option<Seat>,
     ) -> std::io::Result<Arc<Link>> {
         stream.set_read_timeout(None)?;
         stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
@@ -112,25 +124,33 @@ impl Link {
                 messages: limits.messages.max(1),
                 bytes: limits.bytes,
             },
-            stream: stream.try_clone()?,
-            queue: Mutex::new(Queue::default()),
+            started: Instant::now(),
+            queue: Mutex::new(Queue {
+                stream: Some(Arc::clone(&stream)),
+                seat,
+                ..Queue::default()
+            }),
             changed: Condvar::new(),
             messages: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
         });
-        let writer = stream.try_clone()?;
-        {
+        let writer = Arc::clone(&stream);
+        let started = {
             let link = Arc::clone(&link);
             std::thread::Builder::new()
                 .name("tcpros-write".into())
-                .spawn(move || link.write_loop(writer))?;
-        }
-        {
+                .spawn(move || link.write_loop(&writer))
+        };
+        let started = started.and_then(|_| {
             let link = Arc::clone(&link);
             std::thread::Builder::new()
                 .name("tcpros-watch".into())
-                .spawn(move || link.watch(stream))?;
+                .spawn(move || link.watch(&stream))
+        });
+        if let Err(e) = started {
+            link.close();
+            return Err(e);
         }
         Ok(link)
     }
@@ -160,17 +180,21 @@ impl Link {
         self.changed.notify_all();
     }
 
-    /// Closes the connection; queued frames are discarded.
+    /// Closes the connection; queued frames are discarded, the subscriber's seat is given
+    /// back and the descriptor closes as the threads end.
     pub(crate) fn close(&self) {
         let mut q = self.lock();
-        if !q.closed {
-            q.closed = true;
-            q.bytes = 0;
-            q.frames.clear();
-        }
+        q.closed = true;
+        q.bytes = 0;
+        q.frames.clear();
+        let stream = q.stream.take();
+        let seat = q.seat.take();
         drop(q);
         self.changed.notify_all();
-        let _ = self.stream.shutdown(Shutdown::Both);
+        if let Some(s) = stream {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+        drop(seat);
     }
 
     /// True when a frame of `len` bytes can be queued without dropping another.
@@ -181,32 +205,67 @@ impl Link {
     }
 
     /// Waits until a frame of `len` bytes can be queued without dropping an older one (or
-    /// the link closed), at most until `deadline`. True when there is room. A subscriber
-    /// that keeps a publisher waiting until the deadline is marked slow and not waited for
+    /// the link closed), within `budget` (see [`StallBudget`]). True when there is room. A
+    /// subscriber that takes nothing for the budget's stall is marked slow and not waited for
     /// again: from then on it loses its oldest messages instead of holding up the others.
-    pub(crate) fn wait_for_room(&self, len: usize, deadline: Instant) -> bool {
+    pub(crate) fn wait_for_room(&self, len: usize, budget: &StallBudget) -> bool {
         let mut q = self.lock();
-        if q.slow {
-            return self.has_room(&q, len);
-        }
         q.room_waiters += 1;
-        let room = loop {
-            if q.closed || self.has_room(&q, len) {
-                break true;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                q.slow = true;
-                break false;
-            }
-            q = self
-                .changed
-                .wait_timeout(q, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        };
+        let (mut q, room) = self.wait(q, |q| self.has_room(q, len), Some(budget), None);
         q.room_waiters -= 1;
         room
+    }
+
+    /// Waits until `ready` (or the link closed), at most until `deadline` and, with a
+    /// `budget`, within it: a subscriber that takes nothing for its stall is marked slow,
+    /// one marked slow is not waited for, and once the budget is spent only a subscriber
+    /// that takes a step every [`PACE`] is.
+    fn wait<'q>(
+        &self,
+        mut q: MutexGuard<'q, Queue>,
+        ready: impl Fn(&Queue) -> bool,
+        budget: Option<&StallBudget>,
+        deadline: Option<Instant>,
+    ) -> (MutexGuard<'q, Queue>, bool) {
+        loop {
+            if q.closed || ready(&q) {
+                return (q, true);
+            }
+            let now = Instant::now();
+            let mut until = deadline.unwrap_or(now + WRITE_TIMEOUT);
+            if q.slow {
+                return (q, false);
+            }
+            if let Some(b) = budget {
+                let idle_since = q.progress.unwrap_or(self.started);
+                if now >= idle_since + b.stall() {
+                    q.slow = true;
+                    return (q, false);
+                }
+                let left = b.left();
+                if left.is_zero() {
+                    // Spent: only a subscriber that keeps the pace is waited for.
+                    if now >= idle_since + PACE {
+                        return (q, false);
+                    }
+                    until = until.min(idle_since + PACE);
+                } else {
+                    until = until.min(idle_since + b.stall()).min(now + left);
+                }
+            }
+            if now >= until {
+                return (q, false);
+            }
+            let steps = q.steps;
+            q = self
+                .changed
+                .wait_timeout(q, until - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+            if let Some(b) = budget {
+                b.charge(now.elapsed(), q.steps.saturating_sub(steps));
+            }
+        }
     }
 
     /// True once the connection has closed.
@@ -215,37 +274,17 @@ impl Link {
     }
 
     /// Waits until every queued frame has been written (or the link closed), at most until
-    /// `deadline`. True when the queue is empty. A subscriber marked slow is not waited for
-    /// (false when it still has frames queued); with `stall`, a subscriber that takes no
-    /// frame for that long is marked slow.
-    pub(crate) fn flush(&self, deadline: Instant, stall: Option<Duration>) -> bool {
-        let mut q = self.lock();
-        loop {
-            if q.closed || (q.frames.is_empty() && !q.writing) {
-                return true;
-            }
-            if q.slow {
-                return false;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return false;
-            }
-            let mut until = deadline;
-            if let Some(stall) = stall {
-                let limit = q.progress.unwrap_or(now) + stall;
-                if now >= limit {
-                    q.slow = true;
-                    return false;
-                }
-                until = until.min(limit);
-            }
-            q = self
-                .changed
-                .wait_timeout(q, until - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
+    /// `deadline` and, with a `budget`, within it (a subscriber marked slow is not waited
+    /// for). True when the queue is empty.
+    pub(crate) fn flush(&self, deadline: Instant, budget: Option<&StallBudget>) -> bool {
+        let q = self.lock();
+        self.wait(
+            q,
+            |q| q.frames.is_empty() && !q.writing,
+            budget,
+            Some(deadline),
+        )
+        .1
     }
 
     /// The connection's counters.
@@ -268,7 +307,7 @@ impl Link {
         }
     }
 
-    fn write_loop(&self, mut out: TcpStream) {
+    fn write_loop(&self, out: &TcpStream) {
         loop {
             let frame = {
                 let mut q = self.lock();
@@ -283,6 +322,7 @@ impl Link {
                         q.bytes -= f.len();
                         q.writing = true;
                         q.progress = Some(Instant::now());
+                        q.steps += 1;
                         if q.room_waiters > 0 {
                             self.changed.notify_all();
                         }
@@ -292,19 +332,25 @@ impl Link {
                     q = self.changed.wait(q).unwrap_or_else(PoisonError::into_inner);
                 }
             };
-            if out.write_all(&frame).is_err() {
-                self.close();
-                return;
+            for step in frame.chunks(READ_STEP) {
+                let mut w = out;
+                if w.write_all(step).is_err() {
+                    self.close();
+                    return;
+                }
+                let mut q = self.lock();
+                q.progress = Some(Instant::now());
+                q.steps += 1;
             }
-            self.lock().progress = Some(Instant::now());
             self.messages.fetch_add(1, Ordering::Relaxed);
             self.bytes.fetch_add(frame.len() as u64, Ordering::Relaxed);
         }
     }
 
     /// Reads (and ignores) whatever the subscriber sends until it closes the connection.
-    fn watch(&self, mut input: TcpStream) {
+    fn watch(&self, input: &TcpStream) {
         let mut buf = [0u8; 512];
+        let mut input = input;
         loop {
             match input.read(&mut buf) {
                 Ok(0) => break,

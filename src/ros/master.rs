@@ -94,12 +94,22 @@ pub struct MasterClient {
 }
 
 impl MasterClient {
-    /// A client of the master at `uri`.
+    /// A client of the master at `uri`; `timeout` bounds each whole call (connecting,
+    /// sending, the answer).
     pub fn new(uri: &str, caller_id: &str, timeout: Duration) -> Self {
         MasterClient {
             uri: uri.to_string(),
             caller_id: caller_id.to_string(),
             timeout,
+        }
+    }
+
+    /// The same client with calls bounded by `timeout` (each whole call).
+    #[must_use]
+    pub fn with_timeout(&self, timeout: Duration) -> MasterClient {
+        MasterClient {
+            timeout,
+            ..self.clone()
         }
     }
 

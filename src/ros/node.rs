@@ -10,13 +10,16 @@ use std::time::{Duration, Instant};
 use super::accept::{AcceptLoop, AdmissionStats, Caps, Ticket};
 use super::config::NodeConfig;
 use super::error::RosError;
+use super::fds;
 use super::limits::{FrameBudget, NodeLimits};
 use super::link::QueueLimits;
 use super::master::MasterClient;
 use super::names;
 use super::publication::{Publication, TopicInfo};
+use super::seats::Seats;
 use super::service::{ServiceHandler, ServiceInfo, ServiceServer};
 use super::slave::{SlaveApi, SlaveState};
+use super::stall::StallBudget;
 use super::tcpros::{self, Router};
 use super::uri;
 use super::xmlrpc::{self, XmlRpcError};
@@ -41,8 +44,11 @@ pub(crate) struct NodeInner {
     master: MasterClient,
     uri: String,
     pub(crate) tcpros_port: u16,
+    /// The limits in force: the configured ones fitted to the file descriptors there are.
+    limits: NodeLimits,
     budget: Arc<FrameBudget>,
     ids: Arc<AtomicU32>,
+    seats: Arc<Seats>,
     pubs: Mutex<BTreeMap<String, Publication>>,
     services: Mutex<BTreeMap<String, Arc<ServiceServer>>>,
     servers: Mutex<Servers>,
@@ -118,7 +124,7 @@ impl Router for NodeInner {
     }
 
     fn limits(&self) -> &NodeLimits {
-        &self.config.limits
+        &self.limits
     }
 
     fn budget(&self) -> &Arc<FrameBudget> {
@@ -145,6 +151,10 @@ pub struct NodeLoad {
     pub tcpros: AdmissionStats,
     /// Bytes of connection headers and service requests being received.
     pub frame_bytes: usize,
+    /// Subscriber connections kept now, every topic together.
+    pub subscribers: usize,
+    /// Subscribers refused since the start (beyond a cap).
+    pub refused_subscribers: u64,
 }
 
 /// A running node. Dropping it shuts it down (unregistering everything).
@@ -168,10 +178,17 @@ fn io_error(context: &str) -> impl FnOnce(std::io::Error) -> RosError {
 
 impl Node {
     /// Starts the node's servers after checking that the master answers. Nothing is
-    /// registered yet.
+    /// registered yet. The process's soft limit on open files is raised to the hard one,
+    /// and the node's connection caps are fitted to the descriptors left then, less
+    /// [`FD_RESERVE`](super::FD_RESERVE) kept for calls to the master and files (see
+    /// [`NodeLimits::fitted`]); open what else must stay open (bags) before.
     pub fn start(config: NodeConfig) -> Result<Node, RosError> {
         let master = MasterClient::new(&config.master_uri, &config.name, config.call_timeout);
         master.get_uri()?;
+        let limits = match fds::available() {
+            Some(n) => config.limits.fitted(n),
+            None => config.limits.clone(),
+        };
         let tcpros_listener = TcpListener::bind(SocketAddr::new(config.bind, 0))
             .map_err(io_error("binding the TCPROS socket"))?;
         let tcpros_port = tcpros_listener
@@ -184,10 +201,11 @@ impl Node {
             .local_addr()
             .map_err(io_error("binding the XML-RPC socket"))?
             .port();
-        let limits = config.limits.clone();
         let inner = Arc::new(NodeInner {
             uri: uri::format("http", &config.host, xml_port, true),
-            budget: FrameBudget::new(config.limits.frame_budget),
+            budget: FrameBudget::new(limits.frame_budget),
+            seats: Seats::new(limits.max_subscribers, limits.max_subscribers_per_peer),
+            limits: limits.clone(),
             config,
             master,
             tcpros_port,
@@ -247,6 +265,18 @@ impl Node {
         &self.inner.config
     }
 
+    /// The limits in force: the configured ones fitted to the file descriptors the process
+    /// had when the node started.
+    pub fn limits(&self) -> &NodeLimits {
+        &self.inner.limits
+    }
+
+    /// Calls `hook` (on a connection's thread) with a line when subscribers are refused
+    /// because of a cap: at most one line every 10 s, counting the others.
+    pub fn on_refusal(&self, hook: impl Fn(&str) + Send + Sync + 'static) {
+        self.inner.seats.on_refusal(hook);
+    }
+
     /// The master client (calling as this node).
     pub fn master(&self) -> &MasterClient {
         &self.inner.master
@@ -268,6 +298,8 @@ impl Node {
                 .map(AcceptLoop::stats)
                 .unwrap_or_default(),
             frame_bytes: self.inner.budget.used(),
+            subscribers: self.inner.seats.taken(),
+            refused_subscribers: self.inner.seats.refused(),
         }
     }
 
@@ -322,6 +354,7 @@ impl Node {
             &self.inner.config.name,
             limits,
             Arc::clone(&self.inner.ids),
+            Arc::clone(&self.inner.seats),
         );
         pubs.insert(topic.clone(), publication.clone());
         drop(pubs);
@@ -430,8 +463,10 @@ impl Node {
         lock(&self.inner.hooks).push(Box::new(hook));
     }
 
-    /// Asks the master for its URI every `period`; after `misses` failures in a row, calls
-    /// `hook` once (on a background thread) with what failed. Ends with the node.
+    /// Asks the master for its URI every `period`, each call bounded by `period`; once it
+    /// has not answered for `misses` periods (`misses` failures in a row, or calls that
+    /// hang), calls `hook` once (on a background thread) with what failed. Ends with the
+    /// node.
     pub fn watch_master(
         &self,
         period: Duration,
@@ -439,12 +474,14 @@ impl Node {
         hook: impl FnOnce(&str) + Send + 'static,
     ) {
         let weak = Arc::downgrade(&self.inner);
+        let lost_after = period.saturating_mul(misses.max(1));
         let _ = std::thread::Builder::new()
             .name("master-watch".into())
             .spawn(move || {
                 let mut failed = 0u32;
+                let mut last_answer = Instant::now();
+                let mut next = Instant::now() + period;
                 loop {
-                    let next = Instant::now() + period;
                     while Instant::now() < next {
                         std::thread::sleep(Duration::from_millis(50).min(period));
                         match weak.upgrade() {
@@ -452,17 +489,26 @@ impl Node {
                             _ => return,
                         }
                     }
+                    next += period;
                     let Some(node) = weak.upgrade() else { return };
-                    match node.master.get_uri() {
-                        Ok(_) => failed = 0,
+                    let lost_at = last_answer + lost_after;
+                    let left = lost_at.saturating_duration_since(Instant::now());
+                    let timeout = period.min(left).max(Duration::from_millis(10));
+                    match node.master.with_timeout(timeout).get_uri() {
+                        Ok(_) => {
+                            failed = 0;
+                            last_answer = Instant::now();
+                        }
                         Err(e) => {
                             failed += 1;
-                            if failed >= misses.max(1) {
+                            if failed >= misses.max(1) || Instant::now() >= lost_at {
                                 hook(&e.to_string());
                                 return;
                             }
                         }
                     }
+                    // A call that hung until its timeout starts the next one at once.
+                    next = next.max(Instant::now());
                 }
             });
     }
@@ -478,13 +524,14 @@ impl Node {
         self.flush_within(timeout, None)
     }
 
-    /// [`Node::flush`], where a subscriber that takes no message for `stall` is marked slow
-    /// and no longer waited for (nor by lossless publishing).
-    pub fn flush_within(&self, timeout: Duration, stall: Option<Duration>) -> bool {
+    /// [`Node::flush`] within `budget` (see [`StallBudget`]): a subscriber that takes
+    /// nothing for its stall is marked slow and no longer waited for (nor by lossless
+    /// publishing), and nobody is waited for once it is spent.
+    pub fn flush_within(&self, timeout: Duration, budget: Option<&StallBudget>) -> bool {
         let deadline = Instant::now() + timeout;
         let mut all = true;
         for p in self.publications() {
-            all &= p.flush_within(deadline.saturating_duration_since(Instant::now()), stall);
+            all &= p.flush_within(deadline.saturating_duration_since(Instant::now()), budget);
         }
         all
     }
@@ -499,7 +546,8 @@ impl Node {
             return Ok(());
         }
         let mut first_error: Option<RosError> = None;
-        // After a connection failure the master is taken as gone: no more waiting on it.
+        // After a connection failure (or a call that timed out) the master is taken as
+        // gone: no more waiting on it.
         let mut note = |r: Result<i32, RosError>| {
             if let Err(e) = r {
                 first_error.get_or_insert(e);
@@ -507,7 +555,7 @@ impl Node {
             matches!(
                 first_error,
                 Some(RosError::Call {
-                    source: XmlRpcError::Io { .. },
+                    source: XmlRpcError::Io { .. } | XmlRpcError::TimedOut { .. },
                     ..
                 })
             )

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::header::{self, Header};
 use super::link::{Frame, Link, LinkStats, QueueLimits};
+use super::seats::Seats;
+use super::stall::StallBudget;
 
 /// What a topic carries, as announced in the connection header.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -59,6 +61,7 @@ struct Inner {
     callerid: String,
     limits: QueueLimits,
     ids: Arc<AtomicU32>,
+    seats: Arc<Seats>,
     state: Mutex<State>,
     joined: Condvar,
     messages: AtomicU64,
@@ -81,13 +84,15 @@ impl std::fmt::Debug for Publication {
 }
 
 impl Publication {
-    /// A publication of `topic` by node `callerid`; connection ids come from `ids`.
+    /// A publication of `topic` by node `callerid`; connection ids come from `ids`, each
+    /// subscriber takes one of the node's `seats`.
     pub(crate) fn new(
         topic: &str,
         info: TopicInfo,
         callerid: &str,
         limits: QueueLimits,
         ids: Arc<AtomicU32>,
+        seats: Arc<Seats>,
     ) -> Self {
         Publication {
             inner: Arc::new(Inner {
@@ -96,6 +101,7 @@ impl Publication {
                 callerid: callerid.to_string(),
                 limits,
                 ids,
+                seats,
                 state: Mutex::new(State {
                     links: Vec::new(),
                     latched: None,
@@ -151,16 +157,17 @@ impl Publication {
     }
 
     /// Waits until every subscriber's queue can take a message of `len` payload bytes without
-    /// dropping an older one, at most `timeout`: publishing after it loses nothing. A
-    /// subscriber that makes the publisher wait the whole `timeout` is marked slow and not
-    /// waited for again (it loses its oldest messages instead), so one slow subscriber
-    /// costs the others at most `timeout` once. True when every queue has room.
-    pub fn wait_for_room(&self, len: usize, timeout: Duration) -> bool {
+    /// dropping an older one, within `budget`, shared by every subscriber (and by every
+    /// publication of the same run): publishing after it loses nothing. A subscriber that
+    /// takes nothing for the budget's stall is marked slow and not waited for again (it loses
+    /// its oldest messages instead), so subscribers that do not read cost the others that
+    /// stall once, together, not one each. True when every queue has room.
+    pub fn wait_for_room(&self, len: usize, budget: &StallBudget) -> bool {
         let links: Vec<Arc<Link>> = self.lock().links.clone();
         let framed = len.saturating_add(4);
         let mut all = true;
         for l in &links {
-            all &= l.wait_for_room(framed, Instant::now() + timeout);
+            all &= l.wait_for_room(framed, budget);
         }
         all
     }
@@ -198,14 +205,15 @@ impl Publication {
         self.flush_within(timeout, None)
     }
 
-    /// [`Publication::flush`], where a subscriber that takes no message for `stall` is
-    /// marked slow and no longer waited for.
-    pub fn flush_within(&self, timeout: Duration, stall: Option<Duration>) -> bool {
+    /// [`Publication::flush`] within `budget` (see [`StallBudget`]): a subscriber that takes
+    /// nothing for its stall is marked slow and no longer waited for, and nobody is waited
+    /// for once it is spent.
+    pub fn flush_within(&self, timeout: Duration, budget: Option<&StallBudget>) -> bool {
         let deadline = Instant::now() + timeout;
         let links: Vec<Arc<Link>> = self.lock().links.clone();
         let mut all = true;
         for l in &links {
-            all &= l.flush(deadline, stall);
+            all &= l.flush(deadline, budget);
         }
         all
     }
@@ -248,17 +256,23 @@ impl Publication {
     }
 
     /// Completes a subscriber's handshake on `stream` (its header already read): checks
-    /// it, answers with ours and starts sending. `Err` is the reason to send back in an
-    /// `error` header.
-    pub(crate) fn accept(&self, mut stream: TcpStream, header: &Header) -> Result<(), String> {
+    /// it, takes one of the node's seats for it, answers with ours and starts sending.
+    /// `Err` is the reason to send back in an `error` header.
+    pub(crate) fn accept(&self, stream: Arc<TcpStream>, header: &Header) -> Result<(), String> {
         check_subscriber(&self.inner.topic, &self.inner.info, header)?;
         let callerid = header.get("callerid").unwrap_or_default();
+        // Connections closed since the last message go now (their seats went at once).
+        self.lock().links.retain(|l| !l.is_closed());
+        let peer = stream
+            .peer_addr()
+            .map_err(|e| format!("the connection failed: {e}"))?;
+        let seat = self.inner.seats.take(peer.ip(), &self.inner.topic)?;
         let _ = stream.set_nodelay(true);
-        stream
-            .write_all(&self.reply_header().encode())
+        let mut w: &TcpStream = &stream;
+        w.write_all(&self.reply_header().encode())
             .map_err(|e| format!("writing the connection header: {e}"))?;
         let id = self.inner.ids.fetch_add(1, Ordering::Relaxed);
-        let link = Link::start(stream, id, callerid, self.inner.limits)
+        let link = Link::start(stream, id, callerid, self.inner.limits, Some(seat))
             .map_err(|e| format!("starting the connection: {e}"))?;
         let mut st = self.lock();
         if st.closed {

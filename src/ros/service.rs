@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::accept::Ticket;
 use super::error::RosError;
 use super::header::{self, Header, MAX_HEADER, Prefixed};
-use super::limits::{DeadlineReader, FrameBudget, NodeLimits, Reservation};
+use super::limits::{DeadlineStream, FrameBudget, NodeLimits, Reservation, is_timeout};
 use super::uri;
 
 /// Largest request (or response, for the client) accepted.
@@ -206,15 +206,15 @@ impl ServiceServer {
     /// idle `limits.idle_timeout` between requests.
     pub(crate) fn serve(
         &self,
-        mut stream: TcpStream,
+        stream: &TcpStream,
         header: &Header,
         limits: &NodeLimits,
         budget: &Arc<FrameBudget>,
         ticket: &Ticket,
     ) -> Result<(), String> {
         check_client(&self.name, &self.info, header)?;
-        stream
-            .write_all(&self.reply_header().encode())
+        let mut out = stream;
+        out.write_all(&self.reply_header().encode())
             .map_err(|e| format!("writing the connection header: {e}"))?;
         if header.get("probe") == Some("1") {
             return Ok(());
@@ -223,7 +223,7 @@ impl ServiceServer {
         loop {
             ticket.reading();
             let mut len4 = [0u8; 4];
-            let mut idle = DeadlineReader::new(&stream, Instant::now() + limits.idle_timeout);
+            let mut idle = DeadlineStream::new(stream, Instant::now() + limits.idle_timeout);
             let Ok(()) = idle.read_exact(&mut len4) else {
                 return Ok(());
             };
@@ -238,7 +238,7 @@ impl ServiceServer {
                 Ok(r) => r,
                 Err(Prefixed::TooLarge(n)) => {
                     let _ = Self::answer(
-                        &mut stream,
+                        stream,
                         Err(format!(
                             "request of {n} bytes refused (at most {} accepted)",
                             limits.max_service_request
@@ -248,7 +248,7 @@ impl ServiceServer {
                 }
                 Err(Prefixed::OverBudget(n)) => {
                     let _ = Self::answer(
-                        &mut stream,
+                        stream,
                         Err(format!(
                             "request of {n} bytes refused: the node is busy receiving others"
                         )),
@@ -266,7 +266,7 @@ impl ServiceServer {
             let result = std::thread::scope(|scope| {
                 let watcher = std::thread::Builder::new()
                     .name("service-watch".into())
-                    .spawn_scoped(scope, || watch_client(&stream, &cancel, &done));
+                    .spawn_scoped(scope, || watch_client(stream, &cancel, &done));
                 let call = ServiceCall {
                     request: &request,
                     header,
@@ -280,14 +280,14 @@ impl ServiceServer {
                 result
             });
             drop(reservation);
-            if cancel.is_cancelled() || Self::answer(&mut stream, result).is_err() || !persistent {
+            if cancel.is_cancelled() || Self::answer(stream, result).is_err() || !persistent {
                 return Ok(());
             }
         }
     }
 
     /// Writes the `ok` byte and the framed response (or error message).
-    fn answer(stream: &mut TcpStream, result: Result<Vec<u8>, String>) -> io::Result<()> {
+    fn answer(mut stream: &TcpStream, result: Result<Vec<u8>, String>) -> io::Result<()> {
         let (ok, body) = match result {
             Ok(resp) => (1u8, resp),
             Err(msg) => (0u8, msg.into_bytes()),
@@ -326,9 +326,11 @@ pub fn check_client(name: &str, info: &ServiceInfo, header: &Header) -> Result<(
 
 /// Calls the service `name` at `service_uri` (`rosrpc://HOST:PORT`) once: `Ok(Ok(response))`,
 /// or `Ok(Err(message))` when the server answered with a false `ok` byte. `timeout` bounds
-/// connecting, the handshake and sending the request; the answer is awaited for
-/// `answer_timeout` (`None`: as long as the server keeps the connection open, for services
-/// that take long to answer).
+/// connecting, the handshake and sending the request, together; `answer_timeout`, when
+/// given, bounds the whole call from its start, the answer included (`None`: the answer is
+/// awaited as long as the server keeps the connection open, for services that take long to
+/// answer). A server that trickles its bytes does not stretch either: they bound the whole
+/// exchange, not each read. When one passes the error is of kind `TimedOut`.
 pub fn call_service(
     service_uri: &str,
     name: &str,
@@ -345,6 +347,20 @@ pub fn call_service(
     call_service_with_header(service_uri, &hello, request, timeout, answer_timeout)
 }
 
+/// A `TimedOut` error saying how long was waited, when `deadline` has passed (`e` otherwise).
+fn timed_out(e: io::Error, started: Instant, deadline: Option<Instant>) -> io::Error {
+    match deadline {
+        Some(d) if is_timeout(&e) || Instant::now() >= d => io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!(
+                "no answer within {:.1} s",
+                d.saturating_duration_since(started).as_secs_f64()
+            ),
+        ),
+        _ => e,
+    }
+}
+
 /// [`call_service`] with the connection header given whole: `service`, `md5sum`
 /// and `callerid`, plus any field the server understands.
 pub fn call_service_with_header(
@@ -354,10 +370,13 @@ pub fn call_service_with_header(
     timeout: Duration,
     answer_timeout: Option<Duration>,
 ) -> Result<Result<Vec<u8>, String>, RosError> {
+    let started = Instant::now();
+    let whole = answer_timeout.filter(|t| !t.is_zero()).map(|t| started + t);
+    let setup = whole.map_or(started + timeout, |w| w.min(started + timeout));
     let name = hello.get("service").unwrap_or_default();
-    let io_err = |context: &str, source: io::Error| RosError::Io {
+    let io_err = |context: &str, source: io::Error, deadline: Option<Instant>| RosError::Io {
         context: format!("{context} {name} at {service_uri}"),
-        source,
+        source: timed_out(source, started, deadline),
     };
     let (host, port) =
         uri::host_port(service_uri, "rosrpc").ok_or_else(|| RosError::BadAnswer {
@@ -365,15 +384,17 @@ pub fn call_service_with_header(
             uri: service_uri.to_string(),
             what: "not a rosrpc:// URI".into(),
         })?;
-    let mut s = uri::connect(host, port, timeout).map_err(|e| io_err("connecting to", e))?;
-    s.set_read_timeout(Some(timeout))
-        .and_then(|()| s.set_write_timeout(Some(timeout)))
-        .map_err(|e| io_err("connecting to", e))?;
-    s.write_all(&hello.encode())
-        .map_err(|e| io_err("calling", e))?;
-    let reply = Header::read_from(&mut s, MAX_HEADER).map_err(|e| RosError::Io {
-        context: format!("calling {name} at {service_uri}"),
-        source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
+    let s = uri::connect_until(host, port, setup)
+        .map_err(|e| io_err("connecting to", e, Some(setup)))?;
+    let mut io = DeadlineStream::new(&s, setup);
+    io.write_all(&hello.encode())
+        .map_err(|e| io_err("calling", e, Some(setup)))?;
+    let reply = Header::read_from(&mut io, MAX_HEADER).map_err(|e| {
+        let source = match e {
+            super::header::HeaderError::Io(e) => e,
+            other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
+        };
+        io_err("calling", source, Some(setup))
     })?;
     if let Some(e) = reply.get("error") {
         return Err(RosError::Refused {
@@ -387,16 +408,23 @@ pub fn call_service_with_header(
         io_err(
             "calling",
             io::Error::new(io::ErrorKind::InvalidInput, "request too large"),
+            None,
         )
     })?;
-    s.write_all(&framed).map_err(|e| io_err("calling", e))?;
-    s.set_read_timeout(answer_timeout.filter(|t| !t.is_zero()))
-        .map_err(|e| io_err("calling", e))?;
+    io.write_all(&framed)
+        .map_err(|e| io_err("calling", e, Some(setup)))?;
     let mut ok = [0u8; 1];
-    s.read_exact(&mut ok)
-        .map_err(|e| io_err("reading the answer of", e))?;
-    let body = header::read_frame(&mut s, MAX_SERVICE_MESSAGE)
-        .map_err(|e| io_err("reading the answer of", e))?;
+    let body = if let Some(deadline) = whole {
+        io.set_deadline(deadline);
+        io.read_exact(&mut ok)
+            .and_then(|()| header::read_frame(&mut io, MAX_SERVICE_MESSAGE))
+    } else {
+        let mut r: &TcpStream = &s;
+        r.set_read_timeout(None)
+            .and_then(|()| r.read_exact(&mut ok))
+            .and_then(|()| header::read_frame(&mut r, MAX_SERVICE_MESSAGE))
+    }
+    .map_err(|e| io_err("reading the answer of", e, whole))?;
     Ok(if ok[0] == 1 {
         Ok(body)
     } else {

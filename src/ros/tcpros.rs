@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::accept::Ticket;
 use super::header::{self, Header, MAX_HEADER};
-use super::limits::{DeadlineReader, FrameBudget, NodeLimits, Reservation};
+use super::limits::{DeadlineStream, FrameBudget, NodeLimits, Reservation};
 use super::publication::Publication;
 use super::service::ServiceServer;
 
@@ -34,22 +34,20 @@ pub(crate) trait Router: Send + Sync {
 /// Reads the header of a new connection (whole within the handshake deadline, charged to
 /// the node's frame budget) and hands it on; answers an `error` header when it cannot be
 /// served. Malformed, slow or greedy peers are dropped.
-pub(crate) fn serve_connection(stream: TcpStream, router: &dyn Router, ticket: &Ticket) {
+pub(crate) fn serve_connection(stream: Arc<TcpStream>, router: &dyn Router, ticket: &Ticket) {
     let limits = router.limits();
     if stream.set_write_timeout(Some(HANDSHAKE_TIMEOUT)).is_err() {
         return;
     }
     let header = {
-        let mut reader = DeadlineReader::new(&stream, Instant::now() + limits.handshake_deadline);
+        let mut reader = DeadlineStream::new(&stream, Instant::now() + limits.handshake_deadline);
         let mut reservation = Reservation::new(Some(router.budget()));
         match header::read_header_within(&mut reader, MAX_HEADER, &mut reservation) {
             Ok(h) => h,
             Err(_) => return,
         }
     };
-    let Ok(mut reply) = stream.try_clone() else {
-        return;
-    };
+    let reply = Arc::clone(&stream);
     let me = router.callerid();
     let result = if router.shutting_down() {
         Err("node shutting down".to_string())
@@ -63,12 +61,13 @@ pub(crate) fn serve_connection(stream: TcpStream, router: &dyn Router, ticket: &
         }
     } else if let Some(name) = header.get("service") {
         match router.service(name) {
-            Some(s) => s.serve(stream, &header, limits, router.budget(), ticket),
+            Some(s) => s.serve(&stream, &header, limits, router.budget(), ticket),
             None => Err(format!("[{me}] is not a provider of [{name}]")),
         }
     } else {
         Err("no topic or service name detected".to_string())
     };
+    let mut reply: &TcpStream = &reply;
     if let Err(msg) = result {
         let _ = reply.write_all(&Header::new().with("error", &msg).encode());
     }

@@ -1,7 +1,7 @@
 //! `http://HOST:PORT/` and `rosrpc://HOST:PORT` addresses.
 
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Host and port of a `SCHEME://HOST:PORT[/PATH]` URI; `None` when it is not one.
 /// IPv6 hosts are written in brackets (`http://[::1]:11311/`).
@@ -30,15 +30,28 @@ pub fn format(scheme: &str, host: &str, port: u16, trailing_slash: bool) -> Stri
     }
 }
 
-/// Connects to `host:port`, trying each resolved address with `timeout`.
+/// Connects to `host:port` within `timeout` in all, trying each resolved address.
 pub fn connect(host: &str, port: u16, timeout: Duration) -> std::io::Result<TcpStream> {
+    connect_until(host, port, Instant::now() + timeout)
+}
+
+/// Connects to `host:port` before `deadline`, trying each resolved address with what is
+/// left (resolving the name is not bounded: the system resolver has its own timeouts).
+pub fn connect_until(host: &str, port: u16, deadline: Instant) -> std::io::Result<TcpStream> {
     let addrs: Vec<SocketAddr> = (host, port).to_socket_addrs()?.collect();
     let mut last = std::io::Error::new(
         std::io::ErrorKind::NotFound,
         format!("{host} resolves to no address"),
     );
     for a in addrs {
-        match TcpStream::connect_timeout(&a, timeout) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("connecting to {host}:{port} took too long"),
+            ));
+        }
+        match TcpStream::connect_timeout(&a, left) {
             Ok(s) => return Ok(s),
             Err(e) => last = e,
         }

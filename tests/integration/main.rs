@@ -55,6 +55,8 @@ mod recover_partial;
 mod reindex_truncated;
 mod rockin_convert;
 mod rockin_interop;
+mod ros_crowds;
+mod ros_deadlines;
 mod ros_hostile;
 mod ros_play;
 mod ros_serve;

@@ -1,7 +1,7 @@
 //! The bagserver proper: the index, the publications under the namespace, the service, and
 //! one request played at a time.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::bag::{BagError, BagErrorKind};
 use crate::catalog::index::{Index, IndexError};
 use crate::catalog::{Catalog, Selection, topic_matches};
-use crate::ros::{Cancel, Node, QueueLimits, ServiceCall, names};
+use crate::ros::{Cancel, Node, Publication, QueueLimits, ServiceCall, StallBudget, names};
 use crate::time::RosTime;
 
 use super::super::{Control, Outlet, PlayOptions, Player, Report, STALL_ALLOWANCE, Status};
@@ -31,6 +31,10 @@ pub const PREEMPT_FIELD: &str = "preempt";
 
 /// Messages read ahead of the publisher.
 const READ_AHEAD: usize = 1024;
+
+/// Subscribers that lost messages of one topic named one line each; beyond, one line says
+/// how many.
+const DROP_LINES: usize = 3;
 
 /// How the bagserver runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,21 +126,21 @@ fn count(n: u64) -> u32 {
 }
 
 impl Bagserver {
-    /// Opens the indexed bags, advertises every indexed topic under the namespace (latched
-    /// where the bags recorded them latched) and provides `NS/play_interval` through `node`.
-    /// `log` receives a line for every request served and for topics that cannot be
-    /// published.
+    /// Advertises every topic of `index` under the namespace (latched where the bags
+    /// recorded them latched) and provides `NS/play_interval` through `node`. `catalog` holds
+    /// the indexed bags, opened by [`Index::catalog`] (before the node started, so that the
+    /// node's connection caps leave their file descriptors alone). `log` receives a line for
+    /// every request served and for topics that cannot be published.
     pub fn start(
         node: &Arc<Node>,
         index: Index,
+        catalog: Catalog,
         options: &ServeOptions,
         log: impl Fn(&str) + Send + Sync + 'static,
     ) -> Result<Arc<Bagserver>, BagserverError> {
-        let catalog = index.catalog()?;
         let namespace = names::resolve("/", &options.namespace);
         let service = names::relocate(&namespace, SERVICE_NAME);
         let mut outlet = Outlet::new(Arc::clone(node), &namespace, options.limits);
-        outlet.set_lossless(true);
         let mut topics: Vec<String> = index.topics().iter().map(|t| t.topic.clone()).collect();
         topics.dedup();
         if !topics.is_empty() {
@@ -332,23 +336,53 @@ impl Bagserver {
         Ok(response)
     }
 
-    /// Logs the messages subscribers lost since the last time (slow subscribers).
+    /// Logs the messages subscribers lost since the last time (slow subscribers): one line
+    /// per subscriber, or per topic beyond [`DROP_LINES`] of them (a crowd does not flood
+    /// the log).
     fn log_drops(&self) {
-        let publications = lock(&self.outlet).publications();
+        let stats: Vec<_> = lock(&self.outlet)
+            .publications()
+            .iter()
+            .map(Publication::stats)
+            .collect();
         let mut seen = lock(&self.dropped);
-        for p in publications {
-            for l in p.stats().subscribers {
-                let key = (p.topic().to_string(), l.id);
+        // Connections gone are forgotten (the map stays as small as the subscribers).
+        let live: HashSet<(&str, u32)> = stats
+            .iter()
+            .flat_map(|p| {
+                p.subscribers
+                    .iter()
+                    .filter(|l| l.connected)
+                    .map(|l| (p.topic.as_str(), l.id))
+            })
+            .collect();
+        seen.retain(|(topic, id), _| live.contains(&(topic.as_str(), *id)));
+        for p in &stats {
+            let mut lost: Vec<(&str, u64)> = Vec::new();
+            for l in &p.subscribers {
+                let key = (p.topic.clone(), l.id);
                 let before = seen.insert(key, l.dropped).unwrap_or(0);
                 if l.dropped > before {
+                    lost.push((&l.callerid, l.dropped - before));
+                }
+            }
+            let why = "a slow subscriber; the others were not held up";
+            if lost.len() <= DROP_LINES {
+                for (callerid, n) in lost {
                     (self.log)(&format!(
-                        "warning: {} lost {} message(s) of {}: its queue was full (a slow \
-                         subscriber; the others were not held up)",
-                        l.callerid,
-                        l.dropped - before,
-                        p.topic()
+                        "warning: {callerid} lost {n} message(s) of {}: its queue was full ({why})",
+                        p.topic
                     ));
                 }
+            } else if let Some((callerid, n)) = lost.first() {
+                let others: u64 = lost.iter().skip(1).map(|(_, n)| n).sum();
+                (self.log)(&format!(
+                    "warning: {callerid} lost {n} message(s) of {}, and {} other subscriber(s) \
+                     {others} more: their queues were full (slow subscribers; the others were \
+                     not held up)",
+                    p.topic,
+                    lost.len() - 1
+                ));
             }
         }
     }
@@ -377,6 +411,10 @@ impl Bagserver {
             }
         );
         (self.log)(&format!("publishing {what}"));
+        // One budget for the request: subscribers that do not keep up hold it up
+        // STALL_ALLOWANCE in all, however many they are.
+        let budget = Arc::new(StallBudget::new(STALL_ALLOWANCE, STALL_ALLOWANCE));
+        outlet.set_lossless(Some(Arc::clone(&budget)));
         if let Err(e) = outlet.expect_registered_subscribers() {
             (self.log)(&format!("warning: asking the master for subscribers: {e}"));
         }
@@ -428,7 +466,8 @@ impl Bagserver {
         let flushed = !report.stopped
             && self
                 .node
-                .flush_within(self.options.flush_timeout, Some(STALL_ALLOWANCE));
+                .flush_within(self.options.flush_timeout, Some(&budget));
+        outlet.set_lossless(None);
         drop(outlet);
         let response = Self::response(&report, first, last, flushed, started.elapsed());
         Ok((report, response, what))

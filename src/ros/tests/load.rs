@@ -23,6 +23,7 @@ fn small_limits() -> NodeLimits {
         max_active: 32,
         frame_budget: 2 * 1024 * 1024,
         max_service_request: 64 * 1024 * 1024,
+        ..NodeLimits::default()
     }
 }
 

@@ -7,26 +7,38 @@
 #![allow(clippy::many_single_char_names)]
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::xmlrpc::{self, Fault, Handler, Value};
 use super::*;
 
+mod crowds;
+mod deadlines;
 mod load;
 mod node;
 mod publishing;
 mod services;
 
-/// A master that accepts every registration and records the calls.
+/// How long a silent master or a trickling peer keeps at it, at most (tests end sooner).
+const GIVE_UP: Duration = Duration::from_secs(30);
+
+/// A master that accepts every registration and records the calls; while `silent`, it
+/// answers nothing (each call waits until it speaks again, or [`GIVE_UP`]).
 #[derive(Default)]
 struct FakeMaster {
     calls: Mutex<Vec<(String, Vec<String>)>>,
+    silent: AtomicBool,
 }
 
 impl Handler for FakeMaster {
     fn handle(&self, method: &str, params: &[Value]) -> Result<Value, Fault> {
+        let t = Instant::now();
+        while self.silent.load(Ordering::SeqCst) && t.elapsed() < GIVE_UP {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let args = params
             .iter()
             .map(|p| p.as_str().unwrap_or_default().to_string())
@@ -96,6 +108,11 @@ impl Fixture {
         self.server.stop();
     }
 
+    /// Makes the fake master stop answering (it still accepts connections), or speak again.
+    pub(super) fn silence_master(&self, silent: bool) {
+        self.master.silent.store(silent, Ordering::SeqCst);
+    }
+
     pub(super) fn slave(&self, method: &str, params: &[Value]) -> Value {
         let mut all = vec![Value::from("/tester")];
         all.extend_from_slice(params);
@@ -163,4 +180,42 @@ pub(super) fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// A server on loopback that answers every connection (after reading what arrives first) by
+/// sending `reply` one byte every `gap`, until the peer goes, the reply ends or the
+/// returned flag is set (or [`GIVE_UP`]). Its address.
+pub(super) fn trickler(reply: Vec<u8>, gap: Duration) -> (SocketAddr, Arc<AtomicBool>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let stop = Arc::clone(&done);
+    std::thread::spawn(move || {
+        let t = Instant::now();
+        while !stop.load(Ordering::SeqCst) && t.elapsed() < GIVE_UP {
+            let Ok((mut c, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            let (reply, stop) = (reply.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                c.set_nonblocking(false).unwrap();
+                c.set_read_timeout(Some(Duration::from_millis(200)))
+                    .unwrap();
+                let mut buf = [0u8; 4096];
+                let _ = c.read(&mut buf);
+                for b in reply {
+                    if stop.load(Ordering::SeqCst)
+                        || t.elapsed() > GIVE_UP
+                        || c.write_all(&[b]).is_err()
+                    {
+                        return;
+                    }
+                    std::thread::sleep(gap);
+                }
+            });
+        }
+    });
+    (addr, done)
 }

@@ -92,21 +92,23 @@ fn waiting_for_room_loses_nothing() {
     };
     let p = f.publication("/lossless", false, limits);
     // No subscriber: there is always room.
-    assert!(p.wait_for_room(10, Duration::ZERO));
+    assert!(p.wait_for_room(10, &StallBudget::new(Duration::ZERO, Duration::ZERO)));
     let (slow, _) = subscribe(f.addr(), "/lossless", "*", None);
     wait_for("a subscriber", || p.subscriber_count() == 1);
     // Big messages fill the socket buffers and the 4-message queue; without reading, the
     // queue stays full and waiting times out.
     let payload = vec![1u8; 4 << 20];
     let start = Instant::now();
-    while p.wait_for_room(payload.len(), Duration::from_millis(200)) {
+    let budget = StallBudget::new(Duration::from_millis(200), Duration::from_millis(200));
+    while p.wait_for_room(payload.len(), &budget) {
         p.publish(&payload).unwrap();
         assert!(start.elapsed() < Duration::from_secs(10), "never full");
     }
-    // It kept the publisher waiting the whole allowance: it is marked slow and not waited
-    // for again; its oldest messages are dropped (and counted) instead.
+    // It took nothing for the whole stall: it is marked slow and not waited for again (not
+    // even with a new budget); its oldest messages are dropped (and counted) instead.
     let t = Instant::now();
-    assert!(!p.wait_for_room(payload.len(), Duration::from_secs(10)));
+    let long = StallBudget::new(Duration::from_secs(10), Duration::from_secs(10));
+    assert!(!p.wait_for_room(payload.len(), &long));
     assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
     for _ in 0..10 {
         p.publish(&payload).unwrap();
@@ -125,8 +127,9 @@ fn waiting_for_room_loses_nothing() {
             .map(|_| read_frame(&mut reading, 8 << 20).unwrap().len())
             .collect::<Vec<_>>()
     });
+    let budget = StallBudget::new(Duration::from_secs(10), Duration::from_secs(10));
     for _ in 0..n {
-        assert!(p.wait_for_room(payload.len(), Duration::from_secs(10)));
+        assert!(p.wait_for_room(payload.len(), &budget));
         p.publish(&payload).unwrap();
     }
     let got = reader.join().unwrap();

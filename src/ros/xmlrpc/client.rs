@@ -1,26 +1,43 @@
 //! Calling a method on an XML-RPC server.
 
-use std::io::{BufReader, Write};
-use std::time::Duration;
+use std::io::BufReader;
+use std::time::{Duration, Instant};
 
 use super::error::XmlRpcError;
 use super::http::{read_body, read_head, write_message};
 use super::parse::parse_response;
 use super::value::Value;
 use super::write::call_document;
+use crate::ros::limits::{DeadlineStream, is_timeout};
 use crate::ros::uri;
 
 /// Largest response body accepted (a big graph's `getSystemState` is well below this).
 pub const MAX_RESPONSE: usize = 64 * 1024 * 1024;
 
-/// Calls `method` on the server at `uri` (`http://HOST:PORT/PATH`); the connection, each
-/// read and each write time out after `timeout`. A fault is returned as
-/// [`XmlRpcError::Fault`].
+/// Calls `method` on the server at `uri` (`http://HOST:PORT/PATH`); `timeout` bounds the
+/// whole call — connecting, sending, the answer — not each read, so a server that trickles
+/// its answer is given up on at the deadline ([`XmlRpcError::TimedOut`]). A fault is
+/// returned as [`XmlRpcError::Fault`].
 pub fn call(
     uri: &str,
     method: &str,
     params: &[Value],
     timeout: Duration,
+) -> Result<Value, XmlRpcError> {
+    let deadline = Instant::now() + timeout;
+    exchange(uri, method, params, deadline).map_err(|e| match e {
+        XmlRpcError::Io { source, .. } if is_timeout(&source) || Instant::now() >= deadline => {
+            XmlRpcError::TimedOut { after: timeout }
+        }
+        other => other,
+    })
+}
+
+fn exchange(
+    uri: &str,
+    method: &str,
+    params: &[Value],
+    deadline: Instant,
 ) -> Result<Value, XmlRpcError> {
     let (host, port) =
         uri::host_port(uri, "http").ok_or_else(|| XmlRpcError::BadUri(uri.to_string()))?;
@@ -28,14 +45,10 @@ pub fn call(
         .strip_prefix("http://")
         .and_then(|r| r.find('/').and_then(|i| r.get(i..)))
         .unwrap_or("/");
-    let connecting = || format!("connecting to {uri}");
-    let mut stream =
-        uri::connect(host, port, timeout).map_err(|e| XmlRpcError::io(connecting(), e))?;
-    stream
-        .set_read_timeout(Some(timeout))
-        .and_then(|()| stream.set_write_timeout(Some(timeout)))
-        .map_err(|e| XmlRpcError::io(connecting(), e))?;
+    let stream = uri::connect_until(host, port, deadline)
+        .map_err(|e| XmlRpcError::io(format!("connecting to {uri}"), e))?;
     let _ = stream.set_nodelay(true);
+    let mut io = DeadlineStream::new(&stream, deadline);
     let body = call_document(method, params);
     let host_header = if host.contains(':') {
         format!("[{host}]:{port}")
@@ -43,7 +56,7 @@ pub fn call(
         format!("{host}:{port}")
     };
     write_message(
-        &mut stream,
+        &mut io,
         &format!("POST {path} HTTP/1.1"),
         &[
             ("Host", &host_header),
@@ -54,8 +67,7 @@ pub fn call(
         body.as_bytes(),
     )
     .map_err(|e| XmlRpcError::io(format!("sending {method} to {uri}"), e))?;
-    stream.flush().ok();
-    let mut reader = BufReader::new(stream);
+    let mut reader = BufReader::new(io);
     let head = read_head(&mut reader)?;
     let mut parts = head.start.split_whitespace();
     let status = parts.nth(1).unwrap_or_default();

@@ -35,6 +35,12 @@ pub enum XmlRpcError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// The whole call (connecting, sending, the answer) did not end within its timeout.
+    #[error("no complete answer within {:.1} s", .after.as_secs_f64())]
+    TimedOut {
+        /// The timeout.
+        after: std::time::Duration,
+    },
     /// The peer answered with a fault.
     #[error("the peer answered with {0}")]
     Fault(Fault),

@@ -13,7 +13,7 @@ use super::value::{Fault, Value};
 use super::write::{fault_document, response_document};
 use crate::ros::accept::{AcceptLoop, AdmissionStats, Caps, Ticket};
 use crate::ros::header::READ_STEP;
-use crate::ros::limits::{ChargedReader, DeadlineReader, FrameBudget, NodeLimits};
+use crate::ros::limits::{ChargedReader, DeadlineStream, FrameBudget, NodeLimits};
 
 /// Largest request body accepted.
 pub const MAX_REQUEST: usize = 4 * 1024 * 1024;
@@ -100,7 +100,7 @@ fn serve(
         return;
     }
     let mut reader = BufReader::new(ChargedReader::new(
-        DeadlineReader::new(stream, Instant::now() + deadline),
+        DeadlineStream::new(stream, Instant::now() + deadline),
         budget,
         READ_STEP,
     ));

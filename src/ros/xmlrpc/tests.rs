@@ -388,7 +388,7 @@ fn client_times_out_on_a_silent_server() {
         &[],
         Duration::from_millis(300),
     );
-    assert!(matches!(r, Err(XmlRpcError::Io { .. })), "{r:?}");
+    assert!(matches!(r, Err(XmlRpcError::TimedOut { .. })), "{r:?}");
     assert!(start.elapsed() < Duration::from_secs(5));
     drop(l);
 }
