@@ -193,8 +193,12 @@ mod tests {
         for i in 0..1000u64 {
             let mut payload = 960u32.to_le_bytes().to_vec();
             payload.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, 960));
-            w.write(conn, RosTime::from_nanos(1_000_000_000 + i * 1_000_000), &payload)
-                .unwrap();
+            w.write(
+                conn,
+                RosTime::from_nanos(1_000_000_000 + i * 1_000_000),
+                &payload,
+            )
+            .unwrap();
         }
         w.finish().unwrap().messages
     }
@@ -210,15 +214,24 @@ mod tests {
         let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         f.set_len(bag.size() / 3).unwrap();
         let mut out = Vec::new();
-        let report = bag_to_yaml(&bag, &Registry::bundled(), &mut out, Path::new("o.yaml")).unwrap();
+        let report =
+            bag_to_yaml(&bag, &Registry::bundled(), &mut out, Path::new("o.yaml")).unwrap();
         let written = String::from_utf8(out).unwrap().matches("\n- ").count() as u64 + 1;
         assert!(report.messages > 0 && report.messages < total, "{report:?}");
         assert_eq!(written, report.messages);
         // What was not written is counted as lost, message by message, in one error.
-        assert_eq!(report.messages + report.unread.messages(), total, "{:?}", report.unread);
+        assert_eq!(
+            report.messages + report.unread.messages(),
+            total,
+            "{:?}",
+            report.unread
+        );
         assert_eq!(report.unread.errors().len(), 1, "{:?}", report.unread);
         assert!(
-            matches!(*report.unread.errors()[0].kind, BagErrorKind::ChangedOnDisk { .. }),
+            matches!(
+                *report.unread.errors()[0].kind,
+                BagErrorKind::ChangedOnDisk { .. }
+            ),
             "{:?}",
             report.unread
         );

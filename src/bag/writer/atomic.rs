@@ -134,9 +134,10 @@ impl AtomicFile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = target
-            .file_name()
-            .map_or_else(|| std::ffi::OsString::from("output"), std::ffi::OsStr::to_os_string);
+        let name = target.file_name().map_or_else(
+            || std::ffi::OsString::from("output"),
+            std::ffi::OsStr::to_os_string,
+        );
         let root = Dir::open(dir).map_err(|source| WriteError::Io {
             path: target.clone(),
             what: "cannot open its directory",
@@ -235,7 +236,9 @@ impl AtomicFile {
             Out::Direct(mut w) => w.flush().map_err(io("cannot write")),
             Out::Spool { mut spool, device } => {
                 spool.flush().map_err(io("cannot write the spool file"))?;
-                let mut spool = spool.into_inner().map_err(|e| io("cannot write the spool file")(e.into_error()))?;
+                let mut spool = spool
+                    .into_inner()
+                    .map_err(|e| io("cannot write the spool file")(e.into_error()))?;
                 spool
                     .seek(SeekFrom::Start(0))
                     .map_err(io("cannot read the spool file"))?;

@@ -76,9 +76,9 @@ mod imp {
                     path: self.path.join(name),
                     fd,
                 }),
-                Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
-                    Err(SubError::NotADirectory(self.kind(name).unwrap_or(FileKind::Other)))
-                }
+                Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => Err(
+                    SubError::NotADirectory(self.kind(name).unwrap_or(FileKind::Other)),
+                ),
                 Err(e) => Err(SubError::Io(e.into())),
             }
         }
@@ -92,11 +92,8 @@ mod imp {
         }
 
         pub(in super::super) fn create_new(&self, name: &OsStr) -> io::Result<File> {
-            let flags = OFlags::RDWR
-                | OFlags::CREATE
-                | OFlags::EXCL
-                | OFlags::NOFOLLOW
-                | OFlags::CLOEXEC;
+            let flags =
+                OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
             // 0666 less the umask, as any new file.
             let fd = rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(0o666))?;
             Ok(File::from(fd))
@@ -199,19 +196,36 @@ impl Dir {
     }
 }
 
-/// `(device, inode)` of an open file, to check that a file reopened by name is the one
-/// created (where the platform has them).
-pub(super) fn identity(file: &File) -> io::Result<(u64, u64)> {
+/// What identifies an open file and its state: device, inode, size and change time. A file
+/// reopened by name whose stamp differs from the one taken when it was closed is not the file
+/// left there (a new file can get a freed inode number, but not the old change time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(super) struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    ctime: (i64, i64),
+}
+
+/// The [`Stamp`] of an open file.
+pub(super) fn stamp(file: &File) -> io::Result<Stamp> {
     let meta = file.metadata()?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        Ok((meta.dev(), meta.ino()))
+        Ok(Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
     }
     #[cfg(not(unix))]
     {
-        let _ = meta;
-        Ok((0, 0))
+        Ok(Stamp {
+            len: meta.len(),
+            ..Stamp::default()
+        })
     }
 }
 

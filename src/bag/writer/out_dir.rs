@@ -107,12 +107,30 @@ mod tests {
         let mut f = o.create_file(Path::new("a.parquet")).unwrap();
         f.write_all(b"new").unwrap();
         f.commit().unwrap();
-        assert!(!std::fs::symlink_metadata(out.join("a.parquet")).unwrap().file_type().is_symlink());
+        assert!(
+            !std::fs::symlink_metadata(out.join("a.parquet"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(std::fs::read(out.join("a.parquet")).unwrap(), b"new");
         assert_eq!(std::fs::read(outside.join("victim")).unwrap(), b"keep");
         let e = o.create_file(Path::new("robot=r1/a.parquet")).unwrap_err();
-        assert!(matches!(e, WriteError::Planted { kind: FileKind::Symlink, .. }), "{e}");
-        assert!(e.to_string().contains("robot=r1: is a symbolic link inside the output directory"), "{e}");
+        assert!(
+            matches!(
+                e,
+                WriteError::Planted {
+                    kind: FileKind::Symlink,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("robot=r1: is a symbolic link inside the output directory"),
+            "{e}"
+        );
         assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
         // No way out by name.
         assert!(o.create_file(Path::new("../x")).is_err());
@@ -130,7 +148,10 @@ mod tests {
         f.write_all(b"two").unwrap();
         assert!(!f.is_parked());
         f.commit().unwrap();
-        assert_eq!(std::fs::read(dir.path().join("d=1/x.bin")).unwrap(), b"one two");
+        assert_eq!(
+            std::fs::read(dir.path().join("d=1/x.bin")).unwrap(),
+            b"one two"
+        );
         // A temporary file replaced while parked is not written to.
         let mut g = o.create_file(Path::new("y.bin")).unwrap();
         g.park().unwrap();

@@ -5,7 +5,8 @@
 //! the name (see [`super::dir`]). The file can be *parked* — flushed and its descriptor
 //! closed, and the directory's too when it lies below an output directory — so that an export
 //! of thousands of files keeps only a bounded number open; the next write reopens it by name
-//! (walking from the output directory again, links refused) and checks it is the same file.
+//! (walking from the output directory again, links refused) and checks it is the same file,
+//! unchanged.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::cleanup;
-use super::dir::{Dir, SubError, identity, temp_name};
+use super::dir::{Dir, Stamp, SubError, stamp, temp_name};
 use super::error::WriteError;
 use super::kind::FileKind;
 
@@ -84,7 +85,11 @@ impl Place {
 
 /// Opens `rel` below `root` component by component, creating missing directories when asked;
 /// a symbolic link, or anything but a directory, is refused ([`WriteError::Planted`]).
-pub(super) fn walk(root: &Arc<Dir>, rel: &[OsString], create: bool) -> Result<Arc<Dir>, WriteError> {
+pub(super) fn walk(
+    root: &Arc<Dir>,
+    rel: &[OsString],
+    create: bool,
+) -> Result<Arc<Dir>, WriteError> {
     let mut at = Arc::clone(root);
     for name in rel {
         at = match at.sub(name, create) {
@@ -120,8 +125,8 @@ pub(super) struct Replace {
     file: Option<BufWriter<File>>,
     /// The write position while parked.
     pos: u64,
-    /// `(device, inode)` of the temporary file.
-    identity: (u64, u64),
+    /// The temporary file's [`Stamp`] when it was parked.
+    stamp: Stamp,
     buffer: usize,
     /// True until the temporary file is renamed or removed.
     live: bool,
@@ -164,11 +169,10 @@ impl Replace {
             target,
             file: None,
             pos: 0,
-            identity: (0, 0),
+            stamp: Stamp::default(),
             buffer,
             live: true,
         };
-        this.identity = identity(&file).map_err(this.io("cannot examine the temporary file"))?;
         this.file = Some(BufWriter::with_capacity(buffer, file));
         Ok(this)
     }
@@ -195,8 +199,8 @@ impl Replace {
             let mut f = dir
                 .reopen(&self.temp)
                 .map_err(self.io("cannot reopen the temporary file"))?;
-            let same = identity(&f).map_err(self.io("cannot examine the temporary file"))?;
-            if same != self.identity {
+            let now = stamp(&f).map_err(self.io("cannot examine the temporary file"))?;
+            if now != self.stamp {
                 return Err(WriteError::Io {
                     path: self.temp_path.clone(),
                     what: "the temporary file was replaced while it was closed",
@@ -219,6 +223,8 @@ impl Replace {
         if let Some(mut f) = self.file.take() {
             let flushed = f.flush().and_then(|()| f.stream_position());
             self.pos = flushed.map_err(self.io("cannot write"))?;
+            self.stamp =
+                stamp(f.get_ref()).map_err(self.io("cannot examine the temporary file"))?;
         }
         self.place.release();
         Ok(())

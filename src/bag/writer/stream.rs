@@ -79,7 +79,8 @@ pub(super) fn open(path: &Path) -> Result<Opened, WriteError> {
             });
         }
     }
-    let flags = rustix::fs::fcntl_getfl(&file).map_err(|e| io("cannot set blocking writes")(e.into()))?;
+    let flags =
+        rustix::fs::fcntl_getfl(&file).map_err(|e| io("cannot set blocking writes")(e.into()))?;
     rustix::fs::fcntl_setfl(&file, flags.difference(rustix::fs::OFlags::NONBLOCK))
         .map_err(|e| io("cannot set blocking writes")(e.into()))?;
     Ok(Opened::Stream(file))

@@ -235,7 +235,6 @@ pub fn append_message(
     Ok(())
 }
 
-
 fn kind_name(v: &ValueRef<'_>) -> &'static str {
     match v {
         ValueRef::String(_) => "string",
@@ -285,7 +284,11 @@ pub fn append_scalar(b: &mut dyn ArrayBuilder, v: &ValueRef<'_>) -> bool {
 fn append_nanos(b: &mut dyn ArrayBuilder, v: &ValueRef<'_>) -> bool {
     match v {
         // (A `time` has 32-bit seconds: its nanoseconds always fit an i64.)
-        ValueRef::Time(t) => push!(b, Int64Builder, i64::try_from(t.as_nanos()).unwrap_or(i64::MAX)),
+        ValueRef::Time(t) => push!(
+            b,
+            Int64Builder,
+            i64::try_from(t.as_nanos()).unwrap_or(i64::MAX)
+        ),
         _ => false,
     }
 }

@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::builder::{ArrayBuilder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder};
+use arrow_array::builder::{
+    ArrayBuilder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder,
+};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema as ArrowSchema, SchemaRef};
 use parquet::arrow::ArrowWriter;
