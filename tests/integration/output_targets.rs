@@ -146,23 +146,33 @@ fn devices_are_written_into_and_never_replaced() {
 }
 
 /// Runs `args` (whose output is the FIFO `fifo`) while a thread reads the FIFO; returns the
-/// bytes read and the exit code.
+/// bytes read and the exit code. Fails (without waiting for ever) when the FIFO was replaced
+/// or nothing reached it.
 fn through_fifo(args: &[String], fifo: &Path) -> (Vec<u8>, i32, String) {
     let path = fifo.to_path_buf();
-    let reader = std::thread::spawn(move || {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut bytes = Vec::new();
-        std::fs::File::open(&path)
-            .unwrap()
-            .read_to_end(&mut bytes)
-            .unwrap();
-        bytes
+        let read = std::fs::File::open(&path).and_then(|mut f| f.read_to_end(&mut bytes));
+        let _ = tx.send(read.map(|_| bytes));
     });
     let (code, err) = run(args);
+    assert!(
+        std::fs::symlink_metadata(fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "{args:?} replaced the FIFO: {err}"
+    );
     // A command that failed before opening the FIFO leaves the reader waiting: release it.
     if code != 0 {
         let _ = std::fs::OpenOptions::new().write(true).open(fifo);
     }
-    (reader.join().unwrap(), code, err)
+    let bytes = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{args:?}: nothing came through the FIFO: {err}"))
+        .unwrap();
+    (bytes, code, err)
 }
 
 #[test]

@@ -214,6 +214,13 @@ impl AtomicFile {
     pub fn patch(&mut self, at: u64, bytes: &[u8]) -> Result<(), WriteError> {
         let io = self.io("cannot rewrite what was written");
         let f = self.seekable().map_err(io)?;
+        // What is buffered goes first (the seek would flush it): its errors are write errors.
+        if let Err(e) = f.flush() {
+            return Err(self.io("cannot write")(e));
+        }
+        let f = self
+            .seekable()
+            .map_err(self.io("cannot rewrite what was written"))?;
         let done = f
             .seek(SeekFrom::Start(at))
             .and_then(|_| f.write_all(bytes))
