@@ -212,21 +212,18 @@ impl AtomicFile {
     /// writing at the end. Only for files made with [`AtomicFile::create_seekable`] (or
     /// regular files).
     pub fn patch(&mut self, at: u64, bytes: &[u8]) -> Result<(), WriteError> {
-        let io = self.io("cannot rewrite what was written");
-        let f = self.seekable().map_err(io)?;
+        let rewrite = self.io("cannot rewrite what was written");
+        let write = self.io("cannot write");
+        let refused = self.io("cannot rewrite what was written");
+        let f = self.seekable().map_err(refused)?;
         // What is buffered goes first (the seek would flush it): its errors are write errors.
-        if let Err(e) = f.flush() {
-            return Err(self.io("cannot write")(e));
-        }
-        let f = self
-            .seekable()
-            .map_err(self.io("cannot rewrite what was written"))?;
+        f.flush().map_err(write)?;
         let done = f
             .seek(SeekFrom::Start(at))
             .and_then(|_| f.write_all(bytes))
             .and_then(|()| f.seek(SeekFrom::End(0)))
             .map(|_| ());
-        done.map_err(self.io("cannot rewrite what was written"))
+        done.map_err(rewrite)
     }
 
     /// Completes the file: a regular file is flushed, synced, renamed over the target and
