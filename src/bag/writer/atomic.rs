@@ -1,27 +1,5 @@
 //! A file written completely or not at all: every output of bagscope (bags, YAML, CSV/JSONL,
-//! MCAP, Parquet, frames, indexes) goes through [`AtomicFile`].
-//!
-//! What happens depends on what is at the target (links followed):
-//!
-//! * **nothing, or a regular file**: the bytes go to a temporary file beside the target
-//!   (`.NAME.XXXXXX.partial`, created with the mode any new file gets: 0666 less the umask);
-//!   [`AtomicFile::commit`] syncs it, renames it over the target and syncs the directory, so
-//!   the target is either what it was or the complete new file, also after a crash. A
-//!   symbolic link at the target is written through: the file it points to is replaced and
-//!   the link kept. Dropping an `AtomicFile` without committing removes the temporary file,
-//!   and so does a process stopped by SIGINT, SIGTERM or SIGHUP once
-//!   [`super::cleanup::remove_temp_files_on_signals`] is installed.
-//! * **a FIFO or a character device** (`/dev/null`, `/dev/stdout` into a pipe, a terminal):
-//!   written straight into, as `cp` and `tee` do — never replaced. The open does not block
-//!   (a FIFO gets [`super::stream::READER_WAIT`] to find a reader, then the write fails with
-//!   [`WriteError::NoReader`]); write errors (`ENOSPC` on `/dev/full`, `EPIPE`) are errors.
-//!   A writer that goes back to patch what it wrote ([`AtomicFile::create_seekable`]: bags,
-//!   indexes) writes to an anonymous spool file in the temporary directory instead, copied
-//!   into the FIFO or device by [`AtomicFile::commit`].
-//! * **a directory, block device or socket**: refused ([`WriteError::Unwritable`]).
-//!
-//! Files inside an output directory (a Parquet export, image frames) are made by
-//! [`super::OutputDir`], which never follows or writes through a link found there.
+//! MCAP, Parquet, frames, indexes) goes through [`AtomicFile`], whose documentation says how.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
@@ -38,7 +16,29 @@ use super::target;
 /// Buffer size of the writes to a file or device.
 const BUFFER: usize = 1 << 20;
 
-/// An output file being written; see the [module documentation](self).
+/// An output file being written.
+///
+/// What happens depends on what is at the target (links followed):
+///
+/// * **nothing, or a regular file**: the bytes go to a temporary file beside the target
+///   (`.NAME.XXXXXX.partial`, created with the mode any new file gets: 0666 less the umask);
+///   [`AtomicFile::commit`] syncs it, renames it over the target and syncs the directory, so
+///   the target is either what it was or the complete new file, also after a crash. A
+///   symbolic link at the target is written through: the file it points to is replaced and
+///   the link kept. Dropping an `AtomicFile` without committing removes the temporary file,
+///   and so does a process stopped by SIGINT, SIGTERM or SIGHUP once
+///   [`remove_temp_files_on_signals`](super::remove_temp_files_on_signals) is installed.
+/// * **a FIFO or a character device** (`/dev/null`, `/dev/stdout` into a pipe, a terminal):
+///   written straight into, as `cp` and `tee` do — never replaced. The open does not block
+///   (a FIFO gets [`READER_WAIT`](super::READER_WAIT) to find a reader, then the write fails with
+///   [`WriteError::NoReader`]); write errors (`ENOSPC` on `/dev/full`, `EPIPE`) are errors.
+///   A writer that goes back to patch what it wrote ([`AtomicFile::create_seekable`]: bags,
+///   indexes) writes to an anonymous spool file in the temporary directory instead, copied
+///   into the FIFO or device by [`AtomicFile::commit`].
+/// * **a directory, block device or socket**: refused ([`WriteError::Unwritable`]).
+///
+/// Files inside an output directory (a Parquet export, image frames) are made by
+/// [`OutputDir`](super::OutputDir), which never follows or writes through a link found there.
 pub struct AtomicFile {
     out: Out,
     target: PathBuf,
@@ -47,7 +47,7 @@ pub struct AtomicFile {
 /// How the bytes get to the target.
 enum Out {
     /// A temporary file renamed over the target when complete.
-    Replace(Replace),
+    Replace(Box<Replace>),
     /// Straight into a FIFO or character device.
     Direct(BufWriter<File>),
     /// Into an anonymous spool file, copied into the FIFO or device when complete.
@@ -88,8 +88,8 @@ fn as_io(e: WriteError) -> io::Error {
 
 impl AtomicFile {
     /// Starts writing the file that [`AtomicFile::commit`] completes at `path`, front to back
-    /// (a FIFO or device there is written straight into; see the [module
-    /// documentation](self)). Nothing changes at a regular `path` before the commit.
+    /// (a FIFO or device there is written straight into; see [`AtomicFile`]). Nothing
+    /// changes at a regular `path` before the commit.
     pub fn create(path: &Path) -> Result<Self, WriteError> {
         Self::open(path, false)
     }
@@ -145,7 +145,7 @@ impl AtomicFile {
         })?;
         let replace = Replace::create(Place::at(Arc::new(root)), &name, target.clone(), BUFFER)?;
         Ok(AtomicFile {
-            out: Out::Replace(replace),
+            out: Out::Replace(Box::new(replace)),
             target,
         })
     }
@@ -159,7 +159,7 @@ impl AtomicFile {
     ) -> Result<Self, WriteError> {
         let replace = Replace::create(place, name, target.clone(), buffer)?;
         Ok(AtomicFile {
-            out: Out::Replace(replace),
+            out: Out::Replace(Box::new(replace)),
             target,
         })
     }
@@ -236,7 +236,7 @@ impl AtomicFile {
             move |source| WriteError::Io { path, what, source }
         };
         match out {
-            Out::Replace(r) => r.commit(),
+            Out::Replace(r) => (*r).commit(),
             Out::Direct(mut w) => w.flush().map_err(io("cannot write")),
             Out::Spool { mut spool, device } => {
                 spool.flush().map_err(io("cannot write the spool file"))?;

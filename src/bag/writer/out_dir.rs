@@ -1,16 +1,6 @@
 //! An output directory: the files of an export that writes many (a Parquet export, image
 //! frames), each an [`AtomicFile`], created inside it without ever following a link found
 //! there.
-//!
-//! The directory itself is the one the user named (links on the way to it are followed, as
-//! for any path they give). Inside it, names are predictable (`TOPIC.parquet`,
-//! `robot=r1/date=2026-11-24/`, `SEC.NSEC.png`), so whoever can write to the directory could
-//! plant links there: a subdirectory that is a symbolic link (or anything but a directory) is
-//! refused, a file's name that is a FIFO, device, socket or directory is refused, and a
-//! symbolic link at a file's name is *replaced* by the new file (the rename replaces the link
-//! itself), never written through. Every operation is relative to the open directory (Unix
-//! `openat`/`renameat` with `O_NOFOLLOW`), so swapping a directory for a link meanwhile does
-//! not redirect the files either.
 
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -25,7 +15,17 @@ use super::replace::Place;
 /// Buffer size of each file's writes (an export may have many open).
 const BUFFER: usize = 64 << 10;
 
-/// A directory that output files are created in; see the [module documentation](self).
+/// A directory that output files are created in.
+///
+/// The directory itself is the one the user named (links on the way to it are followed, as
+/// for any path they give). Inside it, names are predictable (`TOPIC.parquet`,
+/// `robot=r1/date=2026-11-24/`, `SEC.NSEC.png`), so whoever can write to the directory could
+/// plant links there: a subdirectory that is a symbolic link (or anything but a directory) is
+/// refused, a file's name that is a FIFO, device, socket or directory is refused, and a
+/// symbolic link at a file's name is *replaced* by the new file (the rename replaces the link
+/// itself), never written through. Every operation is relative to the open directory (Unix
+/// `openat`/`renameat` with `O_NOFOLLOW`), so swapping a directory for a link meanwhile does
+/// not redirect the files either.
 #[derive(Clone, Debug)]
 pub struct OutputDir {
     path: PathBuf,
