@@ -1,15 +1,16 @@
 //! `bagscope export --format images -o DIR`: one file per camera frame, named by receive time
 //! (`1700000000.123456789.png`): an `Image` converted to PNG (its data kept: see
 //! `picture::png`), a `CompressedImage`'s JPEG/PNG bytes as they are. Each file is written to
-//! a temporary file and renamed, so a cut-off run leaves whole frames only. `--where` keeps
-//! only the frames its expression holds for (`header.frame_id == "left"`, `width > 600`).
+//! a temporary file and renamed, so a cut-off run leaves whole frames only; inside DIR no
+//! link is followed (see `OutputDir`). `--where` keeps only the frames its expression holds
+//! for (`header.frame_id == "left"`, `width > 600`).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::bag::rewrite::Progress;
-use crate::bag::writer::AtomicFile;
+use crate::bag::writer::OutputDir;
 use crate::catalog::{BagConn, Schemas};
 use crate::picture::{is_image_type, png};
 use crate::time::RosTime;
@@ -47,13 +48,16 @@ pub fn run(args: &ExportArgs) -> Outcome {
             return Outcome::Failed;
         }
     };
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        print_error(format!("cannot create {}: {e}", dir.display()));
-        return Outcome::Failed;
-    }
+    let out = match OutputDir::create(dir) {
+        Ok(o) => o,
+        Err(e) => {
+            print_error(e);
+            return Outcome::Failed;
+        }
+    };
     let range = selection_range(&catalog, &selection);
     let mut progress = CopyProgress::new(range);
-    let mut names = HashSet::new();
+    let mut names = FrameNames::default();
     let (mut written, mut skipped) = (0u64, 0u64);
     let mut unread = crate::bag::Unread::default();
     for item in catalog.messages(&selection) {
@@ -104,9 +108,9 @@ pub fn run(args: &ExportArgs) -> Outcome {
                 continue;
             }
         };
-        let path = unique_name(dir, time, extension, &mut names);
-        if let Err(e) = write_atomic(&path, &bytes) {
-            print_error(format!("cannot write {}: {e}", path.display()));
+        let name = names.next(time, extension);
+        if let Err(e) = write_atomic(&out, &name, &bytes) {
+            print_error(e);
             progress.finish();
             return Outcome::Failed;
         }
@@ -143,21 +147,67 @@ fn selection_range(
     ))
 }
 
-/// `DIR/SEC.NSEC.EXT`, or `DIR/SEC.NSEC-N.EXT` when frames share a receive time.
-fn unique_name(dir: &Path, time: RosTime, ext: &str, seen: &mut HashSet<PathBuf>) -> PathBuf {
-    let base = format!("{}.{:09}", time.sec, time.nsec);
-    let mut path = dir.join(format!("{base}.{ext}"));
-    let mut n = 1;
-    while !seen.insert(path.clone()) {
-        n += 1;
-        path = dir.join(format!("{base}-{n}.{ext}"));
-    }
-    path
+/// The names of the frames: `SEC.NSEC.EXT`, and `SEC.NSEC-N.EXT` for the `N`th frame of
+/// that receive time and extension. One count per (time, extension): each name is made in
+/// constant time, however many frames share a time (`SEC.NSEC` holds no `-`, so the names
+/// never collide).
+#[derive(Debug, Default)]
+struct FrameNames {
+    counts: HashMap<(RosTime, &'static str), u64>,
 }
 
-/// Writes a whole file or nothing.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = AtomicFile::create(path).map_err(std::io::Error::other)?;
-    file.write_all(bytes)?;
-    file.commit().map_err(std::io::Error::other)
+impl FrameNames {
+    /// The name of the next frame received at `time`.
+    fn next(&mut self, time: RosTime, ext: &'static str) -> String {
+        let n = self.counts.entry((time, ext)).or_insert(0);
+        *n += 1;
+        let base = format!("{}.{:09}", time.sec, time.nsec);
+        if *n == 1 {
+            format!("{base}.{ext}")
+        } else {
+            format!("{base}-{n}.{ext}")
+        }
+    }
+}
+
+/// Writes a whole file `name` in `out` or nothing.
+fn write_atomic(
+    out: &OutputDir,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(), crate::bag::writer::WriteError> {
+    let mut file = out.create_file(Path::new(name))?;
+    file.write_all(bytes)
+        .map_err(|source| crate::bag::writer::WriteError::Io {
+            path: out.path().join(name),
+            what: "cannot write",
+            source,
+        })?;
+    file.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_sharing_a_time_get_numbered_names() {
+        let mut names = FrameNames::default();
+        let t = RosTime::new(1_700_000_000, 5);
+        // Many frames at one time: each name once, made without searching the names so far
+        // (one map entry per time and extension).
+        let got: Vec<String> = (0..50_000).map(|_| names.next(t, "png")).collect();
+        assert_eq!(got[0], "1700000000.000000005.png");
+        assert_eq!(got[1], "1700000000.000000005-2.png");
+        assert_eq!(got[49_999], "1700000000.000000005-50000.png");
+        let unique: std::collections::HashSet<&String> = got.iter().collect();
+        assert_eq!(unique.len(), got.len());
+        assert_eq!(names.counts.len(), 1);
+        // Another extension or time starts its own count.
+        assert_eq!(names.next(t, "jpg"), "1700000000.000000005.jpg");
+        assert_eq!(
+            names.next(RosTime::new(1_700_000_000, 6), "png"),
+            "1700000000.000000006.png"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! Text output files of the command line (`export -o`, YAML conversion): an
 //! [`AtomicFile`] — written to a temporary file beside the target, synced and renamed over it
-//! only when complete (through a symbolic link, onto the file it names); never an input.
+//! only when complete (through a symbolic link, onto the file it names), or straight into a
+//! FIFO or character device; never an input.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -24,7 +25,15 @@ impl Output {
 
     fn commit(&mut self) -> io::Result<()> {
         match self.file.take() {
-            Some(f) => f.commit().map_err(|e| io::Error::other(e.to_string())),
+            // The kind kept: a FIFO whose reader left (`BrokenPipe`) ends the output as a
+            // closed standard output does.
+            Some(f) => f.commit().map_err(|e| {
+                let kind = match &e {
+                    crate::bag::writer::WriteError::Io { source, .. } => source.kind(),
+                    _ => io::ErrorKind::Other,
+                };
+                io::Error::new(kind, e.to_string())
+            }),
             None => Ok(()),
         }
     }

@@ -32,7 +32,8 @@ pub struct ToYamlReport {
 /// type. `out_name` names the output in errors. Old bags without definitions take them
 /// from `registry`. Messages that cannot be read (a chunk that does not decompress, a
 /// message the index lists that is not there) are skipped and listed in the report's
-/// `unread`, as the other commands do.
+/// `unread`, as the other commands do; a bag that shrinks or is replaced while it is read
+/// ends the conversion there, with every message not converted counted in `unread`.
 pub fn bag_to_yaml<W: Write>(
     bag: &Bag,
     registry: &Registry,
@@ -52,7 +53,7 @@ pub fn bag_to_yaml<W: Write>(
     let mut chunks: Vec<_> = bag.chunks().iter().collect();
     chunks.sort_by_key(|c| (c.pos, c.index));
     let mut text = String::new();
-    for chunk in chunks {
+    for (at, chunk) in chunks.iter().enumerate() {
         if chunk.message_count() == 0 {
             continue;
         }
@@ -73,6 +74,25 @@ pub fn bag_to_yaml<W: Write>(
                         lost: entries.len() as u64,
                         reason: reason.clone(),
                     }),
+                    // The file shrank or was replaced: nothing after this can be trusted,
+                    // so the conversion stops, and every message not converted — this
+                    // chunk's and the later chunks' — is counted as lost.
+                    BagErrorKind::ChangedOnDisk { changed, .. } => {
+                        let later: u64 = chunks
+                            .get(at + 1..)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|c| c.message_count())
+                            .sum();
+                        report.unread.note(
+                            bag.error(BagErrorKind::ChangedOnDisk {
+                                changed: *changed,
+                                unread: entries.len() as u64 + later,
+                            })
+                            .at(chunk.pos),
+                        );
+                        break;
+                    }
                     _ => e,
                 };
                 report.unread.note(e);
@@ -145,4 +165,75 @@ pub fn bag_to_yaml<W: Write>(
         report.bytes += 3;
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bag::writer::{BagWriter, WriterOptions};
+    use crate::format::{Compression, ConnectionHeader};
+    use crate::time::RosTime;
+
+    /// A bag of 40 chunks of 25 `std_msgs/String` messages each.
+    fn string_bag(path: &Path) -> u64 {
+        let options = WriterOptions {
+            compression: Compression::None,
+            chunk_size: 25 * 1000,
+        };
+        let mut w = BagWriter::create(path, options).unwrap();
+        let header = ConnectionHeader::build(
+            "/text",
+            "std_msgs/String",
+            "992ce8a1687cec8c8bd883ec73ca41d1",
+            "string data\n",
+            None,
+            None,
+        );
+        let conn = w.add_connection("/text", &header).unwrap();
+        for i in 0..1000u64 {
+            let mut payload = 960u32.to_le_bytes().to_vec();
+            payload.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, 960));
+            w.write(
+                conn,
+                RosTime::from_nanos(1_000_000_000 + i * 1_000_000),
+                &payload,
+            )
+            .unwrap();
+        }
+        w.finish().unwrap().messages
+    }
+
+    #[test]
+    fn a_bag_that_shrinks_mid_read_counts_every_lost_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shrinks.bag");
+        let total = string_bag(&path);
+        let bag = Bag::open(&path).unwrap();
+        assert!(bag.chunks().len() > 30);
+        // Cut to a third: the first chunks read, the rest gone.
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(bag.size() / 3).unwrap();
+        let mut out = Vec::new();
+        let report =
+            bag_to_yaml(&bag, &Registry::bundled(), &mut out, Path::new("o.yaml")).unwrap();
+        let written = String::from_utf8(out).unwrap().matches("\n- ").count() as u64 + 1;
+        assert!(report.messages > 0 && report.messages < total, "{report:?}");
+        assert_eq!(written, report.messages);
+        // What was not written is counted as lost, message by message, in one error.
+        assert_eq!(
+            report.messages + report.unread.messages(),
+            total,
+            "{:?}",
+            report.unread
+        );
+        assert_eq!(report.unread.errors().len(), 1, "{:?}", report.unread);
+        assert!(
+            matches!(
+                *report.unread.errors()[0].kind,
+                BagErrorKind::ChangedOnDisk { .. }
+            ),
+            "{:?}",
+            report.unread
+        );
+    }
 }

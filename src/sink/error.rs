@@ -10,8 +10,9 @@ pub enum SinkError {
     /// Creating, writing or completing an output file failed.
     #[error(transparent)]
     Write(#[from] WriteError),
-    /// The MCAP writer refused (`what` names the step).
-    #[error("{path}: MCAP: {what}: {source}")]
+    /// The MCAP writer refused (`what` names the step; an I/O error is shown with the
+    /// system's reason, which the MCAP error's own text leaves out).
+    #[error("{path}: MCAP: {what}: {}", mcap_reason(source))]
     Mcap {
         /// The output file.
         path: PathBuf,
@@ -31,4 +32,13 @@ pub enum SinkError {
     /// The output cannot hold what was asked (a usage error).
     #[error("{0}")]
     Usage(String),
+}
+
+/// The text of an MCAP error, with the system's reason of an I/O error (`No space left on
+/// device`).
+fn mcap_reason(e: &::mcap::McapError) -> String {
+    match e {
+        ::mcap::McapError::Io(io) => format!("{e}: {io}"),
+        _ => e.to_string(),
+    }
 }

@@ -2,13 +2,16 @@
 //! text the bag stores), one channel per topic and publisher (`ros1`, with `callerid`,
 //! `latching` and `md5sum` in its metadata), the message bytes exactly as in the bag,
 //! chunked and compressed, with message indexes and the summary section (Foxglove's `mcap`
-//! crate writes them). Written to a temporary file beside the target and renamed when
-//! complete; memory is one chunk (1 MiB before compression) plus the summary.
+//! crate writes them). Written front to back, never seeking (each chunk is gathered in
+//! memory, then written whole): to a temporary file beside the target and renamed when
+//! complete, or straight into a FIFO or device (`-o /dev/stdout` into a pipe). Memory is
+//! one chunk (1 MiB before compression) plus the summary.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use ::mcap::records::MessageHeader;
+use ::mcap::write::NoSeek;
 use ::mcap::{Compression, WriteOptions, Writer};
 
 use crate::bag::writer::AtomicFile;
@@ -33,7 +36,7 @@ pub enum McapCompression {
 
 /// An MCAP file being written.
 pub struct McapSink<'d> {
-    writer: Writer<AtomicFile>,
+    writer: Writer<NoSeek<AtomicFile>>,
     path: PathBuf,
     /// Channel of each (bag, connection), with its next sequence number.
     channels: HashMap<(usize, ConnId), (u16, u32)>,
@@ -60,9 +63,11 @@ impl<'d> McapSink<'d> {
             .library(concat!("bagscope ", env!("CARGO_PKG_VERSION")))
             .compression(compression)
             // One thread: the compression runs beside the reading, not on every core.
-            .compression_threads(0);
+            .compression_threads(0)
+            // Each chunk gathered in memory and written whole: no going back, so a pipe works.
+            .disable_seeking(true);
         let writer = options
-            .create(file)
+            .create(NoSeek::new(file))
             .map_err(|source| mcap_error(path, "cannot start the file", source))?;
         Ok(McapSink {
             writer,
@@ -161,7 +166,7 @@ impl MessageSink for McapSink<'_> {
         let messages = self.messages;
         let path = self.path.clone();
         let this = *self;
-        let file = this.writer.into_inner();
+        let file = this.writer.into_inner().into_inner();
         file.commit()?;
         Ok(Finished {
             wrote: vec![format!(

@@ -2,7 +2,9 @@
 //! with: Foxglove's Python `mcap` with `mcap-ros1-support` (every message decoded equal to the
 //! official `rosbag` reader's decoding; summary, chunk and message indexes present) and DuckDB
 //! (row counts per topic, chosen column values, Hive partitions), through
-//! `tests/common/interop/export_check.py`.
+//! `tests/common/interop/export_check.py`; and Apache Spark in local mode with its default
+//! reading settings (`tests/common/interop/spark_check.py`: pyspark 4 and a Java 17 runtime,
+//! else that test skips with the reason).
 //!
 //! The interpreter is `$BAGSCOPE_EXPORT_PYTHON`, else the first of `python3`, `/usr/bin/python3`
 //! that imports mcap, mcap_ros1, duckdb and rosbag; the tests skip with the reason otherwise.
@@ -261,4 +263,67 @@ fn parquet_of_several_bags_by_bag() {
     let summary = check(&py, &[Path::new("parquet"), &out, &spec_path, &a, &b]);
     assert_eq!(summary["topics"], 4, "{summary}");
     assert!(summary["rows"].as_u64().unwrap() > 300, "{summary}");
+}
+
+/// The interpreter that runs `spark_check.py` (pyspark, rosbag and Java 17+), or `None` after
+/// printing why not.
+fn spark_python() -> Option<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/interop/spark_check.py");
+    let mut candidates: Vec<String> = Vec::new();
+    if let Ok(p) = std::env::var("BAGSCOPE_EXPORT_PYTHON") {
+        candidates.push(p);
+    }
+    candidates.extend(["python3".to_string(), "/usr/bin/python3".to_string()]);
+    let mut why = Vec::new();
+    for p in &candidates {
+        match Command::new(p).arg(&script).arg("probe").output() {
+            Ok(o) if o.status.success() => return Some(p.clone()),
+            Ok(o) => why.push(format!(
+                "{p}: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            )),
+            Err(e) => why.push(format!("{p}: {e}")),
+        }
+    }
+    skip(&format!(
+        "Spark is not available ({}); pip install pyspark, apt-get install openjdk-17-jre-headless",
+        why.join("; ")
+    ));
+    None
+}
+
+/// Apache Spark reads the export with its default settings (it refuses nanosecond
+/// timestamps: times are microsecond timestamps, with exact nanoseconds beside them), Hive
+/// partitions discovered, counts, sums and times equal to the official reader's.
+#[test]
+fn parquet_reads_in_spark_with_its_default_settings() {
+    let Some(py) = spark_python() else { return };
+    let bag = fixtures_dir().join("recorded.bag");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("exports");
+    export(&[
+        "export",
+        "--format",
+        "parquet",
+        "--partition-by",
+        "robot=r1,date",
+        "-o",
+        s(&out),
+        s(&bag),
+    ]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/interop/spark_check.py");
+    let run = Command::new(&py)
+        .arg(script)
+        .arg(&out)
+        .arg(&bag)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(summary["rows"], 159, "{summary}");
+    assert_eq!(summary["odom"]["rows"], 27, "{summary}");
 }

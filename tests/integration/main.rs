@@ -50,6 +50,7 @@ mod msg_rostopic;
 mod msg_roundtrip;
 mod msg_samples;
 mod msg_srv_md5;
+mod output_targets;
 mod picture_export;
 mod recover_partial;
 mod reindex_truncated;

@@ -28,12 +28,19 @@
 //!
 //! The bag is written to a temporary file in the target's directory, synced and renamed over
 //! the target by [`BagWriter::finish`]; a writer dropped before that (or an error) removes the
-//! temporary file. Memory: one chunk and its index, plus a few bytes per chunk and connection.
+//! temporary file. A FIFO or character device at the target (`/dev/stdout` into a pipe) gets
+//! the finished bag streamed into it instead (see [`AtomicFile`]). Memory: one chunk and its
+//! index, plus a few bytes per chunk and connection.
 
 mod atomic;
 mod cleanup;
+mod dir;
 mod error;
+mod kind;
 mod open_chunk;
+mod out_dir;
+mod replace;
+mod stream;
 mod target;
 mod temp_output;
 
@@ -49,6 +56,9 @@ use crate::time::RosTime;
 pub use atomic::AtomicFile;
 pub use cleanup::{remove_temp_files, remove_temp_files_on_signals};
 pub use error::WriteError;
+pub use kind::FileKind;
+pub use out_dir::OutputDir;
+pub use stream::READER_WAIT;
 pub use target::ensure_distinct;
 
 use open_chunk::{ClosedChunk, OpenChunk};
@@ -139,10 +149,10 @@ const HEADER_POS: u64 = b"#ROSBAG V2.0\n".len() as u64;
 impl BagWriter {
     /// Starts a bag that [`BagWriter::finish`] will move to `path` (through a symbolic link
     /// at `path`, to the file it points to). Nothing appears at `path` before that; an
-    /// existing file there is replaced only then.
+    /// existing file there is replaced only then. A FIFO or character device at `path` gets
+    /// the whole bag written into it by [`BagWriter::finish`].
     pub fn create(path: impl AsRef<Path>, options: WriterOptions) -> Result<Self, WriteError> {
-        let target = target::resolve(path.as_ref());
-        let mut out = TempOutput::create(&target)?;
+        let mut out = TempOutput::create(path.as_ref())?;
         out.write(Version::V2_0.line())?;
         out.write(&placeholder_header())?;
         Ok(BagWriter {

@@ -31,21 +31,6 @@ pub(super) fn resolve(path: &Path) -> PathBuf {
     at
 }
 
-/// Makes the rename of `target` durable (POSIX: fsync its directory).
-#[cfg(unix)]
-pub(super) fn sync_dir(target: &Path) -> std::io::Result<()> {
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-pub(super) fn sync_dir(_target: &Path) -> std::io::Result<()> {
-    Ok(())
-}
-
 /// The canonical form of `path`, also when the file does not exist yet (its directory is
 /// canonicalised instead); `None` when even that fails.
 fn canonical(path: &Path) -> Option<PathBuf> {

@@ -1,6 +1,6 @@
 //! The bag being written: an [`AtomicFile`] (a temporary file in the target's directory,
-//! renamed over the target only once complete and synced; removed when dropped unfinished),
-//! with the current offset tracked.
+//! renamed over the target only once complete and synced; removed when dropped unfinished;
+//! or a spool file streamed into a FIFO or device), with the current offset tracked.
 
 use std::io::Write;
 use std::path::Path;
@@ -19,7 +19,7 @@ impl TempOutput {
     /// Creates the temporary file in the directory of `target`.
     pub fn create(target: &Path) -> Result<Self, WriteError> {
         Ok(TempOutput {
-            file: AtomicFile::create(target)?,
+            file: AtomicFile::create_seekable(target)?,
             pos: 0,
         })
     }

@@ -33,7 +33,8 @@ pub struct BuildReport {
 }
 
 /// Refuses an index path that is not an index: a name ending in `.bag` (`index build *.bag`
-/// makes the first bag the index), or an existing file that is not a bagscope index.
+/// makes the first bag the index), or an existing regular file that is not a bagscope index.
+/// A FIFO or device is not read (that would block or consume it): the writer decides.
 fn check_index_path(index: &Path) -> Result<(), IndexError> {
     let refuse = |why: String| {
         Err(IndexError::NotAnIndex {
@@ -55,6 +56,12 @@ fn check_index_path(index: &Path) -> Result<(), IndexError> {
     };
     if bag_name {
         return refuse("the name is that of a bag".into());
+    }
+    if !matches!(
+        crate::bag::writer::FileKind::at(index),
+        crate::bag::writer::FileKind::Regular
+    ) {
+        return Ok(());
     }
     let mut head = [0u8; 16];
     let read = std::fs::File::open(index).and_then(|mut f| {
@@ -266,7 +273,8 @@ fn write_index(
     let blocks_offset = entries_offset + entry_count * ENTRY_LEN as u64;
     let blocks = entry_count.div_ceil(BLOCK_ENTRIES as u64);
     let file_len = blocks_offset + blocks * 8;
-    let mut out = AtomicFile::create(index)?;
+    // The header is written last: a FIFO or device gets the finished file.
+    let mut out = AtomicFile::create_seekable(index)?;
     let write =
         |out: &mut AtomicFile, b: &[u8]| out.write_all(b).map_err(io(index, "cannot write"));
     write(&mut out, &[0u8; HEADER_LEN])?;

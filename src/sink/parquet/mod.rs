@@ -1,46 +1,40 @@
 //! Parquet output: a directory with one file per topic (or per topic and bag), below Hive-style
 //! partition directories when asked (`robot=r1/date=2026-11-24/odom.parquet`). Columns are the
-//! message's fields flattened (see [`columns`]), after `log_time`, `topic` and `bag`; zstd;
-//! row groups of at most 128 Ki rows or 64 MiB. Rows are gathered in batches of at most
-//! 8 Ki rows or 16 MiB of message bytes before they go to the Parquet writer, which keeps
-//! only the row group in progress: memory is bounded per open file, and the open files'
-//! row groups together are kept under 512 MiB by flushing the largest.
+//! message's fields flattened (see [`columns`]), after `log_time` (microsecond timestamp, UTC),
+//! `log_time_ns` (exact nanoseconds), `topic` and `bag`; zstd; row groups of at most 128 Ki
+//! rows or 64 MiB. Rows are gathered in batches of at most 8 Ki rows or 16 MiB of message
+//! bytes before they go to the Parquet writer, which keeps only the row group in progress:
+//! memory is bounded per file, and the files' row groups together are kept under 512 MiB by
+//! flushing the largest. At most [`OPEN_FILES`] files have a descriptor open; the least
+//! recently written are closed and reopened when needed, so thousands of topics ×
+//! partitions need no more descriptors.
 //!
-//! Every file is written beside its target under a temporary name and renamed when the
-//! whole export is complete; an export that fails leaves no file behind.
+//! Every file is written beside its target under a temporary name (inside the output
+//! directory, links are never followed: see [`OutputDir`]) and renamed when the whole export
+//! is complete; an export that fails leaves no file behind.
 
 pub mod columns;
+mod file;
 pub mod partition;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::builder::{ArrayBuilder, StringBuilder, TimestampNanosecondBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema as ArrowSchema, SchemaRef};
-use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
-
 use crate::bag::ConnId;
-use crate::bag::writer::AtomicFile;
+use crate::bag::writer::OutputDir;
 use crate::catalog::Schemas;
 
 use super::{Finished, MessageSink, SinkError, SinkMessage};
-use columns::{Column, append_message};
+use file::{OpenFile, parquet_error};
 use partition::Level;
 
-/// Rows per batch handed to the writer.
-const BATCH_ROWS: usize = 8 * 1024;
-/// Message bytes per batch.
-const BATCH_BYTES: usize = 16 << 20;
-/// Rows per row group.
-const GROUP_ROWS: usize = 128 * 1024;
-/// Bytes per row group (estimated, encoded).
-const GROUP_BYTES: usize = 64 << 20;
 /// The row groups in progress of all open files together.
 const ALL_GROUPS_BYTES: usize = 512 << 20;
+/// Files whose descriptors are open at once; the least recently written are closed beyond
+/// (and reopened when written again), so that any number of topics × partitions fits
+/// within the usual limit of 1 024 descriptors.
+pub const OPEN_FILES: usize = 64;
 
 /// Options of a Parquet export.
 #[derive(Clone, Debug, Default)]
@@ -51,27 +45,9 @@ pub struct ParquetOptions {
     pub per_bag: bool,
 }
 
-/// One output file being written.
-struct OpenFile {
-    path: PathBuf,
-    writer: ArrowWriter<AtomicFile>,
-    schema: SchemaRef,
-    /// The type the file's columns come from, and its md5sum.
-    datatype: String,
-    md5sum: String,
-    columns: Vec<Column>,
-    log_time: TimestampNanosecondBuilder,
-    topic: StringBuilder,
-    bag: StringBuilder,
-    builders: Vec<Box<dyn ArrayBuilder>>,
-    batch_rows: usize,
-    batch_bytes: usize,
-    rows: u64,
-}
-
 /// A directory of Parquet files being written.
 pub struct ParquetSink {
-    dir: PathBuf,
+    out: OutputDir,
     options: ParquetOptions,
     schemas: Schemas,
     files: Vec<OpenFile>,
@@ -81,6 +57,8 @@ pub struct ParquetSink {
     routes: HashMap<(usize, ConnId, PathBuf), usize>,
     /// Messages left out, by reason (decode errors, a second type on a topic).
     left_out: HashMap<String, u64>,
+    /// Counts the writes, to find the least recently written file.
+    clock: u64,
 }
 
 impl ParquetSink {
@@ -90,18 +68,15 @@ impl ParquetSink {
         options: ParquetOptions,
         schemas: Schemas,
     ) -> Result<Self, SinkError> {
-        std::fs::create_dir_all(dir).map_err(|e| SinkError::Parquet {
-            path: dir.to_path_buf(),
-            what: format!("cannot create the directory: {e}"),
-        })?;
         Ok(ParquetSink {
-            dir: dir.to_path_buf(),
+            out: OutputDir::create(dir)?,
             options,
             schemas,
             files: Vec::new(),
             by_path: HashMap::new(),
             routes: HashMap::new(),
             left_out: HashMap::new(),
+            clock: 0,
         })
     }
 
@@ -140,10 +115,11 @@ impl ParquetSink {
                     return Ok(None);
                 }
             };
-            let file = OpenFile::create(&self.dir.join(&relative), m, &schema)?;
+            let file = OpenFile::create(&self.out, &relative, m, &schema)?;
             self.files.push(file);
             let i = self.files.len() - 1;
             self.by_path.insert(relative, i);
+            self.bound_open(i)?;
             i
         };
         self.routes.insert(key, index);
@@ -156,95 +132,41 @@ impl ParquetSink {
         if total <= ALL_GROUPS_BYTES {
             return Ok(());
         }
-        if let Some(f) = self
+        let largest = self
             .files
-            .iter_mut()
-            .max_by_key(|f| f.writer.in_progress_size())
-        {
-            let path = f.path.clone();
-            f.writer.flush().map_err(|e| parquet_error(&path, &e))?;
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, f)| f.writer.in_progress_size())
+            .map(|(i, _)| i);
+        if let Some(i) = largest {
+            if let Some(f) = self.files.get_mut(i) {
+                f.writer.flush().map_err(|e| parquet_error(&f.path, &e))?;
+            }
+            self.bound_open(i)?;
         }
         Ok(())
     }
-}
 
-fn parquet_error(path: &Path, e: &dyn std::fmt::Display) -> SinkError {
-    SinkError::Parquet {
-        path: path.to_path_buf(),
-        what: e.to_string(),
-    }
-}
-
-impl OpenFile {
-    fn create(
-        path: &Path,
-        m: &SinkMessage<'_>,
-        schema: &crate::msg::Schema,
-    ) -> Result<Self, SinkError> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| SinkError::Parquet {
-                path: parent.to_path_buf(),
-                what: format!("cannot create the directory: {e}"),
-            })?;
+    /// Notes that file `used` was just written to, and closes the least recently written
+    /// files beyond [`OPEN_FILES`].
+    fn bound_open(&mut self, used: usize) -> Result<(), SinkError> {
+        self.clock += 1;
+        if let Some(f) = self.files.get_mut(used) {
+            f.last_use = self.clock;
         }
-        let columns = columns::columns(schema.root());
-        let mut fields = vec![
-            Field::new("log_time", columns::time_type(), false),
-            Field::new("topic", DataType::Utf8, false),
-            Field::new("bag", DataType::Utf8, false),
-        ];
-        fields.extend(
-            columns
-                .iter()
-                .map(|c| Field::new(c.name.clone(), c.data_type.clone(), true)),
-        );
-        let arrow_schema = Arc::new(ArrowSchema::new(fields));
-        let zstd = ZstdLevel::try_new(3).map_err(|e| parquet_error(path, &e))?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(zstd))
-            .set_max_row_group_row_count(Some(GROUP_ROWS))
-            .set_max_row_group_bytes(Some(GROUP_BYTES))
-            .set_created_by(concat!("bagscope ", env!("CARGO_PKG_VERSION")).to_string())
-            .build();
-        let file = AtomicFile::create(path)?;
-        let writer = ArrowWriter::try_new(file, Arc::clone(&arrow_schema), Some(props))
-            .map_err(|e| parquet_error(path, &e))?;
-        let builders = columns::builders(&columns, BATCH_ROWS.min(1024));
-        Ok(OpenFile {
-            path: path.to_path_buf(),
-            writer,
-            schema: arrow_schema,
-            datatype: m.conn.datatype.clone(),
-            md5sum: m.conn.md5sum.clone(),
-            columns,
-            log_time: TimestampNanosecondBuilder::new(),
-            topic: StringBuilder::new(),
-            bag: StringBuilder::new(),
-            builders,
-            batch_rows: 0,
-            batch_bytes: 0,
-            rows: 0,
-        })
-    }
-
-    /// Hands the gathered rows to the writer as one batch.
-    fn flush_batch(&mut self) -> Result<(), SinkError> {
-        if self.batch_rows == 0 {
-            return Ok(());
+        let mut open = self.files.iter().filter(|f| f.is_open()).count();
+        while open > OPEN_FILES {
+            let oldest = self
+                .files
+                .iter_mut()
+                .filter(|f| f.is_open())
+                .min_by_key(|f| f.last_use);
+            match oldest {
+                Some(f) => f.park()?,
+                None => break,
+            }
+            open -= 1;
         }
-        let mut arrays: Vec<ArrayRef> = vec![
-            Arc::new(self.log_time.finish()),
-            Arc::new(self.topic.finish()),
-            Arc::new(self.bag.finish()),
-        ];
-        arrays.extend(self.builders.iter_mut().map(ArrayBuilder::finish));
-        let batch = RecordBatch::try_new(Arc::clone(&self.schema), arrays)
-            .map_err(|e| parquet_error(&self.path, &e))?;
-        self.writer
-            .write(&batch)
-            .map_err(|e| parquet_error(&self.path, &e))?;
-        self.batch_rows = 0;
-        self.batch_bytes = 0;
         Ok(())
     }
 }
@@ -274,22 +196,9 @@ impl MessageSink for ParquetSink {
         let Some(f) = self.files.get_mut(index) else {
             return Ok(());
         };
-        let mut at = 0;
-        append_message(&decoded.root(), &f.columns, &mut f.builders, &mut at).map_err(
-            |misfit| SinkError::Parquet {
-                path: f.path.clone(),
-                what: format!("{} message at {}: {}", m.conn.topic, m.time, misfit.0),
-            },
-        )?;
-        f.log_time
-            .append_option(i64::try_from(m.time.as_nanos()).ok());
-        f.topic.append_value(&m.conn.topic);
-        f.bag.append_value(m.bag_path.to_string_lossy());
-        f.batch_rows += 1;
-        f.batch_bytes = f.batch_bytes.saturating_add(m.data.len());
-        f.rows += 1;
-        if f.batch_rows >= BATCH_ROWS || f.batch_bytes >= BATCH_BYTES {
+        if f.append(m, &decoded.root())? {
             f.flush_batch()?;
+            self.bound_open(index)?;
             self.bound_memory()?;
         }
         Ok(())
@@ -302,10 +211,12 @@ impl MessageSink for ParquetSink {
             f.flush_batch()?;
             let rows = f.rows;
             let path = f.path.clone();
-            let file = f
+            let mut file = f
                 .writer
                 .into_inner()
                 .map_err(|e| parquet_error(&path, &e))?;
+            // Complete, and closed until its turn to be put in place.
+            file.park()?;
             lines.push(format!("wrote {rows} rows to {}", path.display()));
             done.push(file);
         }

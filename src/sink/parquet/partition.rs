@@ -1,6 +1,7 @@
 //! Where a message's rows go: Hive-style partition directories (`robot=r1/date=2026-11-24`)
 //! and a file name made from the topic.
 
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use crate::time::RosTime;
@@ -75,9 +76,18 @@ pub fn directory(levels: &[Level], m: &SinkMessage<'_>) -> PathBuf {
     dir
 }
 
+/// The longest file name made (in bytes, with `.parquet`): well within the 255 bytes file
+/// systems allow, with room for the temporary name's `.` + `.XXXXXX.partial`.
+pub const MAX_NAME: usize = 200;
+/// What is kept of a name too long: its first bytes, then `~` and the hash.
+const KEPT: usize = MAX_NAME - ".parquet".len() - 17;
+
 /// The file name of a topic's rows: the topic without its leading `/`, `/` as `.`, other
 /// characters outside `[A-Za-z0-9_.-]` as `_` (`/robot/odom` → `robot.odom.parquet`); with
-/// `bag`, the bag's file stem is added (`robot.odom.run1.parquet`).
+/// `bag`, the bag's file stem is added (`robot.odom.run1.parquet`). A name that would be
+/// longer than [`MAX_NAME`] bytes keeps its first 175 bytes, then `~` and the 16 hex digits
+/// of the xxHash64 of the whole name (`~` appears in no other name, and the hash keeps
+/// distinct long names apart).
 pub fn file_name(topic: &str, bag: Option<&Path>) -> String {
     let mut name = sanitise(topic.trim_start_matches('/'));
     if name.is_empty() || name.starts_with('.') {
@@ -86,6 +96,12 @@ pub fn file_name(topic: &str, bag: Option<&Path>) -> String {
     if let Some(stem) = bag.and_then(Path::file_stem) {
         name.push('.');
         name.push_str(&sanitise(&stem.to_string_lossy()));
+    }
+    if name.len() + ".parquet".len() > MAX_NAME {
+        let hash = twox_hash::XxHash64::oneshot(0, name.as_bytes());
+        // (The name is ASCII: any byte is a character boundary.)
+        name.truncate(KEPT);
+        let _ = write!(name, "~{hash:016x}");
     }
     name.push_str(".parquet");
     name
@@ -142,6 +158,25 @@ mod tests {
             file_name("/tf", Some(Path::new("/d/run 1.bag"))),
             "tf.run_1.parquet"
         );
+    }
+
+    #[test]
+    fn long_topics_get_short_unique_names() {
+        let long_a = format!("/{}/a", "x".repeat(300));
+        let long_b = format!("/{}/b", "x".repeat(300));
+        let a = file_name(&long_a, None);
+        let b = file_name(&long_b, None);
+        assert_eq!(a.len(), MAX_NAME, "{a}");
+        assert_ne!(a, b);
+        assert!(a.starts_with(&"x".repeat(KEPT)), "{a}");
+        assert!(a.ends_with(".parquet") && a.contains('~'), "{a}");
+        // The same topic always gets the same name; a name just short enough is kept.
+        assert_eq!(a, file_name(&long_a, None));
+        let fits = format!("/{}", "y".repeat(MAX_NAME - ".parquet".len()));
+        assert_eq!(file_name(&fits, None).len(), MAX_NAME);
+        assert!(!file_name(&fits, None).contains('~'));
+        let by_bag = file_name(&long_a, Some(Path::new("/d/run1.bag")));
+        assert!(by_bag.len() <= MAX_NAME && by_bag != a, "{by_bag}");
     }
 
     #[test]

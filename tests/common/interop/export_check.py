@@ -10,7 +10,8 @@ of OUT.mcap with mcap-ros1-support and compares it, field by field, with the off
 reader's decoding of the bags (merged in time order); it also checks the profile, schema and
 message encodings, the summary, the chunk indexes and the message indexes. `parquet` reads
 DIR with DuckDB (`read_parquet('DIR/**/*.parquet', hive_partitioning=true)`) and compares row
-counts per topic and the columns named in SPEC.json with the official decoding.
+counts per topic and the columns named in SPEC.json with the official decoding (a `time`
+column COL by its exact nanoseconds, COL_ns, and its microsecond timestamp, their floor).
 Prints one JSON object; exits 1 with the first difference on stderr.
 """
 import heapq
@@ -148,15 +149,21 @@ def check_parquet(out, spec_path, bags):
     for topic, columns in spec.get("columns", {}).items():
         file_glob = f"{out.rstrip('/')}/**/{topic.strip('/').replace('/', '.')}*.parquet"
         for col, path, kind in columns:
-            expr = f'epoch_ns("{col}")' if kind == "time" else f'"{col}"'
+            # A time is a microsecond timestamp and its exact nanoseconds in COL_ns.
+            expr = f'"{col}_ns", epoch_us("{col}")' if kind == "time" else f'"{col}"'
             rows = con.execute(
-                f"select epoch_ns(log_time), {expr} from read_parquet('{file_glob}', hive_partitioning=true) order by log_time"
+                f"select log_time_ns, epoch_us(log_time), {expr} from read_parquet('{file_glob}', hive_partitioning=true) order by log_time_ns"
             ).fetchall()
             want = msgs[topic]
             if len(rows) != len(want):
                 fail(f"{topic}: {len(rows)} rows, want {len(want)}")
             got_vals, want_vals = [], []
-            for (t, v), (wt, m) in zip(rows, want):
+            for row, (wt, m) in zip(rows, want):
+                t, t_us, v = row[0], row[1], row[2]
+                if t_us != t // 1000:
+                    fail(f"{topic}: log_time {t_us} us, log_time_ns {t}")
+                if kind == "time" and row[3] != v // 1000:
+                    fail(f"{topic} {col}: {row[3]} us, {col}_ns {v}")
                 w = field(m, path)
                 if kind in ("time", "duration"):
                     w = w.to_nsec()
