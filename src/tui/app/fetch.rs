@@ -205,22 +205,8 @@ impl App {
                 self.mode == Mode::Health
             }
             Reply::Scanned(report) => {
-                let by_topic: std::collections::HashMap<
-                    &str,
-                    &crate::catalog::health::TopicHealth,
-                > = report
-                    .topics
-                    .iter()
-                    .map(|t| (t.topic.as_str(), t))
-                    .collect();
-                self.topics.update_stats(|row| {
-                    if let Some(t) = by_topic.get(row.topic.as_str()) {
-                        row.rate = t.rate().or(row.rate);
-                        row.bytes = Some(t.bytes);
-                        row.bandwidth = t.bandwidth();
-                    }
-                });
                 self.health.report = Some(*report);
+                self.keep_health_stats();
                 self.health.progress = 1.0;
                 self.scan_clock.report_arrived();
                 self.rebuild_health();

@@ -310,10 +310,11 @@ impl App {
             });
     }
 
-    /// The last health report's rates, sizes and bandwidths on the topic rows rebuilt from a
-    /// new snapshot (until the next report, a few seconds later, brings newer ones): the
-    /// size columns do not fall back to `…` on each refresh.
-    fn keep_health_stats(&mut self) {
+    /// The last health report's rates, sizes and bandwidths on the topic rows: when it
+    /// arrives, and on the rows rebuilt from a new snapshot (until the next report, a few
+    /// seconds later, brings newer ones), so the size columns do not fall back to `…` on
+    /// each refresh.
+    pub(super) fn keep_health_stats(&mut self) {
         let Some(report) = &self.health.report else {
             return;
         };
