@@ -421,10 +421,7 @@ impl Node {
     pub(super) fn shares_searchers_with(&self, other: &Node) -> bool {
         match (self, other) {
             (Node::Or(a), Node::Or(b)) | (Node::And(a), Node::And(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .zip(b)
-                        .all(|(x, y)| x.shares_searchers_with(y))
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.shares_searchers_with(y))
             }
             (Node::Not(a), Node::Not(b)) => a.shares_searchers_with(b),
             (Node::Like { needle: a, .. }, Node::Like { needle: b, .. })

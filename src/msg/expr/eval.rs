@@ -43,9 +43,7 @@ impl Node {
                     .is_some_and(|x| x != Num::Int(0) && x != Num::Float(0.0)),
                 _ => number(&v, *func).is_some_and(|x| x != Num::Int(0) && x != Num::Float(0.0)),
             }),
-            Node::AnyText(needle) => {
-                any_string(&ValueRef::Message(msg), &mut |s| needle.is_in(s))
-            }
+            Node::AnyText(needle) => any_string(&ValueRef::Message(msg), &mut |s| needle.is_in(s)),
         }
     }
 }

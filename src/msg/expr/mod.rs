@@ -113,6 +113,13 @@ impl Filter {
 }
 
 impl Expr {
+    /// True when the expression names a field `topic` (or `m.topic`): when the type has no
+    /// such field, it tests the topic's name, so a filter compiled for one topic does not
+    /// serve another of the same type.
+    pub fn mentions_topic(&self) -> bool {
+        self.ast.mentions_topic()
+    }
+
     /// How many regular expressions of this expression (and its clones) have been compiled:
     /// at most one per distinct pattern, however many filters were compiled.
     pub fn regexes_compiled(&self) -> usize {

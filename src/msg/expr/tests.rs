@@ -293,7 +293,12 @@ fn regexes_and_needles_are_built_once_per_expression_and_shared() {
     assert_eq!(string_expr.regexes_compiled(), 1);
     // Two parses build two sets.
     let other = Expr::parse(expr.text()).unwrap();
-    assert!(!other.compile(log.root(), "/t0").unwrap().shares_searchers_with(&first));
+    assert!(
+        !other
+            .compile(log.root(), "/t0")
+            .unwrap()
+            .shares_searchers_with(&first)
+    );
 }
 
 /// The naive tests the searchers replace.
@@ -309,8 +314,23 @@ fn substring_searches_find_what_a_naive_scan_finds() {
     use super::shared::{FoldedNeedle, Shared};
     let shared = Shared::default();
     let texts: Vec<Vec<u8>> = [
-        "", "a", "A", "aa", "aab", "aaab", "abab", "ababc", "abcabd", "ABCABCABD", "xyz",
-        "aAbBaAbB", "Planner", "the PLANNER says", "é", "\u{e9}planner", "\0a\0",
+        "",
+        "a",
+        "A",
+        "aa",
+        "aab",
+        "aaab",
+        "abab",
+        "ababc",
+        "abcabd",
+        "ABCABCABD",
+        "xyz",
+        "aAbBaAbB",
+        "Planner",
+        "the PLANNER says",
+        "é",
+        "\u{e9}planner",
+        "\0a\0",
     ]
     .iter()
     .map(|s| s.as_bytes().to_vec())
@@ -346,8 +366,12 @@ fn substring_searches_find_what_a_naive_scan_finds() {
         x
     };
     for _ in 0..300 {
-        let hay: Vec<u8> = (0..next() % 64).map(|_| b"aAbB"[(next() % 4) as usize]).collect();
-        let needle: Vec<u8> = (0..next() % 6).map(|_| b"ab"[(next() % 2) as usize]).collect();
+        let hay: Vec<u8> = (0..next() % 64)
+            .map(|_| b"aAbB"[(next() % 4) as usize])
+            .collect();
+        let needle: Vec<u8> = (0..next() % 6)
+            .map(|_| b"ab"[(next() % 2) as usize])
+            .collect();
         assert_eq!(
             FoldedNeedle::new(&needle).is_in(&hay),
             naive_ci(&hay, &needle),
@@ -371,7 +395,10 @@ fn a_long_needle_in_a_long_string() {
         format!("\"{needle}\" in data"),
         format!("\"{needle}\""),
     ] {
-        let f = Expr::parse(&expr).unwrap().compile(schema.root(), "/t").unwrap();
+        let f = Expr::parse(&expr)
+            .unwrap()
+            .compile(schema.root(), "/t")
+            .unwrap();
         assert!(!f.matches_payload(&schema, &payload).unwrap());
     }
     hay.push(b'b');
