@@ -153,46 +153,78 @@ pub fn validate(
     plan(catalog, request, registry).map(|_| ())
 }
 
-/// Runs the search: calls `on_update` after each batch (return `false` to stop) and returns
-/// every match, in time order, with the counts.
+/// A search checked and compiled against the catalog's topics (its regular expressions
+/// compiled once), ready to run; [`SearchPlan::new`] reads no message.
+pub struct SearchPlan {
+    plans: Plans,
+}
+
+impl SearchPlan {
+    /// Compiles `request` for every searched connection, one plan per message type; the
+    /// error a search would start with when it fits none.
+    pub fn new(
+        catalog: &Catalog,
+        request: &SearchRequest,
+        registry: &Registry,
+    ) -> Result<SearchPlan, SearchError> {
+        Ok(SearchPlan {
+            plans: plan(catalog, request, registry)?,
+        })
+    }
+
+    /// Runs the search over `catalog` (the one planned for): calls `on_update` after each
+    /// batch (return `false` to stop) and returns every match, in time order, with the
+    /// counts.
+    pub fn run(
+        &self,
+        catalog: &Catalog,
+        cancel: &AtomicBool,
+        mut on_update: impl FnMut(&SearchUpdate) -> bool,
+    ) -> (Vec<Match>, SearchStats) {
+        let plans = &self.plans;
+        let mut stats = SearchStats::default();
+        let (usable, skipped) = usable_and_skipped(plans);
+        stats.skipped = messages_in(catalog, &skipped);
+        let mut all = Vec::new();
+        read_batches(
+            catalog,
+            &usable,
+            cancel,
+            |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?)),
+            |batch| {
+                let mut matches = Vec::new();
+                for (m, s) in batch.results {
+                    matches.extend(m);
+                    stats.add(s);
+                }
+                matches.sort_unstable();
+                all.extend_from_slice(&matches);
+                on_update(&SearchUpdate {
+                    matches,
+                    fraction: batch.fraction,
+                    stats,
+                    done: batch.done,
+                })
+            },
+        );
+        // Batches are in chunk start order; chunks may overlap in time.
+        if !all.is_sorted() {
+            all.sort_unstable();
+        }
+        (all, stats)
+    }
+}
+
+/// Plans and runs the search ([`SearchPlan`]): calls `on_update` after each batch (return
+/// `false` to stop) and returns every match, in time order, with the counts.
 pub fn search(
     catalog: &Catalog,
     request: &SearchRequest,
     registry: &Registry,
     cancel: &AtomicBool,
-    mut on_update: impl FnMut(&SearchUpdate) -> bool,
+    on_update: impl FnMut(&SearchUpdate) -> bool,
 ) -> Result<(Vec<Match>, SearchStats), SearchError> {
-    let plans = plan(catalog, request, registry)?;
-    let mut stats = SearchStats::default();
-    let (usable, skipped) = usable_and_skipped(&plans);
-    stats.skipped = messages_in(catalog, &skipped);
-    let mut all = Vec::new();
-    read_batches(
-        catalog,
-        &usable,
-        cancel,
-        |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?)),
-        |batch| {
-            let mut matches = Vec::new();
-            for (m, s) in batch.results {
-                matches.extend(m);
-                stats.add(s);
-            }
-            matches.sort_unstable();
-            all.extend_from_slice(&matches);
-            on_update(&SearchUpdate {
-                matches,
-                fraction: batch.fraction,
-                stats,
-                done: batch.done,
-            })
-        },
-    );
-    // Batches are in chunk start order; chunks may overlap in time.
-    if !all.is_sorted() {
-        all.sort_unstable();
-    }
-    Ok((all, stats))
+    Ok(SearchPlan::new(catalog, request, registry)?.run(catalog, cancel, on_update))
 }
 
 /// Tests the searched messages of one chunk.
