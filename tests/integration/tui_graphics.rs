@@ -248,9 +248,16 @@ fn a_terminal_lying_about_its_cell_size_costs_no_more_than_the_frame() {
             String::from_utf8_lossy(&out[out.len().saturating_sub(600)..]).escape_debug()
         );
         assert_eq!(verdict["exit"], 0, "{w}×{h}: {verdict}");
-        assert!(contains(&out, b"a=T,U=1,c="), "{w}×{h}: kitty not told the cells");
+        assert!(
+            contains(&out, b"a=T,U=1,c="),
+            "{w}×{h}: kitty not told the cells"
+        );
         // The demo's 64×48 frame: at most 128×96 pixels sent (66 KB of base64 a frame).
-        assert!(out.len() < 2_000_000, "{w}×{h}: {} bytes written", out.len());
+        assert!(
+            out.len() < 2_000_000,
+            "{w}×{h}: {} bytes written",
+            out.len()
+        );
         assert!(contains(&out, b"\x1b[?1049l"), "{w}×{h}: not restored");
     }
 }
@@ -266,7 +273,10 @@ fn answers_after_the_wait_are_not_keys() {
     let steps = serde_json::json!([
         ["wait", "image_raw"],
         ["sleep", 1.0],
-        ["keys", "\u{1b}_Gi=31;EINVAL:bad image\u{1b}\\\u{1b}]11;rgb:0000/0000/0000\u{7}"],
+        [
+            "keys",
+            "\u{1b}_Gi=31;EINVAL:bad image\u{1b}\\\u{1b}]11;rgb:0000/0000/0000\u{7}"
+        ],
         ["keys", "\u{1b}[6;20;10t\u{1b}[?62;4;22c\u{1b}[0n"],
         ["sleep", 0.5],
         ["alive"],
@@ -286,7 +296,9 @@ fn answers_after_the_wait_are_not_keys() {
     let typed = position(&out, b"mark an interval first").unwrap();
     // Only the `E` typed made the explorer speak: written once, after the answers.
     assert_eq!(
-        out.windows(22).filter(|w| w == b"mark an interval first").count(),
+        out.windows(22)
+            .filter(|w| w == b"mark an interval first")
+            .count(),
         1,
         "the answer's E was read as a key"
     );
