@@ -67,6 +67,18 @@ fn evil_bag(dir: &Path) -> PathBuf {
             ),
         )
         .unwrap();
+    let pt_topic = format!("/pt{EVIL}");
+    let pt = w
+        .add_connection(
+            &pt_topic,
+            &connection(
+                &pt_topic,
+                "geometry_msgs/Point",
+                "4a842b65f413084dc2b10fb484ea7f17",
+                "float64 x\nfloat64 y\nfloat64 z\n",
+            ),
+        )
+        .unwrap();
     let ty = format!("pkg/Typed{EVIL}");
     let typed = w
         .add_connection("/typed", &connection("/typed", &ty, "*", "int32 x\n"))
@@ -93,6 +105,11 @@ fn evil_bag(dir: &Path) -> PathBuf {
         w.write(log, t, &p).unwrap();
         w.write(num, t, &f64::from(k).to_le_bytes()).unwrap();
         w.write(typed, t, &(k as i32).to_le_bytes()).unwrap();
+        let mut p = Vec::new();
+        for v in [f64::from(k), f64::from(k * k), 0.0] {
+            p.extend(v.to_le_bytes());
+        }
+        w.write(pt, t, &p).unwrap();
     }
     w.finish().unwrap();
     path
@@ -139,7 +156,7 @@ fn no_pane_or_title_shows_a_bags_control_characters_raw() {
         let mut h = harness(&path, w, hh);
         h.wait_until("the log lines", Duration::from_secs(20), |app| app.log.done);
         assert_escaped(&h, "the first screen");
-        for topic in ["gnp", "rosout", "num", "typed"] {
+        for topic in ["gnp", "rosout", "num", "pt", "typed"] {
             select_topic(&mut h, topic);
             assert!(
                 h.screen().contains("\\u{202e}"),
@@ -195,4 +212,25 @@ fn the_bag_file_name_never_reaches_the_status_bar_raw() {
     let path = evil_bag(dir.path());
     let h = harness(&path, 120, 30);
     assert_escaped(&h, "the status bar");
+}
+
+/// Two fields of a topic so named drawn against each other: the XY title.
+#[test]
+fn the_xy_plot_names_its_topic_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = evil_bag(dir.path());
+    let mut h = harness(&path, 120, 40);
+    h.app.plot_field(&format!("/pt{EVIL}/x")).unwrap();
+    h.app.plot_field(&format!("/pt{EVIL}/y")).unwrap();
+    h.wait_until("both series", Duration::from_secs(30), |a| {
+        a.plots.entries.len() == 2 && a.plots.progress().is_none()
+    });
+    assert_escaped(&h, "the plot's legend");
+    h.act(&[Action::TogglePlotXy]);
+    assert!(h.app.plots.xy, "{}", h.status_bar());
+    h.wait_until("the XY picture", Duration::from_secs(30), |a| {
+        !a.xy_pending()
+    });
+    assert!(h.screen().contains("XY · /pt\\u{202e}"), "{}", h.screen());
+    assert_escaped(&h, "the XY plot");
 }
