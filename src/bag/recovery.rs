@@ -112,7 +112,7 @@ impl Recovery {
         };
         let chunks = match header_chunks.map(u64::from) {
             Some(n) if n > found => {
-                format!("; the header counts {n} chunks, {found} were found whole",)
+                format!("; the header counts {n} chunks, {found} were found whole")
             }
             _ => String::new(),
         };

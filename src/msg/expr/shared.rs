@@ -44,7 +44,6 @@ impl Shared {
         match ast {
             Ast::Or(items) | Ast::And(items) => items.iter().for_each(|a| self.collect(a)),
             Ast::Not(inner) => self.collect(inner),
-            Ast::Truthy(_) => {}
             Ast::Text(s) => self.add_folded(s),
             Ast::In { needle, .. } => {
                 let key: Box<[u8]> = needle.as_bytes().into();
@@ -63,7 +62,7 @@ impl Shared {
                 CmpOp::Like => self.add_folded(s),
                 _ => {}
             },
-            Ast::Compare { .. } => {}
+            Ast::Truthy(_) | Ast::Compare { .. } => {}
         }
     }
 
