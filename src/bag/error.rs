@@ -33,8 +33,10 @@ pub enum BagErrorKind {
         /// What is there instead.
         found: String,
     },
-    /// Messages of a damaged chunk could not be read.
-    #[error("{lost} message(s) of this chunk could not be read: {reason}")]
+    /// Messages of a damaged chunk could not be read; `lost` 0: the chunk does not decode to
+    /// its end, but the messages wanted lie before the damage (those past it, if any, are
+    /// counted by their own errors).
+    #[error("{}", chunk_damaged(*.lost, .reason))]
     ChunkDamaged {
         /// Messages lost.
         lost: u64,
@@ -175,4 +177,15 @@ impl fmt::Display for Warning {
 /// Convenience for building errors about one file.
 pub(crate) fn path_arc(path: &Path) -> Arc<Path> {
     Arc::from(PathBuf::from(path).into_boxed_path())
+}
+
+/// The text of [`BagErrorKind::ChunkDamaged`]: never "0 messages could not be read".
+fn chunk_damaged(lost: u64, reason: &FormatError) -> String {
+    if lost == 0 {
+        format!(
+            "this chunk does not decode to its end (the messages read lie before the damage): {reason}"
+        )
+    } else {
+        format!("{lost} message(s) of this chunk could not be read: {reason}")
+    }
 }

@@ -236,7 +236,7 @@ fn open_v2(
             (sink.0)(PartialScan { bag, done, total })
         }
     });
-    let mut opened = recover_v2::recover(
+    let (mut opened, chunk_infos) = recover_v2::recover(
         source,
         scan_from,
         reason,
@@ -252,8 +252,9 @@ fn open_v2(
         recover_v2::Stopped::Changed(c) => OpenError::Changed(c),
         recover_v2::Stopped::Cancelled => OpenError::Cancelled,
     })?;
-    // A closed bag cut short (an interrupted copy): even when the cut falls between records
-    // and every record read is whole, the rest of the recording is missing.
+    // A closed bag whose index section lies past its end: cut short (an interrupted copy:
+    // even when the cut falls between records and every record read is whole, the rest of
+    // the recording is missing), or a damaged index_pos. What the scan found tells which.
     let len = source.len();
     if let Ok(h) = &header {
         if h.index_pos > len {
@@ -264,7 +265,7 @@ fn open_v2(
                 .map(|c| c.end)
                 .max();
             if let Some(r) = opened.recovery.as_mut() {
-                r.note_truncated_end(len, h.index_pos, last);
+                r.note_index_past_end(len, h.index_pos, h.chunk_count, chunk_infos, last);
             }
         }
     }

@@ -9,7 +9,8 @@ use crate::time::RosTime;
 pub struct Loss {
     /// File offset where it starts.
     pub offset: u64,
-    /// Bytes lost (to the next readable record or the end of the file).
+    /// Bytes lost (to the next readable record or the end of the file); 0 when not known
+    /// (the missing end of a truncated file) or not a stretch of the file.
     pub bytes: u64,
     /// Messages known to be lost there (from index data), when known.
     pub messages: Option<u64>,
@@ -19,7 +20,13 @@ pub struct Loss {
 
 impl fmt::Display for Loss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} bytes at byte {}", self.bytes, self.offset)?;
+        // Bytes 0: the size is not known (the end of a truncated file) or not the point (a
+        // connection without its record).
+        if self.bytes == 0 {
+            write!(f, "at byte {}", self.offset)?;
+        } else {
+            write!(f, "{} bytes at byte {}", self.bytes, self.offset)?;
+        }
         if let Some(m) = self.messages {
             write!(f, " ({m} messages)")?;
         }
@@ -55,33 +62,72 @@ impl Recovery {
         self.losses.iter().map(|l| l.bytes).sum()
     }
 
-    /// Records that the file ends at `file_len`, before the index section its bag header
-    /// places at `index_pos`: the end of the recording is missing, whether the cut fell
-    /// between records or inside one. `last` is the receive time of the last message read.
-    /// A loss already starting at the end of the file (a chunk cut off) is extended.
-    pub(crate) fn note_truncated_end(
+    /// Settles what is true of a 2.0 bag whose header places its index section at
+    /// `index_pos`, past the end of the file (`file_len` bytes), once the file was scanned:
+    ///
+    /// - the scan met chunk info records (`chunk_infos`): the index section is in the file,
+    ///   the header's `index_pos` is damaged, nothing is missing;
+    /// - every chunk the header counts (`header_chunks`) was read whole: only the index
+    ///   section is missing (rebuilt by the scan), no message is;
+    /// - else the end of the recording is missing (a truncated copy): a loss at the end of
+    ///   the file, of unknown size (`index_pos` is not trusted to measure it), naming `last`,
+    ///   the receive time of the last message read, and the chunks the header counts that
+    ///   are not there. A loss already starting at the end of the file (a chunk cut off)
+    ///   takes the explanation.
+    pub(crate) fn note_index_past_end(
         &mut self,
         file_len: u64,
         index_pos: u64,
+        header_chunks: Option<u32>,
+        chunk_infos: usize,
         last: Option<RosTime>,
     ) {
+        let place = format!(
+            "the bag header places its index section at byte {index_pos}, past the end of the \
+             file ({file_len} bytes)"
+        );
+        if chunk_infos > 0 {
+            self.reason = format!(
+                "{place}, but the file holds an index section ({chunk_infos} chunk info \
+                 record(s)): the header's index_pos is damaged; the file was read record by \
+                 record"
+            );
+            return;
+        }
+        let found = self.complete_chunks;
+        if let Some(n) = header_chunks.map(u64::from)
+            && n > 0
+            && found >= n
+            && self.partial_chunks == 0
+        {
+            self.reason = format!(
+                "{place}, but holds all {n} chunks its header counts, whole: only the index \
+                 section is missing (rebuilt by reading the file)"
+            );
+            return;
+        }
         let since = match last {
             Some(t) => format!("every message after {t} (the last one read)"),
             None => "every message".to_string(),
         };
+        let chunks = match header_chunks.map(u64::from) {
+            Some(n) if n > found => {
+                format!("; the header counts {n} chunks, {found} were found whole")
+            }
+            _ => String::new(),
+        };
         let what = format!(
             "the file is truncated before its index section (at byte {index_pos}): the end of \
-             the recording is missing, {since}"
+             the recording is missing, {since}{chunks}"
         );
-        let missing = index_pos.saturating_sub(file_len);
         if let Some(tail) = self.losses.iter_mut().find(|l| l.offset >= file_len) {
-            tail.bytes = tail.bytes.max(missing);
             tail.reason = format!("{}; {what}", tail.reason);
             return;
         }
         self.losses.push(Loss {
             offset: file_len,
-            bytes: missing,
+            // How much is missing is not known: the header's index_pos may be damaged too.
+            bytes: 0,
             messages: None,
             reason: what,
         });

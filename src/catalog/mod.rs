@@ -18,6 +18,7 @@ pub mod series;
 mod tests;
 pub mod time_index;
 mod topics;
+mod type_plans;
 mod window;
 pub mod window_bytes;
 
@@ -28,6 +29,7 @@ pub use chunk_scan::BagChunk;
 pub use merge::{CatalogMessage, CatalogMessages};
 pub use schemas::{SchemaEntry, Schemas, compile};
 pub use topics::CatalogTopic;
+pub use type_plans::{SchemaResult, TypePlans};
 pub use window::{MsgRef, Window};
 
 use crate::bag::{Bag, BagError, OpenOptions, Query};

@@ -19,7 +19,7 @@ use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, messages_in, read_batches, usable_and_skipped};
-use super::{BagConn, Catalog, compile, topic_matches};
+use super::{BagConn, Catalog, TypePlans, topic_matches};
 
 /// What to search: an expression over the messages of some topics.
 #[derive(Debug, Clone)]
@@ -97,13 +97,15 @@ pub struct SearchUpdate {
 
 struct ConnPlan {
     schema: Arc<Schema>,
-    filter: Filter,
+    /// Shared by the connections of one type (docs: [`TypePlans`]).
+    filter: Arc<Filter>,
 }
 
 /// Per bag: the searched connections and their plan (`None`: the expression does not fit).
 type Plans = Vec<HashMap<ConnId, Option<ConnPlan>>>;
 
-/// Compiles the request for every searched connection: an error when it fits none.
+/// Compiles the request for every searched connection (once per message type): an error
+/// when it fits none.
 fn plan(
     catalog: &Catalog,
     request: &SearchRequest,
@@ -112,24 +114,24 @@ fn plan(
     let mut plans = Vec::new();
     let mut first_error = None;
     let mut usable = 0usize;
+    let mut types = TypePlans::new(&request.expr, registry);
     for bag in catalog.bags() {
         let mut conns = HashMap::new();
         for c in bag.connections().iter().filter(|c| {
             request.topics.is_empty() || request.topics.iter().any(|t| topic_matches(t, &c.topic))
         }) {
-            let plan = compile(c, registry).schema.ok().and_then(|schema| {
-                match request.expr.compile(schema.root(), &c.topic) {
-                    Ok(filter) => Some(ConnPlan { schema, filter }),
-                    Err(error) => {
-                        first_error.get_or_insert(SearchError::Expr {
-                            topic: c.topic.clone(),
-                            datatype: c.datatype.clone(),
-                            error: Box::new(error),
-                        });
-                        None
-                    }
+            let plan = match types.plan(c) {
+                Ok(Some((schema, filter))) => Some(ConnPlan { schema, filter }),
+                Ok(None) => None,
+                Err(error) => {
+                    first_error.get_or_insert(SearchError::Expr {
+                        topic: c.topic.clone(),
+                        datatype: c.datatype.clone(),
+                        error: Box::new(error),
+                    });
+                    None
                 }
-            });
+            };
             usable += usize::from(plan.is_some());
             conns.insert(c.id, plan);
         }
@@ -151,46 +153,78 @@ pub fn validate(
     plan(catalog, request, registry).map(|_| ())
 }
 
-/// Runs the search: calls `on_update` after each batch (return `false` to stop) and returns
-/// every match, in time order, with the counts.
+/// A search checked and compiled against the catalog's topics (its regular expressions
+/// compiled once), ready to run; [`SearchPlan::new`] reads no message.
+pub struct SearchPlan {
+    plans: Plans,
+}
+
+impl SearchPlan {
+    /// Compiles `request` for every searched connection, one plan per message type; the
+    /// error a search would start with when it fits none.
+    pub fn new(
+        catalog: &Catalog,
+        request: &SearchRequest,
+        registry: &Registry,
+    ) -> Result<SearchPlan, SearchError> {
+        Ok(SearchPlan {
+            plans: plan(catalog, request, registry)?,
+        })
+    }
+
+    /// Runs the search over `catalog` (the one planned for): calls `on_update` after each
+    /// batch (return `false` to stop) and returns every match, in time order, with the
+    /// counts.
+    pub fn run(
+        &self,
+        catalog: &Catalog,
+        cancel: &AtomicBool,
+        mut on_update: impl FnMut(&SearchUpdate) -> bool,
+    ) -> (Vec<Match>, SearchStats) {
+        let plans = &self.plans;
+        let mut stats = SearchStats::default();
+        let (usable, skipped) = usable_and_skipped(plans);
+        stats.skipped = messages_in(catalog, &skipped);
+        let mut all = Vec::new();
+        read_batches(
+            catalog,
+            &usable,
+            cancel,
+            |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?)),
+            |batch| {
+                let mut matches = Vec::new();
+                for (m, s) in batch.results {
+                    matches.extend(m);
+                    stats.add(s);
+                }
+                matches.sort_unstable();
+                all.extend_from_slice(&matches);
+                on_update(&SearchUpdate {
+                    matches,
+                    fraction: batch.fraction,
+                    stats,
+                    done: batch.done,
+                })
+            },
+        );
+        // Batches are in chunk start order; chunks may overlap in time.
+        if !all.is_sorted() {
+            all.sort_unstable();
+        }
+        (all, stats)
+    }
+}
+
+/// Plans and runs the search ([`SearchPlan`]): calls `on_update` after each batch (return
+/// `false` to stop) and returns every match, in time order, with the counts.
 pub fn search(
     catalog: &Catalog,
     request: &SearchRequest,
     registry: &Registry,
     cancel: &AtomicBool,
-    mut on_update: impl FnMut(&SearchUpdate) -> bool,
+    on_update: impl FnMut(&SearchUpdate) -> bool,
 ) -> Result<(Vec<Match>, SearchStats), SearchError> {
-    let plans = plan(catalog, request, registry)?;
-    let mut stats = SearchStats::default();
-    let (usable, skipped) = usable_and_skipped(&plans);
-    stats.skipped = messages_in(catalog, &skipped);
-    let mut all = Vec::new();
-    read_batches(
-        catalog,
-        &usable,
-        cancel,
-        |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?)),
-        |batch| {
-            let mut matches = Vec::new();
-            for (m, s) in batch.results {
-                matches.extend(m);
-                stats.add(s);
-            }
-            matches.sort_unstable();
-            all.extend_from_slice(&matches);
-            on_update(&SearchUpdate {
-                matches,
-                fraction: batch.fraction,
-                stats,
-                done: batch.done,
-            })
-        },
-    );
-    // Batches are in chunk start order; chunks may overlap in time.
-    if !all.is_sorted() {
-        all.sort_unstable();
-    }
-    Ok((all, stats))
+    Ok(SearchPlan::new(catalog, request, registry)?.run(catalog, cancel, on_update))
 }
 
 /// Tests the searched messages of one chunk.
@@ -239,6 +273,7 @@ mod tests {
 
     use super::*;
     use crate::bag::{OpenOptions, Query};
+    use crate::catalog::compile;
 
     fn catalog(name: &str) -> Catalog {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -334,5 +369,63 @@ mod tests {
         .unwrap();
         assert_eq!(stats.tested, 37);
         assert_eq!(stats.skipped, 159 - 37);
+    }
+
+    #[test]
+    fn one_regex_and_one_filter_for_many_topics_of_one_type() {
+        use crate::bag::writer::{BagWriter, WriterOptions};
+        use crate::format::{Compression, ConnectionHeader};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("many.bag");
+        let mut w = BagWriter::create(
+            &path,
+            WriterOptions {
+                compression: Compression::None,
+                chunk_size: 4096,
+            },
+        )
+        .unwrap();
+        for i in 0..300 {
+            let topic = format!("/t{i}");
+            let header = ConnectionHeader::build(
+                &topic,
+                "std_msgs/String",
+                "992ce8a1687cec8c8bd883ec73ca41d1",
+                "string data\n",
+                None,
+                None,
+            );
+            let c = w.add_connection(&topic, &header).unwrap();
+            let text = if i % 100 == 7 {
+                "a_word_of_twenty_one_"
+            } else {
+                "short"
+            };
+            let mut payload = u32::try_from(text.len()).unwrap().to_le_bytes().to_vec();
+            payload.extend(text.as_bytes());
+            w.write(c, RosTime::new(1_700_000_000, i), &payload)
+                .unwrap();
+        }
+        w.finish().unwrap();
+        let (c, errors) = Catalog::open(&[path], &OpenOptions::default());
+        assert!(errors.is_empty(), "{errors:?}");
+        let r = request(&[], r#"data =~ "\w{20}""#);
+        let plans = plan(&c, &r, &Registry::bundled()).unwrap();
+        let all: Vec<&ConnPlan> = plans[0].values().map(|p| p.as_ref().unwrap()).collect();
+        assert_eq!(all.len(), 300);
+        assert!(
+            all.iter().all(|p| Arc::ptr_eq(&p.filter, &all[0].filter)
+                && Arc::ptr_eq(&p.schema, &all[0].schema))
+        );
+        assert_eq!(r.expr.regexes_compiled(), 1);
+        let (found, stats) = search(
+            &c,
+            &r,
+            &Registry::bundled(),
+            &AtomicBool::new(false),
+            |_| true,
+        )
+        .unwrap();
+        assert_eq!((found.len(), stats.tested), (3, 300));
     }
 }

@@ -19,8 +19,9 @@ pub fn print_losses(bag: &Bag) -> bool {
     true
 }
 
-/// Prints every error of `unread`, then per file how many messages could not be read;
-/// [`Outcome::Problems`] when anything could not be read.
+/// Prints every error of `unread`, then per file how many messages could not be read (or,
+/// when its errors cost none, that the file is damaged); [`Outcome::Problems`] when anything
+/// went wrong.
 pub fn report_unread(unread: &Unread) -> Outcome {
     if unread.is_empty() {
         return Outcome::Ok;
@@ -43,10 +44,19 @@ pub fn report_unread(unread: &Unread) -> Outcome {
         }
     }
     for (path, n) in unread.by_file() {
-        print_error(format!(
-            "{}: {n} message(s) could not be read",
-            path.display()
-        ));
+        if n == 0 {
+            // Errors that cost no message (a chunk damaged past the messages read): what
+            // was wrong is above; no loss is claimed, and none denied.
+            print_error(format!(
+                "{}: damaged (above), but no message was lost",
+                path.display()
+            ));
+        } else {
+            print_error(format!(
+                "{}: {n} message(s) could not be read",
+                path.display()
+            ));
+        }
     }
     Outcome::Problems
 }

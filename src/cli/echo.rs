@@ -89,7 +89,7 @@ pub fn run(args: &EchoArgs) -> Outcome {
         return Outcome::Failed;
     }
     let conns = selected_connections(&catalog, &selection);
-    let filter = match args.filter.compile(conns, &mut Schemas::new(registry)) {
+    let filter = match args.filter.compile(conns, &Schemas::new(registry)) {
         Ok(f) => f,
         Err(e) => {
             e.print();

@@ -97,7 +97,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         }
     };
     let conns = super::echo::selected_connections(&catalog, &selection);
-    let filter = match args.filter.compile(conns, &mut schemas) {
+    let filter = match args.filter.compile(conns, &schemas) {
         Ok(f) => f,
         Err(e) => {
             e.print();

@@ -83,10 +83,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Err(o) => return o,
     };
     let conns = super::echo::selected_connections(&catalog, &selection);
-    let filter = match args
-        .filter
-        .compile(conns, &mut Schemas::new(registry.clone()))
-    {
+    let filter = match args.filter.compile(conns, &Schemas::new(registry.clone())) {
         Ok(f) => f,
         Err(e) => {
             e.print();

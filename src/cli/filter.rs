@@ -63,7 +63,7 @@ pub fn run(args: &FilterArgs) -> Outcome {
         .map(|c| (0, c));
     let filter = match args
         .filter
-        .compile(conns, &mut crate::catalog::Schemas::new(registry.clone()))
+        .compile(conns, &crate::catalog::Schemas::new(registry.clone()))
     {
         Ok(f) => f,
         Err(e) => {

@@ -1,5 +1,6 @@
 //! `--where EXPR` of `echo`, `export` and `filter`: keep only the messages an expression
-//! (docs/search.md) holds for, compiled once per connection against its type.
+//! (docs/search.md) holds for, compiled once per message type (connections of one type share
+//! the schema and the filter, and every filter shares the expression's regular expressions).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use crate::bag::Connection;
-use crate::catalog::{BagConn, Schemas};
+use crate::catalog::{BagConn, Schemas, TypePlans};
 use crate::msg::Schema;
 use crate::msg::expr::{Expr, ExprError, Filter};
 
@@ -24,7 +25,7 @@ pub struct WhereArgs {
 
 /// The compiled `--where` filter of every selected connection.
 pub struct Where {
-    filters: HashMap<BagConn, (Arc<Schema>, Filter)>,
+    filters: HashMap<BagConn, (Arc<Schema>, Arc<Filter>)>,
     /// Messages that could not be decoded to test (not kept).
     undecodable: std::sync::atomic::AtomicU64,
 }
@@ -36,7 +37,7 @@ impl WhereArgs {
     pub fn compile<'c>(
         &self,
         conns: impl IntoIterator<Item = (usize, &'c Connection)>,
-        schemas: &mut Schemas,
+        schemas: &Schemas,
     ) -> Result<Option<Where>, WhereError> {
         let Some(text) = &self.expr else {
             return Ok(None);
@@ -46,19 +47,18 @@ impl WhereArgs {
             error: Box::new(e),
         })?;
         let mut filters = HashMap::new();
+        let registry = schemas.registry().clone();
+        let mut types = TypePlans::new(&expr, &registry);
         for (bag, conn) in conns {
             // A connection without a schema cannot be decoded: its messages are reported
             // when reading and never match.
-            let Ok(schema) = schemas.get(bag, conn).schema.clone() else {
-                continue;
-            };
-            let filter = expr
-                .compile(schema.root(), &conn.topic)
-                .map_err(|e| WhereError {
-                    context: format!("topic '{}' ({}): ", conn.topic, conn.datatype),
-                    error: Box::new(e),
-                })?;
-            filters.insert(BagConn::new(bag, conn.id), (schema, filter));
+            let plan = types.plan(conn).map_err(|e| WhereError {
+                context: format!("topic '{}' ({}): ", conn.topic, conn.datatype),
+                error: Box::new(e),
+            })?;
+            if let Some(plan) = plan {
+                filters.insert(BagConn::new(bag, conn.id), plan);
+            }
         }
         Ok(Some(Where {
             filters,
@@ -113,5 +113,50 @@ impl WhereError {
         for line in self.error.pointer().lines() {
             let _ = writeln!(err, "  {}", crate::printable::escape_line(line));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::ConnectionHeader;
+
+    #[test]
+    fn one_filter_for_every_connection_of_a_type() {
+        let conns: Vec<Connection> = (0..3000u32)
+            .map(|id| {
+                let topic = format!("/t{id}");
+                Connection {
+                    id,
+                    file_id: id,
+                    datatype: "std_msgs/String".into(),
+                    md5sum: "992ce8a1687cec8c8bd883ec73ca41d1".into(),
+                    message_definition: "string data\n".into(),
+                    callerid: None,
+                    latching: None,
+                    header: ConnectionHeader::build(&topic, "std_msgs/String", "*", "", None, None),
+                    topic,
+                    message_count: 1,
+                }
+            })
+            .collect();
+        let args = WhereArgs {
+            expr: Some(r#"data =~ "\w{20}""#.into()),
+        };
+        let w = args
+            .compile(conns.iter().map(|c| (0, c)), &Schemas::default())
+            .unwrap()
+            .unwrap();
+        let first = &w.filters[&BagConn::new(0, 0)];
+        assert_eq!(w.filters.len(), 3000);
+        assert!(
+            w.filters
+                .values()
+                .all(|(s, f)| Arc::ptr_eq(s, &first.0) && Arc::ptr_eq(f, &first.1))
+        );
+        let mut payload = 21u32.to_le_bytes().to_vec();
+        payload.extend(b"a_word_of_twenty_one_");
+        assert!(w.keep(BagConn::new(0, 2999), &payload));
+        assert!(!w.keep(BagConn::new(0, 2999), &[1, 0, 0, 0, b'a']));
     }
 }

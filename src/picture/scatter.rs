@@ -252,37 +252,30 @@ pub(crate) fn cloud2(msg: MessageRef<'_>, fit: Fit) -> Result<Picture, PictureEr
     let [Some(fx), Some(fy), fz] = xyz else {
         return Err(PictureError::Cloud("no x and y fields".into()));
     };
-    let points = width.saturating_mul(height);
-    if points > MAX_POINTS {
-        return Err(PictureError::Cloud(format!(
-            "{points} points is more than the {MAX_POINTS} bagscope draws"
-        )));
-    }
     if point_step.saturating_mul(width) > row_step && height > 1 {
         return Err(PictureError::Cloud(format!(
             "row_step {row_step} is less than {width} points of {point_step} bytes"
         )));
     }
-    let needed = row_step
-        .saturating_mul(height.saturating_sub(1))
-        .saturating_add(point_step.saturating_mul(width));
-    if points > 0 && (data.len() as u64) < needed {
-        return Err(PictureError::Short {
-            what: format!(
-                "{height} rows of {width} points (row_step {row_step}, point_step {point_step})"
-            ),
-            needed,
-            actual: data.len() as u64,
-        });
+    let declared = width.saturating_mul(height);
+    // The points whose bytes are there: the work is bounded by the data, not by the sizes
+    // the message claims (0 × 4 294 967 295 points in 9 KB is 0 points, found at once).
+    let present = Present::new(data.len(), width, height, point_step, row_step);
+    let points = present.points();
+    if points > MAX_POINTS {
+        return Err(PictureError::Cloud(format!(
+            "{points} points is more than the {MAX_POINTS} bagscope draws"
+        )));
     }
     let (ps, rs) = (
         usize::try_from(point_step).unwrap_or(0),
         usize::try_from(row_step).unwrap_or(0),
     );
     let each = |f: &mut dyn FnMut([f64; 3])| {
-        for r in 0..usize::try_from(height).unwrap_or(0) {
+        for (r, n) in present.rows() {
+            let r = usize::try_from(r).unwrap_or(usize::MAX);
             let row = data.get(r.saturating_mul(rs)..).unwrap_or_default();
-            for c in 0..usize::try_from(width).unwrap_or(0) {
+            for c in 0..usize::try_from(n).unwrap_or(0) {
                 let at = c.saturating_mul(ps);
                 let p = row.get(at..at.saturating_add(ps)).unwrap_or_default();
                 let z = fz.map_or(0.0, |fz| fz.read(p, big));
@@ -290,12 +283,91 @@ pub(crate) fn cloud2(msg: MessageRef<'_>, fit: Fit) -> Result<Picture, PictureEr
             }
         }
     };
-    Ok(draw_cloud(
-        &each,
-        fit,
-        &format!("{points} points ({width}×{height})"),
-        &names,
-    ))
+    let title = if points == declared {
+        format!("{points} points ({width}×{height})")
+    } else {
+        format!("{points} of {declared} points ({width}×{height})")
+    };
+    let mut picture = draw_cloud(&each, fit, &title, &names);
+    // What the sizes say and the data hold disagree: say so.
+    let (described, padded) = if declared == 0 {
+        (0, 0)
+    } else {
+        let d = row_step
+            .saturating_mul(height - 1)
+            .saturating_add(point_step.saturating_mul(width));
+        (d, d.max(row_step.saturating_mul(height)))
+    };
+    let len = data.len() as u64;
+    if points < declared {
+        picture.summary.push(format!(
+            "{width}×{height} points of {point_step} bytes need {described} bytes of data; \
+             it holds {len}: {points} drawn"
+        ));
+    } else if len > padded {
+        picture.summary.push(format!(
+            "data holds {len} bytes; {width}×{height} points of {point_step} bytes use {described}"
+        ));
+    }
+    Ok(picture)
+}
+
+/// The points of a `width` × `height` cloud (rows `row_step` apart, points `point_step`
+/// apart) whose bytes the first `len` bytes of data hold: full rows, then part of the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Present {
+    full_rows: u64,
+    width: u64,
+    /// Points of the row after the full ones.
+    partial: u64,
+}
+
+impl Present {
+    /// Found in constant time, whatever the sizes say (the caller has checked that
+    /// `row_step` holds a row when `height` > 1).
+    fn new(len: usize, width: u64, height: u64, point_step: u64, row_step: u64) -> Present {
+        let none = Present {
+            full_rows: 0,
+            width,
+            partial: 0,
+        };
+        let len = len as u64;
+        if width == 0 || height == 0 || point_step == 0 {
+            return none;
+        }
+        let row = width.saturating_mul(point_step);
+        let full_rows = if len < row {
+            0
+        } else if height == 1 || row_step == 0 {
+            1
+        } else {
+            height.min((len - row) / row_step + 1)
+        };
+        let next = full_rows.saturating_mul(row_step);
+        let partial = if full_rows < height && next < len && !(full_rows > 0 && row_step == 0) {
+            ((len - next) / point_step).min(width)
+        } else {
+            0
+        };
+        Present {
+            full_rows,
+            width,
+            partial,
+        }
+    }
+
+    fn points(self) -> u64 {
+        self.full_rows
+            .saturating_mul(self.width)
+            .saturating_add(self.partial)
+    }
+
+    /// The rows and how many points each holds.
+    fn rows(self) -> impl Iterator<Item = (u64, u64)> {
+        (0..self.full_rows)
+            .map(move |r| (r, self.width))
+            .chain((self.partial > 0).then_some((self.full_rows, self.partial)))
+    }
 }
 
 /// An old `PointCloud` from above.
@@ -342,11 +414,16 @@ fn draw_cloud(each: &Points<'_>, fit: Fit, title: &str, names: &[String]) -> Pic
     });
     Picture {
         raster: frame.raster,
-        title: format!(
-            "{title} · z {} – {}",
-            short3(zlo.min(zhi)),
-            short3(zhi.max(zlo))
-        ),
+        title: if b.valid() {
+            format!(
+                "{title} · z {} – {}",
+                short3(zlo.min(zhi)),
+                short3(zhi.max(zlo))
+            )
+        } else {
+            // No point with finite coordinates: no range to give.
+            format!("{title} · z –")
+        },
         summary: vec![
             format!("{} points, fields {}", b.points, names.join(" ")),
             format!("{}  {}  {}", b.axis(0, "x"), b.axis(1, "y"), b.axis(2, "z")),

@@ -443,3 +443,102 @@ fn export_png_keeps_the_data() {
     let back = image::load_from_memory(&f.bytes).unwrap().into_rgb8();
     assert_eq!(back.into_raw(), [3, 2, 1]);
 }
+
+/// A `PointCloud2` of `width` × `height` points (x, y, z as f32, `point_step` 16), rows
+/// `row_step` apart, with `data`.
+fn cloud2_sized(width: u32, height: u32, row_step: u32, data: &[u8]) -> Vec<u8> {
+    let mut p = Vec::new();
+    header(&mut p);
+    p.extend(height.to_le_bytes());
+    p.extend(width.to_le_bytes());
+    p.extend(3u32.to_le_bytes());
+    for (name, offset) in [("x", 0u32), ("y", 4), ("z", 8)] {
+        string(&mut p, name);
+        p.extend(offset.to_le_bytes());
+        p.push(7);
+        p.extend(1u32.to_le_bytes());
+    }
+    p.push(0);
+    p.extend(16u32.to_le_bytes());
+    p.extend(row_step.to_le_bytes());
+    p.extend(u32::try_from(data.len()).unwrap().to_le_bytes());
+    p.extend(data);
+    p.push(1);
+    p
+}
+
+/// `n` points along x, 16 bytes each.
+fn points_data(n: usize) -> Vec<u8> {
+    let mut data = Vec::new();
+    for i in 0..n {
+        for v in [i as f32, 1.0, 2.0, 0.0] {
+            data.extend(v.to_le_bytes());
+        }
+    }
+    data
+}
+
+/// The sizes a cloud claims bound nothing: the points drawn are those whose bytes are there
+/// (found without walking the claimed rows), and the difference is reported.
+#[test]
+fn a_cloud_whose_sizes_do_not_match_its_data_draws_what_is_there_and_says_so() {
+    let data = points_data(562); // 8 992 bytes
+    // 0 × 4 294 967 295: no point, 9 KB of data (12 s of walking empty rows before).
+    let pic = picture(
+        "sensor_msgs/PointCloud2",
+        &cloud2_sized(0, u32::MAX, 16, &data),
+        Fit::new(40, 40),
+    )
+    .unwrap();
+    assert_eq!(pic.title, "0 points (0×4294967295) · z –");
+    assert_eq!(
+        pic.summary.last().unwrap(),
+        "data holds 8992 bytes; 0×4294967295 points of 16 bytes use 0"
+    );
+    // 1 × 4 294 967 295 in the same bytes: the 562 there are drawn.
+    let pic = picture(
+        "sensor_msgs/PointCloud2",
+        &cloud2_sized(1, u32::MAX, 16, &data),
+        Fit::new(40, 40),
+    )
+    .unwrap();
+    assert!(
+        pic.title
+            .starts_with("562 of 4294967295 points (1×4294967295)"),
+        "{}",
+        pic.title
+    );
+    assert_eq!(
+        pic.summary.last().unwrap(),
+        "1×4294967295 points of 16 bytes need 68719476720 bytes of data; it holds 8992: 562 drawn"
+    );
+    assert_eq!(pic.summary[0], "562 points, fields x y z");
+    // 10 × 2 in rows of 200 bytes (padding 40), data for a row and a half.
+    let mut data = points_data(10);
+    data.extend(vec![0u8; 40]);
+    data.extend(points_data(5));
+    let pic = picture(
+        "sensor_msgs/PointCloud2",
+        &cloud2_sized(10, 2, 200, &data),
+        Fit::new(40, 40),
+    )
+    .unwrap();
+    assert!(
+        pic.title.starts_with("15 of 20 points (10×2)"),
+        "{}",
+        pic.title
+    );
+    // Exactly the bytes the sizes describe, padding included: nothing to say.
+    let mut data = points_data(10);
+    data.extend(vec![0u8; 40]);
+    data.extend(points_data(10));
+    data.extend(vec![0u8; 40]);
+    let pic = picture(
+        "sensor_msgs/PointCloud2",
+        &cloud2_sized(10, 2, 200, &data),
+        Fit::new(40, 40),
+    )
+    .unwrap();
+    assert!(pic.title.starts_with("20 points (10×2)"), "{}", pic.title);
+    assert_eq!(pic.summary.len(), 3, "{:?}", pic.summary);
+}

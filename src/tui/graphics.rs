@@ -15,17 +15,26 @@
 //! wraps in tmux's passthrough).
 //!
 //! A protocol image is encoded on the worker (it is the slow part: sixel quantises, kitty
-//! base64-encodes), at the pane's size in the terminal's pixels; the UI thread only places
-//! the encoded image in the buffer.
+//! base64-encodes); the UI thread only places the encoded image in the buffer.
+//!
+//! The cell size comes from the terminal, which is untrusted: it is clamped to
+//! [`MIN_CELL`]..=[`MAX_CELL`] pixels. The picture is sent with no more pixels than it is
+//! shown with, at most twice its own size and [`MAX_SIDE`] a side; kitty and iTerm2 are told
+//! how many cells to fill and scale it up themselves, sixel (which cannot) shows it at the
+//! pixels sent. So a 64×48 frame costs the same whatever cell size the terminal claims.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use image::imageops::FilterType;
 use image::{DynamicImage, RgbImage};
 use ratatui::layout::{Rect, Size};
-use ratatui_image::picker::{Picker, ProtocolType};
+use ratatui_image::picker::{Capability, Picker, ProtocolType};
 use ratatui_image::protocol::Protocol;
-use ratatui_image::{FontSize, Image, Resize};
+use ratatui_image::protocol::iterm2::Iterm2;
+use ratatui_image::protocol::kitty::Kitty;
+use ratatui_image::protocol::sixel::Sixel;
+use ratatui_image::{FontSize, Image};
 
 use crate::picture::{Fit, Raster};
 use crate::tui::term_replies::Replies;
@@ -142,10 +151,28 @@ pub fn query(hints: &Hints) -> String {
     ratatui_image::picker::cap_parser::Parser::query(false, options)
 }
 
+/// The smallest cell size believed, in pixels (width, height).
+pub const MIN_CELL: (u16, u16) = (2, 4);
+/// The largest cell size believed, in pixels (width, height): a 4K screen at 2× with a large
+/// font has cells of about 24×48.
+pub const MAX_CELL: (u16, u16) = (64, 128);
+/// The most pixels a side of a picture sent to the terminal (and of the size it is drawn at).
+pub const MAX_SIDE: u32 = 4096;
+
+/// A cell size from the terminal, clamped to [`MIN_CELL`]..=[`MAX_CELL`].
+pub fn clamp_cell(width: u16, height: u16) -> FontSize {
+    FontSize::new(
+        width.clamp(MIN_CELL.0, MAX_CELL.0),
+        height.clamp(MIN_CELL.1, MAX_CELL.1),
+    )
+}
+
 /// The terminal's graphics protocol and cell size; `None` draws half-blocks.
 #[derive(Clone, Debug)]
 pub struct Graphics {
     picker: Picker,
+    /// The cell size in pixels, clamped ([`clamp_cell`]).
+    cell: FontSize,
 }
 
 impl Graphics {
@@ -185,7 +212,8 @@ impl Graphics {
         };
         let cell = replies
             .cell
-            .map(|(w, h)| FontSize::new(w, h))
+            .filter(|&(w, h)| w > 0 && h > 0)
+            .map(|(w, h)| clamp_cell(w, h))
             .or_else(cell_size)?;
         #[allow(deprecated)]
         let mut picker = Picker::from_fontsize(cell);
@@ -193,9 +221,17 @@ impl Graphics {
         Graphics::with(picker)
     }
 
-    /// Graphics through `picker` (`None` when it can only do half-blocks).
+    /// Graphics through `picker` (`None` when it can only do half-blocks), its cell size
+    /// clamped.
     pub fn with(picker: Picker) -> Option<Graphics> {
-        (picker.protocol_type() != ProtocolType::Halfblocks).then_some(Graphics { picker })
+        let f = picker.font_size();
+        let cell = clamp_cell(f.width, f.height);
+        (picker.protocol_type() != ProtocolType::Halfblocks).then_some(Graphics { picker, cell })
+    }
+
+    /// The cell size in pixels (clamped).
+    pub fn cell(&self) -> (u16, u16) {
+        (self.cell.width, self.cell.height)
     }
 
     /// The protocol's name, for the picture's title.
@@ -208,31 +244,137 @@ impl Graphics {
         }
     }
 
-    /// The pixels of a pane of `cols` × `rows` cells.
+    /// The pixels of a pane of `cols` × `rows` cells (at most [`MAX_SIDE`] a side): the size
+    /// a picture is decoded to fit.
     pub fn fit(&self, cols: u16, rows: u16) -> Fit {
-        let f = self.picker.font_size();
-        Fit::new(
-            u32::from(cols) * u32::from(f.width.max(1)),
-            u32::from(rows) * u32::from(f.height.max(1)),
+        let (pw, ph) = self.pane_pixels(cols, rows);
+        Fit::new(pw.min(MAX_SIDE), ph.min(MAX_SIDE))
+    }
+
+    fn pane_pixels(&self, cols: u16, rows: u16) -> (u32, u32) {
+        (
+            u32::from(cols) * u32::from(self.cell.width),
+            u32::from(rows) * u32::from(self.cell.height),
         )
     }
 
+    /// How `raster` is drawn in a pane of `cols` × `rows` cells: the cells it covers and the
+    /// pixels sent (see the module).
+    pub fn placement(&self, raster: &Raster, cols: u16, rows: u16) -> Placement {
+        let (src_w, src_h) = (raster.width.max(1), raster.height.max(1));
+        let (pane_w, pane_h) = self.pane_pixels(cols.max(1), rows.max(1));
+        // As large as the pane allows, aspect ratio kept (enlarged too).
+        let shown = scale_into(src_w, src_h, pane_w, pane_h);
+        // Sent: no more than shown, twice the source, MAX_SIDE.
+        let sent = scale_into(
+            src_w,
+            src_h,
+            shown.0.min(src_w.saturating_mul(2)).min(MAX_SIDE),
+            shown.1.min(src_h.saturating_mul(2)).min(MAX_SIDE),
+        );
+        // Sixel cannot be scaled by the terminal: it covers the pixels sent.
+        let covered = if self.picker.protocol_type() == ProtocolType::Sixel {
+            sent
+        } else {
+            shown
+        };
+        let cells = |px: u32, cell: u16, most: u16| {
+            u16::try_from(px.div_ceil(u32::from(cell.max(1))))
+                .unwrap_or(u16::MAX)
+                .clamp(1, most.max(1))
+        };
+        Placement {
+            cells: Size::new(
+                cells(covered.0, self.cell.width, cols),
+                cells(covered.1, self.cell.height, rows),
+            ),
+            pixels: sent,
+        }
+    }
+
     /// Encodes `raster` for the terminal, scaled to `cols` × `rows` cells (aspect ratio
-    /// kept).
+    /// kept), sending at most [`Placement::pixels`].
     pub fn encode(&self, raster: &Raster, cols: u16, rows: u16) -> Result<Graphic, String> {
         let image = RgbImage::from_raw(raster.width, raster.height, raster.rgb.clone())
             .ok_or_else(|| "the picture's pixels do not match its size".to_string())?;
-        let protocol = self
-            .picker
-            .new_protocol(
-                DynamicImage::ImageRgb8(image),
-                Size::new(cols, rows),
-                // A frame smaller than the pane is enlarged (nearest: its pixels stay
-                // crisp), unlike half-blocks, where one pixel is already half a cell.
-                Resize::Scale(Some(FilterType::Nearest)),
-            )
-            .map_err(|e| format!("{} graphics: {e}", self.name()))?;
-        Ok(Graphic(Arc::new(protocol)))
+        let layout = self.placement(raster, cols, rows);
+        let (w, h) = layout.pixels;
+        let image = if (w, h) == (raster.width, raster.height) {
+            image
+        } else {
+            // Enlarged: nearest (its pixels stay crisp, unlike half-blocks, where one pixel is
+            // already half a cell); reduced: averaged.
+            let filter = if w >= raster.width {
+                FilterType::Nearest
+            } else {
+                FilterType::Triangle
+            };
+            image::imageops::resize(&image, w, h, filter)
+        };
+        let image = DynamicImage::ImageRgb8(image);
+        let size = layout.cells;
+        let tmux = self.picker.tmux_detected();
+        let err = |e: ratatui_image::errors::Errors| format!("{} graphics: {e}", self.name());
+        let protocol = match self.picker.protocol_type() {
+            ProtocolType::Kitty => {
+                let compress = self
+                    .picker
+                    .capabilities()
+                    .contains(&Capability::KittyCompression);
+                Protocol::Kitty(Kitty::new(image, size, kitty_id(), tmux, compress).map_err(err)?)
+            }
+            ProtocolType::Sixel => Protocol::Sixel(Sixel::new(image, size, tmux).map_err(err)?),
+            ProtocolType::Iterm2 => {
+                let mut p = Iterm2::new(image, size, tmux).map_err(err)?;
+                // Shown over the cells, scaled by the terminal.
+                p.data = p.data.replacen(
+                    &format!("width={w}px;height={h}px"),
+                    &format!("width={};height={}", size.width, size.height),
+                    1,
+                );
+                Protocol::ITerm2(p)
+            }
+            ProtocolType::Halfblocks => return Err("half-blocks are not a protocol".into()),
+        };
+        Ok(Graphic {
+            protocol: Arc::new(protocol),
+            kitty: self.picker.protocol_type() == ProtocolType::Kitty,
+        })
+    }
+}
+
+/// How a picture is drawn with a protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The cells it covers.
+    pub cells: Size,
+    /// The pixels sent to the terminal (width, height).
+    pub pixels: (u32, u32),
+}
+
+/// `w` × `h` scaled to fit `most_w` × `most_h`, aspect ratio kept, at least 1×1.
+fn scale_into(w: u32, h: u32, most_w: u32, most_h: u32) -> (u32, u32) {
+    let (w, h) = (u64::from(w.max(1)), u64::from(h.max(1)));
+    let (mw, mh) = (u64::from(most_w.max(1)), u64::from(most_h.max(1)));
+    let to = |v: u64| u32::try_from(v).unwrap_or(u32::MAX).max(1);
+    // Compare mw/w with mh/h without floats.
+    if mw * h <= mh * w {
+        (to(mw), to((h * mw / w).min(mh)))
+    } else {
+        (to((w * mh / h).min(mw)), to(mh))
+    }
+}
+
+/// A fresh kitty image id (never 0), distinct within the process and unlikely to match
+/// another program's.
+fn kitty_id() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let seed = std::process::id().wrapping_mul(2_654_435_761);
+    loop {
+        let id = seed.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed));
+        if id != 0 {
+            return id;
+        }
     }
 }
 
@@ -241,202 +383,68 @@ fn cell_size() -> Option<FontSize> {
     let w = crossterm::terminal::window_size().ok()?;
     let cw = w.width.checked_div(w.columns)?;
     let ch = w.height.checked_div(w.rows)?;
-    (cw > 0 && ch > 0).then(|| FontSize::new(cw, ch))
+    (cw > 0 && ch > 0).then(|| clamp_cell(cw, ch))
 }
 
 /// A picture encoded for the terminal's protocol (cheap to clone).
 #[derive(Clone)]
-pub struct Graphic(Arc<Protocol>);
+pub struct Graphic {
+    protocol: Arc<Protocol>,
+    /// Kitty's: its transmission is told the cells to fill when placed.
+    kitty: bool,
+}
 
 impl std::fmt::Debug for Graphic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = self.0.size();
+        let s = self.protocol.size();
         write!(f, "Graphic({}×{} cells)", s.width, s.height)
     }
 }
 
 impl PartialEq for Graphic {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.protocol, &other.protocol)
     }
 }
 
 impl Graphic {
     /// Cells it covers.
     pub fn size(&self) -> Size {
-        self.0.size()
+        self.protocol.size()
     }
 
     /// Places it centred in `area`.
     pub fn draw(&self, area: Rect, buf: &mut ratatui::buffer::Buffer) {
-        let s = self.0.size();
+        let s = self.protocol.size();
         let (w, h) = (s.width.min(area.width), s.height.min(area.height));
         let at = Rect::new(area.x + (area.width - w) / 2, area.y, w, h);
-        ratatui::widgets::Widget::render(Image::new(&self.0), at, buf);
+        ratatui::widgets::Widget::render(Image::new(&self.protocol), at, buf);
+        if self.kitty {
+            kitty_fill_cells(at, s, buf);
+        }
     }
+}
+
+/// Kitty's virtual placement (`U=1`), as ratatui-image writes it, is sized from the image's
+/// pixels; the picture is sent with fewer pixels than the cells it covers, so the placement
+/// is told its columns and rows (`c`, `r`) and kitty scales the image to fill them. The
+/// transmission is in the first cell drawn, once.
+fn kitty_fill_cells(at: Rect, size: Size, buf: &mut ratatui::buffer::Buffer) {
+    const PLACEMENT: &str = "a=T,U=1,";
+    let Some(cell) = buf.cell_mut((at.x, at.y)) else {
+        return;
+    };
+    if !cell.symbol().contains(PLACEMENT) {
+        return;
+    }
+    let patched = cell.symbol().replacen(
+        PLACEMENT,
+        &format!("{PLACEMENT}c={},r={},", size.width, size.height),
+        1,
+    );
+    cell.set_symbol(&patched);
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_environment_picks_the_way() {
-        assert_eq!(Choice::from_vars("", "", false), Choice::Auto);
-        assert_eq!(Choice::from_vars("", "1", false), Choice::HalfBlocks);
-        assert_eq!(
-            Choice::from_vars("auto", "", true),
-            Choice::HalfBlocks,
-            "no query through tmux"
-        );
-        assert_eq!(
-            Choice::from_vars("halfblocks", "", false),
-            Choice::HalfBlocks
-        );
-        assert_eq!(
-            Choice::from_vars("Kitty", "1", true),
-            Choice::Protocol(ProtocolType::Kitty),
-            "asked for by name, even with NO_COLOR, in tmux"
-        );
-        assert_eq!(
-            Choice::from_vars("sixel", "", false),
-            Choice::Protocol(ProtocolType::Sixel)
-        );
-        assert_eq!(
-            Choice::from_vars("iterm2", "", false),
-            Choice::Protocol(ProtocolType::Iterm2)
-        );
-        assert_eq!(Choice::from_vars("bogus", "", false), Choice::Auto);
-    }
-
-    #[test]
-    fn the_answers_pick_the_protocol_and_cell_size() {
-        let plain = Hints::default();
-        let replies = |kitty, sixel, cell| Replies {
-            kitty,
-            sixel,
-            cell,
-            status: true,
-        };
-        let got = |r: &Replies, h: &Hints| {
-            Graphics::from_replies(r, h)
-                .map(|g| (g.name(), g.picker.font_size()))
-                .map(|(n, f)| (n, f.width, f.height))
-        };
-        let cell = Some((9, 18));
-        assert_eq!(
-            got(&replies(true, true, cell), &plain),
-            Some(("kitty", 9, 18)),
-            "kitty before sixel"
-        );
-        assert_eq!(
-            got(&replies(false, true, cell), &plain),
-            Some(("sixel", 9, 18))
-        );
-        assert_eq!(got(&replies(false, false, cell), &plain), None);
-        let iterm = Hints::from_vars(false, "iTerm.app", "");
-        assert_eq!(
-            got(&replies(false, false, cell), &iterm),
-            Some(("iTerm2", 9, 18)),
-            "iTerm2 is not answered: the environment names it"
-        );
-        assert_eq!(
-            got(&replies(true, false, cell), &iterm),
-            Some(("kitty", 9, 18)),
-            "an answer outweighs the environment"
-        );
-        // No cell size answered and no window size in pixels (tests have no terminal):
-        // half-blocks, which need none.
-        if cell_size().is_none() {
-            assert_eq!(got(&replies(true, false, None), &plain), None);
-        }
-    }
-
-    #[test]
-    fn wezterm_and_konsole_are_not_asked_for_kitty_or_sixel() {
-        let plain = query(&Hints::default());
-        assert!(plain.contains("\x1b_Gi=31,") && plain.contains("\x1b[c"));
-        assert!(
-            plain.ends_with("\x1b[5n"),
-            "the status report last: {plain:?}"
-        );
-        let wezterm = Hints::from_vars(true, "WezTerm", "");
-        assert!(wezterm.iterm2 && wezterm.no_kitty_or_sixel);
-        let asked = query(&wezterm);
-        assert!(!asked.contains("\x1b_G") && !asked.contains("\x1b[c"));
-        assert!(asked.contains("\x1b[16t") && asked.ends_with("\x1b[5n"));
-        assert_eq!(
-            Hints::from_vars(false, "xterm", "iTerm2"),
-            Hints {
-                no_kitty_or_sixel: false,
-                iterm2: true
-            }
-        );
-        assert_eq!(Hints::from_vars(false, "", ""), Hints::default());
-    }
-
-    fn graphics(p: ProtocolType) -> Graphics {
-        #[allow(deprecated)]
-        let mut picker = Picker::from_fontsize(FontSize::new(8, 16));
-        picker.set_protocol_type(p);
-        Graphics::with(picker).unwrap()
-    }
-
-    #[test]
-    fn fits_the_pane_in_the_terminals_pixels() {
-        assert_eq!(
-            graphics(ProtocolType::Kitty).fit(40, 10),
-            Fit::new(320, 160)
-        );
-        #[allow(deprecated)]
-        let half = Picker::from_fontsize(FontSize::new(8, 16));
-        assert!(
-            Graphics::with(half).is_none(),
-            "half-blocks: not a protocol"
-        );
-    }
-
-    /// Each protocol's escape sequence lands in the buffer, in the centred cells.
-    #[test]
-    fn encodes_and_places_each_protocol() {
-        let raster = Raster::filled(160, 80, [200, 10, 10]);
-        for (p, marker) in [
-            (ProtocolType::Kitty, "\x1b_G"),
-            (ProtocolType::Sixel, "\x1bP"),
-            (ProtocolType::Iterm2, "\x1b]1337;File="),
-        ] {
-            let g = graphics(p);
-            let graphic = g.encode(&raster, 60, 10).unwrap();
-            assert_eq!(
-                graphic.size(),
-                Size::new(40, 10),
-                "{p:?}: 160×80 px (20×5 cells at 8×16) enlarged into 60×10 cells: the height is the limit"
-            );
-            let area = Rect::new(0, 0, 60, 10);
-            let mut buf = ratatui::buffer::Buffer::empty(area);
-            graphic.draw(area, &mut buf);
-            let all: String = buf
-                .content()
-                .iter()
-                .map(ratatui::buffer::Cell::symbol)
-                .collect();
-            assert!(all.contains(marker), "{p:?}: {marker:?} not in the buffer");
-            // Centred: nothing drawn in the first 10 columns.
-            assert!(
-                (0..10).all(|x| buf[(x, 0)].symbol() == " "),
-                "{p:?}: not centred"
-            );
-        }
-    }
-
-    #[test]
-    fn a_raster_of_the_wrong_length_is_an_error_not_a_panic() {
-        let mut raster = Raster::filled(10, 10, [0, 0, 0]);
-        raster.rgb.truncate(5);
-        assert!(
-            graphics(ProtocolType::Kitty)
-                .encode(&raster, 10, 10)
-                .is_err()
-        );
-    }
-}
+#[path = "graphics_tests.rs"]
+mod tests;

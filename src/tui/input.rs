@@ -2,7 +2,8 @@
 //! ([`graphics::Startup::Asked`]), it first reads the terminal's answers one byte at a time,
 //! handing on the keys typed meanwhile ([`term_replies`](super::term_replies)), until the
 //! status report that ends them or [`ANSWER_WAIT`]; the graphics settled from them arrive as
-//! [`AppEvent::Graphics`]. Then it reads events with crossterm until the app is gone.
+//! [`AppEvent::Graphics`]. Then it reads events with crossterm until the app is gone, dropping
+//! answers that come later still, which crossterm would read as keys ([`LateReplies`]).
 //!
 //! One byte at a time, so that nothing after the answers is taken from crossterm, and with
 //! a deadline, so that a terminal that never answers costs neither a wait nor a key. The
@@ -17,11 +18,12 @@ use crossterm::event::Event;
 use super::event::AppEvent;
 use super::gate::Gate;
 use super::graphics::{self, Graphics};
-use super::term_replies::{Replies, Sorter};
+use super::term_replies::{LateReplies, Replies, Sorter};
 
 /// How long the terminal's answers are waited for by default (on this thread: the explorer
-/// runs meanwhile, its pictures in half-blocks). A terminal that answers later has its
-/// answers read as keys. `BAGSCOPE_QUERY_WAIT` (seconds) sets another.
+/// runs meanwhile, its pictures in half-blocks). A terminal that answers later keeps
+/// half-blocks; its answers are dropped, not read as keys. `BAGSCOPE_QUERY_WAIT` (seconds)
+/// sets another.
 pub const ANSWER_WAIT: Duration = Duration::from_secs(2);
 
 /// The longest `BAGSCOPE_QUERY_WAIT` taken.
@@ -94,7 +96,12 @@ pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
                 return;
             }
         }
+        let mut late = LateReplies::default();
         while let Ok(ev) = crossterm::event::read() {
+            let more_behind = || crossterm::event::poll(ESCAPE_WAIT).unwrap_or(false);
+            let Some(ev) = late.push(ev, more_behind) else {
+                continue;
+            };
             if tx.send(AppEvent::Input(ev)).is_err() {
                 break;
             }

@@ -1,4 +1,7 @@
-//! The content search (`f`) in the background: one thread runs [`search::search`] and reports
+//! The content search (`f`) in the background: one thread checks the expression against the
+//! searched topics' types and compiles it ([`SearchPlan::new`]: regular expressions, one
+//! plan per type; on thousands of topics this takes long enough to freeze the screen), says
+//! so ([`SearchReport::Checked`], or why it cannot run), then runs the search and reports
 //! each batch of matches through a [`Notify`] (the event loop wraps it into an event).
 //! Dropping the [`SearchJob`] (a new search started, or `Esc`) stops the thread at its next
 //! batch.
@@ -8,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::notify::Notify;
 use crate::catalog::Catalog;
-use crate::catalog::search::{self, SearchError, SearchRequest, SearchUpdate};
+use crate::catalog::search::{SearchError, SearchPlan, SearchRequest, SearchUpdate};
 use crate::msg::Registry;
 
 /// One report of a search thread.
@@ -16,8 +19,20 @@ use crate::msg::Registry;
 pub struct SearchNews {
     /// The search it belongs to (news of replaced searches are dropped).
     pub id: u64,
-    /// A batch of matches with the progress, or why the search cannot run.
-    pub update: Result<SearchUpdate, SearchError>,
+    /// What happened.
+    pub report: SearchReport,
+}
+
+/// What a search thread reports, in this order: `Checked` or `Failed` first, then the
+/// updates.
+#[derive(Debug)]
+pub enum SearchReport {
+    /// The expression fits the searched topics: the search is running.
+    Checked,
+    /// A batch of matches with the progress.
+    Update(SearchUpdate),
+    /// Why the search cannot run (the expression does not fit, no topic).
+    Failed(SearchError),
 }
 
 /// A running search; dropping it cancels it.
@@ -34,7 +49,7 @@ impl Drop for SearchJob {
     }
 }
 
-/// Starts searching `request` as search `id` on its own thread.
+/// Starts checking then searching `request` as search `id` on its own thread.
 pub fn start(
     catalog: Catalog,
     request: SearchRequest,
@@ -47,16 +62,20 @@ pub fn start(
     std::thread::Builder::new()
         .name("search".into())
         .spawn(move || {
-            let result = search::search(&catalog, &request, &registry, &flag, |u| {
-                !flag.load(Ordering::Relaxed)
-                    && notify.send(SearchNews {
-                        id,
-                        update: Ok(u.clone()),
-                    })
-            });
-            if let Err(e) = result {
-                let _ = notify.send(SearchNews { id, update: Err(e) });
+            let send = |report| notify.send(SearchNews { id, report });
+            let plan = match SearchPlan::new(&catalog, &request, &registry) {
+                Ok(plan) => plan,
+                Err(e) => {
+                    send(SearchReport::Failed(e));
+                    return;
+                }
+            };
+            if flag.load(Ordering::Relaxed) || !send(SearchReport::Checked) {
+                return;
             }
+            plan.run(&catalog, &flag, |u| {
+                !flag.load(Ordering::Relaxed) && send(SearchReport::Update(u.clone()))
+            });
         })?;
     Ok(SearchJob { id, cancel })
 }

@@ -349,6 +349,10 @@ fn modifiers(m: u8) -> KeyModifiers {
     out
 }
 
+#[path = "term_replies_late.rs"]
+mod late;
+pub use late::LateReplies;
+
 #[cfg(test)]
 #[path = "term_replies_tests.rs"]
 mod tests;

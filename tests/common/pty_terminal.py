@@ -6,6 +6,7 @@ STEPS, a JSON list, against it:
     ["wait", TEXT]      until TEXT has been written to the terminal (at most 10 s)
     ["answer"]          the answers of a terminal with kitty graphics, sixel and 10x20-pixel
                         cells to ratatui-image's query, ending with the status report
+    ["answer", W, H]    the same, claiming cells of W x H pixels (a terminal that lies)
     ["keys", TEXT]      types TEXT
     ["sleep", SECONDS]
     ["exit", SECONDS]   until the explorer exits (at most SECONDS)
@@ -27,7 +28,9 @@ import sys
 import termios
 import time
 
-ANSWERS = b"\x1b_Gi=31;OK\x1b\\\x1b[?62;4;22c\x1b[6;20;10t\x1b[0n"
+
+def answers(width=10, height=20):
+    return b"\x1b_Gi=31;OK\x1b\\\x1b[?62;4;22c\x1b[6;%d;%dt\x1b[0n" % (height, width)
 
 
 def main():
@@ -67,7 +70,7 @@ def main():
                 pump(0.01)
             ok = text in out
         elif kind == "answer":
-            os.write(fd, ANSWERS)
+            os.write(fd, answers(*step[1:3]))
             ok = True
         elif kind == "keys":
             os.write(fd, step[1].encode())

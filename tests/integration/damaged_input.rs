@@ -215,3 +215,128 @@ fn lies_in_lengths_and_counts_are_errors_not_allocations() {
     assert_eq!(opened.message_count(), 0);
     assert!(opened.messages(&Query::all()).all(|m| m.is_err()));
 }
+
+/// A bag of one lz4 chunk of std_msgs/String messages, then the same file with the end of the
+/// chunk's compressed data (after every message) damaged: `(path, damaged path)`.
+fn chunk_damaged_after_its_messages(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    use bagscope::bag::writer::{BagWriter, WriterOptions};
+    use bagscope::format::{Compression, Op, read_head};
+    use bagscope::time::RosTime;
+    let path = dir.join("whole.bag");
+    let mut w = BagWriter::create(
+        &path,
+        WriterOptions {
+            compression: Compression::Lz4,
+            chunk_size: 1 << 20,
+        },
+    )
+    .unwrap();
+    let c = w
+        .add_connection(
+            "/chatter",
+            &crate::common::synth::string_header("/chatter", "/talker"),
+        )
+        .unwrap();
+    for i in 0..20u32 {
+        let text = format!("message {i}");
+        let mut p = (text.len() as u32).to_le_bytes().to_vec();
+        p.extend(text.as_bytes());
+        w.write(c, RosTime::new(100 + i, 0), &p).unwrap();
+    }
+    w.finish().unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mut pos = 13;
+    let chunk_end = loop {
+        let head = read_head(&bytes, pos, 0).unwrap();
+        if head.op().unwrap() == Ok(Op::Chunk) {
+            break head.end() as usize;
+        }
+        pos = head.end() as usize;
+    };
+    // The frame's end mark (4 zero bytes) and content checksum: garbage.
+    for b in &mut bytes[chunk_end - 6..chunk_end] {
+        *b = 0x5a;
+    }
+    let damaged = dir.join("damaged.bag");
+    std::fs::write(&damaged, &bytes).unwrap();
+    (path, damaged)
+}
+
+/// A chunk whose lz4 frame is damaged after its last message: every message is read, the
+/// damage is reported and the exit code is 1, and nothing says "0 message(s) could not be
+/// read".
+#[test]
+fn a_chunk_damaged_after_its_last_message_is_not_called_a_loss_of_zero_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, damaged) = chunk_damaged_after_its_messages(dir.path());
+    let d = damaged.to_str().unwrap();
+    let (out, err, code) = crate::common::run_bagscope(&["echo", d]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out.matches("data: ").count(), 20, "{out}");
+    assert!(!err.contains(" 0 message"), "{err}");
+    assert!(
+        err.contains("this chunk does not decode to its end")
+            && err.contains("damaged (above), but no message was lost"),
+        "{err}"
+    );
+    let (out, _, code) = crate::common::run_bagscope(&["verify", d]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("20 messages"), "{out}");
+}
+
+/// The bag header's `index_pos` set far past the end of a whole bag: nothing is lost, and
+/// no loss of 4.6e18 bytes is claimed. With the index section cut off as well, every chunk
+/// the header counts is still there: only the index is missing. Cut inside the chunks, the
+/// end of the recording is missing, of a size nobody knows.
+#[test]
+fn an_index_pos_past_the_end_is_told_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, _) = chunk_damaged_after_its_messages(dir.path());
+    let mut bytes = std::fs::read(&whole).unwrap();
+    let at = bytes.windows(10).position(|w| w == b"index_pos=").unwrap() + 10;
+    let index_pos = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+    bytes[at..at + 8].copy_from_slice(&(1u64 << 62).to_le_bytes());
+    let bad = dir.path().join("bad_index_pos.bag");
+    std::fs::write(&bad, &bytes).unwrap();
+    let cut = dir.path().join("no_index_section.bag");
+    std::fs::write(&cut, &bytes[..index_pos]).unwrap();
+    for (path, why) in [
+        (&bad, "the header's index_pos is damaged"),
+        (&cut, "only the index section is missing"),
+    ] {
+        let bag = Bag::open(path).unwrap();
+        let r = bag.recovery().unwrap();
+        assert!(r.is_lossless(), "{:?}", r.losses);
+        assert!(r.reason.contains(why), "{}", r.reason);
+        assert_eq!(drain(&bag).len(), 20);
+        let p = path.to_str().unwrap();
+        let (out, err, code) = crate::common::run_bagscope(&["info", p]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(!out.contains("lost"), "{out}");
+    }
+    // Cut inside the chunk: a loss at the end, no size made up from index_pos.
+    let cut_inside = dir.path().join("cut_inside.bag");
+    std::fs::write(&cut_inside, &bytes[..index_pos - 400]).unwrap();
+    let p = cut_inside.to_str().unwrap();
+    let (out, err, code) = crate::common::run_bagscope(&["info", p]);
+    assert_eq!(code, 1, "{out}{err}");
+    let lost = out
+        .lines()
+        .find(|l| l.starts_with("lost:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let len = index_pos - 400;
+    assert!(lost.contains(&format!("at byte {len}: ")), "{lost}");
+    // A size, if any, is what is known (the chunk's missing bytes), never index_pos − len.
+    let said: Vec<u64> = lost
+        .split(" bytes at byte")
+        .next()
+        .and_then(|head| head.split_whitespace().last())
+        .and_then(|n| n.parse().ok())
+        .into_iter()
+        .collect();
+    assert!(said.iter().all(|&n| n < len as u64), "{lost}");
+    assert!(
+        lost.contains("the end of the recording is missing"),
+        "{lost}"
+    );
+}

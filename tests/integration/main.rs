@@ -62,6 +62,7 @@ mod ros_hostile;
 mod ros_play;
 mod ros_serve;
 mod topic_bandwidth;
+mod tui_escaping;
 mod tui_follow;
 mod tui_follow_plot;
 mod tui_graphics;

@@ -217,6 +217,94 @@ fn quitting_before_the_answers_waits_for_them() {
     assert!(contains(&out, b"\x1b[?1049l"), "not restored");
 }
 
+/// A terminal that claims cells of 65535×65535 pixels (or a plausible 40×80): the explorer
+/// neither aborts on a huge allocation nor sends megabytes per frame; kitty is told the cells
+/// to fill, and the terminal is restored.
+#[test]
+fn a_terminal_lying_about_its_cell_size_costs_no_more_than_the_frame() {
+    if !have_python3() {
+        crate::common::skip("python3 is not installed");
+        return;
+    }
+    for (w, h) in [(65535, 65535), (40, 80)] {
+        let steps = serde_json::json!([
+            ["wait", "\u{1b}[5n"],
+            ["wait", "image_raw"],
+            ["keys", "/image_raw\r"],
+            ["wait", "▀"],
+            ["answer", w, h],
+            ["wait", "\u{1b}_Gq=2,"],
+            ["sleep", 0.5],
+            ["alive"],
+            ["keys", "q"],
+            ["exit", 10]
+        ]);
+        let (verdict, out) = terminal(&steps, "60");
+        assert_eq!(
+            verdict["failed"],
+            serde_json::Value::Null,
+            "{w}×{h}: {verdict}: {} bytes written, the last: {}",
+            out.len(),
+            String::from_utf8_lossy(&out[out.len().saturating_sub(600)..]).escape_debug()
+        );
+        assert_eq!(verdict["exit"], 0, "{w}×{h}: {verdict}");
+        assert!(
+            contains(&out, b"a=T,U=1,c="),
+            "{w}×{h}: kitty not told the cells"
+        );
+        // The demo's 64×48 frame: at most 128×96 pixels sent (66 KB of base64 a frame).
+        assert!(
+            out.len() < 2_000_000,
+            "{w}×{h}: {} bytes written",
+            out.len()
+        );
+        assert!(contains(&out, b"\x1b[?1049l"), "{w}×{h}: not restored");
+    }
+}
+
+/// Answers that come after the wait are not read as keys: a kitty error answer holds `E`
+/// (write the marked interval), `G`, `i`…; a key typed afterwards still counts.
+#[test]
+fn answers_after_the_wait_are_not_keys() {
+    if !have_python3() {
+        crate::common::skip("python3 is not installed");
+        return;
+    }
+    let steps = serde_json::json!([
+        ["wait", "image_raw"],
+        ["sleep", 1.0],
+        [
+            "keys",
+            "\u{1b}_Gi=31;EINVAL:bad image\u{1b}\\\u{1b}]11;rgb:0000/0000/0000\u{7}"
+        ],
+        ["keys", "\u{1b}[6;20;10t\u{1b}[?62;4;22c\u{1b}[0n"],
+        ["sleep", 0.5],
+        ["alive"],
+        ["keys", "E"],
+        ["wait", "mark an interval first"],
+        ["keys", "q"],
+        ["exit", 10]
+    ]);
+    let (verdict, out) = terminal(&steps, "0.3");
+    assert_eq!(
+        verdict["failed"],
+        serde_json::Value::Null,
+        "{verdict}: the last: {}",
+        String::from_utf8_lossy(&out[out.len().saturating_sub(600)..]).escape_debug()
+    );
+    assert_eq!(verdict["exit"], 0, "{verdict}");
+    let typed = position(&out, b"mark an interval first").unwrap();
+    // Only the `E` typed made the explorer speak: written once, after the answers.
+    assert_eq!(
+        out.windows(22)
+            .filter(|w| w == b"mark an interval first")
+            .count(),
+        1,
+        "the answer's E was read as a key"
+    );
+    assert!(typed > 0);
+}
+
 fn have(program: &str, arg: &str) -> bool {
     Command::new(program)
         .arg(arg)

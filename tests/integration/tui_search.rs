@@ -1,7 +1,7 @@
-//! The content search of the explorer (`f`, `n`, `N`) on the demo bag: a wrong expression
-//! shown under the prompt, the matches found in the background, counted and marked, `n` / `N`
-//! selecting them (and their topic), wrapping at the ends; snapshots at 80×24 and 160×48; and
-//! end to end in tmux.
+//! The content search of the explorer (`f`, `n`, `N`) on the demo bag: the expression checked
+//! in the background (the prompt stays open meanwhile), a wrong one shown under the prompt,
+//! the matches found in the background, counted and marked, `n` / `N` selecting them (and
+//! their topic), wrapping at the ends; snapshots at 80×24 and 160×48; and end to end in tmux.
 
 use std::time::Duration;
 
@@ -12,11 +12,19 @@ use crate::common;
 use crate::common::tmux::{Session, have_tmux};
 use crate::common::tui::{Harness, select_topic};
 
-/// Types `expr` into the `f` prompt and presses Enter.
+/// Types `expr` into the `f` prompt, presses Enter and waits for the expression's check.
 fn find(h: &mut Harness, expr: &str) {
     h.act(&[Action::StartFind, Action::ClearInput]);
     h.type_text(expr);
+    enter(h);
+}
+
+/// Presses Enter in the prompt and waits until the expression is checked.
+fn enter(h: &mut Harness) {
     h.act(&[Action::Enter]);
+    h.wait_until("the check", Duration::from_secs(30), |app| {
+        !app.search_checking()
+    });
 }
 
 fn wait_done(h: &mut Harness) {
@@ -99,6 +107,7 @@ fn a_wrong_expression_is_shown_under_the_prompt() {
     h.act(&[Action::ClearInput]);
     h.type_text("level >= ");
     h.act(&[Action::Enter]);
+    assert!(!h.app.search_checking(), "a syntax error needs no check");
     let e = h.app.search.prompt_error.clone().unwrap();
     assert!(e.column >= 9, "{e:?}");
     // Typing clears the error; Esc closes the prompt without searching.
@@ -133,6 +142,48 @@ fn with_the_topic_filter_set_every_shown_topic_is_searched() {
 }
 
 #[test]
+fn the_expression_is_checked_in_the_background_and_replaces_the_search_once_it_fits() {
+    let mut h = Harness::demo(80, 24);
+    select_topic(&mut h, "/rosout");
+    find(&mut h, "level >= WARN");
+    wait_done(&mut h);
+    assert_eq!(h.app.search.matches.len(), 3);
+    // Enter returns at once: the key handler compiles nothing, a thread does; the prompt
+    // stays open and says so, the previous search stays until the new one is checked.
+    h.act(&[Action::StartFind, Action::ClearInput]);
+    h.type_text(r#"msg =~ "\w{20}" or name ~ "x""#);
+    h.act(&[Action::Enter]);
+    assert!(h.app.search_checking());
+    assert_eq!(h.app.mode, Mode::Find);
+    assert!(h.screen().contains("(checking…"), "{}", h.screen());
+    assert_eq!(h.app.search.expr, "level >= WARN");
+    assert_eq!(h.app.search.matches.len(), 3);
+    h.wait_until("the check", Duration::from_secs(30), |app| {
+        !app.search_checking()
+    });
+    assert_eq!(h.app.mode, Mode::Normal, "the prompt closes");
+    assert_eq!(h.app.search.expr, r#"msg =~ "\w{20}" or name ~ "x""#);
+    wait_done(&mut h);
+    // Typing while a check runs drops it; Esc too.
+    h.act(&[Action::StartFind]);
+    h.type_text(" or level == 1");
+    h.act(&[Action::Enter]);
+    assert!(h.app.search_checking());
+    h.act(&[Action::Backspace]);
+    assert!(!h.app.search_checking());
+    h.act(&[Action::Enter, Action::Back]);
+    assert!(!h.app.search_checking());
+    assert_eq!(h.app.mode, Mode::Normal);
+    h.drain_events();
+    assert_eq!(
+        h.app.mode,
+        Mode::Normal,
+        "the dropped check changes nothing"
+    );
+    assert!(h.app.search.expr.starts_with("msg =~"));
+}
+
+#[test]
 fn search_snapshots() {
     for (w, hh) in [(80u16, 24u16), (160, 48)] {
         let mut h = Harness::demo(w, hh);
@@ -140,11 +191,11 @@ fn search_snapshots() {
         select_topic(&mut h, "/imu/data");
         h.act(&[Action::StartFind]);
         h.type_text("angular_velocity.zz > 0.1");
-        h.act(&[Action::Enter]);
+        enter(&mut h);
         insta::assert_snapshot!(format!("search_error_{w}x{hh}"), h.screen());
         h.act(&[Action::ClearInput]);
         h.type_text("linear_acceleration.x > 0.3");
-        h.act(&[Action::Enter]);
+        enter(&mut h);
         wait_done(&mut h);
         h.act(&[Action::NextMatch]);
         insta::assert_snapshot!(format!("search_marks_{w}x{hh}"), h.screen());

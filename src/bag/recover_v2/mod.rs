@@ -77,13 +77,14 @@ struct Walk {
 
 /// Scans the 2.0 bag in `source` starting at byte `start` (after the bag header). Chunks are
 /// decompressed (in parallel, within `budget`, while the walk goes on) only to be walked,
-/// and dropped after.
+/// and dropped after. Returns the bag and how many chunk info records (index section) the
+/// walk met.
 pub(crate) fn recover(
     source: &Arc<Source>,
     start: usize,
     reason: String,
     settings: &Settings<'_>,
-) -> Result<Opened, Stopped> {
+) -> Result<(Opened, usize), Stopped> {
     // The file is read through a window of positioned reads, never mapped: a file that
     // shrinks under the walk ends it with `Changed`, not SIGBUS.
     let mut win = Window::new(source);
@@ -121,7 +122,9 @@ pub(crate) fn recover(
     if !finished {
         return Err(Stopped::Cancelled);
     }
+    let chunk_infos = walk.chunk_infos;
     walk.build(source, settings, reason, prefix)
+        .map(|opened| (opened, chunk_infos))
         .map_err(Stopped::Changed)
 }
 

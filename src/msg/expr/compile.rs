@@ -1,11 +1,14 @@
 //! Syntax tree + message type → a [`Node`] tree ready to evaluate: paths resolved to field
 //! positions, constants replaced by their values, operators checked against the field types.
 
-use regex::bytes::RegexBuilder;
+use std::sync::Arc;
+
+use regex::bytes::Regex;
 
 use super::error::{ExprError, ExprErrorKind};
 use super::lexer::CmpOp;
 use super::parser::{Ast, Func, Literal, Operand};
+use super::shared::{ExactNeedle, FoldedNeedle, Shared};
 use crate::msg::path::{Leaf, ParsedPath, ResolvedPath, Segment, Step};
 use crate::msg::{ConstValue, Elem, MsgType};
 
@@ -34,35 +37,35 @@ pub(super) enum Node {
         op: CmpOp,
         rhs: Box<[u8]>,
     },
-    /// Case-insensitive substring; the needle is in ASCII lower case.
+    /// Case-insensitive substring (ASCII).
     Like {
         path: ResolvedPath,
-        needle: Box<[u8]>,
+        needle: Arc<FoldedNeedle>,
     },
+    /// Shared by every filter compiled from the expression.
     Regex {
         path: ResolvedPath,
-        re: regex::bytes::Regex,
+        re: Arc<Regex>,
     },
     /// Case-sensitive substring (Python's `in`).
     Contains {
         path: ResolvedPath,
-        needle: Box<[u8]>,
+        needle: Arc<ExactNeedle>,
     },
     Truthy {
         path: ResolvedPath,
         func: Func,
     },
-    /// Any string field holds the needle (ASCII lower case), ignoring case.
-    AnyText(Box<[u8]>),
+    /// Any string field holds the needle, ignoring ASCII case.
+    AnyText(Arc<FoldedNeedle>),
 }
-
-/// Largest compiled regular expression (bytes of the automaton).
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 pub(super) struct Compiler<'a> {
     pub(super) text: &'a str,
     pub(super) ty: &'a MsgType,
     pub(super) topic: &'a str,
+    /// The expression's searchers, shared by every filter compiled from it.
+    pub(super) shared: &'a Shared,
 }
 
 /// What an operand gives once its function is applied.
@@ -96,7 +99,7 @@ impl Compiler<'_> {
                     .collect::<Result<_, _>>()?,
             ),
             Ast::Not(inner) => Node::Not(Box::new(self.node(inner)?)),
-            Ast::Text(s) => Node::AnyText(s.to_ascii_lowercase().into_bytes().into()),
+            Ast::Text(s) => Node::AnyText(self.shared.folded(s)),
             Ast::In { needle, operand } => {
                 let (path, kind) = self.operand(operand)?;
                 if kind != Kind::String {
@@ -107,7 +110,7 @@ impl Compiler<'_> {
                 }
                 Node::Contains {
                     path,
-                    needle: needle.as_bytes().into(),
+                    needle: self.shared.exact(needle),
                 }
             }
             Ast::Truthy(operand) => {
@@ -147,7 +150,7 @@ impl Compiler<'_> {
         match cmp {
             None => Some(!topic.is_empty()),
             Some((op, Literal::Str(s))) => match op {
-                CmpOp::Like => Some(contains_ci(topic, s.to_ascii_lowercase().as_bytes())),
+                CmpOp::Like => Some(self.shared.folded(s).is_in(topic)),
                 CmpOp::Regex => None,
                 op => Some(cmp_bytes(topic, op, s.as_bytes())),
             },
@@ -259,17 +262,13 @@ impl Compiler<'_> {
             )),
             (Kind::String, CmpOp::Like, Literal::Str(s)) => Ok(Node::Like {
                 path,
-                needle: s.to_ascii_lowercase().into_bytes().into(),
+                needle: self.shared.folded(&s),
             }),
             (Kind::String, CmpOp::Regex, Literal::Str(s)) => {
-                let re = RegexBuilder::new(&s)
-                    .size_limit(REGEX_SIZE_LIMIT)
-                    .build()
-                    .map_err(|e| {
-                        let first = e.to_string();
-                        let why = first.lines().last().unwrap_or_default().trim().to_string();
-                        self.err(value_column, ExprErrorKind::Regex(why))
-                    })?;
+                let re = self
+                    .shared
+                    .regex(&s)
+                    .map_err(|why| self.err(value_column, ExprErrorKind::Regex(why)))?;
                 Ok(Node::Regex { path, re })
             }
             (Kind::String, _, Literal::Str(s)) => Ok(Node::Str {
@@ -416,14 +415,26 @@ pub(super) fn cmp_bytes(a: &[u8], op: CmpOp, b: &[u8]) -> bool {
     }
 }
 
-/// True when `hay` contains `needle` (ASCII lower case), ignoring ASCII case.
-pub(super) fn contains_ci(hay: &[u8], needle: &[u8]) -> bool {
-    let Some((&first, rest)) = needle.split_first() else {
-        return true;
-    };
-    let upper = first.to_ascii_uppercase();
-    hay.windows(needle.len()).any(|w| {
-        w.split_first()
-            .is_some_and(|(&c, tail)| (c == first || c == upper) && tail.eq_ignore_ascii_case(rest))
-    })
+impl Node {
+    /// True when the searchers of `self` are the same allocations as those at the same
+    /// places in `other` (and the trees have the same shape).
+    pub(super) fn shares_searchers_with(&self, other: &Node) -> bool {
+        match (self, other) {
+            (Node::Or(a), Node::Or(b)) | (Node::And(a), Node::And(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.shares_searchers_with(y))
+            }
+            (Node::Not(a), Node::Not(b)) => a.shares_searchers_with(b),
+            (Node::Like { needle: a, .. }, Node::Like { needle: b, .. })
+            | (Node::AnyText(a), Node::AnyText(b)) => Arc::ptr_eq(a, b),
+            (Node::Regex { re: a, .. }, Node::Regex { re: b, .. }) => Arc::ptr_eq(a, b),
+            (Node::Contains { needle: a, .. }, Node::Contains { needle: b, .. }) => {
+                Arc::ptr_eq(a, b)
+            }
+            (Node::Const(_), Node::Const(_))
+            | (Node::Num { .. }, Node::Num { .. })
+            | (Node::Str { .. }, Node::Str { .. })
+            | (Node::Truthy { .. }, Node::Truthy { .. }) => true,
+            _ => false,
+        }
+    }
 }

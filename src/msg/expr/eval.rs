@@ -1,7 +1,7 @@
 //! Evaluating a compiled expression on one decoded message: values are read in place from
 //! the payload (strings compared as bytes where they lie), nothing is allocated.
 
-use super::compile::{Node, Num, cmp_bytes, contains_ci};
+use super::compile::{Node, Num, cmp_bytes};
 use super::lexer::CmpOp;
 use super::parser::Func;
 use crate::msg::{MessageRef, ValueRef};
@@ -28,16 +28,14 @@ impl Node {
                 path.any(msg, |v| string(&v).is_some_and(|s| cmp_bytes(s, *op, rhs)))
             }
             Node::Like { path, needle } => {
-                path.any(msg, |v| string(&v).is_some_and(|s| contains_ci(s, needle)))
+                path.any(msg, |v| string(&v).is_some_and(|s| needle.is_in(s)))
             }
             Node::Regex { path, re } => {
                 path.any(msg, |v| string(&v).is_some_and(|s| re.is_match(s)))
             }
-            Node::Contains { path, needle } => path.any(msg, |v| {
-                string(&v).is_some_and(|s| {
-                    needle.is_empty() || s.windows(needle.len()).any(|w| *w == **needle)
-                })
-            }),
+            Node::Contains { path, needle } => {
+                path.any(msg, |v| string(&v).is_some_and(|s| needle.is_in(s)))
+            }
             Node::Truthy { path, func } => path.any(msg, |v| match (func, &v) {
                 (Func::None, ValueRef::String(s)) => !s.is_empty(),
                 (Func::None, _) => number(&v, Func::Len)
@@ -45,9 +43,7 @@ impl Node {
                     .is_some_and(|x| x != Num::Int(0) && x != Num::Float(0.0)),
                 _ => number(&v, *func).is_some_and(|x| x != Num::Int(0) && x != Num::Float(0.0)),
             }),
-            Node::AnyText(needle) => {
-                any_string(&ValueRef::Message(msg), &mut |s| contains_ci(s, needle))
-            }
+            Node::AnyText(needle) => any_string(&ValueRef::Message(msg), &mut |s| needle.is_in(s)),
         }
     }
 }

@@ -18,13 +18,16 @@
 //! [`Expr::parse`] checks the syntax once; [`Expr::compile`] resolves it against a message
 //! type (unknown fields and constants, and operators that do not fit a field's type, are
 //! errors pointing at their column); [`Filter::matches`] evaluates it on decoded messages
-//! without allocating.
+//! without allocating. The regular expressions and substring searchers of an expression are
+//! built once and shared by every filter compiled from it (one per connection searched), and
+//! substring tests take time linear in the string searched.
 
 mod compile;
 mod error;
 mod eval;
 mod lexer;
 mod parser;
+mod shared;
 #[cfg(test)]
 mod tests;
 
@@ -32,21 +35,27 @@ pub use error::{ExprError, ExprErrorKind};
 pub use lexer::{CmpOp, MAX_EXPR_LEN};
 pub use parser::Func;
 
+use std::sync::Arc;
+
 use super::{DecodeError, MessageRef, MsgType, Schema, decode};
 
-/// An expression whose syntax has been checked, not yet tied to a message type.
+/// An expression whose syntax has been checked, not yet tied to a message type. Clones share
+/// its compiled regular expressions and substring searchers.
 #[derive(Debug, Clone)]
 pub struct Expr {
     text: String,
     ast: parser::Ast,
+    shared: Arc<shared::Shared>,
 }
 
 impl Expr {
     /// Parses `text`; the error points at the column where it goes wrong.
     pub fn parse(text: &str) -> Result<Expr, ExprError> {
+        let ast = parser::parse(text)?;
         Ok(Expr {
             text: text.to_string(),
-            ast: parser::parse(text)?,
+            shared: Arc::new(shared::Shared::for_ast(&ast)),
+            ast,
         })
     }
 
@@ -55,12 +64,15 @@ impl Expr {
         &self.text
     }
 
-    /// Compiles the expression for messages of type `ty` published on `topic`.
+    /// Compiles the expression for messages of type `ty` published on `topic`. Its regular
+    /// expressions are compiled on the first call that needs them and shared by the filters
+    /// of later calls.
     pub fn compile(&self, ty: &MsgType, topic: &str) -> Result<Filter, ExprError> {
         let compiler = compile::Compiler {
             text: &self.text,
             ty,
             topic,
+            shared: &self.shared,
         };
         Ok(Filter {
             node: compiler.node(&self.ast)?,
@@ -90,5 +102,27 @@ impl Filter {
     /// The type the filter was compiled for.
     pub fn type_name(&self) -> &str {
         &self.type_name
+    }
+
+    /// True when every regular expression and substring searcher of this filter is the very
+    /// one (the same allocation) at the same place in `other`: two filters compiled from one
+    /// [`Expr`] share them.
+    pub fn shares_searchers_with(&self, other: &Filter) -> bool {
+        self.node.shares_searchers_with(&other.node)
+    }
+}
+
+impl Expr {
+    /// True when the expression names a field `topic` (or `m.topic`): when the type has no
+    /// such field, it tests the topic's name, so a filter compiled for one topic does not
+    /// serve another of the same type.
+    pub fn mentions_topic(&self) -> bool {
+        self.ast.mentions_topic()
+    }
+
+    /// How many regular expressions of this expression (and its clones) have been compiled:
+    /// at most one per distinct pattern, however many filters were compiled.
+    pub fn regexes_compiled(&self) -> usize {
+        self.shared.regexes_compiled()
     }
 }

@@ -261,3 +261,22 @@ impl Parser<'_> {
         }
     }
 }
+
+impl Ast {
+    /// True when an operand's path is `topic` or starts with `topic` or `m.topic`.
+    pub(super) fn mentions_topic(&self) -> bool {
+        let names = |o: &Operand| {
+            let p = o.path.strip_prefix("m.").unwrap_or(&o.path);
+            p.strip_prefix("topic")
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        };
+        match self {
+            Ast::Or(items) | Ast::And(items) => items.iter().any(Ast::mentions_topic),
+            Ast::Not(inner) => inner.mentions_topic(),
+            Ast::Compare { operand, .. } | Ast::Truthy(operand) | Ast::In { operand, .. } => {
+                names(operand)
+            }
+            Ast::Text(_) => false,
+        }
+    }
+}

@@ -268,3 +268,145 @@ fn hostile_texts_do_not_panic() {
         }
     }
 }
+
+#[test]
+fn regexes_and_needles_are_built_once_per_expression_and_shared() {
+    let log = schema(LOG);
+    let string = schema("std_msgs/String");
+    let expr = Expr::parse(r#"msg =~ "\w{20}" or name ~ "Planner" or "x" in name or "t""#).unwrap();
+    let string_expr = Expr::parse(r#"data =~ "\w{20}" or data ~ "Planner" or "t""#).unwrap();
+    // A pattern on a field it cannot apply to is a mismatch, and is not compiled.
+    let e = Expr::parse(r#"level =~ "\w{20}""#).unwrap();
+    assert!(e.compile(log.root(), "/a").is_err());
+    assert_eq!(e.regexes_compiled(), 0);
+    let first = expr.compile(log.root(), "/t0").unwrap();
+    let copy = expr.clone();
+    for i in 1..200 {
+        let f = copy.compile(log.root(), &format!("/t{i}")).unwrap();
+        assert!(f.shares_searchers_with(&first), "filter {i}");
+    }
+    assert_eq!(expr.regexes_compiled(), 1);
+    // Another type: another plan, the same regex and needles.
+    let a = string_expr.compile(string.root(), "/a").unwrap();
+    let b = string_expr.compile(string.root(), "/b").unwrap();
+    assert!(a.shares_searchers_with(&b));
+    assert_eq!(string_expr.regexes_compiled(), 1);
+    // Two parses build two sets.
+    let other = Expr::parse(expr.text()).unwrap();
+    assert!(
+        !other
+            .compile(log.root(), "/t0")
+            .unwrap()
+            .shares_searchers_with(&first)
+    );
+}
+
+/// The naive tests the searchers replace.
+fn naive_ci(hay: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty()
+        || hay
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+#[test]
+fn substring_searches_find_what_a_naive_scan_finds() {
+    use super::shared::{FoldedNeedle, Shared};
+    let shared = Shared::default();
+    let texts: Vec<Vec<u8>> = [
+        "",
+        "a",
+        "A",
+        "aa",
+        "aab",
+        "aaab",
+        "abab",
+        "ababc",
+        "abcabd",
+        "ABCABCABD",
+        "xyz",
+        "aAbBaAbB",
+        "Planner",
+        "the PLANNER says",
+        "é",
+        "\u{e9}planner",
+        "\0a\0",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    // Every substring of every text as a needle, searched in every text, both cases.
+    for needle_src in &texts {
+        for i in 0..=needle_src.len() {
+            for j in i..=needle_src.len() {
+                let needle = &needle_src[i..j];
+                let Ok(text) = std::str::from_utf8(needle) else {
+                    continue;
+                };
+                let folded = FoldedNeedle::new(&needle.to_ascii_lowercase());
+                let exact = shared.exact(text);
+                for hay in &texts {
+                    assert_eq!(
+                        folded.is_in(hay),
+                        naive_ci(hay, needle),
+                        "{needle:?} ~ {hay:?}"
+                    );
+                    let naive = needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle);
+                    assert_eq!(exact.is_in(hay), naive, "{needle:?} in {hay:?}");
+                }
+            }
+        }
+    }
+    // Pseudo-random texts over a small alphabet (many partial matches), deterministic.
+    let mut x = 0x2545_f491_u32;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    for _ in 0..300 {
+        let hay: Vec<u8> = (0..next() % 64)
+            .map(|_| b"aAbB"[(next() % 4) as usize])
+            .collect();
+        let needle: Vec<u8> = (0..next() % 6)
+            .map(|_| b"ab"[(next() % 2) as usize])
+            .collect();
+        assert_eq!(
+            FoldedNeedle::new(&needle).is_in(&hay),
+            naive_ci(&hay, &needle),
+            "{needle:?} ~ {hay:?}"
+        );
+    }
+}
+
+#[test]
+fn a_long_needle_in_a_long_string() {
+    // 4 000 bytes of 'a' then 'b', searched in 1 MB of 'a' (the naive scan compares ~4 000
+    // bytes at each of a million places); found once a 'b' follows.
+    let needle = format!("{}b", "a".repeat(4000));
+    let mut hay = vec![b'a'; 1 << 20];
+    let schema = schema("std_msgs/String");
+    let mut payload = Vec::new();
+    let text = String::from_utf8(hay.clone()).unwrap();
+    s(&mut payload, &text);
+    for expr in [
+        format!("data ~ \"{needle}\""),
+        format!("\"{needle}\" in data"),
+        format!("\"{needle}\""),
+    ] {
+        let f = Expr::parse(&expr)
+            .unwrap()
+            .compile(schema.root(), "/t")
+            .unwrap();
+        assert!(!f.matches_payload(&schema, &payload).unwrap());
+    }
+    hay.push(b'b');
+    let mut payload = Vec::new();
+    s(&mut payload, std::str::from_utf8(&hay).unwrap());
+    let f = Expr::parse(&format!("data ~ \"{}\"", needle.to_uppercase()))
+        .unwrap()
+        .compile(schema.root(), "/t")
+        .unwrap();
+    assert!(f.matches_payload(&schema, &payload).unwrap());
+}

@@ -1,6 +1,7 @@
 //! The content search (`f`): its prompt, checking the expression against the searched topics'
-//! types, starting the search in the background (a new one replaces the previous one), its
-//! news, and `n` / `N` going to the next / previous match.
+//! types and starting the search in the background (a new one replaces the previous one once
+//! its expression is found to fit; the prompt stays open meanwhile, showing what is wrong if
+//! it does not), its news, and `n` / `N` going to the next / previous match.
 //!
 //! What is searched: every topic the list shows while the topic filter (`/`) is set, else the
 //! selected topic.
@@ -8,23 +9,38 @@
 use super::super::action::Action;
 use super::super::model::search::PromptError;
 use super::super::notify::Notify;
-use super::super::searcher::{self, SearchJob, SearchNews};
+use super::super::searcher::{self, SearchJob, SearchNews, SearchReport};
 use super::{App, Mode};
-use crate::catalog::search::{SearchError, SearchRequest, validate};
+use crate::catalog::search::{SearchError, SearchRequest};
 use crate::msg::expr::Expr;
 
-/// The running search and where its thread reports.
+/// The running search, the one whose expression is being checked, and where their threads
+/// report.
 #[derive(Default)]
 pub(super) struct Finder {
     job: Option<SearchJob>,
+    checking: Option<Checking>,
     notify: Option<Notify<SearchNews>>,
     next_id: u64,
+}
+
+/// A search started from the prompt whose expression is being checked in the background.
+struct Checking {
+    job: SearchJob,
+    text: String,
+    scope: String,
 }
 
 impl App {
     /// Where search threads report (set by the event loop; without it `f` cannot search).
     pub fn set_search_notify(&mut self, notify: Notify<SearchNews>) {
         self.finder.notify = Some(notify);
+    }
+
+    /// True while the expression typed in the prompt is being checked against the searched
+    /// topics' types (in the background; the prompt says so).
+    pub fn search_checking(&self) -> bool {
+        self.finder.checking.is_some()
     }
 
     /// `f`: opens the prompt with the last expression.
@@ -43,7 +59,9 @@ impl App {
             }
             Action::ClearInput => self.prompt.clear(),
             Action::Back => {
-                // Closes the prompt; a search still running stops where it is.
+                // Closes the prompt; a search still running (or being checked) stops where
+                // it is.
+                self.finder.checking = None;
                 self.finder.job = None;
                 if self.search.is_active() && !self.search.done {
                     self.search.stop();
@@ -61,7 +79,9 @@ impl App {
             action,
             Action::Input(_) | Action::Backspace | Action::ClearInput
         ) {
+            // The expression changed: its error, or its check, no longer applies.
             self.search.prompt_error = None;
+            self.finder.checking = None;
         }
         true
     }
@@ -84,10 +104,12 @@ impl App {
         }
     }
 
-    /// `Enter` in the prompt: checks the expression and starts the search, or shows what is
-    /// wrong under the prompt. An empty expression clears the search.
+    /// `Enter` in the prompt: checks the syntax, then starts checking the expression against
+    /// the searched topics' types in the background (the prompt stays open until it fits, or
+    /// shows what is wrong under it). An empty expression clears the search.
     fn run_find(&mut self) {
         let text = self.prompt.trim().to_string();
+        self.finder.checking = None;
         if text.is_empty() {
             self.finder.job = None;
             self.search = super::super::model::search::Search::default();
@@ -112,24 +134,6 @@ impl App {
             });
             return;
         }
-        let request = SearchRequest { topics, expr };
-        if let Err(e) = validate(&self.catalog, &request, &self.registry) {
-            self.search.prompt_error = Some(match e {
-                SearchError::Expr {
-                    topic,
-                    datatype,
-                    error,
-                } => PromptError {
-                    column: error.column,
-                    message: format!("{} (in {topic}, {datatype})", error.kind),
-                },
-                SearchError::NoTopic => PromptError {
-                    column: 1,
-                    message: format!("{scope}: no message type that can be decoded"),
-                },
-            });
-            return;
-        }
         let Some(notify) = self.finder.notify.clone() else {
             self.search.prompt_error = Some(PromptError {
                 column: 1,
@@ -137,11 +141,9 @@ impl App {
             });
             return;
         };
-        // The previous search stops here (its job is dropped) and its news are ignored.
-        self.finder.job = None;
         self.finder.next_id += 1;
         let id = self.finder.next_id;
-        self.search.start(id, &text, scope);
+        let request = SearchRequest { topics, expr };
         match searcher::start(
             self.catalog.clone(),
             request,
@@ -149,29 +151,80 @@ impl App {
             id,
             notify,
         ) {
-            Ok(job) => self.finder.job = Some(job),
+            Ok(job) => self.finder.checking = Some(Checking { job, text, scope }),
             Err(e) => {
-                self.search.fail(e.to_string());
-                self.flash(format!("cannot start the search: {e}"), true);
+                self.search.prompt_error = Some(PromptError {
+                    column: 1,
+                    message: format!("cannot start the search: {e}"),
+                });
             }
         }
-        self.prompt.clear();
-        self.mode = Mode::Normal;
     }
 
-    /// A batch of matches (or the failure) of a background search.
+    /// The expression being checked fits: it replaces the previous search (whose thread
+    /// stops), and the prompt closes.
+    fn search_checked(&mut self, checking: Checking) {
+        self.search
+            .start(checking.job.id, &checking.text, checking.scope);
+        self.finder.job = Some(checking.job);
+        if self.mode == Mode::Find {
+            self.prompt.clear();
+            self.mode = Mode::Normal;
+        }
+    }
+
+    /// The expression being checked does not fit: what is wrong, under the prompt.
+    fn search_refused(&mut self, scope: &str, e: SearchError) {
+        let error = match e {
+            SearchError::Expr {
+                topic,
+                datatype,
+                error,
+            } => PromptError {
+                column: error.column,
+                message: format!("{} (in {topic}, {datatype})", error.kind),
+            },
+            SearchError::NoTopic => PromptError {
+                column: 1,
+                message: format!("{scope}: no message type that can be decoded"),
+            },
+        };
+        if self.mode == Mode::Find {
+            self.search.prompt_error = Some(error);
+        } else {
+            self.flash(format!("search not started: {}", error.message), true);
+        }
+    }
+
+    /// News of a background search: its expression checked (or refused), a batch of
+    /// matches, or its failure.
     pub(crate) fn search_news(&mut self, news: SearchNews) -> bool {
+        if self
+            .finder
+            .checking
+            .as_ref()
+            .is_some_and(|c| c.job.id == news.id)
+        {
+            let Some(checking) = self.finder.checking.take() else {
+                return false;
+            };
+            match news.report {
+                SearchReport::Checked => self.search_checked(checking),
+                SearchReport::Failed(e) => self.search_refused(&checking.scope, e),
+                SearchReport::Update(u) => {
+                    self.search_checked(checking);
+                    self.search_update(&u);
+                }
+            }
+            return true;
+        }
         if news.id != self.search.id || self.search.done {
             return false;
         }
-        match news.update {
-            Ok(u) => {
-                self.search.add(&u.matches, u.fraction, u.stats, u.done);
-                if u.done {
-                    self.finder.job = None;
-                }
-            }
-            Err(e) => {
+        match news.report {
+            SearchReport::Checked => return false,
+            SearchReport::Update(u) => self.search_update(&u),
+            SearchReport::Failed(e) => {
                 self.finder.job = None;
                 let why = e.to_string();
                 self.search.fail(why.clone());
@@ -179,6 +232,14 @@ impl App {
             }
         }
         true
+    }
+
+    /// A batch of matches of the running search.
+    fn search_update(&mut self, u: &crate::catalog::search::SearchUpdate) {
+        self.search.add(&u.matches, u.fraction, u.stats, u.done);
+        if u.done {
+            self.finder.job = None;
+        }
     }
 
     /// `n` / `N`: moves the time cursor to the next (previous) match and selects its message

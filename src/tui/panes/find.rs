@@ -19,10 +19,12 @@ pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize, rows: usize) -> Ve
     if app.mode != Mode::Find {
         return Vec::new();
     }
-    let prompt = format!(
-        "{PREFIX}{}█  (expression; Enter: search, Esc: cancel)",
-        app.prompt
-    );
+    let hint = if app.search_checking() {
+        "checking…; Esc: cancel"
+    } else {
+        "expression; Enter: search, Esc: cancel"
+    };
+    let prompt = format!("{PREFIX}{}█  ({hint})", app.prompt);
     let mut lines = vec![Line::styled(fit(&prompt, w), theme.matched())];
     if let Some(e) = &app.search.prompt_error {
         let caret = (width(PREFIX) + e.column.saturating_sub(1)).min(w.saturating_sub(1));

@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{block, inner};
+use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Mode};
 use crate::tui::model::timefmt::{TimeFormat, offset};
@@ -131,9 +132,10 @@ fn title(app: &App) -> String {
     let scope = if app.hist_all {
         "all topics".to_string()
     } else {
+        // The topic's name comes from the bag: escaped, as everywhere.
         app.topics
             .selected_row()
-            .map_or("no topic".into(), |r| r.topic.clone())
+            .map_or("no topic".into(), |r| escape_line(&r.topic).into_owned())
     };
     let (start, end) = app.timeline.bounds();
     let (v0, v1) = app.timeline.view();

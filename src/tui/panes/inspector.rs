@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, inner};
+use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use crate::tui::app::App;
 use crate::tui::model::inspector::Expand;
@@ -22,7 +23,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let title = match &ins.data {
         Some(d) => format!(
             " {} · {} · {} ",
-            d.datatype,
+            escape_line(&d.datatype),
             app.time_format.short(d.time, app.start()),
             bytes(d.size as u64)
         ),
@@ -60,7 +61,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if let Err(e) = &data.value {
         {
             lines.push(Line::styled("cannot decode this message:", theme.error()));
-            lines.push(Line::styled(e.clone(), theme.error()));
+            lines.push(Line::styled(escape_line(e).into_owned(), theme.error()));
             lines.push(Line::raw(""));
             for chunk in data.head.chunks(16).take(inner.height as usize) {
                 let hex: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();

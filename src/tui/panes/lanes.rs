@@ -12,6 +12,7 @@ use ratatui::widgets::Paragraph;
 
 use super::histogram::axis;
 use super::{block, inner};
+use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Mode};
 use crate::tui::model::lanes::{self, Lane, Lanes};
@@ -132,12 +133,14 @@ fn name(app: &App, lanes: &Lanes, i: usize, name_w: usize, theme: Theme) -> Vec<
     let Some(lane) = lanes.lanes.get(i) else {
         return Vec::new();
     };
+    // Names from the bag, escaped (as everywhere) before they are compared and cut.
+    let topic = escape_line(&lane.topic);
     let neighbour = |j: Option<usize>| {
         j.and_then(|j| lanes.lanes.get(j))
-            .map_or(0, |n| common_prefix(&n.topic, &lane.topic))
+            .map_or(0, |n| common_prefix(&escape_line(&n.topic), &topic))
     };
     let keep = neighbour(i.checked_sub(1)).max(neighbour(Some(i + 1)));
-    let (shown, _) = fit_middle(&lane.topic, name_w.saturating_sub(1), Some(keep));
+    let (shown, _) = fit_middle(&topic, name_w.saturating_sub(1), Some(keep));
     let style = if lane.visible == app.topics.selected() {
         theme.selected(app.focus == Pane::Histogram)
     } else {

@@ -82,7 +82,8 @@ fn row<'a>(
 
 /// The title: what is shown of what, the filters, the progress.
 fn title(view: &LogView, prompt: Option<(LogField, &str)>) -> String {
-    let topics = view.topics.topics.join(" ");
+    let topics: Vec<_> = view.topics.topics.iter().map(|t| escape_line(t)).collect();
+    let topics = topics.join(" ");
     let mut t = format!(" Log {topics} · ");
     if view.shown.is_empty() {
         let _ = write!(t, "0/{} · ", view.lines.lines.len());

@@ -25,7 +25,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let list = &app.messages;
     let total = app.topics.selected_row().map_or(0, |r| r.count);
     let title = match (&list.topic, list.window.entries.is_empty()) {
-        (Some(t), _) => format!(" Messages · {t} · {total} "),
+        (Some(t), _) => format!(" Messages · {} · {total} ", escape_line(t)),
         (None, _) => " Messages ".to_string(),
     };
     frame.render_widget(

@@ -188,7 +188,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         .take(legend_rows)
     {
         lines.push(Line::styled(
-            legend_line(i, &e.label, l, w),
+            legend_line(i, &crate::printable::escape_line(&e.label), l, w),
             theme.series(i),
         ));
     }

@@ -65,7 +65,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) -> bool 
     }
     let _ = write!(
         t,
-        "XY · {topic} · equal aspect · {} points ",
+        "XY · {} · equal aspect · {} points ",
+        crate::printable::escape_line(topic),
         raster.map_or(0, |r| r.points)
     );
     frame.render_widget(
