@@ -245,6 +245,7 @@ fn open_v2(
             threads: options.threads,
             budget,
             progress: options.progress.as_ref(),
+            live: recover_v2::still_recording(path),
             partial: partial.as_ref().map(|p| p as &recover_v2::PartialSink<'_>),
         },
     )

@@ -44,9 +44,6 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(40);
 /// The most bytes read from the file in one positioned read.
 const READ_STEP: u64 = 8 << 20;
 
-/// The longest record header accepted (connection headers with long definitions included).
-const MAX_HEADER: u32 = 16 << 20;
-
 /// Why a bag cannot be followed.
 #[derive(Debug, thiserror::Error)]
 pub enum FollowError {
