@@ -51,15 +51,16 @@ pub(crate) fn record_at(rest: &[u8], offset: u64, max_data: u64) -> Extent<'_> {
     Extent::Head(head)
 }
 
-/// True when the record at `rest[0]` (file offset `offset`) is cut off by the end of the file
-/// at offset `end`: its header, or its data, goes past it. `rest` holds the file from the
-/// record on, at least its header when the file has it. (A record that is whole, or that is
-/// not one, is not cut off.)
-pub(crate) fn cut_off(rest: &[u8], offset: u64, end: u64, max_data: u64) -> bool {
+/// When the record at `rest[0]` (file offset `offset`) is cut off by the end of the file at
+/// offset `end` (its header, or its data, goes past it): where its data starts (`end` when
+/// its header is cut), the first byte that is not its header. `rest` holds the file from the
+/// record on, at least its header when the file has it. `None` for a record that is whole,
+/// or that is not one.
+pub(crate) fn cut_off(rest: &[u8], offset: u64, end: u64, max_data: u64) -> Option<u64> {
     match record_at(rest, offset, max_data) {
-        Extent::CutHeader => offset.saturating_add(rest.len() as u64) >= end,
-        Extent::Head(h) => h.end() > end,
-        Extent::Damage(_) => false,
+        Extent::CutHeader => (offset.saturating_add(rest.len() as u64) >= end).then_some(end),
+        Extent::Head(h) => (h.end() > end).then_some(h.data_offset),
+        Extent::Damage(_) => None,
     }
 }
 
@@ -109,24 +110,27 @@ mod tests {
     fn a_record_cut_anywhere_is_cut_off_and_a_whole_one_is_not() {
         let r = record(10);
         for k in 0..r.len() {
-            assert!(cut_off(&r[..k], 100, 100 + k as u64, 1 << 20), "cut at {k}");
+            let data = cut_off(&r[..k], 100, 100 + k as u64, 1 << 20);
+            let header_end = 100 + r.len() as u64 - 10;
+            let want = if k as u64 + 100 >= header_end { header_end } else { 100 + k as u64 };
+            assert_eq!(data, Some(want), "cut at {k}");
         }
-        assert!(!cut_off(&r, 100, 100 + r.len() as u64, 1 << 20));
+        assert_eq!(cut_off(&r, 100, 100 + r.len() as u64, 1 << 20), None);
         assert!(matches!(record_at(&r, 100, 1 << 20), Extent::Head(_)));
     }
 
     #[test]
     fn what_is_not_a_record_is_not_cut_off() {
         // A header claiming more than the limit, a field without `=`, a field past the header.
-        assert!(!cut_off(&[0xff, 0xff, 0xff, 0x7f, 0], 0, 5, 1 << 20));
+        assert!(cut_off(&[0xff, 0xff, 0xff, 0x7f, 0], 0, 5, 1 << 20).is_none());
         let mut bad = 40u32.to_le_bytes().to_vec();
         bad.extend_from_slice(&4u32.to_le_bytes());
         bad.extend_from_slice(b"opxx");
-        assert!(!cut_off(&bad, 0, bad.len() as u64, 1 << 20));
+        assert!(cut_off(&bad, 0, bad.len() as u64, 1 << 20).is_none());
         let mut long = 10u32.to_le_bytes().to_vec();
         long.extend_from_slice(&20u32.to_le_bytes());
-        assert!(!cut_off(&long, 0, long.len() as u64, 1 << 20));
+        assert!(cut_off(&long, 0, long.len() as u64, 1 << 20).is_none());
         // Data beyond what is accepted.
-        assert!(!cut_off(&record(100)[..50], 0, 50, 50));
+        assert!(cut_off(&record(100)[..50], 0, 50, 50).is_none());
     }
 }

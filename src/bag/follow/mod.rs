@@ -20,7 +20,7 @@ mod stall;
 #[cfg(test)]
 mod stall_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use stall::{STALL_AFTER, Stall, Writer, ago};
 

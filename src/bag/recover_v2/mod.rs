@@ -40,6 +40,8 @@ use super::table::ConnTable;
 use super::window::Window;
 
 mod assemble;
+#[cfg(test)]
+mod live_tests;
 mod partial;
 mod pipeline;
 
@@ -153,8 +155,8 @@ pub(crate) struct Settings<'a> {
     /// Told how the scan advances.
     pub progress: Option<&'a ProgressFn>,
     /// True when the file is a recording still being written (its name ends in `.active`,
-    /// see [`still_recording`]): what its writer has not finished at the end of the file is
-    /// noted as unfinished, not lost.
+    /// see [`still_recording`], and its bag header's index position is 0): what its writer
+    /// has not finished at the end of the file is noted as unfinished, not lost.
     pub live: bool,
     /// Handed the bag as found so far, with the bytes walked and the file's size, while the
     /// scan runs (see [`PartialFn`](super::PartialFn)); false stops the scan.
@@ -218,25 +220,27 @@ impl Walk {
     /// end of the file and nothing readable follows it, it is the record being written (noted
     /// as unfinished; the walk ends); otherwise damage, skipped as [`Walk::skip_damage`] does.
     fn cannot_take(&mut self, win: &mut Window<'_>, pos: usize, reason: String) -> Option<usize> {
-        let next = find_next_record_in(win, pos + 1);
-        if next.is_none() && self.being_written(win, pos) {
+        if self.being_written(win, pos) {
             return None;
         }
-        let end = next.unwrap_or(self.len_usize());
-        self.lose(pos as u64, (end - pos) as u64, reason);
-        next
+        self.skip_damage(win, pos, reason)
     }
 
     /// True (and noted as unfinished) when the walk is over a live recording and the record at
-    /// `pos` is cut off by the end of the file: the writer is writing it (the follower's rule,
-    /// [`cut_off`]). The caller has checked that no record follows it.
+    /// `pos` is cut off by the end of the file (the follower's rule, [`cut_off`]) with no
+    /// record in its data: the writer is writing it. (Its header's own fields can look like a
+    /// record: they are not searched.)
     fn being_written(&mut self, win: &mut Window<'_>, pos: usize) -> bool {
         if !self.live {
             return false;
         }
         let v = win.view(pos as u64, 8 + u64::from(MAX_HEADER));
         let rest = v.buf.get(v.at..).unwrap_or_default();
-        if !cut_off(rest, pos as u64, self.len, self.limit) {
+        let Some(data) = cut_off(rest, pos as u64, self.len, self.limit) else {
+            return false;
+        };
+        let data = usize::try_from(data).unwrap_or(usize::MAX);
+        if data < self.len_usize() && find_next_record_in(win, data).is_some() {
             return false;
         }
         self.unfinished = Some(Unfinished {
@@ -367,9 +371,7 @@ impl Walk {
                 }
                 Ok(_) if record_end <= self.len_usize() => Some(record_end),
                 Ok(_) => {
-                    let tail =
-                        find_next_record_in(win, pos + 1).is_none() && self.being_written(win, pos);
-                    if !tail {
+                    if !self.being_written(win, pos) {
                         self.lose(
                             pos as u64,
                             self.len() - pos as u64,
