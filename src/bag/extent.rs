@@ -78,7 +78,9 @@ fn fields_so_far(present: &[u8], len: usize) -> Result<(), String> {
                 "a header field of {n} bytes at byte {at} of a record header of {len} bytes"
             ));
         }
-        let field = present.get(start..end.min(present.len())).unwrap_or_default();
+        let field = present
+            .get(start..end.min(present.len()))
+            .unwrap_or_default();
         if end <= present.len() && !field.contains(&b'=') {
             return Err("a record header field without `=`".into());
         }
@@ -88,12 +90,17 @@ fn fields_so_far(present: &[u8], len: usize) -> Result<(), String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // small test records
 mod tests {
     use super::*;
 
     /// A message data record of `data` bytes.
     fn record(data: usize) -> Vec<u8> {
-        let fields: &[&[u8]] = &[b"op=\x02", b"conn=\x00\x00\x00\x00", b"time=\x01\x00\x00\x00\x00\x00\x00\x00"];
+        let fields: &[&[u8]] = &[
+            b"op=\x02",
+            b"conn=\x00\x00\x00\x00",
+            b"time=\x01\x00\x00\x00\x00\x00\x00\x00",
+        ];
         let mut header = Vec::new();
         for f in fields {
             header.extend_from_slice(&(f.len() as u32).to_le_bytes());
@@ -112,7 +119,11 @@ mod tests {
         for k in 0..r.len() {
             let data = cut_off(&r[..k], 100, 100 + k as u64, 1 << 20);
             let header_end = 100 + r.len() as u64 - 10;
-            let want = if k as u64 + 100 >= header_end { header_end } else { 100 + k as u64 };
+            let want = if k as u64 + 100 >= header_end {
+                header_end
+            } else {
+                100 + k as u64
+            };
             assert_eq!(data, Some(want), "cut at {k}");
         }
         assert_eq!(cut_off(&r, 100, 100 + r.len() as u64, 1 << 20), None);

@@ -80,7 +80,11 @@ impl fmt::Display for Unfinished {
     /// `N bytes at the end still being written (or cut off), from byte X`, or for a
     /// compressed chunk `newest N s not yet on disk: the recorder compresses chunks (…)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Unfinished { offset, bytes, what } = self;
+        let Unfinished {
+            offset,
+            bytes,
+            what,
+        } = self;
         match what {
             Writing::Record => write!(
                 f,

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use bagscope::bag::writer::{BagWriter, WriterOptions};
 use bagscope::bag::Bag;
 use bagscope::bag::follow::Follower;
+use bagscope::bag::writer::{BagWriter, WriterOptions};
 use bagscope::format::Compression;
 use bagscope::time::RosTime;
 
@@ -148,7 +148,10 @@ fn the_compressed_chunk_being_written_is_not_yet_on_disk_not_lost() {
 
     let (out, err, code) = run(&["verify"], &active);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains(&format!("{n} messages in 2 chunks verified")), "{out}");
+    assert!(
+        out.contains(&format!("{n} messages in 2 chunks verified")),
+        "{out}"
+    );
     assert!(out.contains("no problems"), "{out}");
     assert!(err.contains("unfinished:"), "{err}");
 
@@ -190,7 +193,10 @@ fn the_record_being_written_in_the_open_chunk_is_not_lost() {
     );
     // The open chunk is read up to its last whole record, as the follower reads it.
     let read = info_count(&out);
-    assert!(read > closed_before(&bag, k), "the open chunk's messages are read: {out}");
+    assert!(
+        read > closed_before(&bag, k),
+        "the open chunk's messages are read: {out}"
+    );
     let mut follower = Follower::open(&active).unwrap();
     while follower.poll(usize::MAX).unwrap().more {}
     assert_eq!(read as u64, follower.message_count());
@@ -273,7 +279,10 @@ fn a_rosbag_record_lz4_recording_copied_mid_chunk() {
         assert_eq!(code, 0, "{err}");
         let data = echoed(&echo);
         assert_eq!(data.len(), n, "echo prints what info counts");
-        assert!(data.iter().all(|d| *d == payload), "a message not published");
+        assert!(
+            data.iter().all(|d| *d == payload),
+            "a message not published"
+        );
         let (v, err, code) = run(&["verify"], &copy);
         assert_eq!(code, 0, "{v}{err}");
     }

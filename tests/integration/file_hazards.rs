@@ -556,7 +556,12 @@ fn recovery_tells_its_progress() {
     assert_eq!(*scans.last().unwrap(), total, "ends at the end of the file");
     // The last chunk was decoded while the walk went on (the pipeline): no decoding stage
     // after the walk.
-    assert_eq!(cut.message_count(), bag.message_count(), "{:?}", cut.recovery());
+    assert_eq!(
+        cut.message_count(),
+        bag.message_count(),
+        "{:?}",
+        cut.recovery()
+    );
     assert!(
         !seen
             .iter()

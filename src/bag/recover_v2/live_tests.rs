@@ -40,7 +40,7 @@ fn cuts(full: &[u8], from: usize, stride: usize) -> Vec<usize> {
     let mut cuts: Vec<usize> = (from..full.len()).step_by(stride).collect();
     for w in ends.windows(2) {
         let (a, b) = (w[0], w[1]);
-        cuts.extend([a, a + 1, (a + b) / 2, b.saturating_sub(1)]);
+        cuts.extend([a, a + 1, usize::midpoint(a, b), b.saturating_sub(1)]);
     }
     cuts.retain(|&k| k >= from && k < full.len());
     cuts.sort_unstable();
@@ -99,10 +99,16 @@ fn an_uncompressed_recording_is_read_as_the_follower_reads_it_at_every_byte() {
             Some(u) => {
                 noted += 1;
                 assert_eq!(u.what, Writing::Record, "at {k}");
-                assert_eq!((u.offset, u.offset + u.bytes), (consumed, k as u64), "at {k}");
+                assert_eq!(
+                    (u.offset, u.offset + u.bytes),
+                    (consumed, k as u64),
+                    "at {k}"
+                );
                 assert!(
-                    u.to_string()
-                        .starts_with(&format!("{} bytes at the end still being written (or cut off)", u.bytes)),
+                    u.to_string().starts_with(&format!(
+                        "{} bytes at the end still being written (or cut off)",
+                        u.bytes
+                    )),
                     "{u}"
                 );
             }
@@ -111,7 +117,12 @@ fn an_uncompressed_recording_is_read_as_the_follower_reads_it_at_every_byte() {
         let closed = scan(dir.path(), "rec.bag", &bytes);
         let c = closed.recovery().unwrap();
         assert!(c.unfinished.is_none(), "at {k}");
-        assert_eq!(c.losses.is_empty(), consumed == k as u64, "at {k}: {:?}", c.losses);
+        assert_eq!(
+            c.losses.is_empty(),
+            consumed == k as u64,
+            "at {k}: {:?}",
+            c.losses
+        );
         assert_eq!(read_all(&closed), want[..n as usize], "at {k}");
     }
     assert!(noted > 200, "{noted} cuts inside a record");
@@ -196,8 +207,8 @@ fn a_compressed_chunk_whose_data_runs_past_the_end_is_not_decoded() {
     let dir = tempfile::tempdir().unwrap();
     let (full, bag) = finished(dir.path(), Compression::Lz4, 60);
     let want = expected(&bag);
-    let h = bag.head(2).unwrap();
-    let k = (h.data_offset + h.compressed_size / 2) as usize;
+    let third = bag.head(2).unwrap();
+    let k = (third.data_offset + third.compressed_size / 2) as usize;
     // A writer that wrote the chunk's header with its size first: only the bag header's
     // index position says the recording is not closed.
     let mut bytes = full[..k].to_vec();
@@ -207,23 +218,24 @@ fn a_compressed_chunk_whose_data_runs_past_the_end_is_not_decoded() {
         .position(|(a, b)| a != b)
         .unwrap();
     bytes[at..at + 8].fill(0);
-    let n = in_closed_chunks(&bag, k);
+    let before = in_closed_chunks(&bag, k);
     let live = scan(dir.path(), "rec.bag.active", &bytes);
-    let r = live.recovery().unwrap();
-    assert!(r.losses.is_empty(), "{:?}", r.losses);
+    let report = live.recovery().unwrap();
+    assert!(report.losses.is_empty(), "{:?}", report.losses);
     assert!(matches!(
-        r.unfinished.as_ref().map(|u| u.what),
+        report.unfinished.as_ref().map(|u| u.what),
         Some(Writing::Chunk { .. })
     ));
-    assert_eq!(read_all(&live), want[..n]);
+    assert_eq!(read_all(&live), want[..before]);
     let closed = scan(dir.path(), "rec.bag", &bytes);
     let c = closed.recovery().unwrap();
     assert_eq!(c.losses.len(), 1, "{:?}", c.losses);
     assert!(
-        c.losses[0].reason.contains("not decoded from part of its data"),
+        c.losses[0]
+            .reason
+            .contains("not decoded from part of its data"),
         "{:?}",
         c.losses
     );
-    assert_eq!(read_all(&closed), want[..n]);
+    assert_eq!(read_all(&closed), want[..before]);
 }
-

@@ -183,7 +183,7 @@ impl Summary {
                             Json::obj([
                                 ("offset", Json::Int(u.offset.into())),
                                 ("bytes", Json::Int(u.bytes.into())),
-                                ("note", Json::str(&u.to_string())),
+                                ("note", Json::str(u.to_string())),
                             ])
                         }),
                     ),
