@@ -217,7 +217,7 @@ impl Walk {
     }
 
     /// A record at `pos` the walk cannot take: in a live recording, when it is cut off by the
-    /// end of the file and nothing readable follows it, it is the record being written (noted
+    /// end of the file (see [`Walk::being_written`]), it is the record being written (noted
     /// as unfinished; the walk ends); otherwise damage, skipped as [`Walk::skip_damage`] does.
     fn cannot_take(&mut self, win: &mut Window<'_>, pos: usize, reason: String) -> Option<usize> {
         if self.being_written(win, pos) {
