@@ -31,6 +31,7 @@ pub mod definitions;
 mod entries;
 mod entries_ahead;
 mod error;
+mod extent;
 mod finish_chunks;
 pub mod follow;
 mod heads;
@@ -78,6 +79,7 @@ pub use parallel::{default_threads, parallel_map};
 pub use query::Query;
 pub use recovery::{
     Loss, PARTIAL_EVERY, PartialFn, PartialScan, ProgressFn, Recovery, RecoveryProgress,
+    Unfinished, Writing,
 };
 pub use source::{Changed, FileStamp, Source, open_regular};
 pub use summary::{CompressionStats, TopicSummary};

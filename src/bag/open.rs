@@ -245,6 +245,10 @@ fn open_v2(
             threads: options.threads,
             budget,
             progress: options.progress.as_ref(),
+            // A header naming an index position says the writer closed the bag: a cut end
+            // is then damage, whatever the name.
+            live: recover_v2::still_recording(path)
+                && header.as_ref().is_ok_and(|h| h.index_pos == 0),
             partial: partial.as_ref().map(|p| p as &recover_v2::PartialSink<'_>),
         },
     )

@@ -130,6 +130,7 @@ pub(crate) fn open(buf: &[u8], version: Version, start: usize) -> Opened {
             partial_chunks: 0,
             losses,
             scanned: None,
+            unfinished: None,
         }),
         totals: None,
     }

@@ -235,6 +235,7 @@ fn scan(buf: &[u8], start: usize, reason: String) -> Opened {
         partial_chunks: 0,
         losses,
         scanned: None,
+        unfinished: None,
     };
     finish(buf, topics, entries, warnings, Some(recovery))
 }

@@ -49,6 +49,82 @@ pub struct Recovery {
     /// (see `OpenOptions::partial`): the counts and losses are those found so far. `None` once
     /// the scan is done.
     pub scanned: Option<(u64, u64)>,
+    /// The end of a recording still being written (a `.active` file) that the writer has not
+    /// finished: a record cut off by the end of the file, or the compressed chunk the recorder
+    /// is writing. Not a loss (the same bytes in a closed bag are one).
+    pub unfinished: Option<Unfinished>,
+}
+
+/// The end of a `.active` file that its writer has not finished (see
+/// [`Recovery::unfinished`]). Its `Display` is the note the commands print.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unfinished {
+    /// File offset where it starts.
+    pub offset: u64,
+    /// Its bytes in the file (to the end of the file).
+    pub bytes: u64,
+    /// What is being written there.
+    pub what: Writing,
+}
+
+/// What a recording's writer has not finished (see [`Unfinished`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writing {
+    /// A record: its header or data is not all in the file yet (or the writer stopped).
+    Record,
+    /// A compressed chunk: its header says size 0 (or a size past the end of the file)
+    /// until the recorder closes it, and its messages are read only then (a compressed
+    /// stream is not decoded from part of its bytes).
+    Chunk {
+        /// Its compression.
+        compression: crate::format::Compression,
+        /// Receive time of the newest message in the file, if any.
+        newest: Option<RosTime>,
+    },
+}
+
+impl fmt::Display for Unfinished {
+    /// `N bytes at the end still being written (or cut off), from byte X`, or for a
+    /// compressed chunk `newest N s not yet on disk: the recorder compresses chunks (…)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Unfinished {
+            offset,
+            bytes,
+            what,
+        } = self;
+        match what {
+            Writing::Record => write!(
+                f,
+                "{bytes} bytes at the end still being written (or cut off), from byte {offset}"
+            ),
+            Writing::Chunk {
+                compression,
+                newest,
+            } => {
+                match newest.and_then(not_on_disk_for) {
+                    Some(d) => write!(f, "newest {} not yet on disk", super::follow::ago(d))?,
+                    None => f.write_str("the newest messages are not yet on disk")?,
+                }
+                write!(
+                    f,
+                    ": the recorder compresses chunks (the {compression} chunk at byte {offset}, \
+                     {bytes} bytes so far, is read once it is closed; lost if the recorder stopped)"
+                )
+            }
+        }
+    }
+}
+
+/// How long ago, by the wall clock, a message received at `newest` was: `None` when the
+/// receive times are not the wall clock's (in the future, or more than a day ago), as the
+/// follower judges it.
+pub(crate) fn not_on_disk_for(newest: RosTime) -> Option<std::time::Duration> {
+    let t = std::time::SystemTime::UNIX_EPOCH
+        + std::time::Duration::new(u64::from(newest.sec), newest.nsec.min(999_999_999));
+    std::time::SystemTime::now()
+        .duration_since(t)
+        .ok()
+        .filter(|d| *d < std::time::Duration::from_secs(86_400))
 }
 
 impl Recovery {

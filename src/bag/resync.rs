@@ -15,6 +15,16 @@ const MAX_RESYNC_HEADER: u64 = 64 << 10;
 /// overlapping the last by the pattern's length), checking candidates with a view of their
 /// own.
 pub(super) fn find_next_record_in(win: &mut Window<'_>, from: usize) -> Option<usize> {
+    find_next_record_where(win, from, |_| true)
+}
+
+/// [`find_next_record_in`] taking only records whose op `accept` allows (after a compressed
+/// chunk whose end is unknown, records that its literal runs may copy are not taken).
+pub(super) fn find_next_record_where(
+    win: &mut Window<'_>,
+    from: usize,
+    accept: fn(Op) -> bool,
+) -> Option<usize> {
     const PATTERN: &[u8] = b"\x04\x00\x00\x00op=";
     let len = usize::try_from(win.len()).unwrap_or(usize::MAX);
     let mut search = from;
@@ -42,7 +52,10 @@ pub(super) fn find_next_record_in(win: &mut Window<'_>, from: usize) -> Option<u
             // Record headers are small: a candidate claiming a larger one is not taken (and
             // does not make us read it).
             let v = win.view(start as u64, 8 + MAX_RESYNC_HEADER);
-            if plausible_at(v.buf, v.at, v.base, hit, file_len) {
+            if plausible_at(v.buf, v.at, v.base, hit, file_len)
+                && read_head(v.buf, v.at, v.base)
+                    .is_ok_and(|h| matches!(h.op(), Ok(Ok(op)) if accept(op)))
+            {
                 return Some(start);
             }
             q = start.checked_sub(1);

@@ -172,5 +172,8 @@ pub fn recovery_lines(recovery: &Recovery) -> Vec<String> {
     for l in &recovery.losses {
         lines.push(format!("lost:      {l}"));
     }
+    if let Some(u) = &recovery.unfinished {
+        lines.push(format!("unfinished: not in the copy: {u}"));
+    }
     lines
 }

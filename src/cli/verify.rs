@@ -83,6 +83,10 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         for n in &report.notes {
             print_warning(format_args!("{shown}: {n}"));
         }
+        // The end of a recording still being written: not checked, and no problem.
+        if let Some(u) = bag.recovery().and_then(|r| r.unfinished.as_ref()) {
+            super::print_note(format_args!("{shown}: unfinished: {u}"));
+        }
         for p in &report.problems {
             let at = p
                 .offset

@@ -13,6 +13,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod active_scan;
 mod catalog_merge;
 mod cli_echo;
 mod cli_echo_field;

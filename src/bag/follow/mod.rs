@@ -20,7 +20,7 @@ mod stall;
 #[cfg(test)]
 mod stall_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use stall::{STALL_AFTER, Stall, Writer, ago};
 
@@ -43,9 +43,6 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(40);
 
 /// The most bytes read from the file in one positioned read.
 const READ_STEP: u64 = 8 << 20;
-
-/// The longest record header accepted (connection headers with long definitions included).
-const MAX_HEADER: u32 = 16 << 20;
 
 /// Why a bag cannot be followed.
 #[derive(Debug, thiserror::Error)]

@@ -10,11 +10,12 @@ use crate::time::RosTime;
 use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::{ConnId, Connection};
 use super::super::counts::Counts;
+use super::super::extent::{Extent, record_at};
 use super::super::heads::ChunkHead;
 use super::super::recovery::Loss;
 use super::super::resync::find_next_record;
 use super::{
-    FollowError, FollowedMessage, Follower, MAX_CONNECTION_BYTES, MAX_CONNECTIONS, MAX_HEADER,
+    FollowError, FollowedMessage, Follower, MAX_CONNECTION_BYTES, MAX_CONNECTIONS,
     MAX_LOSSES_PER_UPDATE, RUN_SPLIT, Update, read_at,
 };
 
@@ -99,28 +100,16 @@ impl Follower {
     /// Looks at the record at `buf[at..]`.
     fn step(&mut self, at: usize, update: &mut Update) -> Step {
         let rest = self.buf.get(at..).unwrap_or_default();
-        let Some(header_len) = rest.get(..4).and_then(crate::format::cursor::le_u32) else {
-            return Step::Wait;
-        };
-        if header_len > MAX_HEADER {
-            return Step::Damage(format!("a record header of {header_len} bytes"));
-        }
-        if rest.len() < 8 + header_len as usize {
-            return Step::Wait;
-        }
         let offset = self.base + at as u64;
-        let head = match read_head(rest, 0, offset) {
-            Ok(h) => h,
-            Err(e) => return Step::Damage(e.to_string()),
+        // The same rule as the recovery scan's: a record cut off by the end of what was
+        // read is still being written.
+        let head = match record_at(rest, offset, self.max_chunk) {
+            Extent::Head(h) => h,
+            Extent::CutHeader => return Step::Wait,
+            Extent::Damage(why) => return Step::Damage(why),
         };
         let head_len = usize::try_from(head.data_offset - offset).unwrap_or(usize::MAX);
         let whole = head_len.saturating_add(head.data_len as usize);
-        if u64::from(head.data_len) > self.max_chunk {
-            return Step::Damage(format!(
-                "a record of {} bytes (more than the {} accepted)",
-                head.data_len, self.max_chunk
-            ));
-        }
         let op = match head.op() {
             Ok(Ok(op)) => op,
             Ok(Err(b)) => return Step::Damage(format!("unknown op {b:#04x}")),

@@ -67,6 +67,8 @@ impl Follower {
                 // The damage found so far: a snapshot must not look healthier than the file.
                 losses: self.losses.clone(),
                 scanned: None,
+                // What the writer has not finished is the follower's status, not the bag's.
+                unfinished: None,
             }),
             totals: None,
         };

@@ -170,16 +170,10 @@ impl Follower {
     /// compressed chunk is open.
     pub fn unwritten(&self) -> Option<Duration> {
         let seen = self.pending_seen?;
-        let by_clock = self.last_time.and_then(|t| {
-            let t =
-                SystemTime::UNIX_EPOCH + Duration::new(u64::from(t.sec), t.nsec.min(999_999_999));
-            SystemTime::now().duration_since(t).ok()
-        });
-        Some(
-            by_clock
-                .filter(|d| *d < Duration::from_secs(86_400))
-                .unwrap_or_else(|| seen.elapsed()),
-        )
+        let by_clock = self
+            .last_time
+            .and_then(super::super::recovery::not_on_disk_for);
+        Some(by_clock.unwrap_or_else(|| seen.elapsed()))
     }
 }
 

@@ -21,7 +21,7 @@ fn header(topic: &str) -> ConnectionHeader {
 
 /// A finished bag of `n` messages on two topics, its bytes, and its messages as
 /// `(topic, time, data)` in file order.
-pub(super) fn finished(dir: &Path, compression: Compression, n: u32) -> (Vec<u8>, Bag) {
+pub(crate) fn finished(dir: &Path, compression: Compression, n: u32) -> (Vec<u8>, Bag) {
     let path = dir.join(format!("full-{compression:?}.bag"));
     let mut w = BagWriter::create(
         &path,
@@ -52,7 +52,7 @@ fn field_value(bytes: &[u8], from: usize, to: usize, name: &[u8]) -> usize {
 
 /// The file as a recorder has it after writing `k` bytes: the bag header's index position
 /// still 0, and chunks not yet closed with their header sizes 0 (as `rosbag record` does).
-pub(super) fn as_written(full: &[u8], bag: &Bag, k: usize) -> Vec<u8> {
+pub(crate) fn as_written(full: &[u8], bag: &Bag, k: usize) -> Vec<u8> {
     let mut out = full[..k].to_vec();
     if k < full.len() {
         let at = field_value(full, 13, 4096, b"index_pos=");
@@ -118,7 +118,7 @@ fn by_topic(conns: &[Connection], c: &Chunk) -> Vec<(String, u32)> {
     v
 }
 
-pub(super) fn expected(bag: &Bag) -> Vec<(String, RosTime, Vec<u8>)> {
+pub(crate) fn expected(bag: &Bag) -> Vec<(String, RosTime, Vec<u8>)> {
     bag.messages(&Query::all())
         .map(|m| {
             let m = m.unwrap();

@@ -12,7 +12,7 @@ use super::super::connection::ConnId;
 use super::super::heads::{ChunkHead, Heads};
 use super::super::opened::Opened;
 use super::super::parallel::parallel_map;
-use super::super::recovery::{Loss, Recovery, RecoveryProgress};
+use super::super::recovery::{Loss, Recovery, RecoveryProgress, Writing};
 use super::super::source::{Changed, Source};
 use super::super::totals::count_and_total;
 use super::partial::Prefix;
@@ -146,6 +146,13 @@ impl Walk {
         }
         let totals = count_and_total(&mut connections, &chunks);
         self.losses.sort_by_key(|l| l.offset);
+        if let Some(Writing::Chunk { newest, .. }) = self.unfinished.as_mut().map(|u| &mut u.what) {
+            *newest = chunks
+                .iter()
+                .filter(|c| c.message_count() > 0)
+                .map(|c| c.end)
+                .max();
+        }
         Ok(Opened {
             connections,
             conn_map: map,
@@ -159,6 +166,7 @@ impl Walk {
                 partial_chunks: partial,
                 losses: self.losses,
                 scanned: None,
+                unfinished: self.unfinished,
             }),
             totals: Some(totals),
         })

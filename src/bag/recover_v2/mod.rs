@@ -8,6 +8,13 @@
 //! have not seen (connection records live inside chunks). Damaged stretches are skipped to the
 //! next plausible record and reported as losses.
 //!
+//! The end of a recording: an uncompressed chunk the recorder has not closed (size 0) is read
+//! up to its last whole record; a compressed one (size 0, or a size past the end of the file)
+//! is never decoded from part of its bytes. In a recording still being written
+//! ([`Settings::live`]: a `.active` file) a record cut off by the end of the file, or the
+//! compressed chunk being written, is noted as [`Unfinished`], not lost; in a closed bag the
+//! same bytes are a loss.
+//!
 //! The chunks that must be decompressed are handed to a pool of workers as the walk finds
 //! them ([`pipeline`]), so decompression uses every core while the walk reads on; with
 //! [`Settings::partial`] set, the bag as found so far is handed out while the walk runs
@@ -24,14 +31,17 @@ use super::budget::Budget;
 use super::chunk::ChunkState;
 use super::entries::ChunkScan;
 use super::error::Warning;
+use super::extent::{MAX_HEADER, cut_off};
 use super::opened::Opened;
-use super::recovery::{Loss, ProgressFn, RecoveryProgress};
-use super::resync::find_next_record_in;
+use super::recovery::{Loss, ProgressFn, RecoveryProgress, Unfinished, Writing};
+use super::resync::{find_next_record_in, find_next_record_where};
 use super::source::{Changed, Source};
 use super::table::ConnTable;
 use super::window::Window;
 
 mod assemble;
+#[cfg(test)]
+mod live_tests;
 mod partial;
 mod pipeline;
 
@@ -73,6 +83,12 @@ struct Walk {
     chunk_infos: usize,
     /// Set when a chunk read by a worker came back short (the file changed).
     changed: Option<Changed>,
+    /// True for a recording still being written (see [`Settings::live`]).
+    live: bool,
+    /// Largest chunk accepted (a record claiming more data is damage).
+    limit: u64,
+    /// The end of the file the writer has not finished (live recordings only).
+    unfinished: Option<Unfinished>,
 }
 
 /// Scans the 2.0 bag in `source` starting at byte `start` (after the bag header). Chunks are
@@ -96,6 +112,9 @@ pub(crate) fn recover(
         warnings: Vec::new(),
         chunk_infos: 0,
         changed: None,
+        live: settings.live,
+        limit: settings.limit,
+        unfinished: None,
     };
     let mut queue = Queue::default();
     let mut prefix = settings.partial.map(|_| Prefix::new(&reason));
@@ -138,9 +157,19 @@ pub(crate) struct Settings<'a> {
     pub budget: &'a Arc<Budget>,
     /// Told how the scan advances.
     pub progress: Option<&'a ProgressFn>,
+    /// True when the file is a recording still being written (its name ends in `.active`,
+    /// see [`still_recording`], and its bag header's index position is 0): what its writer
+    /// has not finished at the end of the file is noted as unfinished, not lost.
+    pub live: bool,
     /// Handed the bag as found so far, with the bytes walked and the file's size, while the
     /// scan runs (see [`PartialFn`](super::PartialFn)); false stops the scan.
     pub partial: Option<&'a PartialSink<'a>>,
+}
+
+/// True when `path` names a recording still being written: `rosbag record` writes
+/// `X.bag.active` and renames it to `X.bag` once it has closed it.
+pub(crate) fn still_recording(path: &std::path::Path) -> bool {
+    path.as_os_str().as_encoded_bytes().ends_with(b".active")
 }
 
 /// Takes a partial result of the scan (see [`Settings::partial`]).
@@ -190,6 +219,83 @@ impl Walk {
         next
     }
 
+    /// A record at `pos` the walk cannot take: in a live recording, when it is cut off by the
+    /// end of the file (see [`Walk::being_written`]), it is the record being written (noted
+    /// as unfinished; the walk ends); otherwise damage, skipped as [`Walk::skip_damage`] does.
+    fn cannot_take(&mut self, win: &mut Window<'_>, pos: usize, reason: String) -> Option<usize> {
+        if self.being_written(win, pos) {
+            return None;
+        }
+        self.skip_damage(win, pos, reason)
+    }
+
+    /// True (and noted as unfinished) when the walk is over a live recording and the record at
+    /// `pos` is cut off by the end of the file (the follower's rule, [`cut_off`]) with no
+    /// record in its data: the writer is writing it. (Its header's own fields can look like a
+    /// record: they are not searched.)
+    fn being_written(&mut self, win: &mut Window<'_>, pos: usize) -> bool {
+        if !self.live {
+            return false;
+        }
+        let v = win.view(pos as u64, 8 + u64::from(MAX_HEADER));
+        let rest = v.buf.get(v.at..).unwrap_or_default();
+        let Some(data) = cut_off(rest, pos as u64, self.len, self.limit) else {
+            return false;
+        };
+        let data = usize::try_from(data).unwrap_or(usize::MAX);
+        if data < self.len_usize() && find_next_record_in(win, data).is_some() {
+            return false;
+        }
+        self.unfinished = Some(Unfinished {
+            offset: pos as u64,
+            bytes: self.len.saturating_sub(pos as u64),
+            what: Writing::Record,
+        });
+        true
+    }
+
+    /// A compressed chunk at `pos` whose data (from `data_start`) is not all in the file: its
+    /// header says size 0 (the recorder has not closed it) or a size past the end. It is never
+    /// decoded from part of its bytes (that gives junk). Its end is the next record that
+    /// cannot be a copy inside its data (lz4 keeps literal runs of the chunk's own message
+    /// and connection records), else the end of the file: there, in a live recording, it is
+    /// the chunk the recorder is writing; otherwise its messages are lost.
+    fn incomplete_compressed(
+        &mut self,
+        win: &mut Window<'_>,
+        pos: usize,
+        data_start: usize,
+        compression: Compression,
+        why: &str,
+    ) -> Option<usize> {
+        let next = find_next_record_where(win, data_start, |op| {
+            matches!(
+                op,
+                Op::Chunk | Op::IndexData | Op::ChunkInfo | Op::BagHeader
+            )
+        });
+        if next.is_none() && self.live {
+            self.unfinished = Some(Unfinished {
+                offset: pos as u64,
+                bytes: self.len.saturating_sub(pos as u64),
+                what: Writing::Chunk {
+                    compression,
+                    newest: None,
+                },
+            });
+            return None;
+        }
+        let end = next.unwrap_or(self.len_usize());
+        self.lose(
+            pos as u64,
+            end.saturating_sub(pos) as u64,
+            format!(
+                "{why}: a compressed chunk is not decoded from part of its data, so its messages are lost"
+            ),
+        );
+        next
+    }
+
     /// Walks the file from `start`, calling `between` between records with the position
     /// reached; returns false when `between` asked to stop.
     fn run(
@@ -210,7 +316,7 @@ impl Walk {
             let v = win.head(pos as u64);
             let head = match read_head(v.buf, v.at, v.base) {
                 Ok(h) => h,
-                Err(e) => match self.skip_damage(win, pos, e.to_string()) {
+                Err(e) => match self.cannot_take(win, pos, e.to_string()) {
                     Some(n) => {
                         pos = n;
                         continue;
@@ -239,7 +345,7 @@ impl Walk {
                     if end > pos {
                         Some(end)
                     } else {
-                        self.skip_damage(win, pos, "a record is cut off or damaged".into())
+                        self.cannot_take(win, pos, "a record is cut off or damaged".into())
                     }
                 }
                 Ok(Ok(Op::IndexData)) => {
@@ -249,7 +355,7 @@ impl Walk {
                         Ok(idx) => Some(usize::try_from(idx.end).unwrap_or(usize::MAX)),
                         Err(e) => {
                             let e = e.to_string();
-                            self.skip_damage(win, pos, e)
+                            self.cannot_take(win, pos, e)
                         }
                     }
                 }
@@ -262,22 +368,24 @@ impl Walk {
                         }
                         Err(e) => {
                             let e = e.to_string();
-                            self.skip_damage(win, pos, e)
+                            self.cannot_take(win, pos, e)
                         }
                     }
                 }
                 Ok(_) if record_end <= self.len_usize() => Some(record_end),
                 Ok(_) => {
-                    self.lose(
-                        pos as u64,
-                        self.len() - pos as u64,
-                        "the file ends inside a record".into(),
-                    );
+                    if !self.being_written(win, pos) {
+                        self.lose(
+                            pos as u64,
+                            self.len() - pos as u64,
+                            "the file ends inside a record".into(),
+                        );
+                    }
                     None
                 }
                 Err(e) => {
                     let e = e.to_string();
-                    self.skip_damage(win, pos, e)
+                    self.cannot_take(win, pos, e)
                 }
             };
             match next {
@@ -307,17 +415,47 @@ impl Walk {
             index: Vec::new(),
             scan: None,
         };
+        let data_start = usize::try_from(data_offset).unwrap_or(usize::MAX);
         if data_len == 0 && header.size == 0 {
             // A chunk the recorder never closed: its records (or compressed bytes) follow.
             found.state = ChunkState::Open;
-            let data_start = usize::try_from(data_offset).unwrap_or(usize::MAX);
+            if header.compression == Compression::None {
+                // Read up to its last whole record, as the follower reads it.
+                return Some(self.top_level_run(win, data_start, Some(found)));
+            }
+            let why = format!(
+                "the recorder never finished this {} chunk (its header says size 0)",
+                header.compression
+            );
+            return self.incomplete_compressed(win, pos, data_start, header.compression, &why);
+        }
+        if head_end > len && self.live {
+            // The writer is writing this chunk's data: an uncompressed one is read up to its
+            // last whole record (what follows is the record being written); a compressed one
+            // is read once it is whole.
+            found.state = ChunkState::Truncated;
             if header.compression == Compression::None {
                 return Some(self.top_level_run(win, data_start, Some(found)));
             }
-            let end = find_next_record_in(win, data_start).unwrap_or(self.len_usize());
-            found.data_len = (end as u64).saturating_sub(data_offset);
-            self.found.push(found);
-            return Some(end);
+            let why = format!(
+                "the {} chunk at byte {pos} claims {data_len} bytes, past the end of the file",
+                header.compression
+            );
+            return self.incomplete_compressed(win, pos, data_start, header.compression, &why);
+        }
+        if head_end > len && header.compression != Compression::None {
+            // A compressed chunk cut short is not decoded from part of its data.
+            self.lose(
+                len,
+                head_end - len,
+                format!(
+                    "the file ends inside the {} chunk at byte {pos}: {} of its {} bytes are missing, and a compressed chunk is not decoded from part of its data, so its messages are lost",
+                    header.compression,
+                    head_end - len,
+                    data_len
+                ),
+            );
+            return None;
         }
         if head_end > len {
             found.state = ChunkState::Truncated;

@@ -174,6 +174,8 @@ impl Prefix {
                 partial_chunks: self.chunks.len() as u64 - complete,
                 losses,
                 scanned: None,
+                // Known once the walk reaches the end of the file.
+                unfinished: None,
             }),
             totals: Some(totals),
         }

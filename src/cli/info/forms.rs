@@ -177,6 +177,16 @@ impl Summary {
                                 .collect(),
                         ),
                     ),
+                    (
+                        "unfinished",
+                        r.unfinished.as_ref().map_or(Json::Null, |u| {
+                            Json::obj([
+                                ("offset", Json::Int(u.offset.into())),
+                                ("bytes", Json::Int(u.bytes.into())),
+                                ("note", Json::str(u.to_string())),
+                            ])
+                        }),
+                    ),
                 ]),
             ));
         }

@@ -199,6 +199,10 @@ impl Summary {
             for (i, l) in r.losses.iter().enumerate() {
                 rows.push((if i == 0 { "lost" } else { "" }, l.to_string()));
             }
+            // Not a loss: the end of a recording still being written.
+            if let Some(u) = &r.unfinished {
+                rows.push(("unfinished", u.to_string()));
+            }
         }
         let conflicts = self.topics.iter().filter(|t| t.conflicting_types).map(|t| {
             format!(
