@@ -152,7 +152,7 @@ impl Follower {
     }
 
     /// Whether a process holds the file open for writing (looked up again at most every
-    /// [`WRITER_CHECK_EVERY`]).
+    /// `WRITER_CHECK_EVERY`).
     pub fn writer(&mut self) -> Writer {
         if let Some((at, w)) = self.writer_check {
             if at.elapsed() < WRITER_CHECK_EVERY {
