@@ -34,6 +34,15 @@ pub struct NodeConfig {
     pub limits: NodeLimits,
 }
 
+/// The master URI `ROS_MASTER_URI` names (trimmed), as given by `var`, or
+/// [`DEFAULT_MASTER_URI`] when it is unset or blank. Not validated.
+pub fn master_uri_from(var: impl Fn(&str) -> Option<String>) -> String {
+    var("ROS_MASTER_URI")
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| DEFAULT_MASTER_URI.to_string())
+}
+
 impl NodeConfig {
     /// The configuration from the process environment; `name` is resolved in
     /// `ROS_NAMESPACE`.
@@ -59,8 +68,7 @@ impl NodeConfig {
             }
             None => "/".to_string(),
         };
-        let master_uri = present("ROS_MASTER_URI")
-            .map_or_else(|| DEFAULT_MASTER_URI.to_string(), |v| v.trim().to_string());
+        let master_uri = master_uri_from(&var);
         if uri::host_port(&master_uri, "http").is_none() {
             return Err(RosError::Environment {
                 variable: "ROS_MASTER_URI",

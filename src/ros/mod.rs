@@ -36,7 +36,7 @@ pub mod uri;
 pub mod xmlrpc;
 
 pub use accept::AdmissionStats;
-pub use config::{DEFAULT_MASTER_URI, NodeConfig, bind_address};
+pub use config::{DEFAULT_MASTER_URI, NodeConfig, bind_address, master_uri_from};
 pub use error::RosError;
 pub use fds::{FD_RESERVE, open_count, raise_limit};
 pub use header::{Header, HeaderError, MAX_HEADER, frame, read_frame};

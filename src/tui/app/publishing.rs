@@ -3,7 +3,7 @@
 //! seen what would be published (topics and counts, the namespace, the master) and said `y`.
 
 use crate::catalog::Selection;
-use crate::ros::DEFAULT_MASTER_URI;
+use crate::ros::master_uri_from;
 use crate::tui::action::Action;
 use crate::tui::model::publish_plan::PublishPlan;
 
@@ -51,13 +51,7 @@ impl App {
             return;
         }
         let master = self.publish_settings.config.as_ref().map_or_else(
-            || {
-                std::env::var("ROS_MASTER_URI")
-                    .ok()
-                    .map(|v| v.trim().to_string())
-                    .filter(|v| !v.is_empty())
-                    .unwrap_or_else(|| DEFAULT_MASTER_URI.to_string())
-            },
+            || master_uri_from(|k| std::env::var(k).ok()),
             |c| c.master_uri.clone(),
         );
         let settings = &self.publish_settings;

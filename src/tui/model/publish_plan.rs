@@ -55,10 +55,11 @@ impl PublishPlan {
     ) -> PublishPlan {
         let counts = window_bytes::compute(catalog, interval, window_bytes::EXACT_BUDGET);
         let namespace = names::resolve("/", namespace);
+        let given: std::collections::HashSet<&str> = topics.iter().map(String::as_str).collect();
         let mut planned: Vec<PlannedTopic> = catalog
             .topics()
             .into_iter()
-            .filter(|t| topics.is_empty() || topics.contains(&t.topic))
+            .filter(|t| given.is_empty() || given.contains(t.topic.as_str()))
             .filter_map(|t| {
                 let n = counts.messages.get(&t.topic).copied().unwrap_or(0.0);
                 // A sum of counts and fractions of counts: finite, >= 0, far below 2^53.
