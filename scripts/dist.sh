@@ -44,9 +44,10 @@ for arch in "${ARCHES[@]}"; do
     echo "dist.sh: building $triple, glibc $GLIBC" >&2
     start=$(date +%s)
     # No debug info and no symbol table: a smaller file to copy to the robot.
-    CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_PROFILE_RELEASE_STRIP=symbols \
-        cargo zigbuild --release --locked --bin bagscope --target "$triple.$GLIBC"
-    cp "${CARGO_TARGET_DIR:-target}/$triple/release/bagscope" "dist/bagscope-$arch-linux.tmp"
+    # The `dist` profile (Cargo.toml): whole-program fat LTO, one codegen unit.
+    CARGO_PROFILE_DIST_DEBUG=0 CARGO_PROFILE_DIST_STRIP=symbols \
+        cargo zigbuild --profile dist --locked --bin bagscope --target "$triple.$GLIBC"
+    cp "${CARGO_TARGET_DIR:-target}/$triple/dist/bagscope" "dist/bagscope-$arch-linux.tmp"
     mv "dist/bagscope-$arch-linux.tmp" "dist/bagscope-$arch-linux"
     echo "dist.sh: dist/bagscope-$arch-linux ($(( $(date +%s) - start )) s)" >&2
 done
