@@ -16,16 +16,9 @@ pub fn cpu_seconds() -> f64 {
 }
 
 /// CPU time this thread has used (`CLOCK_THREAD_CPUTIME_ID`): a frame's own work, without
-/// the time other processes of a shared machine held the core. (The benchmarks' only
-/// `unsafe`: std has no thread CPU clock.)
-#[allow(unsafe_code)]
+/// the time other processes of a shared machine held the core (std has no thread CPU clock).
 pub fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Duration::new(
         u64::try_from(ts.tv_sec).unwrap_or(0),
         u32::try_from(ts.tv_nsec).unwrap_or(0),

@@ -208,10 +208,8 @@ fn private(dir: &Path) -> bool {
 }
 
 /// The effective user id of this process.
-#[allow(unsafe_code)]
 fn effective_uid() -> u32 {
-    // SAFETY: `geteuid` takes nothing, touches no memory of ours and cannot fail.
-    unsafe { libc::geteuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// An entry's file name: 16 lowercase hex digits.

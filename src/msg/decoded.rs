@@ -300,97 +300,10 @@ fn view_one<'d>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::{Schema, decode};
 
     #[test]
     fn nodes_stay_small_and_plain() {
         assert_eq!(std::mem::size_of::<Node>(), 16);
         assert!(!std::mem::needs_drop::<Node>());
-    }
-
-    /// Walks every kind of node through the views, and again once detached.
-    #[test]
-    fn views_walk_nested_messages_and_arrays() {
-        let sep = "=".repeat(80);
-        let schema = Schema::from_definition(
-            "t/T",
-            &format!(
-                "P[] ps\nstring[] names\nfloat32[2] f\nuint8[] raw\nP one\nbool b\n\
-                 {sep}\nMSG: t/P\nfloat64 x\nstring s\n"
-            ),
-        )
-        .unwrap();
-        let mut p = vec![2, 0, 0, 0];
-        for (x, s) in [(1.5f64, "a"), (-2.0, "bc")] {
-            p.extend(x.to_le_bytes());
-            p.extend(u32::try_from(s.len()).unwrap().to_le_bytes());
-            p.extend(s.as_bytes());
-        }
-        p.extend([2, 0, 0, 0, 1, 0, 0, 0, b'n', 0, 0, 0, 0]);
-        p.extend(0.5f32.to_le_bytes());
-        p.extend(4f32.to_le_bytes());
-        p.extend([3, 0, 0, 0, 7, 8, 9]);
-        p.extend(9f64.to_le_bytes());
-        p.extend([0, 0, 0, 0, 1]);
-        let decoded = decode(&schema, &p).unwrap();
-        let check = |d: &Decoded<'_>| {
-            let root = d.root();
-            assert_eq!(root.ty().name(), "t/T");
-            let names: Vec<&str> = root.iter().map(|(n, _)| n).collect();
-            assert_eq!(names, ["ps", "names", "f", "raw", "one", "b"]);
-            let Some(ValueRef::Array(ps)) = root.get("ps") else {
-                panic!("ps");
-            };
-            assert_eq!(ps.len(), 2);
-            let xs: Vec<(f64, Vec<u8>)> = ps
-                .iter()
-                .map(|v| match v {
-                    ValueRef::Message(m) => match (m.get("x"), m.get("s")) {
-                        (Some(ValueRef::F64(x)), Some(ValueRef::String(s))) => (x, s.to_vec()),
-                        other => panic!("{other:?}"),
-                    },
-                    other => panic!("{other:?}"),
-                })
-                .collect();
-            assert_eq!(xs, [(1.5, b"a".to_vec()), (-2.0, b"bc".to_vec())]);
-            let Some(ValueRef::Array(names)) = root.get("names") else {
-                panic!("names");
-            };
-            let names: Vec<_> = names.iter().collect();
-            assert!(matches!(
-                names.as_slice(),
-                [ValueRef::String(b"n"), ValueRef::String(b"")]
-            ));
-            assert!(matches!(root.get("f"), Some(ValueRef::PrimArray(a)) if a.len() == 2));
-            assert!(matches!(root.get("raw"), Some(ValueRef::Bytes([7, 8, 9]))));
-            let Some(ValueRef::Message(one)) = root.get("one") else {
-                panic!("one");
-            };
-            assert!(
-                matches!(one.get("x"), Some(ValueRef::F64(x)) if x.to_bits() == 9f64.to_bits())
-            );
-            assert!(matches!(one.get("s"), Some(ValueRef::String(b""))));
-            assert!(matches!(root.get("b"), Some(ValueRef::Bool(true))));
-            assert!(root.get("nothing").is_none());
-        };
-        check(&decoded);
-        let owned = decoded.clone().into_owned();
-        drop(p);
-        check(&owned);
-        assert!(owned.to_value().bitwise_eq(&owned.clone().to_value()));
-    }
-
-    #[test]
-    fn the_node_guess_follows_the_largest_message() {
-        let schema = Schema::from_definition("t/T", "string[] names\n").unwrap();
-        assert_eq!(schema.node_guess(), 1);
-        let mut p = vec![5, 0, 0, 0];
-        for _ in 0..5 {
-            p.extend([0, 0, 0, 0]);
-        }
-        decode(&schema, &p).unwrap();
-        assert_eq!(schema.node_guess(), 6);
-        decode(&schema, &[0, 0, 0, 0]).unwrap();
-        assert_eq!(schema.node_guess(), 6);
     }
 }

@@ -404,36 +404,6 @@ mod tests {
     }
 
     #[test]
-    fn into_owned_shares_the_schemas_types() {
-        let sep = "=".repeat(80);
-        let def = format!("Inner a\nInner[] b\n{sep}\nMSG: t/Inner\nstring s\n");
-        let schema = crate::msg::Schema::from_definition("t/T", &def).unwrap();
-        let owned = {
-            let payload = vec![1, 0, 0, 0, b'x', 1, 0, 0, 0, 0, 0, 0, 0];
-            crate::msg::decode(&schema, &payload)
-                .unwrap()
-                .to_value()
-                .into_owned()
-        };
-        let Some(Elem::Msg(inner)) = schema.root().fields().first().map(|f| f.ty().elem()) else {
-            panic!("no inner type");
-        };
-        let a = owned.get("a").and_then(Value::as_message).unwrap();
-        assert!(std::ptr::eq(a.ty(), Arc::as_ptr(inner)));
-        assert_eq!(
-            a.get("s").and_then(Value::as_str_lossy).as_deref(),
-            Some("x")
-        );
-        let Some(Value::Array(b)) = owned.get("b") else {
-            panic!("b");
-        };
-        assert!(std::ptr::eq(
-            b[0].as_message().unwrap().ty(),
-            Arc::as_ptr(inner)
-        ));
-    }
-
-    #[test]
     fn owned_values_outlive_the_payload() {
         let owned = {
             let payload = vec![1u8, 2, 3];

@@ -23,6 +23,12 @@ pub(super) enum Opened {
     Regular,
 }
 
+/// `O_NONBLOCK | O_NOCTTY` (small positive numbers: no wrap).
+#[cfg(unix)]
+#[allow(clippy::cast_possible_wrap)]
+const OPEN_FLAGS: i32 =
+    (rustix::fs::OFlags::NONBLOCK.bits() | rustix::fs::OFlags::NOCTTY.bits()) as i32;
+
 /// Opens the FIFO or character device at `path` for writing.
 #[cfg(unix)]
 pub(super) fn open(path: &Path) -> Result<Opened, WriteError> {
@@ -31,12 +37,12 @@ pub(super) fn open(path: &Path) -> Result<Opened, WriteError> {
     let file = loop {
         let opened = std::fs::OpenOptions::new()
             .write(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .custom_flags(OPEN_FLAGS)
             .open(path);
         match opened {
             Ok(f) => break f,
             // A FIFO that no process has open for reading.
-            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error()) => {
                 if FileKind::at(path) != FileKind::Fifo {
                     return Err(WriteError::Unwritable {
                         path: path.to_path_buf(),

@@ -15,19 +15,14 @@ mod reader;
 #[cfg(test)]
 mod tests;
 
-use self::reader::Reader;
+pub use self::reader::MAX_ZERO_SIZE_ELEMENTS;
+use self::reader::{Reader, Result};
 use super::decoded::{Decoded, Node};
 use super::error::{DecodeError, DecodeErrorKind, PathSegment};
 use super::primitive::Primitive;
 use super::schema::Schema;
 use super::types::{MsgType, Op};
 use crate::time::{RosDuration, RosTime};
-
-/// Elements allowed in a variable-length array whose elements occupy no bytes
-/// (`std_msgs/Empty[]`), where the remaining payload cannot bound the count read from it.
-pub const MAX_ZERO_SIZE_ELEMENTS: usize = 1 << 16;
-
-type Result<T> = std::result::Result<T, DecodeError>;
 
 /// Decodes one message payload into a [`Decoded`] message. The whole payload must be
 /// consumed: trailing bytes are an error, as is a payload that ends early or holds an

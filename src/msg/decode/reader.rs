@@ -1,9 +1,15 @@
-//! The checked reader both walks ([`decode`](super::decode) and [`validate`](super::validate))
+//! The checked reader both walks (`decode` and `validate`)
 //! read the payload through: every read bounds-checked, errors naming the offset.
 
-use super::{MAX_ZERO_SIZE_ELEMENTS, Result};
 use crate::msg::decoded::Span;
 use crate::msg::error::{DecodeError, DecodeErrorKind};
+
+/// Elements allowed in a variable-length array whose elements occupy no bytes
+/// (`std_msgs/Empty[]`), where the remaining payload cannot bound the count read from it.
+pub const MAX_ZERO_SIZE_ELEMENTS: usize = 1 << 16;
+
+/// What the walks return.
+pub(super) type Result<T> = std::result::Result<T, DecodeError>;
 
 /// A position in the payload. Every read is checked; errors name the offset (the field path
 /// is added by the caller). Both walks use it: [`decode`] and [`validate`].

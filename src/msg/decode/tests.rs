@@ -1,7 +1,7 @@
 //! Unit tests of the decoder and the validator.
 
 use super::*;
-use crate::msg::{PrimArray, Value};
+use crate::msg::{Elem, PrimArray, Value, ValueRef};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -218,5 +218,118 @@ fn huge_fixed_arrays_are_refused() {
     assert!(matches!(
         decode(&s, &[0; 16]).unwrap_err().kind(),
         DecodeErrorKind::ArrayTooLong { .. }
+    ));
+}
+
+// Decoded messages and values, walked after a decode.
+
+/// Walks every kind of node through the views, and again once detached.
+#[test]
+fn views_walk_nested_messages_and_arrays() {
+    let sep = "=".repeat(80);
+    let schema = Schema::from_definition(
+        "t/T",
+        &format!(
+            "P[] ps\nstring[] names\nfloat32[2] f\nuint8[] raw\nP one\nbool b\n\
+             {sep}\nMSG: t/P\nfloat64 x\nstring s\n"
+        ),
+    )
+    .unwrap();
+    let mut p = vec![2, 0, 0, 0];
+    for (x, s) in [(1.5f64, "a"), (-2.0, "bc")] {
+        p.extend(x.to_le_bytes());
+        p.extend(u32::try_from(s.len()).unwrap().to_le_bytes());
+        p.extend(s.as_bytes());
+    }
+    p.extend([2, 0, 0, 0, 1, 0, 0, 0, b'n', 0, 0, 0, 0]);
+    p.extend(0.5f32.to_le_bytes());
+    p.extend(4f32.to_le_bytes());
+    p.extend([3, 0, 0, 0, 7, 8, 9]);
+    p.extend(9f64.to_le_bytes());
+    p.extend([0, 0, 0, 0, 1]);
+    let decoded = decode(&schema, &p).unwrap();
+    let check = |d: &Decoded<'_>| {
+        let root = d.root();
+        assert_eq!(root.ty().name(), "t/T");
+        let names: Vec<&str> = root.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["ps", "names", "f", "raw", "one", "b"]);
+        let Some(ValueRef::Array(ps)) = root.get("ps") else {
+            panic!("ps");
+        };
+        assert_eq!(ps.len(), 2);
+        let xs: Vec<(f64, Vec<u8>)> = ps
+            .iter()
+            .map(|v| match v {
+                ValueRef::Message(m) => match (m.get("x"), m.get("s")) {
+                    (Some(ValueRef::F64(x)), Some(ValueRef::String(s))) => (x, s.to_vec()),
+                    other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(xs, [(1.5, b"a".to_vec()), (-2.0, b"bc".to_vec())]);
+        let Some(ValueRef::Array(names)) = root.get("names") else {
+            panic!("names");
+        };
+        let names: Vec<_> = names.iter().collect();
+        assert!(matches!(
+            names.as_slice(),
+            [ValueRef::String(b"n"), ValueRef::String(b"")]
+        ));
+        assert!(matches!(root.get("f"), Some(ValueRef::PrimArray(a)) if a.len() == 2));
+        assert!(matches!(root.get("raw"), Some(ValueRef::Bytes([7, 8, 9]))));
+        let Some(ValueRef::Message(one)) = root.get("one") else {
+            panic!("one");
+        };
+        assert!(matches!(one.get("x"), Some(ValueRef::F64(x)) if x.to_bits() == 9f64.to_bits()));
+        assert!(matches!(one.get("s"), Some(ValueRef::String(b""))));
+        assert!(matches!(root.get("b"), Some(ValueRef::Bool(true))));
+        assert!(root.get("nothing").is_none());
+    };
+    check(&decoded);
+    let owned = decoded.clone().into_owned();
+    drop(p);
+    check(&owned);
+    assert!(owned.to_value().bitwise_eq(&owned.clone().to_value()));
+}
+
+#[test]
+fn the_node_guess_follows_the_largest_message() {
+    let schema = Schema::from_definition("t/T", "string[] names\n").unwrap();
+    assert_eq!(schema.node_guess(), 1);
+    let mut p = vec![5, 0, 0, 0];
+    for _ in 0..5 {
+        p.extend([0, 0, 0, 0]);
+    }
+    decode(&schema, &p).unwrap();
+    assert_eq!(schema.node_guess(), 6);
+    decode(&schema, &[0, 0, 0, 0]).unwrap();
+    assert_eq!(schema.node_guess(), 6);
+}
+
+#[test]
+fn into_owned_shares_the_schemas_types() {
+    let sep = "=".repeat(80);
+    let def = format!("Inner a\nInner[] b\n{sep}\nMSG: t/Inner\nstring s\n");
+    let schema = Schema::from_definition("t/T", &def).unwrap();
+    let owned = {
+        let payload = vec![1, 0, 0, 0, b'x', 1, 0, 0, 0, 0, 0, 0, 0];
+        decode(&schema, &payload).unwrap().to_value().into_owned()
+    };
+    let Some(Elem::Msg(inner)) = schema.root().fields().first().map(|f| f.ty().elem()) else {
+        panic!("no inner type");
+    };
+    let a = owned.get("a").and_then(Value::as_message).unwrap();
+    assert!(std::ptr::eq(a.ty(), Arc::as_ptr(inner)));
+    assert_eq!(
+        a.get("s").and_then(Value::as_str_lossy).as_deref(),
+        Some("x")
+    );
+    let Some(Value::Array(b)) = owned.get("b") else {
+        panic!("b");
+    };
+    assert!(std::ptr::eq(
+        b[0].as_message().unwrap().ty(),
+        Arc::as_ptr(inner)
     ));
 }
