@@ -37,7 +37,7 @@ use bagscope::time::RosTime;
 use bagscope::tui::app::App;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::worker::Worker;
+use bagscope::tui::jobs::worker::Worker;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

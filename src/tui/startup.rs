@@ -17,11 +17,11 @@ use ratatui::Terminal;
 use ratatui::backend::Backend;
 
 use super::app::App;
-use super::event::{self, AppEvent, Ready};
-use super::gate::Gate;
-use super::graphics::Graphics;
+use super::term::event::{self, AppEvent, Ready};
+use super::jobs::gate::Gate;
+use super::term::graphics::Graphics;
 use super::keymap::{Context, KeyMap};
-use super::opening::{Opening, Progress};
+use super::jobs::opening::{Opening, Progress};
 use super::panes;
 use super::theme::Theme;
 

@@ -3,8 +3,8 @@
 
 use super::super::model::histogram;
 use super::super::model::messages::MessageList;
-use super::super::worker::pending::RequestKind;
-use super::super::worker::{Reply, Request};
+use super::super::jobs::worker::pending::RequestKind;
+use super::super::jobs::worker::{Reply, Request};
 use super::{App, Mode};
 use crate::catalog::MsgRef;
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::super::model::topic_filter::Filtered;
-use super::super::notify::Notify;
+use super::super::jobs::notify::Notify;
 use super::App;
 
 impl App {

@@ -10,11 +10,11 @@ use super::App;
 use crate::catalog::Catalog;
 use crate::catalog::time_index::BagTimes;
 use crate::time::RosTime;
-use crate::tui::gate::Gate;
-use crate::tui::live::{self, LiveJob, LiveNews, LiveStatus};
+use crate::tui::jobs::gate::Gate;
+use crate::tui::jobs::live::{self, LiveJob, LiveNews, LiveStatus};
 use crate::tui::model::topics::TopicRow;
-use crate::tui::notify::Notify;
-use crate::tui::worker::{Reply, Worker};
+use crate::tui::jobs::notify::Notify;
+use crate::tui::jobs::worker::{Reply, Worker};
 
 /// The follow state of the app.
 #[derive(Default)]

@@ -2,12 +2,12 @@
 //! size of the inspector pane whenever the selection, the pane or the setting changes.
 
 use super::super::model::picture::{Shown, header_rows};
-use super::super::worker::Request;
-use super::super::worker::pending::{RequestId, RequestKind};
+use super::super::jobs::worker::Request;
+use super::super::jobs::worker::pending::{RequestId, RequestKind};
 use super::App;
 use crate::catalog::MsgRef;
 use crate::picture::{Fit, Picture, is_scatter_type};
-use crate::tui::graphics::{Graphic, Graphics};
+use crate::tui::term::graphics::{Graphic, Graphics};
 
 impl App {
     /// The datatype of the selected topic.

@@ -7,8 +7,8 @@ use crate::ros::master_uri_from;
 use crate::tui::action::Action;
 use crate::tui::model::publish_plan::PublishPlan;
 
-use super::super::publish::{Job, Phase, Publisher, Publishing, RosEvent, Scope};
-use super::super::worker::pending::{RequestId, RequestKind};
+use super::super::jobs::publish::{Job, Phase, Publisher, Publishing, RosEvent, Scope};
+use super::super::jobs::worker::pending::{RequestId, RequestKind};
 use super::{App, Mode};
 
 impl App {

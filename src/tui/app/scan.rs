@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use super::App;
-use crate::tui::opening::Progress;
+use crate::tui::jobs::opening::Progress;
 
 /// The shortest time between two health reports recomputed over partial results (the
 /// report walks every chunk; one at a time).

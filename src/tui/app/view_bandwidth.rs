@@ -10,8 +10,8 @@ use super::App;
 use crate::catalog::Catalog;
 use crate::catalog::window_bytes::{self, EXACT_BUDGET, WindowBytes};
 use crate::time::RosTime;
-use crate::tui::latest::Latest;
-use crate::tui::notify::Notify;
+use crate::tui::jobs::latest::Latest;
+use crate::tui::jobs::notify::Notify;
 
 /// A window to sum, over the catalog as it was when asked.
 #[derive(Debug)]

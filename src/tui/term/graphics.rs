@@ -5,7 +5,7 @@
 //! `kitty`, `sixel`, `iterm2`. With `NO_COLOR` set, `auto` keeps the half-block ramp.
 //!
 //! The query is written before the first frame and answered on the input thread
-//! (`tui::input`, which tells the answers from keys typed meanwhile: `tui::term_replies`), so
+//! (`tui::term::input`, which tells the answers from keys typed meanwhile: `tui::term::term_replies`), so
 //! neither the first frame nor a key waits for the terminal's round trip. Until the answers
 //! come, pictures are half-blocks.
 //!
@@ -37,7 +37,7 @@ use ratatui_image::protocol::sixel::Sixel;
 use ratatui_image::{FontSize, Image};
 
 use crate::picture::{Fit, Raster};
-use crate::tui::term_replies::Replies;
+use crate::tui::term::term_replies::Replies;
 
 /// What `BAGSCOPE_GRAPHICS` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

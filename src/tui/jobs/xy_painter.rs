@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::latest::Latest;
-use super::model::plot::PlotSeries;
-use super::model::plot::xy_raster::{self, XyKey, XyRaster};
+use super::super::model::plot::PlotSeries;
+use super::super::model::plot::xy_raster::{self, XyKey, XyRaster};
 use super::notify::Notify;
 
 /// A picture to make: the two series (shared with the app, not copied) and what for.

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::Event;
 
 use super::event::AppEvent;
-use super::gate::Gate;
+use super::super::jobs::gate::Gate;
 use super::graphics::{self, Graphics};
 use super::term_replies::{LateReplies, Replies, Sorter};
 

@@ -79,7 +79,7 @@ pub enum Request {
         fit: crate::picture::Fit,
         /// Encode it for this graphics protocol, at most this many cells (columns, rows);
         /// `None`: half-blocks, drawn by the UI from the raster.
-        encode: Option<(crate::tui::graphics::Graphics, u16, u16)>,
+        encode: Option<(crate::tui::term::graphics::Graphics, u16, u16)>,
     },
 }
 
@@ -153,7 +153,7 @@ pub enum Reply {
         /// The picture, or a one-line reason.
         result: Box<Result<crate::picture::Picture, String>>,
         /// The picture encoded for the terminal's graphics protocol, when asked for.
-        graphic: Option<crate::tui::graphics::Graphic>,
+        graphic: Option<crate::tui::term::graphics::Graphic>,
     },
 }
 
@@ -177,7 +177,7 @@ impl Worker {
     ) -> Worker {
         let mut worker = Worker::serving(catalog.clone(), registry, notify.clone(), export::write);
         let scan = std::thread::spawn(move || {
-            after.wait(crate::tui::gate::FIRST_FRAME_WAIT);
+            after.wait(crate::tui::jobs::gate::FIRST_FRAME_WAIT);
             let mut last = 0.0;
             let report = health::compute(&catalog, &mut |p| {
                 if p - last >= 0.02 {
