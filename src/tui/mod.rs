@@ -83,7 +83,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     // that frame waits for it (two cores are soon taken).
     let first_frame = jobs::gate::Gate::default();
     let _open_at_exit = jobs::gate::OpenOnDrop(first_frame.clone());
-    start_opening(bags, &tx, options.registry.clone(), (w, h), &first_frame);
+    start_opening(bags, &tx, options.registry.clone(), (w, h), &first_frame)?;
     let guard = TerminalGuard::enter(options.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     // The graphics query (kitty / sixel / iTerm2 and the cell size in pixels) is written
@@ -98,20 +98,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
         term::graphics::Startup::Asked(_) => None,
     };
     // Signals end the loop like `q` does, so the terminal is restored on the way out.
-    #[cfg(unix)]
-    {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                for s in signals.forever() {
-                    if tx.send(AppEvent::Signal(s)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-    }
+    jobs::signals::start(term::event::notify(&tx, AppEvent::Signal));
     let theme = Theme::from_env();
     let wait = startup::Wait {
         rx: &rx,
@@ -195,8 +182,8 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     })
 }
 
-/// Opens `bags` on a background thread; the explorer built over them (for a terminal of
-/// `size`) arrives on `tx` as [`AppEvent::Opened`]. Once `first_frame` opens, that thread
+/// Opens `bags` on a background thread (an error when none can be started); the explorer
+/// built over them (for a terminal of `size`) arrives on `tx` as [`AppEvent::Opened`]. Once `first_frame` opens, that thread
 /// goes on to build the chunks by time, which make each later zoom's histogram and lanes
 /// O(bins · log chunks) (shared with the app's catalog, a clone).
 fn start_opening(
@@ -205,7 +192,7 @@ fn start_opening(
     registry: crate::msg::Registry,
     size: (u16, u16),
     first_frame: &jobs::gate::Gate,
-) {
+) -> io::Result<()> {
     let events = tx.clone();
     let first_frame = first_frame.clone();
     jobs::opening::start(
@@ -219,7 +206,7 @@ fn start_opening(
             first_frame.wait(jobs::gate::FIRST_FRAME_WAIT);
             shared.index_by_time();
         },
-    );
+    )
 }
 
 /// After quitting (or a signal) while publishing: waits, at most [`UNREGISTER_WAIT`], for

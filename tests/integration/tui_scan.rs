@@ -158,7 +158,7 @@ fn a_bag_that_needs_a_scan_is_opened_last_and_shown_with_the_others() {
         ..OpenOptions::default()
     };
     let (tx, rx) = std::sync::mpsc::channel();
-    start(Bags::Paths(paths, options), Notify::from(tx), |_, _| {});
+    start(Bags::Paths(paths, options), Notify::from(tx), |_, _| {}).unwrap();
     let (mut order, mut partials, mut finished) = (Vec::new(), 0, None);
     for news in rx {
         match news {

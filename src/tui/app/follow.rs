@@ -301,13 +301,7 @@ impl App {
             return;
         };
         self.follow.health_stale = false;
-        let catalog = self.catalog.clone();
-        let _ = std::thread::Builder::new()
-            .name("live-health".into())
-            .spawn(move || {
-                let report = crate::catalog::health::compute(&catalog, &mut |_| {});
-                replies.send(Reply::Scanned(Box::new(report)));
-            });
+        live::refresh_health(self.catalog.clone(), replies);
     }
 
     /// The last health report's rates, sizes and bandwidths on the topic rows: when it

@@ -10,20 +10,23 @@
 //! - [`opening`]: opening the bags (and the chunks by time after a scan).
 //! - [`live`]: following a growing recording (and its health refreshes).
 //! - [`publish`]: `p`, publishing into a ROS graph.
-//! - [`plotter`]: plot series; [`xy_painter`]: XY mode's picture; [`bandwidth`]: the topics'
-//!   bandwidth over the visible window.
+//! - [`plotter`]: plot series; [`xy_painter`]: XY mode's picture (the topics' bandwidth over
+//!   the visible window is a newest-wins [`Job`](job::Job) of `app/view_bandwidth.rs`).
 //! - [`searcher`]: the content search; [`logger`]: the log lines; [`topic_filter`]: the topic
-//!   filter over very many rows.
+//!   filter over very many rows, scored in parts ([`parallel`]).
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP as events.
 
 pub mod gate;
-pub mod latest;
+pub mod job;
 pub mod live;
 pub mod logger;
 pub mod notify;
 pub mod opening;
+pub mod parallel;
 pub mod plotter;
 pub mod publish;
 pub mod searcher;
+pub mod signals;
+pub mod topic_filter;
 pub mod worker;
 pub mod xy_painter;

@@ -3,9 +3,7 @@
 //! into an event); the app appends the pieces to its cached column. Dropping the
 //! [`PlotJob`] (the series was removed) stops the thread at its next chunk.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
+use super::job::Job;
 use super::notify::Notify;
 use crate::catalog::Catalog;
 use crate::catalog::series::{self, SeriesError, SeriesRequest, SeriesUpdate};
@@ -22,19 +20,8 @@ pub struct PlotNews {
     pub update: Result<SeriesUpdate, SeriesError>,
 }
 
-/// A running series extraction; dropping it cancels it.
-#[derive(Debug)]
-pub struct PlotJob {
-    /// The job's id, as in its [`PlotNews`].
-    pub id: u64,
-    cancel: Arc<AtomicBool>,
-}
-
-impl Drop for PlotJob {
-    fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
+/// A running series extraction; dropping it cancels it (at the next chunk).
+pub type PlotJob = Job<PlotNews>;
 
 /// Starts computing `request` as `label` on its own thread.
 pub fn start(
@@ -44,39 +31,32 @@ pub fn start(
     (id, label): (u64, String),
     notify: Notify<PlotNews>,
 ) -> std::io::Result<PlotJob> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&cancel);
-    std::thread::Builder::new()
-        .name("plot-series".into())
-        .spawn(move || {
-            let mut finished = false;
-            let result = series::extract(&catalog, &request, &registry, &flag, |u| {
-                finished = u.done;
-                !flag.load(Ordering::Relaxed)
-                    && notify.send(PlotNews {
-                        id,
-                        label: label.clone(),
-                        update: Ok(u.clone()),
-                    })
-            });
-            let last = match result {
-                Err(e) => Some(Err(e)),
-                // A topic without messages ends without any update: say it is done.
-                Ok((column, stats)) if !finished && !flag.load(Ordering::Relaxed) => {
-                    Some(Ok(SeriesUpdate {
-                        points: column.len(),
-                        piece: series::Column::new(),
-                        fraction: 1.0,
-                        stats,
-                        done: true,
-                        through: None,
-                    }))
-                }
-                Ok(_) => None,
-            };
-            if let Some(update) = last {
-                let _ = notify.send(PlotNews { id, label, update });
-            }
-        })?;
-    Ok(PlotJob { id, cancel })
+    Job::start("plot-series", id, notify, move |out| {
+        let flag = out.flag();
+        let mut finished = false;
+        let result = series::extract(&catalog, &request, &registry, flag, |u| {
+            finished = u.done;
+            out.send(PlotNews {
+                id,
+                label: label.clone(),
+                update: Ok(u.clone()),
+            })
+        });
+        let last = match result {
+            Err(e) => Some(Err(e)),
+            // A topic without messages ends without any update: say it is done.
+            Ok((column, stats)) if !finished => Some(Ok(SeriesUpdate {
+                points: column.len(),
+                piece: series::Column::new(),
+                fraction: 1.0,
+                stats,
+                done: true,
+                through: None,
+            })),
+            Ok(_) => None,
+        };
+        if let Some(update) = last {
+            out.send(PlotNews { id, label, update });
+        }
+    })
 }

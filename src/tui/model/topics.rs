@@ -5,7 +5,8 @@ use std::sync::Arc;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use super::topic_filter::{self, BACKGROUND_FROM, Deliver, FilterJob, Filtered, Filterer};
+use super::topic_filter::{self, BACKGROUND_FROM, Deliver, FilterJob, Filtered};
+use crate::tui::jobs::topic_filter::Filterer;
 pub use super::topic_row::{SortKey, TopicRow, VisibleRow};
 
 /// The topic list model.
