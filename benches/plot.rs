@@ -37,11 +37,11 @@ use bagscope::msg::{Registry, Schema};
 use bagscope::time::RosTime;
 use bagscope::tui::action::{Action, Pane};
 use bagscope::tui::app::App;
+use bagscope::tui::jobs::worker::Worker;
 use bagscope::tui::model::plot::xy::xy_frame;
 use bagscope::tui::model::plot::{PlotSeries, TimeView, YMode, frame};
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::jobs::worker::Worker;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

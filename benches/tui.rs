@@ -25,11 +25,11 @@ use bagscope::bag::Bag;
 use bagscope::catalog::Catalog;
 use bagscope::tui::action::{Action, Pane};
 use bagscope::tui::app::App;
+use bagscope::tui::jobs::worker::decode::Decoder;
+use bagscope::tui::jobs::worker::{self, Worker};
 use bagscope::tui::term::event::AppEvent;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::jobs::worker::decode::Decoder;
-use bagscope::tui::jobs::worker::{self, Worker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -31,9 +31,9 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
 use app::App;
-use term::event::AppEvent;
 pub use jobs::opening::Bags;
 use jobs::opening::Opening;
+use term::event::AppEvent;
 use term::terminal::TerminalGuard;
 use theme::Theme;
 
@@ -92,7 +92,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let startup = term::graphics::Choice::from_env().start()?;
     // Dropped before `guard` on every way out: the answers are read before the terminal is
     // restored.
-    let answers = term::input::spawn(tx.clone(), &startup);
+    let answers = term::input::spawn(tx.clone(), &startup)?;
     let mut graphics = match startup {
         term::graphics::Startup::Known(g) => g,
         term::graphics::Startup::Asked(_) => None,
@@ -183,9 +183,10 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
 }
 
 /// Opens `bags` on a background thread (an error when none can be started); the explorer
-/// built over them (for a terminal of `size`) arrives on `tx` as [`AppEvent::Opened`]. Once `first_frame` opens, that thread
-/// goes on to build the chunks by time, which make each later zoom's histogram and lanes
-/// O(bins · log chunks) (shared with the app's catalog, a clone).
+/// built over them (for a terminal of `size`) arrives on `tx` as [`AppEvent::Opened`]. Once
+/// `first_frame` opens, that thread goes on to build the chunks by time, which make each
+/// later zoom's histogram and lanes O(bins · log chunks) (shared with the app's catalog, a
+/// clone).
 fn start_opening(
     bags: Bags,
     tx: &mpsc::Sender<AppEvent>,

@@ -17,12 +17,12 @@ use ratatui::Terminal;
 use ratatui::backend::Backend;
 
 use super::app::App;
-use super::term::event::{self, AppEvent, Ready};
 use super::jobs::gate::Gate;
-use super::term::graphics::Graphics;
-use super::keymap::{Context, KeyMap};
 use super::jobs::opening::{Opening, Progress};
+use super::keymap::{Context, KeyMap};
 use super::panes;
+use super::term::event::{self, AppEvent, Ready};
+use super::term::graphics::Graphics;
 use super::theme::Theme;
 
 /// How the opening screen ended.

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use bagscope::bag::{Bag, OpenOptions, PartialFn, PartialScan, ProgressFn, RecoveryProgress};
 use bagscope::catalog::Catalog;
 use bagscope::tui::action::Action;
-use bagscope::tui::term::event::AppEvent;
 use bagscope::tui::jobs::opening::{Partial, Progress};
+use bagscope::tui::term::event::AppEvent;
 
 use crate::common::tui::Harness;
 use crate::common::unindexed::{crashed, record_starts};

@@ -314,6 +314,7 @@ fn publishing_needs_a_mark_and_reports_an_unreachable_master() {
 #[test]
 fn publishing_in_progress_stopped_and_done() {
     use bagscope::tui::jobs::publish::{Phase, Progress, RosEvent, Update};
+    use bagscope::tui::term::event::AppEvent;
     use std::time::Duration;
     let master = common::ros_graph::FakeMaster::start();
     let mut h = Harness::demo(80, 24);
@@ -339,7 +340,7 @@ fn publishing_in_progress_stopped_and_done() {
     assert_eq!(master.topics("registerPublisher").len(), topics);
     // Progress as the publisher thread reports it (a fixed point, for the snapshot).
     let run = h.app.publishing.as_ref().unwrap().run;
-    h.app.handle(bagscope::tui::term::event::AppEvent::Ros(RosEvent {
+    h.app.handle(AppEvent::Ros(RosEvent {
         run,
         update: Update::Progress(Progress {
             at: 12,
@@ -349,7 +350,7 @@ fn publishing_in_progress_stopped_and_done() {
     }));
     insta::assert_snapshot!("ros_publishing_80x24", h.screen());
     // A report of another run changes nothing.
-    assert!(!h.app.handle(bagscope::tui::term::event::AppEvent::Ros(RosEvent {
+    assert!(!h.app.handle(AppEvent::Ros(RosEvent {
         run: run + 1000,
         update: Update::Failed("stale".into()),
     })));

@@ -12,9 +12,9 @@ use crate::catalog::time_index::BagTimes;
 use crate::time::RosTime;
 use crate::tui::jobs::gate::Gate;
 use crate::tui::jobs::live::{self, LiveJob, LiveNews, LiveStatus};
-use crate::tui::model::topics::TopicRow;
 use crate::tui::jobs::notify::Notify;
 use crate::tui::jobs::worker::{Reply, Worker};
+use crate::tui::model::topics::TopicRow;
 
 /// The follow state of the app.
 #[derive(Default)]

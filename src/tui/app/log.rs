@@ -4,8 +4,8 @@
 use super::super::action::Action;
 use super::super::jobs::gate::Gate;
 use super::super::jobs::logger;
-use super::super::model::log::LogField;
 use super::super::jobs::notify::Notify;
+use super::super::model::log::LogField;
 use super::{App, Mode};
 use crate::catalog::log::{LogPiece, log_topics};
 

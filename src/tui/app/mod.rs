@@ -44,6 +44,10 @@ use crate::catalog::Catalog;
 use crate::time::RosTime;
 
 use super::action::{Action, Pane};
+use super::jobs::notify::Notify;
+use super::jobs::publish::{self, Publisher, Publishing, RosEvent};
+use super::jobs::worker::Worker;
+use super::jobs::worker::pending::Pending;
 use super::keymap::KeyMap;
 use super::layout::{Layout, layout};
 use super::model::histogram::Histogram;
@@ -53,10 +57,6 @@ use super::model::plots::Plots;
 use super::model::timefmt::TimeFormat;
 use super::model::timeline::Timeline;
 use super::model::topics::TopicList;
-use super::jobs::notify::Notify;
-use super::jobs::publish::{self, Publisher, Publishing, RosEvent};
-use super::jobs::worker::Worker;
-use super::jobs::worker::pending::Pending;
 
 pub use playback::Play;
 

@@ -1,9 +1,9 @@
 //! The picture preview: `i` toggles it; the selected message is drawn on the worker at the
 //! size of the inspector pane whenever the selection, the pane or the setting changes.
 
-use super::super::model::picture::{Shown, header_rows};
 use super::super::jobs::worker::Request;
 use super::super::jobs::worker::pending::{RequestId, RequestKind};
+use super::super::model::picture::{Shown, header_rows};
 use super::App;
 use crate::catalog::MsgRef;
 use crate::picture::{Fit, Picture, is_scatter_type};

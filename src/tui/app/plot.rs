@@ -5,8 +5,8 @@
 
 use super::App;
 use crate::catalog::series::{self, SeriesError, SeriesRequest};
-use crate::tui::model::plot::PlotSeries;
 use crate::tui::jobs::plotter::{self, PlotNews};
+use crate::tui::model::plot::PlotSeries;
 
 impl App {
     /// Plots `series` as `label` (replacing a series of that label); `progress` is the

@@ -1,5 +1,5 @@
 //! `p`: publishing the marked interval into a live ROS graph (the session itself runs on its
-//! own thread, see `tui/publish.rs`), and its reports. Nothing is sent before the user has
+//! own thread, see `tui/jobs/publish.rs`), and its reports. Nothing is sent before the user has
 //! seen what would be published (topics and counts, the namespace, the master) and said `y`.
 
 use crate::catalog::Selection;

@@ -2,7 +2,7 @@
 //! topic's bytes per second inside the window (exact once the index scan has loaded the index
 //! data, estimated from chunk infos before); zoomed out, the whole bag's.
 //!
-//! The sum is O(chunks in the window): on a thread of its own (a newest-wins [`Job`]: only the newest
+//! The sum is O(chunks in the window): on a thread of its own ([`Job::latest`]: only the newest
 //! window is summed) when the event loop runs, so a zoom on a bag of a million chunks never
 //! waits for it; the rows keep the previous window's figures until the new ones arrive.
 

@@ -232,7 +232,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(job.id, 7);
-        assert_eq!(rx.recv_timeout(LONG).unwrap().as_deref(), Some("test-named"));
+        assert_eq!(
+            rx.recv_timeout(LONG).unwrap().as_deref(),
+            Some("test-named")
+        );
         assert_eq!(rx.recv_timeout(LONG).unwrap().as_deref(), Some("second"));
     }
 

@@ -18,8 +18,8 @@ use super::job::{Job, Reporter, detach};
 use super::notify::Notify;
 use super::worker::Reply;
 use crate::bag::Bag;
-use crate::catalog::Catalog;
 use crate::bag::follow::{Follower, Stall};
+use crate::catalog::Catalog;
 use crate::catalog::time_index::BagTimes;
 
 /// The shortest time between two snapshots sent to the app.

@@ -143,7 +143,10 @@ impl Opening {
                 } else {
                     u128::from(done.min(total)) * 100 / u128::from(total)
                 };
-                Some(format!("scanning {pct} % of {}", super::super::text::bytes(total)))
+                Some(format!(
+                    "scanning {pct} % of {}",
+                    super::super::text::bytes(total)
+                ))
             }
             RecoveryProgress::Decoding { done, total } => {
                 Some(format!("decoding chunk {} of {total}", done.min(total)))

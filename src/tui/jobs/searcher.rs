@@ -56,6 +56,8 @@ pub fn start(
         if !send(SearchReport::Checked) {
             return;
         }
-        plan.run(&catalog, out.flag(), |u| send(SearchReport::Update(u.clone())));
+        plan.run(&catalog, out.flag(), |u| {
+            send(SearchReport::Update(u.clone()))
+        });
     })
 }

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use super::job::Job;
 use super::super::model::plot::PlotSeries;
 use super::super::model::plot::xy_raster::{self, XyKey, XyRaster};
+use super::job::Job;
 use super::notify::Notify;
 
 /// A picture to make: the two series (shared with the app, not copied) and what for.

@@ -6,8 +6,8 @@ use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::topic_filter::{self, BACKGROUND_FROM, Deliver, FilterJob, Filtered};
-use crate::tui::jobs::topic_filter::Filterer;
 pub use super::topic_row::{SortKey, TopicRow, VisibleRow};
+use crate::tui::jobs::topic_filter::Filterer;
 
 /// The topic list model.
 #[derive(Debug, Default)]

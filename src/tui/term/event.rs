@@ -13,12 +13,12 @@ use crate::catalog::Catalog;
 use super::super::action::Action;
 use super::super::app::{App, Mode};
 use super::super::jobs::gate::Gate;
-use super::super::keymap::Context;
-use super::super::model::topic_filter::Filtered;
 use super::super::jobs::notify::Notify;
 use super::super::jobs::opening::Progress;
 use super::super::jobs::publish::RosEvent;
 use super::super::jobs::worker::{Reply, Worker};
+use super::super::keymap::Context;
+use super::super::model::topic_filter::Filtered;
 
 /// An event for the app.
 #[derive(Debug)]

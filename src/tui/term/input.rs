@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::Event;
 
-use super::event::AppEvent;
 use super::super::jobs::gate::Gate;
+use super::event::AppEvent;
 use super::graphics::{self, Graphics};
 use super::term_replies::{LateReplies, Replies, Sorter};
 
@@ -59,9 +59,9 @@ impl Drop for AnswersRead {
     }
 }
 
-/// Starts the input thread, sending on `tx`; `startup` says whether answers to the graphics
-/// query come first.
-pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
+/// Starts the input thread (`terminal-input`), sending on `tx`; `startup` says whether
+/// answers to the graphics query come first. An error when no thread could be started.
+pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> std::io::Result<AnswersRead> {
     let hints = match startup {
         graphics::Startup::Asked(hints) => Some(hints.clone()),
         graphics::Startup::Known(_) => None,
@@ -79,35 +79,42 @@ pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
         // The reading ends at most this long after its deadline.
         until: deadline + ESCAPE_WAIT * 5,
     };
-    std::thread::spawn(move || {
-        if let Some(hints) = hints {
-            let size = crossterm::terminal::size().ok();
-            let replies = read_answers(deadline, &tx);
-            read.open();
-            let graphics = Graphics::from_replies(&replies, &hints);
-            if tx.send(AppEvent::Graphics(graphics)).is_err() {
-                return;
+    let started = std::thread::Builder::new()
+        .name("terminal-input".into())
+        .spawn(move || {
+            if let Some(hints) = hints {
+                let size = crossterm::terminal::size().ok();
+                let replies = read_answers(deadline, &tx);
+                read.open();
+                let graphics = Graphics::from_replies(&replies, &hints);
+                if tx.send(AppEvent::Graphics(graphics)).is_err() {
+                    return;
+                }
+                // crossterm sees resizes from the time it first reads: one made meanwhile.
+                if let Ok((w, h)) = crossterm::terminal::size()
+                    && size != Some((w, h))
+                    && tx.send(AppEvent::Input(Event::Resize(w, h))).is_err()
+                {
+                    return;
+                }
             }
-            // crossterm sees resizes from the time it first reads: one made meanwhile.
-            if let Ok((w, h)) = crossterm::terminal::size()
-                && size != Some((w, h))
-                && tx.send(AppEvent::Input(Event::Resize(w, h))).is_err()
-            {
-                return;
+            let mut late = LateReplies::default();
+            while let Ok(ev) = crossterm::event::read() {
+                let more_behind = || crossterm::event::poll(ESCAPE_WAIT).unwrap_or(false);
+                let Some(ev) = late.push(ev, more_behind) else {
+                    continue;
+                };
+                if tx.send(AppEvent::Input(ev)).is_err() {
+                    break;
+                }
             }
-        }
-        let mut late = LateReplies::default();
-        while let Ok(ev) = crossterm::event::read() {
-            let more_behind = || crossterm::event::poll(ESCAPE_WAIT).unwrap_or(false);
-            let Some(ev) = late.push(ev, more_behind) else {
-                continue;
-            };
-            if tx.send(AppEvent::Input(ev)).is_err() {
-                break;
-            }
-        }
-    });
-    answers
+        });
+    if let Err(e) = started {
+        // Nothing will be read: nothing to wait for.
+        answers.read.open();
+        return Err(e);
+    }
+    Ok(answers)
 }
 
 /// Reads the terminal's answers from standard input until its status report, `deadline`,
