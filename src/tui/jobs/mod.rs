@@ -4,12 +4,15 @@
 //! runs on a named thread, stops when its handle is dropped and, where only the newest
 //! request matters, skips the requests it was too slow for.
 //!
-//! - [`job`]: the one job type; [`notify`]: where news go; [`gate`]: work that waits for the
-//!   explorer's first frame.
-//! - [`worker`]: message windows, sizes, decoding, YAML, pictures, exports and the health scan.
+//! - [`job`]: the one job type, and [`detach`](job::detach) for threads nobody waits for;
+//!   [`notify`]: where news go; [`gate`]: work that waits for the explorer's first frame.
+//! - [`worker`]: message windows, sizes, decoding, YAML, pictures, exports and the health scan
+//!   (two long-lived threads fed by channels, the newest request of each kind winning; the
+//!   health scan a detached one).
 //! - [`opening`]: opening the bags (and the chunks by time after a scan).
 //! - [`live`]: following a growing recording (and its health refreshes).
-//! - [`publish`]: `p`, publishing into a ROS graph.
+//! - [`publish`]: `p`, publishing into a ROS graph (its handle asks the player to stop, which
+//!   then flushes and unregisters before its last report).
 //! - [`plotter`]: plot series; [`xy_painter`]: XY mode's picture (the topics' bandwidth over
 //!   the visible window is a newest-wins [`Job`](job::Job) of `app/view_bandwidth.rs`).
 //! - [`searcher`]: the content search; [`logger`]: the log lines; [`topic_filter`]: the topic
