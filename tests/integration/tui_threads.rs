@@ -1,7 +1,7 @@
 //! Every thread the explorer starts is started in `src/tui/jobs/` (issue 38): a file elsewhere
 //! in `src/tui` that starts one (`thread::spawn`, `thread::Builder`, `thread::scope`, or an
-//! import of them) fails this test. The terminal's input reader (`term/input.rs`) may stay
-//! where it is.
+//! import of them) fails this test. The terminal's input reader (`term/input.rs`) may start
+//! its own (today it too goes through `jobs::job::detach`).
 
 use std::path::{Path, PathBuf};
 

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::Event;
 
 use super::super::jobs::gate::Gate;
+use super::super::jobs::job::detach;
 use super::event::AppEvent;
 use super::graphics::{self, Graphics};
 use super::term_replies::{LateReplies, Replies, Sorter};
@@ -79,36 +80,34 @@ pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> std::io::Resu
         // The reading ends at most this long after its deadline.
         until: deadline + ESCAPE_WAIT * 5,
     };
-    let started = std::thread::Builder::new()
-        .name("terminal-input".into())
-        .spawn(move || {
-            if let Some(hints) = hints {
-                let size = crossterm::terminal::size().ok();
-                let replies = read_answers(deadline, &tx);
-                read.open();
-                let graphics = Graphics::from_replies(&replies, &hints);
-                if tx.send(AppEvent::Graphics(graphics)).is_err() {
-                    return;
-                }
-                // crossterm sees resizes from the time it first reads: one made meanwhile.
-                if let Ok((w, h)) = crossterm::terminal::size()
-                    && size != Some((w, h))
-                    && tx.send(AppEvent::Input(Event::Resize(w, h))).is_err()
-                {
-                    return;
-                }
+    let started = detach("terminal-input", move || {
+        if let Some(hints) = hints {
+            let size = crossterm::terminal::size().ok();
+            let replies = read_answers(deadline, &tx);
+            read.open();
+            let graphics = Graphics::from_replies(&replies, &hints);
+            if tx.send(AppEvent::Graphics(graphics)).is_err() {
+                return;
             }
-            let mut late = LateReplies::default();
-            while let Ok(ev) = crossterm::event::read() {
-                let more_behind = || crossterm::event::poll(ESCAPE_WAIT).unwrap_or(false);
-                let Some(ev) = late.push(ev, more_behind) else {
-                    continue;
-                };
-                if tx.send(AppEvent::Input(ev)).is_err() {
-                    break;
-                }
+            // crossterm sees resizes from the time it first reads: one made meanwhile.
+            if let Ok((w, h)) = crossterm::terminal::size()
+                && size != Some((w, h))
+                && tx.send(AppEvent::Input(Event::Resize(w, h))).is_err()
+            {
+                return;
             }
-        });
+        }
+        let mut late = LateReplies::default();
+        while let Ok(ev) = crossterm::event::read() {
+            let more_behind = || crossterm::event::poll(ESCAPE_WAIT).unwrap_or(false);
+            let Some(ev) = late.push(ev, more_behind) else {
+                continue;
+            };
+            if tx.send(AppEvent::Input(ev)).is_err() {
+                break;
+            }
+        }
+    });
     if let Err(e) = started {
         // Nothing will be read: nothing to wait for.
         answers.read.open();
