@@ -41,11 +41,11 @@ use bagscope::catalog::Catalog;
 use bagscope::format::{Compression, ConnectionHeader};
 use bagscope::time::RosTime;
 use bagscope::tui::app::App;
-use bagscope::tui::event::AppEvent;
+use bagscope::tui::jobs::worker::decode::Decoder;
+use bagscope::tui::jobs::worker::{self, Worker};
+use bagscope::tui::term::event::AppEvent;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::worker::decode::Decoder;
-use bagscope::tui::worker::{self, Worker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -35,10 +35,10 @@ use bagscope::catalog::Catalog;
 use bagscope::format::{Compression, ConnectionHeader};
 use bagscope::time::RosTime;
 use bagscope::tui::app::App;
-use bagscope::tui::event::AppEvent;
+use bagscope::tui::jobs::worker::Worker;
+use bagscope::tui::term::event::AppEvent;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::worker::Worker;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

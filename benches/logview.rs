@@ -24,9 +24,9 @@ use bagscope::catalog::log::{LogLevel, LogLine, LogLines, LogPiece};
 use bagscope::time::RosTime;
 use bagscope::tui::action::Action;
 use bagscope::tui::app::App;
+use bagscope::tui::jobs::worker::Worker;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::worker::Worker;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -37,11 +37,11 @@ use bagscope::msg::{Registry, Schema};
 use bagscope::time::RosTime;
 use bagscope::tui::action::{Action, Pane};
 use bagscope::tui::app::App;
+use bagscope::tui::jobs::worker::Worker;
 use bagscope::tui::model::plot::xy::xy_frame;
 use bagscope::tui::model::plot::{PlotSeries, TimeView, YMode, frame};
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::worker::Worker;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -395,7 +395,7 @@ fn xy_frames(series: &PlotSeries) {
 /// asks the painter thread for a new picture, whose arrival is awaited untimed for the frame
 /// and reported as the picture's latency.
 fn xy_explorer_frames(path: &Path, series: &PlotSeries) {
-    use bagscope::tui::notify::Notify;
+    use bagscope::tui::jobs::notify::Notify;
     let bag = Bag::open_with(path, OpenOptions::default()).unwrap();
     let (worker, requests) = Worker::manual();
     let mut app = App::new(Catalog::new(vec![bag]), worker, 160, 48);
@@ -409,7 +409,7 @@ fn xy_explorer_frames(path: &Path, series: &PlotSeries) {
     app.apply(Action::TogglePlotXy);
     assert!(app.plots.xy);
     let first = rx.recv_timeout(Duration::from_secs(60)).unwrap();
-    app.handle(bagscope::tui::event::AppEvent::Xy(first));
+    app.handle(bagscope::tui::term::event::AppEvent::Xy(first));
     let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();
     let theme = Theme { color: true };
     let keys = [
@@ -433,7 +433,7 @@ fn xy_explorer_frames(path: &Path, series: &PlotSeries) {
         if app.xy_pending() {
             let r = rx.recv_timeout(Duration::from_secs(60)).unwrap();
             latency.push(s.elapsed());
-            app.handle(bagscope::tui::event::AppEvent::Xy(r));
+            app.handle(bagscope::tui::term::event::AppEvent::Xy(r));
             assert!(!app.xy_pending());
         }
     }

@@ -35,9 +35,9 @@ use bagscope::catalog::Catalog;
 use bagscope::format::{Compression, ConnectionHeader};
 use bagscope::time::RosTime;
 use bagscope::tui::app::App;
+use bagscope::tui::jobs::worker::Worker;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::worker::Worker;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -1,5 +1,5 @@
 //! Content search benchmark: what the explorer's `f` runs on its search thread
-//! ([`bagscope::catalog::search::search`], the same function `tui/searcher.rs` calls), timed to
+//! ([`bagscope::catalog::search::search`], the same function `tui/jobs/searcher.rs` calls), timed to
 //! the first batch of matches (the first marks on the timeline) and to the end, with the
 //! process's CPU time beside the wall time (the machine may be shared).
 //!

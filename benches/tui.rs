@@ -25,11 +25,11 @@ use bagscope::bag::Bag;
 use bagscope::catalog::Catalog;
 use bagscope::tui::action::{Action, Pane};
 use bagscope::tui::app::App;
-use bagscope::tui::event::AppEvent;
+use bagscope::tui::jobs::worker::decode::Decoder;
+use bagscope::tui::jobs::worker::{self, Worker};
+use bagscope::tui::term::event::AppEvent;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::worker::decode::Decoder;
-use bagscope::tui::worker::{self, Worker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -147,7 +147,7 @@ fn main() {
 
 /// Opening, the first frame and a few key presses with `n` topics.
 fn bench_many_topics(n: usize) {
-    use bagscope::tui::worker::Reply;
+    use bagscope::tui::jobs::worker::Reply;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("many_topics.bag");
     let t = Instant::now();

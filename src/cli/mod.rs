@@ -267,7 +267,7 @@ fn explore(cli: &Cli) -> Outcome {
         mouse: !cli.no_mouse,
         registry,
         plots: cli.plot.clone(),
-        publish: crate::tui::publish::Settings {
+        publish: crate::tui::jobs::publish::Settings {
             namespace: cli.ros_namespace.clone().unwrap_or_else(|| "/".to_string()),
             rate: cli.ros_rate,
             config: None,

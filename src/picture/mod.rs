@@ -2,7 +2,7 @@
 //! compressed images, occupancy grids, laser scans, point clouds), downscaled while decoding to
 //! fit a target size, and a one-line reason when the message cannot be shown. No UI here: the
 //! explorer draws the raster as half-blocks (`tui/halfblock.rs`) or through the terminal's
-//! graphics protocol (`tui/graphics.rs`), and `export --format images` writes it as PNG
+//! graphics protocol (`tui/term/graphics.rs`), and `export --format images` writes it as PNG
 //! ([`png`]).
 //!
 //! Every size comes from the message and is untrusted: a picture larger than [`MAX_PIXELS`]

@@ -3,38 +3,25 @@
 //!
 //! One event loop (see [`run`]) blocks on the next event — input, a worker reply, a signal —,
 //! drains what else is pending, updates the state and draws only when something changed.
-//! Reading, decompressing and decoding happen on worker threads ([`worker`]); publishing into
-//! a ROS graph on its own thread ([`publish`]); drawing reads the state and never changes it
-//! ([`ui`]).
+//! Every background thread — reading, decompressing and decoding ([`worker`](jobs::worker)),
+//! opening, following, publishing into a ROS graph, plotting, searching — is started in
+//! [`jobs`]; the terminal side (raw mode, the input thread, graphics detection, the event
+//! stream) is in [`term`]; drawing reads the state and never changes it ([`ui`]).
 
 pub mod action;
 pub mod app;
 pub mod dots;
-pub mod event;
-pub mod gate;
-pub mod graphics;
 pub mod halfblock;
-pub mod input;
+pub mod jobs;
 pub mod keymap;
-pub mod latest;
 pub mod layout;
-pub mod live;
-pub mod logger;
 pub mod model;
-pub mod notify;
-pub mod opening;
 pub mod panes;
-pub mod plotter;
-pub mod publish;
-pub mod searcher;
 pub mod startup;
-pub mod term_replies;
-pub mod terminal;
+pub mod term;
 pub mod text;
 pub mod theme;
 pub mod ui;
-pub mod worker;
-pub mod xy_painter;
 
 use std::io;
 use std::sync::mpsc;
@@ -44,10 +31,10 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
 use app::App;
-use event::AppEvent;
-pub use opening::Bags;
-use opening::Opening;
-use terminal::TerminalGuard;
+pub use jobs::opening::Bags;
+use jobs::opening::Opening;
+use term::event::AppEvent;
+use term::terminal::TerminalGuard;
 use theme::Theme;
 
 /// Options of the explorer.
@@ -58,7 +45,7 @@ pub struct Options {
     /// Capture the mouse (click to focus/select, wheel to scroll).
     pub mouse: bool,
     /// How `p` publishes into the ROS graph.
-    pub publish: publish::Settings,
+    pub publish: jobs::publish::Settings,
     /// Definitions for bags that carry none: the bundled ones plus `--msg-path`.
     pub registry: crate::msg::Registry,
     /// `--plot /topic/field`: series plotted from the start (a bad one is reported in the
@@ -94,37 +81,24 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let opening = Opening::new(&bags);
     // Opened once the explorer's first frame is on the screen: the work that does not make
     // that frame waits for it (two cores are soon taken).
-    let first_frame = gate::Gate::default();
-    let _open_at_exit = gate::OpenOnDrop(first_frame.clone());
-    start_opening(bags, &tx, options.registry.clone(), (w, h), &first_frame);
+    let first_frame = jobs::gate::Gate::default();
+    let _open_at_exit = jobs::gate::OpenOnDrop(first_frame.clone());
+    start_opening(bags, &tx, options.registry.clone(), (w, h), &first_frame)?;
     let guard = TerminalGuard::enter(options.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     // The graphics query (kitty / sixel / iTerm2 and the cell size in pixels) is written
     // before the first frame, so that the two never interleave on the terminal, and answered
     // on the input thread: nothing here waits for the round trip.
-    let startup = graphics::Choice::from_env().start()?;
+    let startup = term::graphics::Choice::from_env().start()?;
     // Dropped before `guard` on every way out: the answers are read before the terminal is
     // restored.
-    let answers = input::spawn(tx.clone(), &startup);
+    let answers = term::input::spawn(tx.clone(), &startup)?;
     let mut graphics = match startup {
-        graphics::Startup::Known(g) => g,
-        graphics::Startup::Asked(_) => None,
+        term::graphics::Startup::Known(g) => g,
+        term::graphics::Startup::Asked(_) => None,
     };
     // Signals end the loop like `q` does, so the terminal is restored on the way out.
-    #[cfg(unix)]
-    {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                for s in signals.forever() {
-                    if tx.send(AppEvent::Signal(s)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-    }
+    jobs::signals::start(term::event::notify(&tx, AppEvent::Signal));
     let theme = Theme::from_env();
     let wait = startup::Wait {
         rx: &rx,
@@ -140,7 +114,7 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
             startup::Waited::Quit => return Ok(Ended::Quit { errors: Vec::new() }),
             startup::Waited::Signal(n) => return Ok(Ended::Signal(n)),
         };
-    let event::Ready { app, errors } = ready;
+    let term::event::Ready { app, errors } = ready;
     let Some(mut app) = app else {
         return Ok(Ended::Unopenable(errors));
     };
@@ -208,31 +182,32 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     })
 }
 
-/// Opens `bags` on a background thread; the explorer built over them (for a terminal of
-/// `size`) arrives on `tx` as [`AppEvent::Opened`]. Once `first_frame` opens, that thread
-/// goes on to build the chunks by time, which make each later zoom's histogram and lanes
-/// O(bins · log chunks) (shared with the app's catalog, a clone).
+/// Opens `bags` on a background thread (an error when none can be started); the explorer
+/// built over them (for a terminal of `size`) arrives on `tx` as [`AppEvent::Opened`]. Once
+/// `first_frame` opens, that thread goes on to build the chunks by time, which make each
+/// later zoom's histogram and lanes O(bins · log chunks) (shared with the app's catalog, a
+/// clone).
 fn start_opening(
     bags: Bags,
     tx: &mpsc::Sender<AppEvent>,
     registry: crate::msg::Registry,
     size: (u16, u16),
-    first_frame: &gate::Gate,
-) {
+    first_frame: &jobs::gate::Gate,
+) -> io::Result<()> {
     let events = tx.clone();
     let first_frame = first_frame.clone();
-    opening::start(
+    jobs::opening::start(
         bags,
-        event::notify(tx, AppEvent::Opening),
+        term::event::notify(tx, AppEvent::Opening),
         move |catalog, errors| {
             let shared = catalog.clone();
             let gates = (&events, &first_frame);
-            let ready = event::ready(catalog, (errors, None), registry, size, gates);
+            let ready = term::event::ready(catalog, (errors, None), registry, size, gates);
             let _ = events.send(AppEvent::Opened(Box::new(ready)));
-            first_frame.wait(gate::FIRST_FRAME_WAIT);
+            first_frame.wait(jobs::gate::FIRST_FRAME_WAIT);
             shared.index_by_time();
         },
-    );
+    )
 }
 
 /// After quitting (or a signal) while publishing: waits, at most [`UNREGISTER_WAIT`], for

@@ -17,12 +17,12 @@ use ratatui::Terminal;
 use ratatui::backend::Backend;
 
 use super::app::App;
-use super::event::{self, AppEvent, Ready};
-use super::gate::Gate;
-use super::graphics::Graphics;
+use super::jobs::gate::Gate;
+use super::jobs::opening::{Opening, Progress};
 use super::keymap::{Context, KeyMap};
-use super::opening::{Opening, Progress};
 use super::panes;
+use super::term::event::{self, AppEvent, Ready};
+use super::term::graphics::Graphics;
 use super::theme::Theme;
 
 /// How the opening screen ended.

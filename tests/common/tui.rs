@@ -10,11 +10,11 @@ use bagscope::catalog::Catalog;
 use bagscope::catalog::health;
 use bagscope::tui::action::Action;
 use bagscope::tui::app::App;
-use bagscope::tui::event::AppEvent;
+use bagscope::tui::jobs::worker::decode::Decoder;
+use bagscope::tui::jobs::worker::{self, Reply, Request, Worker};
+use bagscope::tui::term::event::AppEvent;
 use bagscope::tui::theme::Theme;
 use bagscope::tui::ui;
-use bagscope::tui::worker::decode::Decoder;
-use bagscope::tui::worker::{self, Reply, Request, Worker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

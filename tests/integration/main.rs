@@ -77,6 +77,7 @@ mod tui_scan;
 mod tui_search;
 mod tui_snapshots;
 mod tui_startup;
+mod tui_threads;
 mod tui_tmux;
 mod tui_xy;
 mod writer_layout;

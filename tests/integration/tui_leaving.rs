@@ -3,7 +3,7 @@
 
 use bagscope::tui::action::Action;
 use bagscope::tui::app::Mode;
-use bagscope::tui::event::AppEvent;
+use bagscope::tui::term::event::AppEvent;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 use crate::common::tui::{Harness, select_topic};

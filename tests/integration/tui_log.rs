@@ -118,10 +118,10 @@ fn log_lines_wait_for_the_first_frame() {
     let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo.bag")).unwrap();
     let bag = bagscope::bag::Bag::from_bytes("demo.bag", bytes, Default::default()).unwrap();
     let catalog = bagscope::catalog::Catalog::new(vec![bag]);
-    let (worker, _requests) = bagscope::tui::worker::Worker::manual();
+    let (worker, _requests) = bagscope::tui::jobs::worker::Worker::manual();
     let (tx, events) = std::sync::mpsc::channel();
     let mut app = bagscope::tui::app::App::new(catalog, worker, 80, 24);
-    let first_frame = bagscope::tui::gate::Gate::default();
+    let first_frame = bagscope::tui::jobs::gate::Gate::default();
     app.set_events_after(tx, first_frame.clone());
     let early = events.recv_timeout(Duration::from_millis(300));
     assert!(early.is_err(), "nothing is read before the first frame");

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use bagscope::bag::OpenOptions;
 use bagscope::catalog::{Catalog, Selection};
 use bagscope::tui::action::Action;
-use bagscope::tui::publish::Settings;
+use bagscope::tui::jobs::publish::Settings;
 
 use crate::common;
 use crate::common::ros_graph::{

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use bagscope::bag::{Bag, OpenOptions, PartialFn, PartialScan, ProgressFn, RecoveryProgress};
 use bagscope::catalog::Catalog;
 use bagscope::tui::action::Action;
-use bagscope::tui::event::AppEvent;
-use bagscope::tui::opening::{Partial, Progress};
+use bagscope::tui::jobs::opening::{Partial, Progress};
+use bagscope::tui::term::event::AppEvent;
 
 use crate::common::tui::Harness;
 use crate::common::unindexed::{crashed, record_starts};
@@ -139,8 +139,8 @@ fn partial_results_replace_the_bag_then_the_finished_one_does() {
 
 #[test]
 fn a_bag_that_needs_a_scan_is_opened_last_and_shown_with_the_others() {
-    use bagscope::tui::notify::Notify;
-    use bagscope::tui::opening::{Bags, start};
+    use bagscope::tui::jobs::notify::Notify;
+    use bagscope::tui::jobs::opening::{Bags, start};
     let dir = tempfile::tempdir().unwrap();
     let crashed_path = dir.path().join("crashed.bag");
     std::fs::write(&crashed_path, crashed(dir.path(), 6000)).unwrap();
@@ -158,7 +158,7 @@ fn a_bag_that_needs_a_scan_is_opened_last_and_shown_with_the_others() {
         ..OpenOptions::default()
     };
     let (tx, rx) = std::sync::mpsc::channel();
-    start(Bags::Paths(paths, options), Notify::from(tx), |_, _| {});
+    start(Bags::Paths(paths, options), Notify::from(tx), |_, _| {}).unwrap();
     let (mut order, mut partials, mut finished) = (Vec::new(), 0, None);
     for news in rx {
         match news {

@@ -313,7 +313,8 @@ fn publishing_needs_a_mark_and_reports_an_unreachable_master() {
 
 #[test]
 fn publishing_in_progress_stopped_and_done() {
-    use bagscope::tui::publish::{Phase, Progress, RosEvent, Update};
+    use bagscope::tui::jobs::publish::{Phase, Progress, RosEvent, Update};
+    use bagscope::tui::term::event::AppEvent;
     use std::time::Duration;
     let master = common::ros_graph::FakeMaster::start();
     let mut h = Harness::demo(80, 24);
@@ -339,7 +340,7 @@ fn publishing_in_progress_stopped_and_done() {
     assert_eq!(master.topics("registerPublisher").len(), topics);
     // Progress as the publisher thread reports it (a fixed point, for the snapshot).
     let run = h.app.publishing.as_ref().unwrap().run;
-    h.app.handle(bagscope::tui::event::AppEvent::Ros(RosEvent {
+    h.app.handle(AppEvent::Ros(RosEvent {
         run,
         update: Update::Progress(Progress {
             at: 12,
@@ -349,7 +350,7 @@ fn publishing_in_progress_stopped_and_done() {
     }));
     insta::assert_snapshot!("ros_publishing_80x24", h.screen());
     // A report of another run changes nothing.
-    assert!(!h.app.handle(bagscope::tui::event::AppEvent::Ros(RosEvent {
+    assert!(!h.app.handle(AppEvent::Ros(RosEvent {
         run: run + 1000,
         update: Update::Failed("stale".into()),
     })));
@@ -366,7 +367,7 @@ fn publishing_in_progress_stopped_and_done() {
 
     // The topics the filter shows, under a namespace, fast: to the end.
     let master = common::ros_graph::FakeMaster::start();
-    h.app.publish_settings = bagscope::tui::publish::Settings {
+    h.app.publish_settings = bagscope::tui::jobs::publish::Settings {
         namespace: "/replay".into(),
         rate: 20.0,
         config: Some(common::ros_graph::node_config(&master.uri, "bagscope_snap")),
@@ -400,7 +401,7 @@ fn publishing_in_progress_stopped_and_done() {
 }
 
 /// A screen of the opening state (the bags are opened on a background thread).
-fn opening_screen(opening: &bagscope::tui::opening::Opening, w: u16, hh: u16) -> String {
+fn opening_screen(opening: &bagscope::tui::jobs::opening::Opening, w: u16, hh: u16) -> String {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     let mut t = Terminal::new(TestBackend::new(w, hh)).unwrap();
@@ -420,7 +421,7 @@ fn opening_screen(opening: &bagscope::tui::opening::Opening, w: u16, hh: u16) ->
 
 #[test]
 fn opening_screen_says_what_is_happening() {
-    use bagscope::tui::opening::{Bags, Opening, Progress};
+    use bagscope::tui::jobs::opening::{Bags, Opening, Progress};
     let paths = vec![
         std::path::PathBuf::from("/data/runs/2026-11-20/unindexed_bz2.bag"),
         std::path::PathBuf::from("/data/runs/2026-11-20/second.bag"),

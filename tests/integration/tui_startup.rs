@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 
 use bagscope::bag::{Bag, OpenOptions};
 use bagscope::catalog::Catalog;
-use bagscope::tui::event::{self, AppEvent};
-use bagscope::tui::gate::Gate;
-use bagscope::tui::opening::{Bags, Opening};
+use bagscope::tui::jobs::gate::Gate;
+use bagscope::tui::jobs::opening::{Bags, Opening};
+use bagscope::tui::jobs::worker::Reply;
 use bagscope::tui::startup::{self, Wait, Waited};
+use bagscope::tui::term::event::{self, AppEvent};
 use bagscope::tui::theme::Theme;
-use bagscope::tui::worker::Reply;
 use bagscope::tui::{app::App, ui};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;

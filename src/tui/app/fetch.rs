@@ -1,10 +1,10 @@
 //! What the selection fetches: the message window of the selected topic, payload sizes, the
 //! decoded message, the histogram; and the worker's replies, applied when still current.
 
+use super::super::jobs::worker::pending::RequestKind;
+use super::super::jobs::worker::{Reply, Request};
 use super::super::model::histogram;
 use super::super::model::messages::MessageList;
-use super::super::worker::pending::RequestKind;
-use super::super::worker::{Reply, Request};
 use super::{App, Mode};
 use crate::catalog::MsgRef;
 

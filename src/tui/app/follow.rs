@@ -10,11 +10,11 @@ use super::App;
 use crate::catalog::Catalog;
 use crate::catalog::time_index::BagTimes;
 use crate::time::RosTime;
-use crate::tui::gate::Gate;
-use crate::tui::live::{self, LiveJob, LiveNews, LiveStatus};
+use crate::tui::jobs::gate::Gate;
+use crate::tui::jobs::live::{self, LiveJob, LiveNews, LiveStatus};
+use crate::tui::jobs::notify::Notify;
+use crate::tui::jobs::worker::{Reply, Worker};
 use crate::tui::model::topics::TopicRow;
-use crate::tui::notify::Notify;
-use crate::tui::worker::{Reply, Worker};
 
 /// The follow state of the app.
 #[derive(Default)]
@@ -301,13 +301,7 @@ impl App {
             return;
         };
         self.follow.health_stale = false;
-        let catalog = self.catalog.clone();
-        let _ = std::thread::Builder::new()
-            .name("live-health".into())
-            .spawn(move || {
-                let report = crate::catalog::health::compute(&catalog, &mut |_| {});
-                replies.send(Reply::Scanned(Box::new(report)));
-            });
+        live::refresh_health(self.catalog.clone(), replies);
     }
 
     /// The last health report's rates, sizes and bandwidths on the topic rows: when it

@@ -2,10 +2,10 @@
 //! (minimum level, node and text filters, `Enter` to go to a line) and its prompts.
 
 use super::super::action::Action;
-use super::super::gate::Gate;
-use super::super::logger;
+use super::super::jobs::gate::Gate;
+use super::super::jobs::logger;
+use super::super::jobs::notify::Notify;
 use super::super::model::log::LogField;
-use super::super::notify::Notify;
 use super::{App, Mode};
 use crate::catalog::log::{LogPiece, log_topics};
 

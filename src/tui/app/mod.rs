@@ -44,6 +44,10 @@ use crate::catalog::Catalog;
 use crate::time::RosTime;
 
 use super::action::{Action, Pane};
+use super::jobs::notify::Notify;
+use super::jobs::publish::{self, Publisher, Publishing, RosEvent};
+use super::jobs::worker::Worker;
+use super::jobs::worker::pending::Pending;
 use super::keymap::KeyMap;
 use super::layout::{Layout, layout};
 use super::model::histogram::Histogram;
@@ -53,10 +57,6 @@ use super::model::plots::Plots;
 use super::model::timefmt::TimeFormat;
 use super::model::timeline::Timeline;
 use super::model::topics::TopicList;
-use super::notify::Notify;
-use super::publish::{self, Publisher, Publishing, RosEvent};
-use super::worker::Worker;
-use super::worker::pending::Pending;
 
 pub use playback::Play;
 
@@ -159,9 +159,9 @@ pub struct App {
     /// Message definitions for decoding plotted fields (the `--msg-path` ones and bundled).
     pub registry: crate::msg::Registry,
     /// The series still being computed, by label.
-    plot_jobs: std::collections::HashMap<String, crate::tui::plotter::PlotJob>,
+    plot_jobs: std::collections::HashMap<String, crate::tui::jobs::plotter::PlotJob>,
     /// Where series threads report (set by the event loop).
-    plot_notify: Option<Notify<crate::tui::plotter::PlotNews>>,
+    plot_notify: Option<Notify<crate::tui::jobs::plotter::PlotNews>>,
     next_plot_id: u64,
     /// XY mode's picture, made in the background.
     xy_view: xy_view::XyView,
@@ -174,11 +174,11 @@ pub struct App {
     /// The log view (`r`).
     pub log: super::model::log::LogView,
     /// The message marked with `m` to compare others with.
-    pub diff_mark: Option<super::worker::decode::Inspected>,
+    pub diff_mark: Option<super::jobs::worker::decode::Inspected>,
     /// The text overlay (`d`, `w`).
     pub text_view: super::model::text_view::TextView,
     /// The log lines being read in the background.
-    log_job: Option<super::logger::LogJob>,
+    log_job: Option<super::jobs::logger::LogJob>,
     /// The latest worker request of each kind: replies to older ones are dropped.
     requests: Pending,
     /// The picture preview in the inspector (`i`).

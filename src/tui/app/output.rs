@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
+use super::super::jobs::worker::pending::RequestKind;
+use super::super::jobs::worker::{ExportRequest, Request, YamlDone};
 use super::super::text::bytes;
-use super::super::worker::pending::RequestKind;
-use super::super::worker::{ExportRequest, Request, YamlDone};
 use super::App;
 
 impl App {

@@ -1,13 +1,13 @@
 //! The picture preview: `i` toggles it; the selected message is drawn on the worker at the
 //! size of the inspector pane whenever the selection, the pane or the setting changes.
 
+use super::super::jobs::worker::Request;
+use super::super::jobs::worker::pending::{RequestId, RequestKind};
 use super::super::model::picture::{Shown, header_rows};
-use super::super::worker::Request;
-use super::super::worker::pending::{RequestId, RequestKind};
 use super::App;
 use crate::catalog::MsgRef;
 use crate::picture::{Fit, Picture, is_scatter_type};
-use crate::tui::graphics::{Graphic, Graphics};
+use crate::tui::term::graphics::{Graphic, Graphics};
 
 impl App {
     /// The datatype of the selected topic.

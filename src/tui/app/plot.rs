@@ -1,12 +1,12 @@
 //! The plot pane's state changes: series added (computed in the background by
-//! [`plotter`](crate::tui::plotter), their pieces appended as they arrive), removed (their
+//! [`plotter`](crate::tui::jobs::plotter), their pieces appended as they arrive), removed (their
 //! thread cancelled), the y mode toggled. The layout gives the plot rows only while
 //! something is plotted.
 
 use super::App;
 use crate::catalog::series::{self, SeriesError, SeriesRequest};
+use crate::tui::jobs::plotter::{self, PlotNews};
 use crate::tui::model::plot::PlotSeries;
-use crate::tui::plotter::{self, PlotNews};
 
 impl App {
     /// Plots `series` as `label` (replacing a series of that label); `progress` is the
@@ -27,7 +27,7 @@ impl App {
     }
 
     /// Where series threads report (the event loop's channel).
-    pub fn set_plot_notify(&mut self, notify: crate::tui::notify::Notify<PlotNews>) {
+    pub fn set_plot_notify(&mut self, notify: crate::tui::jobs::notify::Notify<PlotNews>) {
         self.plot_notify = Some(notify);
     }
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use super::App;
 use crate::catalog::series::{Resume, SeriesRequest};
 use crate::time::RosTime;
-use crate::tui::plotter;
+use crate::tui::jobs::plotter;
 
 /// What the app remembers to extend its plotted series.
 #[derive(Debug, Default)]

@@ -1,5 +1,5 @@
 //! `p`: publishing the marked interval into a live ROS graph (the session itself runs on its
-//! own thread, see `tui/publish.rs`), and its reports. Nothing is sent before the user has
+//! own thread, see `tui/jobs/publish.rs`), and its reports. Nothing is sent before the user has
 //! seen what would be published (topics and counts, the namespace, the master) and said `y`.
 
 use crate::catalog::Selection;
@@ -7,8 +7,8 @@ use crate::ros::master_uri_from;
 use crate::tui::action::Action;
 use crate::tui::model::publish_plan::PublishPlan;
 
-use super::super::publish::{Job, Phase, Publisher, Publishing, RosEvent, Scope};
-use super::super::worker::pending::{RequestId, RequestKind};
+use super::super::jobs::publish::{Job, Phase, Publisher, Publishing, RosEvent, Scope};
+use super::super::jobs::worker::pending::{RequestId, RequestKind};
 use super::{App, Mode};
 
 impl App {

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use super::App;
-use crate::tui::opening::Progress;
+use crate::tui::jobs::opening::{self, Progress};
 
 /// The shortest time between two health reports recomputed over partial results (the
 /// report walks every chunk; one at a time).
@@ -91,12 +91,7 @@ impl App {
                         self.swap_bag(index, bag, true, None);
                         // The chunks by time, as after opening (off this thread): later
                         // zooms' histogram and lanes then cost O(bins · log chunks).
-                        let shared = self.catalog.clone();
-                        let _ = std::thread::Builder::new()
-                            .name("index-by-time".into())
-                            .spawn(move || {
-                                shared.index_by_time();
-                            });
+                        opening::index_by_time(self.catalog.clone());
                         let text = if lost == 0 {
                             format!("scan finished: {chunks} chunks, nothing lost")
                         } else {

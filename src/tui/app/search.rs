@@ -7,9 +7,9 @@
 //! selected topic.
 
 use super::super::action::Action;
+use super::super::jobs::notify::Notify;
+use super::super::jobs::searcher::{self, SearchJob, SearchNews, SearchReport};
 use super::super::model::search::PromptError;
-use super::super::notify::Notify;
-use super::super::searcher::{self, SearchJob, SearchNews, SearchReport};
 use super::{App, Mode};
 use crate::catalog::search::{SearchError, SearchRequest};
 use crate::msg::expr::Expr;

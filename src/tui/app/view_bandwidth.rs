@@ -2,7 +2,7 @@
 //! topic's bytes per second inside the window (exact once the index scan has loaded the index
 //! data, estimated from chunk infos before); zoomed out, the whole bag's.
 //!
-//! The sum is O(chunks in the window): on a thread of its own ([`Latest`]: only the newest
+//! The sum is O(chunks in the window): on a thread of its own ([`Job::latest`]: only the newest
 //! window is summed) when the event loop runs, so a zoom on a bag of a million chunks never
 //! waits for it; the rows keep the previous window's figures until the new ones arrive.
 
@@ -10,8 +10,8 @@ use super::App;
 use crate::catalog::Catalog;
 use crate::catalog::window_bytes::{self, EXACT_BUDGET, WindowBytes};
 use crate::time::RosTime;
-use crate::tui::latest::Latest;
-use crate::tui::notify::Notify;
+use crate::tui::jobs::job::Job;
+use crate::tui::jobs::notify::Notify;
 
 /// A window to sum, over the catalog as it was when asked.
 #[derive(Debug)]
@@ -26,7 +26,7 @@ pub struct ViewBandwidth {
     /// Where sums are reported (set by the event loop).
     notify: Option<Notify<WindowBytes>>,
     /// The summing thread, started on the first request.
-    thread: Option<Latest<BandwidthRequest>>,
+    thread: Option<Job<WindowBytes, BandwidthRequest>>,
     /// The window asked for last (a sum for another window is dropped).
     asked: Option<(RosTime, RosTime)>,
 }
@@ -67,7 +67,7 @@ impl App {
             if let Some(notify) = self.view_bandwidth.notify.clone() {
                 let sum =
                     |r: BandwidthRequest| window_bytes::compute(&r.catalog, r.window, EXACT_BUDGET);
-                match Latest::start("view-bandwidth", sum, notify) {
+                match Job::latest("view-bandwidth", sum, notify) {
                     Ok(t) => self.view_bandwidth.thread = Some(t),
                     Err(e) => self.flash(format!("cannot start a thread: {e}"), true),
                 }

@@ -8,11 +8,11 @@
 use std::sync::Arc;
 
 use super::App;
+use crate::tui::jobs::notify::Notify;
+use crate::tui::jobs::xy_painter::{self, XyPainter, XyRequest};
 use crate::tui::model::plot::time_ns;
 use crate::tui::model::plot::xy_raster::{self, XyKey, XyRaster};
-use crate::tui::notify::Notify;
 use crate::tui::panes::inner;
-use crate::tui::xy_painter::{self, XyPainter, XyRequest};
 
 /// The app's XY picture state.
 #[derive(Debug, Default)]

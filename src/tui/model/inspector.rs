@@ -8,7 +8,7 @@ use crate::catalog::MsgRef;
 use crate::msg::{ConstValue, ValueRef};
 use crate::time::RosTime;
 
-use super::super::worker::decode::Inspected;
+use super::super::jobs::worker::decode::Inspected;
 use super::timefmt::TimeFormat;
 
 /// Array elements shown when an array is first expanded, and added per "show more".

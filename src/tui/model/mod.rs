@@ -5,7 +5,7 @@
 //! scan's progress — as plain data, with the computations behind it. The panes (`tui/panes/`)
 //! draw it; no ratatui widget or buffer is used here, so most files carry unit tests that need
 //! no terminal. Two exceptions to plain data: the picture preview holds pictures already
-//! encoded for the terminal's graphics protocol (`tui::graphics`), and the topic filter scores
+//! encoded for the terminal's graphics protocol (`tui::term::graphics`), and the topic filter scores
 //! names on every core and, from 20 000 topics, on a thread of its own ([`topic_filter`]).
 
 pub mod diff;

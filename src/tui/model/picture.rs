@@ -3,7 +3,7 @@
 
 use crate::catalog::MsgRef;
 use crate::picture::{Fit, Picture, is_image_type, is_picture_type};
-use crate::tui::graphics::{Graphic, Graphics};
+use crate::tui::term::graphics::{Graphic, Graphics};
 
 /// How pictures are coloured on this terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

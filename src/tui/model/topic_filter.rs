@@ -1,4 +1,5 @@
-//! Scoring and ordering the topic rows for a filter, inline or on a background thread.
+//! Scoring and ordering the topic rows for a filter (inline, or on the background thread of
+//! `jobs::topic_filter`).
 //!
 //! Typing a filter over hundreds of thousands of names costs a tenth of a second or more per
 //! character (skim's fuzzy score of every name that still matches). From
@@ -7,12 +8,12 @@
 //! keeps showing the previous result (marked as filtering) until the current one arrives.
 
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, Sender};
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 use super::topic_row::{SortKey, TopicRow, VisibleRow};
+use crate::tui::jobs::parallel;
 
 /// Scoring this many names or more is spread over threads.
 const PARALLEL_FROM: usize = 20_000;
@@ -47,46 +48,6 @@ pub struct Filtered {
 
 /// Where results go (the app turns them into events for its loop).
 pub type Deliver = Arc<dyn Fn(Filtered) + Send + Sync>;
-
-/// The background filtering thread; it ends when this handle is dropped.
-pub struct Filterer {
-    jobs: Sender<FilterJob>,
-}
-
-impl std::fmt::Debug for Filterer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Filterer")
-    }
-}
-
-impl Filterer {
-    /// Starts the thread; results are handed to `deliver`.
-    pub fn start(deliver: Deliver) -> Filterer {
-        let (jobs, rx) = mpsc::channel();
-        std::thread::spawn(move || run(&rx, &deliver));
-        Filterer { jobs }
-    }
-
-    /// Queues a job (older queued jobs are skipped). False when the thread is gone.
-    pub fn send(&self, job: FilterJob) -> bool {
-        self.jobs.send(job).is_ok()
-    }
-}
-
-fn run(rx: &Receiver<FilterJob>, deliver: &Deliver) {
-    while let Ok(mut job) = rx.recv() {
-        // The newest job wins: the ones typed over are never computed.
-        while let Ok(newer) = rx.try_recv() {
-            job = newer;
-        }
-        let visible = compute(&job.rows, &job.filter, job.sort, job.within);
-        deliver(Filtered {
-            generation: job.generation,
-            filter: job.filter,
-            visible,
-        });
-    }
-}
 
 /// The rows of `rows` matching `filter` in `sort` order (with a filter and name order, best
 /// matches first); `within`: only these rows can match.
@@ -131,17 +92,7 @@ pub fn compute(
         std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
     };
     let mut scored: Vec<(i64, usize)> = if threads > 1 {
-        let size = candidates.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = candidates
-                .chunks(size)
-                .map(|part| scope.spawn(|| score_all(part)))
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
-                .collect()
-        })
+        parallel::map_parts(&candidates, threads, score_all)
     } else {
         score_all(&candidates)
     };
@@ -179,6 +130,7 @@ pub fn compute(
 mod tests {
     use super::super::topics::TopicList;
     use super::*;
+    use std::sync::mpsc;
 
     fn rows(n: usize) -> Vec<TopicRow> {
         (0..n)

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use super::topic_filter::{self, BACKGROUND_FROM, Deliver, FilterJob, Filtered, Filterer};
+use super::topic_filter::{self, BACKGROUND_FROM, Deliver, FilterJob, Filtered};
 pub use super::topic_row::{SortKey, TopicRow, VisibleRow};
+use crate::tui::jobs::topic_filter::Filterer;
 
 /// The topic list model.
 #[derive(Debug, Default)]

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::tui::opening::Opening;
+use crate::tui::jobs::opening::Opening;
 use crate::tui::text::{bytes, fit_middle, wrap};
 use crate::tui::theme::Theme;
 

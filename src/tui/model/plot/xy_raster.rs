@@ -1,7 +1,7 @@
 //! XY mode's picture, kept between frames: everything the pane draws except the point at
 //! the cursor, for one pair of series, visible range and pane size ([`XyKey`]). Making one
 //! ([`raster`]) walks every point in view twice (bounds, then pixels), so the explorer makes
-//! it on a background thread and only when the key changes (see `tui::xy_painter`); a frame
+//! it on a background thread and only when the key changes (see `tui::jobs::xy_painter`); a frame
 //! whose key is unchanged (a cursor step, a redraw) only looks up the point at the cursor
 //! ([`pair_at`], a binary search).
 

@@ -1,7 +1,7 @@
-//! Where a background thread reports: a cloneable sink for one kind of news. The threads
-//! (worker, ROS publisher, opening, topic filter) know only their own news type; the event
-//! loop wraps each into its event stream (see `event.rs`), so they never name the app or its
-//! events.
+//! Where a background thread reports: a cloneable sink for one kind of news. The threads of
+//! `jobs/` (worker, opening, ROS publisher, plot series, search, ...) know only their own news
+//! type; the event loop wraps each into its event stream (see `term/event.rs`), so they never
+//! name the app or its events.
 
 use std::sync::Arc;
 use std::sync::mpsc::Sender;

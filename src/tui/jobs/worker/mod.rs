@@ -16,7 +16,8 @@ use crate::catalog::{BagConn, Catalog, MsgRef, Window};
 use crate::msg::Registry;
 use crate::time::RosTime;
 
-use super::gate::Gate;
+use super::gate::{FIRST_FRAME_WAIT, Gate};
+use super::job::{detach, named};
 use super::notify::Notify;
 use crate::catalog::health::{self, HealthReport};
 use decode::{Decoder, Inspected};
@@ -79,7 +80,7 @@ pub enum Request {
         fit: crate::picture::Fit,
         /// Encode it for this graphics protocol, at most this many cells (columns, rows);
         /// `None`: half-blocks, drawn by the UI from the raster.
-        encode: Option<(crate::tui::graphics::Graphics, u16, u16)>,
+        encode: Option<(crate::tui::term::graphics::Graphics, u16, u16)>,
     },
 }
 
@@ -153,7 +154,7 @@ pub enum Reply {
         /// The picture, or a one-line reason.
         result: Box<Result<crate::picture::Picture, String>>,
         /// The picture encoded for the terminal's graphics protocol, when asked for.
-        graphic: Option<crate::tui::graphics::Graphic>,
+        graphic: Option<crate::tui::term::graphics::Graphic>,
     },
 }
 
@@ -175,9 +176,9 @@ impl Worker {
         notify: Notify<Reply>,
         after: Gate,
     ) -> Worker {
-        let mut worker = Worker::serving(catalog.clone(), registry, notify.clone(), export::write);
-        let scan = std::thread::spawn(move || {
-            after.wait(crate::tui::gate::FIRST_FRAME_WAIT);
+        let worker = Worker::serving(catalog.clone(), registry, notify.clone(), export::write);
+        let _ = detach("health-scan", move || {
+            after.wait(FIRST_FRAME_WAIT);
             let mut last = 0.0;
             let report = health::compute(&catalog, &mut |p| {
                 if p - last >= 0.02 {
@@ -187,7 +188,6 @@ impl Worker {
             });
             notify.send(Reply::Scanned(Box::new(report)));
         });
-        worker.threads.push(scan);
         worker
     }
 
@@ -208,15 +208,19 @@ impl Worker {
         let interactive = {
             let catalog = catalog.clone();
             let notify = notify.clone();
-            std::thread::spawn(move || interactive_loop(&catalog, registry, &rx, &notify))
+            named("worker", move || {
+                interactive_loop(&catalog, registry, &rx, &notify);
+            })
         };
-        let exports = std::thread::spawn(move || {
+        let exports = named("export", move || {
             export::export_loop(&catalog, &export_rx, &notify, exporter);
         });
+        // Without the export thread, exports go to the interactive one (it serves them too);
+        // without the interactive thread, its requests are dropped.
         Worker {
-            tx: Some(tx),
-            export: Some(export_tx),
-            threads: vec![interactive, exports],
+            tx: interactive.is_ok().then_some(tx),
+            export: exports.is_ok().then_some(export_tx),
+            threads: [interactive, exports].into_iter().flatten().collect(),
         }
     }
 

@@ -21,6 +21,7 @@ use std::sync::Mutex;
 use crate::bag::{Bag, BagError, OpenOptions, PartialFn, ProgressFn, RecoveryProgress};
 use crate::catalog::Catalog;
 
+use super::job::detach;
 use super::notify::Notify;
 
 /// What to explore.
@@ -142,7 +143,10 @@ impl Opening {
                 } else {
                     u128::from(done.min(total)) * 100 / u128::from(total)
                 };
-                Some(format!("scanning {pct} % of {}", super::text::bytes(total)))
+                Some(format!(
+                    "scanning {pct} % of {}",
+                    super::super::text::bytes(total)
+                ))
             }
             RecoveryProgress::Decoding { done, total } => {
                 Some(format!("decoding chunk {} of {total}", done.min(total)))
@@ -153,13 +157,14 @@ impl Opening {
 
 /// Starts the opening thread: opens `bags`, reporting through `notify`, then hands the
 /// catalog of the bags that opened (maybe none) and the errors of the others to `done`, on
-/// the same thread. Stops early when nobody listens any more.
+/// the same thread. Stops early when nobody listens any more. An error when no thread could
+/// be started.
 pub fn start(
     bags: Bags,
     notify: Notify<Progress>,
     done: impl FnOnce(Catalog, Vec<BagError>) + Send + 'static,
-) {
-    std::thread::spawn(move || {
+) -> std::io::Result<()> {
+    detach("opening", move || {
         let (catalog, errors) = match bags {
             Bags::Open(c) => (c, Vec::new()),
             Bags::Paths(paths, mut options) => {
@@ -228,6 +233,15 @@ pub fn start(
             }
         }
         done(catalog, errors);
+    })
+}
+
+/// Builds the chunks by time of `catalog` (shared with the app's, a clone) on a thread of
+/// its own, after a recovery scan finished: later zooms' histogram and lanes then cost
+/// O(bins · log chunks). Without a thread, they are built when first needed.
+pub fn index_by_time(catalog: Catalog) {
+    let _ = detach("index-by-time", move || {
+        catalog.index_by_time();
     });
 }
 

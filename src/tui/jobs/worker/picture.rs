@@ -6,7 +6,7 @@
 use super::decode::Decoder;
 use crate::catalog::{Catalog, MsgRef};
 use crate::picture::{Fit, Picture};
-use crate::tui::graphics::{Graphic, Graphics};
+use crate::tui::term::graphics::{Graphic, Graphics};
 
 /// Draws `msg` scaled to `fit`, or says why it cannot be drawn; with `encode`, also encodes
 /// the picture for that protocol in at most that many cells.

@@ -6,26 +6,15 @@
 //! chunks) would otherwise queue before the first frame's, and on two cores its decoding would
 //! take the core the first frame is drawn on.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use super::gate::{FIRST_FRAME_WAIT, Gate};
+use super::job::Job;
 use super::notify::Notify;
 use crate::catalog::Catalog;
 use crate::catalog::log::{self, LogPiece};
 use crate::msg::Registry;
 
-/// A running read of the log lines; dropping it cancels it.
-#[derive(Debug)]
-pub struct LogJob {
-    cancel: Arc<AtomicBool>,
-}
-
-impl Drop for LogJob {
-    fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
+/// A running read of the log lines; dropping it cancels it (at the next batch).
+pub type LogJob = Job<LogPiece>;
 
 /// Starts reading the log lines of `topics` on their own thread, once `after` opens (the
 /// explorer's first frame is on the screen; [`Gate::opened`] to start at once).
@@ -35,18 +24,11 @@ pub fn start(
     registry: Registry,
     (notify, after): (Notify<LogPiece>, Gate),
 ) -> std::io::Result<LogJob> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&cancel);
-    std::thread::Builder::new()
-        .name("log-lines".into())
-        .spawn(move || {
-            after.wait(FIRST_FRAME_WAIT);
-            if flag.load(Ordering::Relaxed) {
-                return;
-            }
-            let _ = log::extract(&catalog, &topics, &registry, &flag, |p| {
-                !flag.load(Ordering::Relaxed) && notify.send(p)
-            });
-        })?;
-    Ok(LogJob { cancel })
+    Job::start("log-lines", 0, notify, move |out| {
+        after.wait(FIRST_FRAME_WAIT);
+        if out.cancelled() {
+            return;
+        }
+        let _ = log::extract(&catalog, &topics, &registry, out.flag(), |p| out.send(p));
+    })
 }

@@ -1,11 +1,11 @@
-//! XY mode's picture made in the background: a [`Latest`] thread that makes the
+//! XY mode's picture made in the background: a newest-wins [`Job`] that makes the
 //! [`XyRaster`] of the newest request and reports it through a [`Notify`].
 
 use std::sync::Arc;
 
-use super::latest::Latest;
-use super::model::plot::PlotSeries;
-use super::model::plot::xy_raster::{self, XyKey, XyRaster};
+use super::super::model::plot::PlotSeries;
+use super::super::model::plot::xy_raster::{self, XyKey, XyRaster};
+use super::job::Job;
 use super::notify::Notify;
 
 /// A picture to make: the two series (shared with the app, not copied) and what for.
@@ -20,11 +20,11 @@ pub struct XyRequest {
 }
 
 /// The painting thread's handle; dropping it stops the thread.
-pub type XyPainter = Latest<XyRequest>;
+pub type XyPainter = Job<Arc<XyRaster>, XyRequest>;
 
 /// Starts the painting thread; pictures go to `notify`.
 pub fn start(notify: Notify<Arc<XyRaster>>) -> std::io::Result<XyPainter> {
-    Latest::start(
+    Job::latest(
         "xy-painter",
         |r: XyRequest| Arc::new(xy_raster::raster(&r.x, &r.y, r.key)),
         notify,

@@ -5,9 +5,9 @@
 //! `kitty`, `sixel`, `iterm2`. With `NO_COLOR` set, `auto` keeps the half-block ramp.
 //!
 //! The query is written before the first frame and answered on the input thread
-//! (`tui::input`, which tells the answers from keys typed meanwhile: `tui::term_replies`), so
-//! neither the first frame nor a key waits for the terminal's round trip. Until the answers
-//! come, pictures are half-blocks.
+//! (`tui::term::input`, which tells the answers from keys typed meanwhile:
+//! `tui::term::term_replies`), so neither the first frame nor a key waits for the terminal's
+//! round trip. Until the answers come, pictures are half-blocks.
 //!
 //! `auto` does not query inside tmux or screen: a multiplexer passes the query on to the
 //! outer terminal only when configured to (tmux's `allow-passthrough`), so it often goes
@@ -37,7 +37,7 @@ use ratatui_image::protocol::sixel::Sixel;
 use ratatui_image::{FontSize, Image};
 
 use crate::picture::{Fit, Raster};
-use crate::tui::term_replies::Replies;
+use crate::tui::term::term_replies::Replies;
 
 /// What `BAGSCOPE_GRAPHICS` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,6 +23,7 @@ use crate::play::{
 use crate::ros::{NodeConfig, QueueLimits, names};
 use crate::time::RosTime;
 
+use super::job::detach;
 use super::notify::Notify;
 
 /// How often the publisher thread looks at the player's progress.
@@ -315,16 +316,14 @@ impl Publisher {
     ) -> std::io::Result<Publisher> {
         let (control, rx) = mpsc::channel();
         let stopper = control.clone();
-        std::thread::Builder::new()
-            .name("ros-publish".into())
-            .spawn(move || {
-                let mut out = Reporter {
-                    run: job.run,
-                    events,
-                    ended: false,
-                };
-                run(&catalog, &job.selection, settings, &rx, &stopper, &mut out);
-            })?;
+        detach("ros-publish", move || {
+            let mut out = Reporter {
+                run: job.run,
+                events,
+                ended: false,
+            };
+            run(&catalog, &job.selection, settings, &rx, &stopper, &mut out);
+        })?;
         Ok(Publisher { control })
     }
 

@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::Event;
 
+use super::super::jobs::gate::Gate;
+use super::super::jobs::job::detach;
 use super::event::AppEvent;
-use super::gate::Gate;
 use super::graphics::{self, Graphics};
 use super::term_replies::{LateReplies, Replies, Sorter};
 
@@ -59,9 +60,9 @@ impl Drop for AnswersRead {
     }
 }
 
-/// Starts the input thread, sending on `tx`; `startup` says whether answers to the graphics
-/// query come first.
-pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
+/// Starts the input thread (`terminal-input`), sending on `tx`; `startup` says whether
+/// answers to the graphics query come first. An error when no thread could be started.
+pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> std::io::Result<AnswersRead> {
     let hints = match startup {
         graphics::Startup::Asked(hints) => Some(hints.clone()),
         graphics::Startup::Known(_) => None,
@@ -79,7 +80,7 @@ pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
         // The reading ends at most this long after its deadline.
         until: deadline + ESCAPE_WAIT * 5,
     };
-    std::thread::spawn(move || {
+    let started = detach("terminal-input", move || {
         if let Some(hints) = hints {
             let size = crossterm::terminal::size().ok();
             let replies = read_answers(deadline, &tx);
@@ -107,7 +108,12 @@ pub fn spawn(tx: Sender<AppEvent>, startup: &graphics::Startup) -> AnswersRead {
             }
         }
     });
-    answers
+    if let Err(e) = started {
+        // Nothing will be read: nothing to wait for.
+        answers.read.open();
+        return Err(e);
+    }
+    Ok(answers)
 }
 
 /// Reads the terminal's answers from standard input until its status report, `deadline`,

@@ -6,9 +6,7 @@
 //! Dropping the [`SearchJob`] (a new search started, or `Esc`) stops the thread at its next
 //! batch.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
+use super::job::Job;
 use super::notify::Notify;
 use crate::catalog::Catalog;
 use crate::catalog::search::{SearchError, SearchPlan, SearchRequest, SearchUpdate};
@@ -35,19 +33,8 @@ pub enum SearchReport {
     Failed(SearchError),
 }
 
-/// A running search; dropping it cancels it.
-#[derive(Debug)]
-pub struct SearchJob {
-    /// The search's id, as in its [`SearchNews`].
-    pub id: u64,
-    cancel: Arc<AtomicBool>,
-}
-
-impl Drop for SearchJob {
-    fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
+/// A running search; dropping it cancels it (at the next batch).
+pub type SearchJob = Job<SearchNews>;
 
 /// Starts checking then searching `request` as search `id` on its own thread.
 pub fn start(
@@ -57,25 +44,20 @@ pub fn start(
     id: u64,
     notify: Notify<SearchNews>,
 ) -> std::io::Result<SearchJob> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&cancel);
-    std::thread::Builder::new()
-        .name("search".into())
-        .spawn(move || {
-            let send = |report| notify.send(SearchNews { id, report });
-            let plan = match SearchPlan::new(&catalog, &request, &registry) {
-                Ok(plan) => plan,
-                Err(e) => {
-                    send(SearchReport::Failed(e));
-                    return;
-                }
-            };
-            if flag.load(Ordering::Relaxed) || !send(SearchReport::Checked) {
+    Job::start("search", id, notify, move |out| {
+        let send = |report| out.send(SearchNews { id, report });
+        let plan = match SearchPlan::new(&catalog, &request, &registry) {
+            Ok(plan) => plan,
+            Err(e) => {
+                send(SearchReport::Failed(e));
                 return;
             }
-            plan.run(&catalog, &flag, |u| {
-                !flag.load(Ordering::Relaxed) && send(SearchReport::Update(u.clone()))
-            });
-        })?;
-    Ok(SearchJob { id, cancel })
+        };
+        if !send(SearchReport::Checked) {
+            return;
+        }
+        plan.run(&catalog, out.flag(), |u| {
+            send(SearchReport::Update(u.clone()))
+        });
+    })
 }

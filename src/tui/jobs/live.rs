@@ -11,12 +11,15 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use super::job::{Job, Reporter, detach};
 use super::notify::Notify;
+use super::worker::Reply;
 use crate::bag::Bag;
 use crate::bag::follow::{Follower, Stall};
+use crate::catalog::Catalog;
 use crate::catalog::time_index::BagTimes;
 
 /// The shortest time between two snapshots sent to the app.
@@ -72,21 +75,8 @@ pub struct LiveNews {
     pub error: Option<String>,
 }
 
-/// A running follow thread; dropping it stops it.
-#[derive(Debug)]
-pub struct LiveJob {
-    /// The job's id, as in its [`LiveNews`].
-    pub id: u64,
-    /// The bag of the catalog it follows.
-    pub bag: usize,
-    cancel: Arc<AtomicBool>,
-}
-
-impl Drop for LiveJob {
-    fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
+/// A running follow thread; dropping it stops it (within one poll).
+pub type LiveJob = Job<LiveNews>;
 
 /// Starts following `path` (bag `bag` of the catalog) on its own thread. `scanned`: the bag
 /// as a finished recovery scan read it; following then starts at its last chunk instead of
@@ -97,20 +87,26 @@ pub fn start(
     scanned: Option<Bag>,
     notify: Notify<LiveNews>,
 ) -> std::io::Result<LiveJob> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&cancel);
-    std::thread::Builder::new()
-        .name("follow".into())
-        .spawn(move || run(&path, (id, bag), scanned, &flag, &notify))?;
-    Ok(LiveJob { id, bag, cancel })
+    Job::start("follow", id, notify, move |out| {
+        run(&path, (id, bag), scanned, out);
+    })
 }
 
 /// Drops `value` on a short-lived thread (on this one if no thread can be started): a
 /// replaced snapshot's chunk list is freed off the UI thread.
 pub fn drop_elsewhere<T: Send + 'static>(value: T) {
-    let _ = std::thread::Builder::new()
-        .name("drop-snapshot".into())
-        .spawn(move || drop(value));
+    let _ = detach("drop-snapshot", move || drop(value));
+}
+
+/// Recomputes the health report over the followed recording so far (`catalog`) on a thread
+/// of its own; the report goes to `replies` as the health scan's. False when no thread could
+/// be started.
+pub fn refresh_health(catalog: Catalog, replies: Notify<Reply>) -> bool {
+    detach("live-health", move || {
+        let report = crate::catalog::health::compute(&catalog, &mut |_| {});
+        replies.send(Reply::Scanned(Box::new(report)));
+    })
+    .is_ok()
 }
 
 fn status(f: &mut Follower) -> LiveStatus {
@@ -128,9 +124,9 @@ fn run(
     path: &std::path::Path,
     (id, bag): (u64, usize),
     scanned: Option<Bag>,
-    cancel: &AtomicBool,
-    notify: &Notify<LiveNews>,
+    notify: &Reporter<LiveNews>,
 ) {
+    let cancel = notify.flag();
     let news = |snapshot: Option<Bag>, status: LiveStatus, error: Option<String>| LiveNews {
         id,
         bag,

@@ -10,15 +10,15 @@ use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 use crate::bag::BagError;
 use crate::catalog::Catalog;
 
-use super::action::Action;
-use super::app::{App, Mode};
-use super::gate::Gate;
-use super::keymap::Context;
-use super::model::topic_filter::Filtered;
-use super::notify::Notify;
-use super::opening::Progress;
-use super::publish::RosEvent;
-use super::worker::{Reply, Worker};
+use super::super::action::Action;
+use super::super::app::{App, Mode};
+use super::super::jobs::gate::Gate;
+use super::super::jobs::notify::Notify;
+use super::super::jobs::opening::Progress;
+use super::super::jobs::publish::RosEvent;
+use super::super::jobs::worker::{Reply, Worker};
+use super::super::keymap::Context;
+use super::super::model::topic_filter::Filtered;
 
 /// An event for the app.
 #[derive(Debug)]
@@ -40,7 +40,7 @@ pub enum AppEvent {
     /// The topic filter computed on the background thread.
     Filtered(Filtered),
     /// A piece of a plot series computed in the background.
-    Plot(crate::tui::plotter::PlotNews),
+    Plot(crate::tui::jobs::plotter::PlotNews),
     /// XY mode's picture made in the background.
     Xy(std::sync::Arc<crate::tui::model::plot::xy_raster::XyRaster>),
     /// The topics' bandwidth over the visible window, summed in the background.
@@ -48,12 +48,12 @@ pub enum AppEvent {
     /// Log lines read in the background.
     Log(crate::catalog::log::LogPiece),
     /// Matches of the content search found in the background.
-    Search(crate::tui::searcher::SearchNews),
+    Search(crate::tui::jobs::searcher::SearchNews),
     /// News of the thread following a growing recording (`F`).
-    Follow(crate::tui::live::LiveNews),
+    Follow(crate::tui::jobs::live::LiveNews),
     /// The terminal's graphics protocol, from its answers to the query (`None`:
     /// half-blocks).
-    Graphics(Option<crate::tui::graphics::Graphics>),
+    Graphics(Option<crate::tui::term::graphics::Graphics>),
 }
 
 /// The result of opening.
