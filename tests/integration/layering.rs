@@ -164,7 +164,7 @@ const KNOWN_CIRCLES: &[&str] = &[
     "src/bag/follow/mod.rs ↔ src/bag/recovery.rs",
     "src/cli/echo.rs ↔ src/cli/echo_all.rs ↔ src/cli/follow.rs ↔ src/cli/info/mod.rs",
     "src/cli/export.rs ↔ src/cli/export_images.rs ↔ src/cli/export_sink.rs ↔ src/cli/export_text.rs",
-    "src/tui/model/topic_filter.rs ↔ src/tui/model/topics.rs",
+    "src/tui/jobs/topic_filter.rs ↔ src/tui/model/topic_filter.rs ↔ src/tui/model/topics.rs",
     "src/tui/panes/histogram.rs ↔ src/tui/panes/lanes.rs",
 ];
 
