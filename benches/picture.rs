@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use bagscope::msg::{Registry, Schema, decode};
 use bagscope::picture::{self, Fit};
-use bagscope::tui::halfblock;
+use bagscope::tui::view::halfblock;
 use bagscope::tui::model::picture::ColorDepth;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

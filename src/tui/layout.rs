@@ -145,6 +145,16 @@ impl Layout {
     }
 }
 
+/// The area inside a block's border.
+pub fn inner(area: Rect) -> Rect {
+    Rect::new(
+        area.x.saturating_add(1),
+        area.y.saturating_add(1),
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,11 +9,9 @@
 
 pub mod action;
 pub mod app;
-pub mod dots;
 pub mod event;
 pub mod gate;
 pub mod graphics;
-pub mod halfblock;
 pub mod input;
 pub mod keymap;
 pub mod latest;
@@ -23,7 +21,6 @@ pub mod logger;
 pub mod model;
 pub mod notify;
 pub mod opening;
-pub mod panes;
 pub mod plotter;
 pub mod publish;
 pub mod searcher;
@@ -33,6 +30,7 @@ pub mod terminal;
 pub mod text;
 pub mod theme;
 pub mod ui;
+pub mod view;
 pub mod worker;
 pub mod xy_painter;
 

@@ -22,7 +22,7 @@ use super::gate::Gate;
 use super::graphics::Graphics;
 use super::keymap::{Context, KeyMap};
 use super::opening::{Opening, Progress};
-use super::panes;
+use super::view;
 use super::theme::Theme;
 
 /// How the opening screen ended.
@@ -72,7 +72,7 @@ where
             terminal
                 .draw(|f| {
                     let area = f.area();
-                    panes::opening::draw(f, shown, shown.started.elapsed(), wait.theme, area);
+                    view::opening::draw(f, shown, shown.started.elapsed(), wait.theme, area);
                 })
                 .map_err(io::Error::other)?;
             drawn = Some(Instant::now());

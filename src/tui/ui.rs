@@ -6,7 +6,7 @@ use ratatui::widgets::Paragraph;
 
 use super::action::Pane;
 use super::app::{App, Mode};
-use super::panes;
+use super::view;
 use super::theme::Theme;
 
 /// Draws every visible pane, the status bar and overlays.
@@ -30,19 +30,19 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
             .collect();
         frame.render_widget(Paragraph::new(Line::from(tabs)), l.tabs);
     }
-    panes::topics::draw(frame, app, theme, l.topics);
-    panes::histogram::draw(frame, app, theme, l.histogram);
-    panes::messages::draw(frame, app, theme, l.messages);
-    panes::inspector::draw(frame, app, theme, l.inspector);
-    panes::plot::draw(frame, app, theme, l.plot);
-    panes::status::draw(frame, app, theme, l.status);
+    view::topics::draw(frame, app, theme, l.topics);
+    view::histogram::draw(frame, app, theme, l.histogram);
+    view::messages::draw(frame, app, theme, l.messages);
+    view::inspector::draw(frame, app, theme, l.inspector);
+    view::plot::draw(frame, app, theme, l.plot);
+    view::status::draw(frame, app, theme, l.status);
     let body = ratatui::layout::Rect::new(0, 0, app.area.width, app.area.height.saturating_sub(1));
     match app.mode {
-        Mode::Help => panes::help::draw(frame, app, theme, body),
-        Mode::Health => panes::health::draw(frame, app, theme, body),
-        Mode::Log | Mode::LogPrompt => panes::log::draw(frame, app, theme, body),
-        Mode::Text => panes::text_view::draw(frame, app, theme, body),
-        Mode::ConfirmPublish => panes::confirm::draw(frame, app, theme, body),
+        Mode::Help => view::help::draw(frame, app, theme, body),
+        Mode::Health => view::health::draw(frame, app, theme, body),
+        Mode::Log | Mode::LogPrompt => view::log::draw(frame, app, theme, body),
+        Mode::Text => view::text_view::draw(frame, app, theme, body),
+        Mode::ConfirmPublish => view::confirm::draw(frame, app, theme, body),
         _ => {}
     }
 }

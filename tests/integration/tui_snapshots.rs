@@ -406,7 +406,7 @@ fn opening_screen(opening: &bagscope::tui::opening::Opening, w: u16, hh: u16) ->
     let mut t = Terminal::new(TestBackend::new(w, hh)).unwrap();
     t.draw(|f| {
         let area = f.area();
-        bagscope::tui::panes::opening::draw(
+        bagscope::tui::view::opening::draw(
             f,
             opening,
             std::time::Duration::from_millis(3400),

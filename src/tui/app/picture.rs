@@ -48,7 +48,7 @@ impl App {
             return g.fit(cols, rows);
         }
         if is_scatter_type(datatype) {
-            let (w, h) = crate::tui::dots::CELL;
+            let (w, h) = crate::tui::view::dots::CELL;
             return Fit::new(u32::from(cols) * w, u32::from(rows) * h);
         }
         Fit::new(u32::from(cols), u32::from(rows) * 2)

@@ -11,7 +11,7 @@ use super::App;
 use crate::tui::model::plot::time_ns;
 use crate::tui::model::plot::xy_raster::{self, XyKey, XyRaster};
 use crate::tui::notify::Notify;
-use crate::tui::panes::inner;
+use crate::tui::layout::inner;
 use crate::tui::xy_painter::{self, XyPainter, XyRequest};
 
 /// The app's XY picture state.

@@ -1,6 +1,6 @@
 //! The inspector as a picture (`i`): a title line (size, encoding, range…), the summary of
 //! a map, scan or cloud, then the picture: in the terminal's graphics protocol when it has one
-//! (`tui::graphics`), else in half-blocks — scans and clouds in braille dots (`tui::dots`). While the next frame is drawn on
+//! (`tui::graphics`), else in half-blocks — scans and clouds in braille dots (`view::dots`). While the next frame is drawn on
 //! the worker the last one stays up (marked `…`), so stepping and playing do not flicker.
 
 use ratatui::Frame;
@@ -11,7 +11,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::tui::app::App;
 use crate::tui::text::fit;
 use crate::tui::theme::Theme;
-use crate::tui::{dots, halfblock};
+use super::{dots, halfblock};
 
 /// Draws the picture of the selected message inside the inspector's border.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, inner: Rect) {

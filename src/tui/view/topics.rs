@@ -6,7 +6,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, inner};
+use super::block::block;
+use crate::tui::layout::inner;
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Mode};
 use crate::tui::text::{bytes, common_prefix, fit, fit_middle, pad, pad_left, width};
@@ -19,10 +20,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     }
     let list = &app.topics;
     frame.render_widget(
-        block(
-            app,
-            theme,
-            Pane::Topics,
+        block(app.focus == Pane::Topics, theme,
             fit(&title(app), area.width.saturating_sub(2) as usize),
         ),
         area,

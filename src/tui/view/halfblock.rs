@@ -7,7 +7,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
 
-use super::model::picture::ColorDepth;
+use crate::tui::model::picture::ColorDepth;
 use crate::picture::Raster;
 
 /// Characters from dark to bright for the colourless form.

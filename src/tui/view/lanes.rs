@@ -10,8 +10,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::histogram::axis;
-use super::{block, inner};
+use super::axis::axis;
+use super::block::block;
+use crate::tui::layout::inner;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Mode};
@@ -23,10 +24,7 @@ use crate::tui::theme::Theme;
 /// Draws the timeline pane as lanes.
 pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area: Rect) {
     frame.render_widget(
-        block(
-            app,
-            theme,
-            Pane::Histogram,
+        block(app.focus == Pane::Histogram, theme,
             fit(&title(app, lanes), area.width.saturating_sub(2) as usize),
         ),
         area,
@@ -91,7 +89,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
             *last = Line::styled(fit(&prompt, w), theme.matched());
         }
     }
-    super::histogram::replace_last(
+    super::axis::replace_last(
         &mut lines,
         super::find::prompt_lines(app, theme, w, inner.height as usize),
     );
@@ -100,7 +98,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
 
 /// The title: what the user started first (as the histogram's), then which lanes are shown.
 fn title(app: &App, lanes: &Lanes) -> String {
-    let mut title = super::histogram::started(app);
+    let mut title = super::axis::started(app);
     title.push_str("Timeline · lanes · ");
     let shown = lanes.lanes.len();
     if shown < lanes.total {
@@ -167,7 +165,7 @@ fn density(
                     return super::find::mark_cell(cursor_col == Some(col), theme);
                 }
             }
-            super::histogram::bar_cell(app, col, bars, lane.level(col), cursor_col, theme)
+            super::axis::bar_cell(app, col, bars, lane.level(col), cursor_col, theme)
         })
         .collect()
 }

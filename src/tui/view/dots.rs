@@ -7,7 +7,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use super::halfblock::color;
-use super::model::picture::ColorDepth;
+use crate::tui::model::picture::ColorDepth;
 use crate::picture::Raster;
 
 /// Braille dot bits for (x in 0..2, y in 0..4), y down.

@@ -11,7 +11,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::inner;
+use crate::tui::layout::inner;
 use crate::tui::app::App;
 use crate::tui::model::plot::xy_raster::{XyRaster, pair_at};
 use crate::tui::model::plot::{time_ns, value_label};

@@ -7,7 +7,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, inner};
+use super::block::block;
+use crate::tui::layout::inner;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use crate::tui::app::App;
@@ -29,10 +30,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         (None, _) => " Messages ".to_string(),
     };
     frame.render_widget(
-        block(
-            app,
-            theme,
-            Pane::Messages,
+        block(app.focus == Pane::Messages, theme,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,

@@ -13,7 +13,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::braille::Grid;
-use super::inner;
+use crate::tui::layout::inner;
 use crate::tui::app::App;
 use crate::tui::model::plot::{Legend, TimeView, YMode, time_ns, value_label};
 use crate::tui::text::{fit, fit_left, width};

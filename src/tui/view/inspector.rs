@@ -6,7 +6,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{block, inner};
+use super::block::block;
+use crate::tui::layout::inner;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use crate::tui::app::App;
@@ -30,10 +31,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         None => " Inspector ".to_string(),
     };
     frame.render_widget(
-        block(
-            app,
-            theme,
-            Pane::Inspector,
+        block(app.focus == Pane::Inspector, theme,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,
