@@ -37,7 +37,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
     view::plot::draw(frame, app, theme, l.plot);
     view::status::draw(frame, app, theme, l.status);
     let body = ratatui::layout::Rect::new(0, 0, app.area.width, app.area.height.saturating_sub(1));
-    match app.mode {
+    match app.overlays.mode {
         Mode::Help => view::help::draw(frame, app, theme, body),
         Mode::Health => view::health::draw(frame, app, theme, body),
         Mode::Log | Mode::LogPrompt => view::log::draw(frame, app, theme, body),

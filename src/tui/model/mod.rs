@@ -16,6 +16,7 @@ pub mod lanes;
 pub mod log;
 pub mod messages;
 pub mod picture;
+pub mod play;
 pub mod plot;
 pub mod plots;
 pub mod publish_plan;

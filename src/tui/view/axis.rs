@@ -16,7 +16,7 @@ pub const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '�
 /// marking) comes first, so that it stays visible when the title is cut at 80 columns.
 pub fn started(app: &App) -> String {
     let mut title = String::from(" ");
-    if let Some(p) = app.play {
+    if let Some(p) = app.jobs.play {
         let _ = write!(
             title,
             "{} {}× · ",
@@ -24,7 +24,7 @@ pub fn started(app: &App) -> String {
             p.speed
         );
     }
-    match app.marks {
+    match app.views.timeline.marks {
         (Some(a), Some(b)) => {
             let _ = write!(title, "marked {:.3} s · ", b.nanos_since(a) as f64 / 1e9);
         }
@@ -108,10 +108,10 @@ pub fn bar_cell(
     theme: Theme,
 ) -> Span<'static> {
     let is_cursor = cursor_col == Some(col);
-    let t = app.timeline.time_of_bin(col, bins);
-    let marked = match app.marks {
+    let t = app.views.timeline.timeline.time_of_bin(col, bins);
+    let marked = match app.views.timeline.marks {
         (Some(a), Some(b)) => t >= a && t <= b,
-        (Some(a), None) => t >= a && t <= app.timeline.cursor(),
+        (Some(a), None) => t >= a && t <= app.views.timeline.timeline.cursor(),
         _ => false,
     };
     let c = match (level, is_cursor) {

@@ -16,7 +16,7 @@ use crate::tui::theme::Theme;
 
 /// Draws the question over the middle of `area` (nothing when no plan is pending).
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
-    let Some(plan) = &app.publish_plan else {
+    let Some(plan) = &app.overlays.publish_plan else {
         return;
     };
     let width = area.width.saturating_sub(4).clamp(20, 100);
@@ -66,8 +66,8 @@ fn lines(plan: &PublishPlan, app: &App, theme: Theme, w: usize, height: u16) -> 
         Line::raw(fit(
             &format!(
                 "from {} to {} ({seconds:.1} s) at {}×",
-                app.time_format.format(a, start),
-                app.time_format.format(b, start),
+                app.settings.time_format.format(a, start),
+                app.settings.time_format.format(b, start),
                 plan.rate
             ),
             w,

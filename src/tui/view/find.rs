@@ -7,6 +7,35 @@ use crate::time::RosTime;
 use crate::tui::app::{App, Mode};
 use crate::tui::text::{fit, width, wrap};
 use crate::tui::theme::Theme;
+use crate::tui::model::search::Search;
+use crate::tui::notify::Notify;
+use crate::tui::searcher::{SearchJob, SearchNews};
+
+/// The content search's view: the matches and the search running or being checked.
+#[derive(Default)]
+pub struct SearchView {
+    /// The content search (`f`, `n`, `N`) and its matches.
+    pub search: Search,
+    /// The running search.
+    pub(crate) finder: Finder,
+}
+
+/// The running search, the one whose expression is being checked, and where their threads
+/// report.
+#[derive(Default)]
+pub struct Finder {
+    pub(crate) job: Option<SearchJob>,
+    pub(crate) checking: Option<Checking>,
+    pub(crate) notify: Option<Notify<SearchNews>>,
+    pub(crate) next_id: u64,
+}
+
+/// A search started from the prompt whose expression is being checked in the background.
+pub struct Checking {
+    pub(crate) job: SearchJob,
+    pub(crate) text: String,
+    pub(crate) scope: String,
+}
 
 /// What the prompt starts with.
 const PREFIX: &str = "f ";
@@ -16,7 +45,7 @@ const MARK: char = '▼';
 /// The prompt's lines `w` wide, at most `rows` (the prompt, then the error wrapped under
 /// it, starting with a `^` under the column it points at); empty when the prompt is not open.
 pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize, rows: usize) -> Vec<Line<'static>> {
-    if app.mode != Mode::Find {
+    if app.overlays.mode != Mode::Find {
         return Vec::new();
     }
     let hint = if app.search_checking() {
@@ -24,9 +53,9 @@ pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize, rows: usize) -> Ve
     } else {
         "expression; Enter: search, Esc: cancel"
     };
-    let prompt = format!("{PREFIX}{}█  ({hint})", app.prompt);
+    let prompt = format!("{PREFIX}{}█  ({hint})", app.overlays.prompt);
     let mut lines = vec![Line::styled(fit(&prompt, w), theme.matched())];
-    if let Some(e) = &app.search.prompt_error {
+    if let Some(e) = &app.views.search.search.prompt_error {
         let caret = (width(PREFIX) + e.column.saturating_sub(1)).min(w.saturating_sub(1));
         let text = format!("{}^ {}", " ".repeat(caret), e.message);
         let wrapped = wrap(&text, w, caret + 2);
@@ -55,7 +84,7 @@ pub(super) fn marks_row(
     let spans: Vec<Span> = (0..w)
         .map(|col| {
             let (from, to) = column_span(app, col, w);
-            let hit = app.search.any_in(from, to);
+            let hit = app.views.search.search.any_in(from, to);
             match (hit, cursor_col == Some(col)) {
                 (true, cursor) => mark_cell(cursor, theme),
                 (false, true) => Span::styled("│", theme.cursor()),
@@ -70,11 +99,11 @@ pub(super) fn marks_row(
 /// view's end).
 pub(super) fn column_span(app: &App, col: usize, w: usize) -> (RosTime, RosTime) {
     let to = if col + 1 >= w {
-        app.timeline.view().1.saturating_add_nanos(1)
+        app.views.timeline.timeline.view().1.saturating_add_nanos(1)
     } else {
-        app.timeline.time_of_bin(col + 1, w)
+        app.views.timeline.timeline.time_of_bin(col + 1, w)
     };
-    (app.timeline.time_of_bin(col, w), to)
+    (app.views.timeline.timeline.time_of_bin(col, w), to)
 }
 
 /// The cell of a column holding a match (`cursor`: the cursor's column too).

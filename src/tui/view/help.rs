@@ -14,21 +14,21 @@ use crate::tui::theme::Theme;
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     // Entries: (key, description, is_heading).
     let mut entries: Vec<(String, String, bool)> = app
-        .keymap
+        .settings.keymap
         .help(Context::Global)
         .into_iter()
         .map(|(k, d)| (k, d.to_string(), false))
         .collect();
     entries.push((String::new(), "Typing a filter or a time".into(), true));
     entries.extend(
-        app.keymap
+        app.settings.keymap
             .help(Context::Prompt)
             .into_iter()
             .map(|(k, d)| (k, d.to_string(), false)),
     );
     entries.push((String::new(), "In the log view (r)".into(), true));
     entries.extend(
-        app.keymap
+        app.settings.keymap
             .help(Context::Log)
             .into_iter()
             .map(|(k, d)| (k, d.to_string(), false)),
@@ -82,7 +82,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let left: Vec<&Row> = left.iter().flatten().collect();
     let right: Vec<&Row> = right.iter().flatten().collect();
     let rows = left.len().max(right.len());
-    let scroll = app.help_scroll.min(rows.saturating_sub(inner_h));
+    let scroll = app.overlays.help_scroll.min(rows.saturating_sub(inner_h));
     let blank: Row = vec![Span::raw(pad("", col_w))];
     let mut lines: Vec<Line> = Vec::with_capacity(rows);
     for r in scroll..rows.min(scroll + inner_h) {

@@ -24,7 +24,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    if let Some(lanes) = &app.lanes {
+    if let Some(lanes) = &app.views.timeline.lanes {
         super::lanes::draw(frame, app, lanes, theme, area);
         return;
     }
@@ -45,10 +45,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         _ => 2,
     };
     let bar_rows = inner.height.saturating_sub(label_rows).max(1) as usize;
-    let cursor_col = app.timeline.bin_of(app.timeline.cursor(), w);
+    let cursor_col = app.views.timeline.timeline.bin_of(app.views.timeline.timeline.cursor(), w);
     let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
     // A search's marks take the top row when there are rows to spare.
-    let bar_rows = if app.search.is_active() && bar_rows > 1 {
+    let bar_rows = if app.views.search.search.is_active() && bar_rows > 1 {
         lines.push(super::find::marks_row(app, theme, w, cursor_col));
         bar_rows - 1
     } else {
@@ -56,14 +56,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     };
     lines.extend((0..bar_rows).map(|r| bar_row(app, theme, (w, bar_rows, r), cursor_col)));
     // Axis: offsets from the start, then absolute times.
-    let fmt = if app.time_format == TimeFormat::Offset {
+    let fmt = if app.settings.time_format == TimeFormat::Offset {
         TimeFormat::Epoch
     } else {
-        app.time_format
+        app.settings.time_format
     };
-    let (start, _) = app.timeline.bounds();
-    let (v0, v1) = app.timeline.view();
-    let cursor = app.timeline.cursor();
+    let (start, _) = app.views.timeline.timeline.bounds();
+    let (v0, v1) = app.views.timeline.timeline.view();
+    let cursor = app.views.timeline.timeline.cursor();
     let mut labels = vec![super::axis::axis(
         (w, cursor_col),
         [
@@ -88,8 +88,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         let style = if i == 0 { Style::new() } else { theme.dim() };
         lines.push(l.style(style));
     }
-    if app.mode == Mode::Jump {
-        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.prompt);
+    if app.overlays.mode == Mode::Jump {
+        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.overlays.prompt);
         if let Some(last) = lines.last_mut() {
             *last = Line::styled(fit(&prompt, w), theme.matched());
         }
@@ -103,24 +103,24 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
 
 /// The pane's title, after what the user started.
 fn title(app: &App) -> String {
-    let h = &app.histogram;
-    let scope = if app.hist_all {
+    let h = &app.views.timeline.histogram;
+    let scope = if app.views.timeline.hist_all {
         "all topics".to_string()
     } else {
         // The topic's name comes from the bag: escaped, as everywhere.
-        app.topics
+        app.views.topics.list
             .selected_row()
             .map_or("no topic".into(), |r| escape_line(&r.topic).into_owned())
     };
-    let (start, end) = app.timeline.bounds();
-    let (v0, v1) = app.timeline.view();
+    let (start, end) = app.views.timeline.timeline.bounds();
+    let (v0, v1) = app.views.timeline.timeline.view();
     let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
     let mut title = super::axis::started(app);
     let _ = write!(title, "Timeline · {scope} · {:.0} msgs in view", h.total());
     if !h.exact {
         title.push_str(" (est.)");
     }
-    if app.timeline.is_zoomed() {
+    if app.views.timeline.timeline.is_zoomed() {
         let _ = write!(title, " · zoom ×{zoom:.1}");
     }
     title.push(' ');
@@ -135,7 +135,7 @@ fn bar_row(
     (width, bar_rows, row): (usize, usize, usize),
     cursor_col: Option<usize>,
 ) -> Line<'static> {
-    let (w, hist) = (width, &app.histogram);
+    let (w, hist) = (width, &app.views.timeline.histogram);
     let max = hist.max();
     let level_base = (bar_rows - 1 - row) * 8;
     let spans: Vec<Span> = (0..w)

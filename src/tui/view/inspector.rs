@@ -14,18 +14,33 @@ use crate::tui::app::App;
 use crate::tui::model::inspector::Expand;
 use crate::tui::text::{bytes, fit, width};
 use crate::tui::theme::Theme;
+use crate::tui::model::inspector::Inspector;
+use crate::tui::model::picture::PicturePreview;
+use crate::tui::worker::decode::Inspected;
+
+/// The inspector pane's state: the decoded message's tree, its picture preview and the message
+/// marked to compare others with.
+#[derive(Default)]
+pub struct InspectorView {
+    /// The decoded message.
+    pub tree: Inspector,
+    /// The picture preview in the inspector (`i`).
+    pub picture: PicturePreview,
+    /// The message marked with `m` to compare others with.
+    pub diff_mark: Option<Inspected>,
+}
 
 /// Draws the inspector pane.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let ins = &app.inspector;
+    let ins = &app.views.inspector.tree;
     let title = match &ins.data {
         Some(d) => format!(
             " {} · {} · {} ",
             escape_line(&d.datatype),
-            app.time_format.short(d.time, app.start()),
+            app.settings.time_format.short(d.time, app.start()),
             bytes(d.size as u64)
         ),
         None => " Inspector ".to_string(),

@@ -36,7 +36,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
     }
     let name_w = lanes::name_width(w);
     let bars = w.saturating_sub(name_w).max(1);
-    let cursor_col = app.timeline.bin_of(app.timeline.cursor(), bars);
+    let cursor_col = app.views.timeline.timeline.bin_of(app.views.timeline.timeline.cursor(), bars);
     let mut lines: Vec<Line> = Vec::with_capacity(h);
     if lanes.lanes.is_empty() {
         lines.push(Line::styled(fit("no topic shown", w), theme.dim()));
@@ -50,9 +50,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
         lines.push(Line::raw(""));
     }
     let indent = " ".repeat(name_w);
-    let (start, _) = app.timeline.bounds();
-    let (v0, v1) = app.timeline.view();
-    let cursor = app.timeline.cursor();
+    let (start, _) = app.views.timeline.timeline.bounds();
+    let (v0, v1) = app.views.timeline.timeline.view();
+    let cursor = app.views.timeline.timeline.cursor();
     let axis_line = |labels: [String; 3], marker: bool, style: Style| {
         let mut spans = vec![Span::raw(indent.clone())];
         spans.extend(axis((bars, cursor_col), labels, marker).spans);
@@ -68,10 +68,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
         Style::new(),
     ));
     if lanes::axis_rows(h) > 1 {
-        let fmt = if app.time_format == TimeFormat::Offset {
+        let fmt = if app.settings.time_format == TimeFormat::Offset {
             TimeFormat::Epoch
         } else {
-            app.time_format
+            app.settings.time_format
         };
         lines.push(axis_line(
             [
@@ -83,8 +83,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
             theme.dim(),
         ));
     }
-    if app.mode == Mode::Jump {
-        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.prompt);
+    if app.overlays.mode == Mode::Jump {
+        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.overlays.prompt);
         if let Some(last) = lines.last_mut() {
             *last = Line::styled(fit(&prompt, w), theme.matched());
         }
@@ -115,9 +115,9 @@ fn title(app: &App, lanes: &Lanes) -> String {
     if !lanes.exact {
         title.push_str(" (est.)");
     }
-    if app.timeline.is_zoomed() {
-        let (start, end) = app.timeline.bounds();
-        let (v0, v1) = app.timeline.view();
+    if app.views.timeline.timeline.is_zoomed() {
+        let (start, end) = app.views.timeline.timeline.bounds();
+        let (v0, v1) = app.views.timeline.timeline.view();
         let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
         let _ = write!(title, " · zoom ×{zoom:.1}");
     }
@@ -139,7 +139,7 @@ fn name(app: &App, lanes: &Lanes, i: usize, name_w: usize, theme: Theme) -> Vec<
     };
     let keep = neighbour(i.checked_sub(1)).max(neighbour(Some(i + 1)));
     let (shown, _) = fit_middle(&topic, name_w.saturating_sub(1), Some(keep));
-    let style = if lane.visible == app.topics.selected() {
+    let style = if lane.visible == app.views.topics.list.selected() {
         theme.selected(app.focus == Pane::Histogram)
     } else {
         theme.dim()
@@ -156,12 +156,12 @@ fn density(
     cursor_col: Option<usize>,
     theme: Theme,
 ) -> Vec<Span<'static>> {
-    let searched = app.search.is_active() && !app.search.matches.is_empty();
+    let searched = app.views.search.search.is_active() && !app.views.search.search.matches.is_empty();
     (0..bars)
         .map(|col| {
             if searched {
                 let (from, to) = super::find::column_span(app, col, bars);
-                if app.search.any_of_in(from, to, &lane.connections) {
+                if app.views.search.search.any_of_in(from, to, &lane.connections) {
                     return super::find::mark_cell(cursor_col == Some(col), theme);
                 }
             }

@@ -17,6 +17,16 @@ use crate::tui::app::{App, Mode};
 use crate::tui::model::log::{LogField, LogView};
 use crate::tui::text::{fit, pad, width, wrap};
 use crate::tui::theme::Theme;
+use crate::tui::logger::LogJob;
+
+/// The log view's state: the log lines and the thread reading them.
+#[derive(Default)]
+pub struct LogPane {
+    /// The log view (`r`).
+    pub view: LogView,
+    /// The log lines being read in the background.
+    pub(crate) job: Option<LogJob>,
+}
 
 /// Bytes of a message looked at for one list row (the rest cannot show on a line anyway).
 const ROW_BYTES: usize = 1024;
@@ -54,8 +64,8 @@ fn row<'a>(
     theme: Theme,
     selected: bool,
 ) -> Line<'a> {
-    let view = &app.log;
-    let time = app.time_format.short(line.time, app.start());
+    let view = &app.views.log.view;
+    let time = app.settings.time_format.short(line.time, app.start());
     let node = escape(view.lines.node(line));
     let mut used = width(&time) + 1 + 5 + 1;
     let node_cell = if node_w > 0 {
@@ -125,7 +135,7 @@ fn title(view: &LogView, prompt: Option<(LogField, &str)>) -> String {
 /// Draws the log view over `area`.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let w = area.width.saturating_sub(2) as usize;
-    let view = &app.log;
+    let view = &app.views.log.view;
     let rows = app.log_rows();
     let detail_rows = app.log_detail_rows();
     let node_w = if w >= 60 {
@@ -153,8 +163,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     }
     lines.push(Line::styled("─".repeat(w), theme.dim()));
     lines.extend(detail(app, w, detail_rows, theme));
-    let prompt = match (app.mode, &view.editing) {
-        (Mode::LogPrompt, Some((field, _))) => Some((*field, app.prompt.as_str())),
+    let prompt = match (app.overlays.mode, &view.editing) {
+        (Mode::LogPrompt, Some((field, _))) => Some((*field, app.overlays.prompt.as_str())),
         _ => None,
     };
     let keys = " Tab level · @ node · / text · Enter go there · r/Esc close ";
@@ -174,14 +184,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
 /// The detail area: the selected line's time, level, node and origin, then its text wrapped
 /// (the last row ends in `…` when there is more).
 fn detail<'a>(app: &App, w: usize, rows: usize, theme: Theme) -> Vec<Line<'a>> {
-    let Some(line) = app.log.selected_line() else {
+    let Some(line) = app.views.log.view.selected_line() else {
         return Vec::new();
     };
     let mut head_line = format!(
         "{} {} {}",
-        app.time_format.format(line.time, app.start()),
+        app.settings.time_format.format(line.time, app.start()),
         line.level.name(),
-        escape(app.log.lines.node(line))
+        escape(app.views.log.view.lines.node(line))
     );
     if !line.origin.is_empty() {
         let _ = write!(head_line, " · {}", escape_line(&line.origin));

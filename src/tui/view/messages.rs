@@ -23,8 +23,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let list = &app.messages;
-    let total = app.topics.selected_row().map_or(0, |r| r.count);
+    let list = &app.views.messages;
+    let total = app.views.topics.list.selected_row().map_or(0, |r| r.count);
     let title = match (&list.topic, list.window.entries.is_empty()) {
         (Some(t), _) => format!(" Messages · {} · {total} ", escape_line(t)),
         (None, _) => " Messages ".to_string(),
@@ -40,13 +40,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let size_w = 10;
     let bag_w = if app.catalog.bags().len() > 1 { 4 } else { 0 };
     let start = app.start();
-    let label = format!("time ({})", app.time_format.name());
+    let label = format!("time ({})", app.settings.time_format.name());
     // The time column as wide as its text; the preview gets the rest when that is enough.
     let time_text_w = list
         .window
         .entries
         .get(list.offset)
-        .map_or(0, |m| width(&app.time_format.short(m.entry.time, start)));
+        .map_or(0, |m| width(&app.settings.time_format.short(m.entry.time, start)));
     let rest = w.saturating_sub(size_w + bag_w);
     let (time_w, preview_w) = match time_text_w.max(width(&label)) + 2 {
         tw if rest >= tw + MIN_PREVIEW => (tw, rest - tw),
@@ -87,7 +87,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         } else {
             Style::new()
         };
-        let time = app.time_format.short(m.entry.time, start);
+        let time = app.settings.time_format.short(m.entry.time, start);
         let size = list
             .sizes
             .get(m)

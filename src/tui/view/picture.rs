@@ -16,12 +16,12 @@ use super::{dots, halfblock};
 /// Draws the picture of the selected message inside the inspector's border.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, inner: Rect) {
     let w = inner.width as usize;
-    let preview = &app.picture;
+    let preview = &app.views.inspector.picture;
     let Some(shown) = &preview.shown else {
         frame.render_widget(Paragraph::new(Line::styled("drawing…", theme.dim())), inner);
         return;
     };
-    let stale = app.messages.selected_ref() != Some(shown.msg);
+    let stale = app.views.messages.selected_ref() != Some(shown.msg);
     let mark = if stale { "… " } else { "" };
     let picture = match &shown.result {
         Ok(p) => p,

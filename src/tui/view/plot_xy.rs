@@ -17,6 +17,23 @@ use crate::tui::model::plot::xy_raster::{XyRaster, pair_at};
 use crate::tui::model::plot::{time_ns, value_label};
 use crate::tui::text::{fit, width};
 use crate::tui::theme::Theme;
+use std::sync::Arc;
+use crate::tui::model::plot::xy_raster::XyKey;
+use crate::tui::notify::Notify;
+use crate::tui::xy_painter::XyPainter;
+
+/// The app's XY picture state.
+#[derive(Debug, Default)]
+pub struct XyView {
+    /// Where pictures made in the background are reported (set by the event loop).
+    pub(crate) notify: Option<Notify<Arc<XyRaster>>>,
+    /// The painting thread, started on the first request.
+    pub(crate) painter: Option<XyPainter>,
+    /// The newest picture received.
+    pub(crate) shown: Option<Arc<XyRaster>>,
+    /// What was asked for last.
+    pub(crate) asked: Option<XyKey>,
+}
 
 /// The marker of the point at the cursor.
 const CURSOR_MARK: char = '◉';
@@ -50,7 +67,7 @@ fn short_y<'a>(x: &str, y: &'a str) -> std::borrow::Cow<'a, str> {
 /// is on its way); per frame only the point at the cursor is looked up. False (nothing
 /// drawn) when the plot is not two fields of one topic.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) -> bool {
-    let Some((xe, ye)) = app.plots.xy_pair() else {
+    let Some((xe, ye)) = app.views.plot.plots.xy_pair() else {
         return false;
     };
     let topic = xe.topic.as_deref().unwrap_or("");
@@ -58,7 +75,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) -> bool 
     let (w, h) = (inner.width as usize, inner.height as usize);
     let raster = app.xy_raster();
     let mut t = String::from(" ");
-    if let Some(pct) = app.plots.progress() {
+    if let Some(pct) = app.views.plot.plots.progress() {
         let _ = write!(t, "{pct}% · ");
     } else if app.xy_pending() {
         t.push_str("… · ");
@@ -85,7 +102,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) -> bool 
             &xe.series,
             &ye.series,
             r.key.range,
-            time_ns(app.timeline.cursor()),
+            time_ns(app.views.timeline.timeline.cursor()),
         )
     });
     let mut lines = match raster {

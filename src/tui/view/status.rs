@@ -10,6 +10,15 @@ use crate::tui::app::App;
 use crate::tui::text::{bytes, fit, width};
 use crate::tui::theme::Theme;
 
+/// A short message in the status bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flash {
+    /// Text.
+    pub text: String,
+    /// Shown as an error.
+    pub error: bool,
+}
+
 /// Cells of the file name and cursor time kept beside the ROS state.
 const MIN_LEFT: usize = 12;
 /// The message or help beside the ROS state is shown when this many cells are left for it
@@ -56,23 +65,23 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             )
         }
     };
-    let files = match &app.note {
+    let files = match &app.settings.note {
         Some(n) => format!("{n} · {files}"),
         None => files,
     };
     // A followed recording: `● live` first, so that it stays when the bar is narrow.
-    let files = match app.follow.mark() {
+    let files = match app.jobs.follow.mark() {
         Some(m) => format!("{m} · {files}"),
         None => files,
     };
     // A bag shown while its recovery scan runs: how far it is, first (the counts are partial).
-    let files = match app.scan.mark() {
+    let files = match app.jobs.scan.mark() {
         Some(m) => format!("{m} · {files}"),
         None => files,
     };
     let cursor = format!(
         "@ {}",
-        app.time_format.format(app.timeline.cursor(), app.start())
+        app.settings.time_format.format(app.views.timeline.timeline.cursor(), app.start())
     );
     // Every loss of a recovery scan and every warning of every bag, and bags not opened.
     let losses: usize = bags
@@ -81,7 +90,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         .map(|r| r.losses.len())
         .sum();
     let warnings: usize =
-        bags.iter().map(|b| b.warnings().len()).sum::<usize>() + app.unopened.len();
+        bags.iter().map(|b| b.warnings().len()).sum::<usize>() + app.settings.unopened.len();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let problems = match (losses, warnings) {
         (0, 0) => String::new(),
@@ -106,7 +115,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     };
     // While publishing into ROS (or after), its state comes first on the right and may take
     // most of the bar: the file name and cursor time give way, and the `? help` hint goes.
-    let (ros, right) = match &app.publishing {
+    let (ros, right) = match &app.jobs.publishing {
         // A message may take most of the bar: it is what the user just asked about.
         None if app.flash.is_some() => (String::new(), fit(&right, w.saturating_sub(MIN_LEFT + 3))),
         None => (String::new(), fit(&right, w / 2)),
@@ -123,7 +132,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             (ros, right)
         }
     };
-    let ros_style = match &app.publishing {
+    let ros_style = match &app.jobs.publishing {
         Some(p) if p.is_error() => theme.error(),
         Some(p) if p.is_warning() => theme.warning(),
         _ => theme.status(),
@@ -132,8 +141,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let gap = usize::from(!ros.is_empty());
     // The search's count (`f: 3/42`) before the ROS state and the message.
     let search = app
-        .search
-        .status(app.timeline.cursor())
+        .views.search.search
+        .status(app.views.timeline.timeline.cursor())
         .map(|s| format!("{s}  "))
         .unwrap_or_default();
     let search = fit(

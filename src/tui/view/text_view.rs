@@ -14,7 +14,7 @@ use crate::tui::theme::Theme;
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
-    let view = &app.text_view;
+    let view = &app.overlays.text;
     let lines: Vec<Line> = view
         .rows
         .iter()

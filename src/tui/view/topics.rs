@@ -12,13 +12,23 @@ use crate::tui::action::Pane;
 use crate::tui::app::{App, Mode};
 use crate::tui::text::{bytes, common_prefix, fit, fit_middle, pad, pad_left, width};
 use crate::tui::theme::Theme;
+use crate::catalog::window_bytes::WindowBytes;
+use crate::tui::model::topics::TopicList;
+
+/// The topic pane's state: the filtered, sorted list and the bandwidth over the window.
+pub struct TopicsView {
+    /// Topic list.
+    pub list: TopicList,
+    /// Bytes per topic over the visible window while zoomed (the topic list's bandwidth).
+    pub bytes: Option<WindowBytes>,
+}
 
 /// Draws the topic pane.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let list = &app.topics;
+    let list = &app.views.topics.list;
     frame.render_widget(
         block(app.focus == Pane::Topics, theme,
             fit(&title(app), area.width.saturating_sub(2) as usize),
@@ -29,7 +39,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let w = inner.width as usize;
     let cols = columns(w, list.widest());
     let mut lines = Vec::with_capacity(inner.height as usize);
-    let view = app.view_bytes.as_ref().map(|v| v.exact);
+    let view = app.views.topics.bytes.as_ref().map(|v| v.exact);
     lines.push(Line::styled(header(cols, view), theme.header()));
     let rows = inner.height.saturating_sub(1) as usize;
     if list.visible().is_empty() {
@@ -51,9 +61,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             lines.push(line);
         }
     }
-    if app.mode == Mode::Filter {
+    if app.overlays.mode == Mode::Filter {
         // The prompt takes the last line.
-        let prompt = format!("/{}█", app.prompt);
+        let prompt = format!("/{}█", app.overlays.prompt);
         while lines.len() + 1 < inner.height as usize {
             lines.push(Line::raw(""));
         }
@@ -66,13 +76,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
 /// The pane's title. With a filter, the filter comes first (it must stay visible in a narrow
 /// pane).
 fn title(app: &App) -> String {
-    let list = &app.topics;
+    let list = &app.views.topics.list;
     // Sorted by bandwidth while zoomed: over the visible window (said where no column shows it).
-    let sort = match (list.sort(), &app.view_bytes) {
+    let sort = match (list.sort(), &app.views.topics.bytes) {
         (crate::tui::model::topic_row::SortKey::Bandwidth, Some(_)) => "B/s (view)",
         (sort, _) => sort.name(),
     };
-    let mut title = if !list.filter().is_empty() && app.mode != Mode::Filter {
+    let mut title = if !list.filter().is_empty() && app.overlays.mode != Mode::Filter {
         format!(
             " filter \"{}\" · {}/{} · {} ",
             list.filter(),
@@ -119,7 +129,7 @@ fn header(cols: Columns, view: Option<bool>) -> String {
 
 /// Visible row `i` as a line (`None` past the end).
 fn row_line(app: &App, theme: Theme, i: usize, cols: Columns) -> Option<Line<'static>> {
-    let list = &app.topics;
+    let list = &app.views.topics.list;
     let row = list.rows().get(list.visible().get(i)?.row)?;
     let total_bags = app.catalog.bags().len();
     let base = if i == list.selected() {
@@ -215,7 +225,7 @@ struct Columns {
 
 /// A row's bandwidth cell: over the zoomed window (`~` before an estimate) or the whole bag.
 fn bandwidth_cell(app: &App, row: &crate::tui::model::topic_row::TopicRow) -> String {
-    match (&app.view_bytes, row.view_bandwidth) {
+    match (&app.views.topics.bytes, row.view_bandwidth) {
         (Some(v), Some(b)) if !v.exact => format!("~{}", bandwidth(b)),
         (Some(_), Some(b)) => bandwidth(b),
         _ => row.bandwidth.map_or("…".to_string(), bandwidth),

@@ -1,0 +1,61 @@
+//! What is shown over the main view and what keys do meanwhile ([`Mode`]): the help, the
+//! health view, the log view, the text overlay, the prompts and the question before `p`
+//! publishes, with their state ([`Overlays`]).
+
+use crate::tui::model::health::HealthView;
+use crate::tui::model::publish_plan::PublishPlan;
+use crate::tui::model::text_view::TextView;
+
+/// What keys currently do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Browsing.
+    Normal,
+    /// Typing a topic filter.
+    Filter,
+    /// Typing a time to jump to.
+    Jump,
+    /// The help overlay.
+    Help,
+    /// The health view.
+    Health,
+    /// The log view.
+    Log,
+    /// Typing a filter of the log view.
+    LogPrompt,
+    /// The text overlay (`d`, `w`).
+    Text,
+    /// Typing a search expression (`f`).
+    Find,
+    /// The question before `p` publishes ([`Overlays::publish_plan`]).
+    ConfirmPublish,
+}
+
+/// The overlays' state.
+pub struct Overlays {
+    /// Input mode: which overlay or prompt is open, if any.
+    pub mode: Mode,
+    /// Text of the filter or jump prompt.
+    pub prompt: String,
+    /// First line of the help overlay shown.
+    pub help_scroll: usize,
+    /// The health view.
+    pub health: HealthView,
+    /// The text overlay (`d`, `w`).
+    pub text: TextView,
+    /// What `p` would publish, while the user is asked.
+    pub publish_plan: Option<PublishPlan>,
+}
+
+impl Default for Overlays {
+    fn default() -> Overlays {
+        Overlays {
+            mode: Mode::Normal,
+            prompt: String::new(),
+            help_scroll: 0,
+            health: HealthView::default(),
+            text: TextView::default(),
+            publish_plan: None,
+        }
+    }
+}
