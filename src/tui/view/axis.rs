@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use ratatui::text::{Line, Span};
 
-use crate::tui::app::App;
+use super::timeline::TimelineView;
+use crate::tui::model::play::Play;
 use crate::tui::text::width;
 use crate::tui::theme::Theme;
 
@@ -14,9 +15,9 @@ pub const LEVELS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '�
 
 /// The start of the timeline's title (histogram or lanes): what the user started (playing,
 /// marking) comes first, so that it stays visible when the title is cut at 80 columns.
-pub fn started(app: &App) -> String {
+pub fn started(tl: &TimelineView, play: Option<Play>) -> String {
     let mut title = String::from(" ");
-    if let Some(p) = app.jobs.play {
+    if let Some(p) = play {
         let _ = write!(
             title,
             "{} {}× · ",
@@ -24,7 +25,7 @@ pub fn started(app: &App) -> String {
             p.speed
         );
     }
-    match app.views.timeline.marks {
+    match tl.marks {
         (Some(a), Some(b)) => {
             let _ = write!(title, "marked {:.3} s · ", b.nanos_since(a) as f64 / 1e9);
         }
@@ -100,7 +101,7 @@ pub fn replace_last(lines: &mut Vec<Line<'static>>, new: Vec<Line<'static>>) {
 /// One column of a bar row: the glyph for `level` eighths (`│` for an empty column under the
 /// cursor), styled as the cursor, inside the `[`/`]` marks, or plain.
 pub fn bar_cell(
-    app: &App,
+    tl: &TimelineView,
     col: usize,
     bins: usize,
     level: usize,
@@ -108,10 +109,10 @@ pub fn bar_cell(
     theme: Theme,
 ) -> Span<'static> {
     let is_cursor = cursor_col == Some(col);
-    let t = app.views.timeline.timeline.time_of_bin(col, bins);
-    let marked = match app.views.timeline.marks {
+    let t = tl.timeline.time_of_bin(col, bins);
+    let marked = match tl.marks {
         (Some(a), Some(b)) => t >= a && t <= b,
-        (Some(a), None) => t >= a && t <= app.views.timeline.timeline.cursor(),
+        (Some(a), None) => t >= a && t <= tl.timeline.cursor(),
         _ => false,
     };
     let c = match (level, is_cursor) {

@@ -4,7 +4,9 @@
 use ratatui::text::{Line, Span};
 
 use crate::time::RosTime;
-use crate::tui::app::{App, Mode};
+use super::ctx::DrawCtx;
+use super::overlays::Mode;
+use crate::tui::model::timeline::Timeline;
 use crate::tui::text::{fit, width, wrap};
 use crate::tui::theme::Theme;
 use crate::tui::model::search::Search;
@@ -44,18 +46,24 @@ const MARK: char = '▼';
 
 /// The prompt's lines `w` wide, at most `rows` (the prompt, then the error wrapped under
 /// it, starting with a `^` under the column it points at); empty when the prompt is not open.
-pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize, rows: usize) -> Vec<Line<'static>> {
-    if app.overlays.mode != Mode::Find {
+pub(super) fn prompt_lines(
+    search: &SearchView,
+    ctx: &DrawCtx<'_>,
+    w: usize,
+    rows: usize,
+) -> Vec<Line<'static>> {
+    if ctx.mode != Mode::Find {
         return Vec::new();
     }
-    let hint = if app.search_checking() {
+    let theme = ctx.theme;
+    let hint = if search.finder.checking.is_some() {
         "checking…; Esc: cancel"
     } else {
         "expression; Enter: search, Esc: cancel"
     };
-    let prompt = format!("{PREFIX}{}█  ({hint})", app.overlays.prompt);
+    let prompt = format!("{PREFIX}{}█  ({hint})", ctx.prompt);
     let mut lines = vec![Line::styled(fit(&prompt, w), theme.matched())];
-    if let Some(e) = &app.views.search.search.prompt_error {
+    if let Some(e) = &search.search.prompt_error {
         let caret = (width(PREFIX) + e.column.saturating_sub(1)).min(w.saturating_sub(1));
         let text = format!("{}^ {}", " ".repeat(caret), e.message);
         let wrapped = wrap(&text, w, caret + 2);
@@ -76,15 +84,16 @@ pub(super) fn prompt_lines(app: &App, theme: Theme, w: usize, rows: usize) -> Ve
 /// The row of marks `w` wide: `▼` over each column where a match falls, the cursor's column
 /// as in the bars.
 pub(super) fn marks_row(
-    app: &App,
+    search: &SearchView,
+    timeline: &Timeline,
     theme: Theme,
     w: usize,
     cursor_col: Option<usize>,
 ) -> Line<'static> {
     let spans: Vec<Span> = (0..w)
         .map(|col| {
-            let (from, to) = column_span(app, col, w);
-            let hit = app.views.search.search.any_in(from, to);
+            let (from, to) = column_span(timeline, col, w);
+            let hit = search.search.any_in(from, to);
             match (hit, cursor_col == Some(col)) {
                 (true, cursor) => mark_cell(cursor, theme),
                 (false, true) => Span::styled("│", theme.cursor()),
@@ -97,13 +106,13 @@ pub(super) fn marks_row(
 
 /// The times `from..to` of column `col` of `w` on the timeline (the last one includes the
 /// view's end).
-pub(super) fn column_span(app: &App, col: usize, w: usize) -> (RosTime, RosTime) {
+pub(super) fn column_span(timeline: &Timeline, col: usize, w: usize) -> (RosTime, RosTime) {
     let to = if col + 1 >= w {
-        app.views.timeline.timeline.view().1.saturating_add_nanos(1)
+        timeline.view().1.saturating_add_nanos(1)
     } else {
-        app.views.timeline.timeline.time_of_bin(col + 1, w)
+        timeline.time_of_bin(col + 1, w)
     };
-    (app.views.timeline.timeline.time_of_bin(col, w), to)
+    (timeline.time_of_bin(col, w), to)
 }
 
 /// The cell of a column holding a match (`cursor`: the cursor's column too).

@@ -13,24 +13,35 @@ use super::block::block;
 use crate::tui::layout::inner;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
-use crate::tui::app::{App, Mode};
+use super::ctx::DrawCtx;
+use super::find::SearchView;
+use super::overlays::Mode;
+use super::timeline::TimelineView;
+use crate::tui::model::topics::TopicList;
 use crate::tui::model::timefmt::{TimeFormat, offset};
 use crate::tui::text::fit;
 use crate::tui::theme::Theme;
 
 
 /// Draws the timeline pane.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    tl: &TimelineView,
+    (topics, search): (&TopicList, &SearchView),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
     if area.width == 0 || area.height == 0 {
         return;
     }
-    if let Some(lanes) = &app.views.timeline.lanes {
-        super::lanes::draw(frame, app, lanes, theme, area);
+    if let Some(lanes) = &tl.lanes {
+        super::lanes::draw(frame, tl, lanes, (topics, search), ctx, area);
         return;
     }
-    let title = title(app);
+    let title = title(tl, topics, ctx);
     frame.render_widget(
-        block(app.focus == Pane::Histogram, theme,
+        block(ctx.focus == Pane::Histogram, theme,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,
@@ -45,25 +56,25 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         _ => 2,
     };
     let bar_rows = inner.height.saturating_sub(label_rows).max(1) as usize;
-    let cursor_col = app.views.timeline.timeline.bin_of(app.views.timeline.timeline.cursor(), w);
+    let cursor_col = tl.timeline.bin_of(tl.timeline.cursor(), w);
     let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
     // A search's marks take the top row when there are rows to spare.
-    let bar_rows = if app.views.search.search.is_active() && bar_rows > 1 {
-        lines.push(super::find::marks_row(app, theme, w, cursor_col));
+    let bar_rows = if search.search.is_active() && bar_rows > 1 {
+        lines.push(super::find::marks_row(search, &tl.timeline, theme, w, cursor_col));
         bar_rows - 1
     } else {
         bar_rows
     };
-    lines.extend((0..bar_rows).map(|r| bar_row(app, theme, (w, bar_rows, r), cursor_col)));
+    lines.extend((0..bar_rows).map(|r| bar_row(tl, theme, (w, bar_rows, r), cursor_col)));
     // Axis: offsets from the start, then absolute times.
-    let fmt = if app.settings.time_format == TimeFormat::Offset {
+    let fmt = if ctx.time_format == TimeFormat::Offset {
         TimeFormat::Epoch
     } else {
-        app.settings.time_format
+        ctx.time_format
     };
-    let (start, _) = app.views.timeline.timeline.bounds();
-    let (v0, v1) = app.views.timeline.timeline.view();
-    let cursor = app.views.timeline.timeline.cursor();
+    let (start, _) = tl.timeline.bounds();
+    let (v0, v1) = tl.timeline.view();
+    let cursor = tl.timeline.cursor();
     let mut labels = vec![super::axis::axis(
         (w, cursor_col),
         [
@@ -88,39 +99,39 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         let style = if i == 0 { Style::new() } else { theme.dim() };
         lines.push(l.style(style));
     }
-    if app.overlays.mode == Mode::Jump {
-        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.overlays.prompt);
+    if ctx.mode == Mode::Jump {
+        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", ctx.prompt);
         if let Some(last) = lines.last_mut() {
             *last = Line::styled(fit(&prompt, w), theme.matched());
         }
     }
     super::axis::replace_last(
         &mut lines,
-        super::find::prompt_lines(app, theme, w, inner.height as usize),
+        super::find::prompt_lines(search, ctx, w, inner.height as usize),
     );
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// The pane's title, after what the user started.
-fn title(app: &App) -> String {
-    let h = &app.views.timeline.histogram;
-    let scope = if app.views.timeline.hist_all {
+fn title(tl: &TimelineView, topics: &TopicList, ctx: &DrawCtx<'_>) -> String {
+    let h = &tl.histogram;
+    let scope = if tl.hist_all {
         "all topics".to_string()
     } else {
         // The topic's name comes from the bag: escaped, as everywhere.
-        app.views.topics.list
+        topics
             .selected_row()
             .map_or("no topic".into(), |r| escape_line(&r.topic).into_owned())
     };
-    let (start, end) = app.views.timeline.timeline.bounds();
-    let (v0, v1) = app.views.timeline.timeline.view();
+    let (start, end) = tl.timeline.bounds();
+    let (v0, v1) = tl.timeline.view();
     let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
-    let mut title = super::axis::started(app);
+    let mut title = super::axis::started(tl, ctx.play);
     let _ = write!(title, "Timeline · {scope} · {:.0} msgs in view", h.total());
     if !h.exact {
         title.push_str(" (est.)");
     }
-    if app.views.timeline.timeline.is_zoomed() {
+    if tl.timeline.is_zoomed() {
         let _ = write!(title, " · zoom ×{zoom:.1}");
     }
     title.push(' ');
@@ -130,12 +141,12 @@ fn title(app: &App) -> String {
 /// Row `row` (0 is the top) of `bar_rows` rows of bars, `width` columns wide.
 #[allow(clippy::many_single_char_names)]
 fn bar_row(
-    app: &App,
+    tl: &TimelineView,
     theme: Theme,
     (width, bar_rows, row): (usize, usize, usize),
     cursor_col: Option<usize>,
 ) -> Line<'static> {
-    let (w, hist) = (width, &app.views.timeline.histogram);
+    let (w, hist) = (width, &tl.histogram);
     let max = hist.max();
     let level_base = (bar_rows - 1 - row) * 8;
     let spans: Vec<Span> = (0..w)
@@ -150,7 +161,7 @@ fn bar_row(
             // A bin with messages shows at least a sliver.
             let eighths = if v > 0.0 { eighths.max(1) } else { 0 };
             let level = eighths.saturating_sub(level_base).min(8);
-            super::axis::bar_cell(app, col, w, level, cursor_col, theme)
+            super::axis::bar_cell(tl, col, w, level, cursor_col, theme)
         })
         .collect();
     Line::from(spans)

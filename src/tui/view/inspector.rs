@@ -10,10 +10,10 @@ use super::block::block;
 use crate::tui::layout::inner;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
-use crate::tui::app::App;
+use super::ctx::DrawCtx;
+use crate::catalog::MsgRef;
 use crate::tui::model::inspector::Expand;
 use crate::tui::text::{bytes, fit, width};
-use crate::tui::theme::Theme;
 use crate::tui::model::inspector::Inspector;
 use crate::tui::model::picture::PicturePreview;
 use crate::tui::worker::decode::Inspected;
@@ -31,29 +31,36 @@ pub struct InspectorView {
 }
 
 /// Draws the inspector pane.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    v: &InspectorView,
+    (picture_on, selected): (bool, Option<MsgRef>),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let ins = &app.views.inspector.tree;
+    let ins = &v.tree;
     let title = match &ins.data {
         Some(d) => format!(
             " {} · {} · {} ",
             escape_line(&d.datatype),
-            app.settings.time_format.short(d.time, app.start()),
+            ctx.time_format.short(d.time, ctx.start),
             bytes(d.size as u64)
         ),
         None => " Inspector ".to_string(),
     };
     frame.render_widget(
-        block(app.focus == Pane::Inspector, theme,
+        block(ctx.focus == Pane::Inspector, theme,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,
     );
     let inner = inner(area);
-    if app.picture_on() {
-        super::picture::draw(frame, app, theme, inner);
+    if picture_on {
+        super::picture::draw(frame, &v.picture, selected, theme, inner);
         return;
     }
     let w = inner.width as usize;
@@ -89,7 +96,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         let selected = i == ins.selected;
         let changed = ins.changed.contains(&row.path);
         let base = if selected {
-            theme.selected(app.focus == Pane::Inspector)
+            theme.selected(ctx.focus == Pane::Inspector)
         } else if changed {
             theme.matched()
         } else {

@@ -5,6 +5,7 @@ pub mod axis;
 pub mod block;
 pub mod braille;
 pub mod confirm;
+pub mod ctx;
 pub mod dots;
 pub mod find;
 pub mod halfblock;

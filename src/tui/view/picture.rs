@@ -8,20 +8,26 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::tui::app::App;
+use crate::catalog::MsgRef;
+use crate::tui::model::picture::PicturePreview;
 use crate::tui::text::fit;
 use crate::tui::theme::Theme;
 use super::{dots, halfblock};
 
 /// Draws the picture of the selected message inside the inspector's border.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, inner: Rect) {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    preview: &PicturePreview,
+    selected: Option<MsgRef>,
+    theme: Theme,
+    inner: Rect,
+) {
     let w = inner.width as usize;
-    let preview = &app.views.inspector.picture;
     let Some(shown) = &preview.shown else {
         frame.render_widget(Paragraph::new(Line::styled("drawing…", theme.dim())), inner);
         return;
     };
-    let stale = app.views.messages.selected_ref() != Some(shown.msg);
+    let stale = selected != Some(shown.msg);
     let mark = if stale { "… " } else { "" };
     let picture = match &shown.result {
         Ok(p) => p,

@@ -14,7 +14,8 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::braille::Grid;
 use crate::tui::layout::inner;
-use crate::tui::app::App;
+use super::ctx::DrawCtx;
+use super::timeline::TimelineView;
 use crate::tui::model::plot::{Legend, TimeView, YMode, time_ns, value_label};
 use crate::tui::text::{fit, fit_left, width};
 use crate::tui::theme::{SERIES_GLYPHS, Theme};
@@ -107,8 +108,8 @@ pub fn glyph(i: usize) -> char {
 }
 
 /// The pane's title: series count, scale mode, progress while computing.
-fn title(app: &App) -> String {
-    let p = &app.views.plot.plots;
+fn title(v: &PlotView) -> String {
+    let p = &v.plots;
     let mut t = String::from(" ");
     if let Some(pct) = p.progress() {
         let _ = write!(t, "{pct}% · ");
@@ -159,14 +160,28 @@ pub fn legend_line(i: usize, label: &str, legend: &Legend, w: usize) -> String {
 
 /// Draws the plot pane.
 #[allow(clippy::many_single_char_names)]
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
-    if area.width == 0 || area.height == 0 || app.views.plot.plots.is_empty() {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    v: &PlotView,
+    (tl, xy_pending): (&TimelineView, bool),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
+    let (timeline, marks) = (&tl.timeline, tl.marks);
+    if area.width == 0 || area.height == 0 || v.plots.is_empty() {
         return;
     }
-    if app.views.plot.plots.xy && super::plot_xy::draw(frame, app, theme, area) {
+    if v.plots.xy && super::plot_xy::draw(
+            frame,
+            (&v.plots, v.xy.shown.as_deref()),
+            (timeline, xy_pending),
+            ctx,
+            area,
+        ) {
         return;
     }
-    let t = title(app);
+    let t = title(v);
     frame.render_widget(
         Block::default()
             .borders(Borders::ALL)
@@ -177,14 +192,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let inner = inner(area);
     let w = inner.width as usize;
     let h = inner.height as usize;
-    let n = app.views.plot.plots.entries.len();
+    let n = v.plots.entries.len();
     if w < 4 || h == 0 {
         return;
     }
     let legend_rows = n.min(h.saturating_sub(2).max(1));
     let plot_rows = h.saturating_sub(legend_rows);
-    let (v0, v1) = app.views.timeline.timeline.view();
-    let cursor = time_ns(app.views.timeline.timeline.cursor());
+    let (v0, v1) = timeline.view();
+    let cursor = time_ns(timeline.cursor());
     // The y labels' width depends on the axis, which depends on the view only: a first
     // frame at a nominal width gives the labels, the real one the envelopes.
     let max_ticks = (plot_rows / 2).max(2);
@@ -193,7 +208,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         end_ns: time_ns(v1),
         width_px: 1,
     };
-    let axis = app.views.plot.plots.frame(&probe, None, max_ticks).axis;
+    let axis = v.plots.frame(&probe, None, max_ticks).axis;
     let label_w = axis
         .labels
         .iter()
@@ -207,7 +222,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         end_ns: time_ns(v1),
         width_px: cols * 2,
     };
-    let f = app.views.plot.plots.frame(&view, Some(cursor), max_ticks);
+    let f = v.plots.frame(&view, Some(cursor), max_ticks);
     let mut grid = Grid::new(cols, plot_rows);
     for (i, (env, scale)) in f.envelopes.iter().zip(&f.scales).enumerate() {
         grid.draw(env, &view, scale, i);
@@ -225,7 +240,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         }
     }
     let cursor_col = view.column_of(cursor).map(|px| px / 2);
-    let mark_cols: Vec<usize> = [app.views.timeline.marks.0, app.views.timeline.marks.1]
+    let mark_cols: Vec<usize> = [marks.0, marks.1]
         .into_iter()
         .flatten()
         .filter_map(|m| view.column_of(time_ns(m)).map(|px| px / 2))
@@ -258,8 +273,8 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         theme,
     );
     let mut lines: Vec<Line> = Vec::with_capacity(legend_rows);
-    for (i, (e, l)) in app
-        .views.plot.plots
+    for (i, (e, l)) in v
+        .plots
         .entries
         .iter()
         .zip(&f.legends)

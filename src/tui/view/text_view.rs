@@ -6,16 +6,16 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::tui::app::App;
+use super::ctx::DrawCtx;
 use crate::tui::text::fit;
-use crate::tui::theme::Theme;
+use crate::tui::model::text_view::TextView;
 
 /// Draws the text overlay over `area`.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, view: &TextView, ctx: &DrawCtx<'_>, area: Rect) {
+    let theme = ctx.theme;
     let w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
-    let view = &app.overlays.text;
-    let lines: Vec<Line> = view
+        let lines: Vec<Line> = view
         .rows
         .iter()
         .skip(view.scroll)
