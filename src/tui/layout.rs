@@ -121,6 +121,16 @@ impl Layout {
         })
     }
 
+    /// Rows of the list viewport of `pane` (none for the timeline).
+    pub fn rows(&self, pane: Pane) -> usize {
+        match pane {
+            Pane::Topics => self.topics_rows(),
+            Pane::Messages => self.messages_rows(),
+            Pane::Inspector => self.inspector_rows(),
+            Pane::Histogram => 0,
+        }
+    }
+
     /// Rows of the topic table (inside the border, below the header).
     pub fn topics_rows(&self) -> usize {
         self.topics.height.saturating_sub(3).max(1) as usize

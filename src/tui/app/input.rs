@@ -1,33 +1,47 @@
-//! Keys and the mouse: the help overlay, `Esc`, clicks, movement in the focused pane, the
-//! time cursor, and the filter and jump prompts.
+//! Keys and the mouse: the help overlay, `Esc`, clicks, movement offered to the focused view
+//! (whose effects are applied here), the time cursor, and the filter and jump prompts.
 
 use super::super::action::{Action, Pane};
 use super::super::model::timefmt::jump_target;
 use super::{App, Mode};
+use crate::tui::view;
+use crate::tui::view::handle::{Ctx, Effect, Handled};
 
 impl App {
     /// Keys while the help overlay is shown.
     pub(super) fn help_action(&mut self, action: Action) -> bool {
-        match action {
-            Action::ToggleHelp | Action::Back | Action::Enter => {
-                self.overlays.mode = Mode::Normal;
-                self.overlays.help_scroll = 0;
-                true
-            }
-            Action::Up | Action::PageUp => {
-                self.overlays.help_scroll =
-                    self.overlays.help_scroll
-                        .saturating_sub(if action == Action::Up { 1 } else { 10 });
-                true
-            }
-            Action::Down | Action::PageDown => {
-                self.overlays.help_scroll =
-                    (self.overlays.help_scroll + if action == Action::Down { 1 } else { 10 }).min(60);
-                true
-            }
-            Action::Resize(w, h) => self.resize(w, h),
-            _ => false,
+        if let Action::Resize(w, h) = action {
+            return self.resize(w, h);
         }
+        let mut ctx = self.handle_ctx(0);
+        let handled = self.overlays.help_handle(action, &mut ctx);
+        self.apply_effects(handled, ctx.effects)
+    }
+
+    /// What a view of `rows` rows is lent to handle an action.
+    fn handle_ctx(&self, rows: usize) -> Ctx {
+        Ctx::new(rows, self.settings.time_format, self.start())
+    }
+
+    /// Applies what a view asked for after handling an action; true when the screen must be
+    /// redrawn.
+    fn apply_effects(&mut self, handled: Handled, effects: Vec<Effect>) -> bool {
+        let mut redraw = handled == Handled::Yes;
+        for e in effects {
+            match e {
+                Effect::TopicChanged => self.topic_changed(),
+                Effect::MessageChanged => self.message_changed(true),
+                Effect::CursorToEdge(end) => {
+                    let (a, b) = self.views.timeline.timeline.bounds();
+                    self.views.timeline.timeline.set_cursor(if end { b } else { a });
+                    redraw = self.cursor_moved();
+                }
+                Effect::Focus(p) => self.set_focus(p),
+                Effect::ToTimeline(a) => redraw = self.timeline_action(a),
+                Effect::Close => self.overlays.mode = Mode::Normal,
+            }
+        }
+        redraw
     }
 
     /// `Esc`: undoes the last thing still in effect — playback, a finished publication's
@@ -100,80 +114,15 @@ impl App {
 
     /// Movement keys, interpreted by the focused pane.
     pub(super) fn navigate(&mut self, action: Action) -> bool {
-        let page = |rows: usize| isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
-        match self.focus {
-            Pane::Topics => {
-                let h = self.layout.topics_rows();
-                let before = self.views.topics.list.selected_row().map(|r| r.topic.clone());
-                match action {
-                    Action::Up => self.views.topics.list.move_by(-1, h),
-                    Action::Down => self.views.topics.list.move_by(1, h),
-                    Action::PageUp => self.views.topics.list.move_by(-page(h), h),
-                    Action::PageDown => self.views.topics.list.move_by(page(h), h),
-                    Action::Top => self.views.topics.list.jump(false, h),
-                    Action::Bottom => self.views.topics.list.jump(true, h),
-                    Action::Enter | Action::Right => {
-                        self.set_focus(Pane::Messages);
-                        return true;
-                    }
-                    Action::Left | Action::BigLeft | Action::BigRight => {
-                        return self.timeline_action(action);
-                    }
-                    _ => return false,
-                }
-                if self.views.topics.list.selected_row().map(|r| r.topic.clone()) != before {
-                    self.topic_changed();
-                }
-                true
-            }
-            Pane::Histogram => self.timeline_action(action),
-            Pane::Messages => {
-                let h = self.layout.messages_rows();
-                match action {
-                    Action::Up => self.views.messages.move_by(-1, h),
-                    Action::Down => self.views.messages.move_by(1, h),
-                    Action::PageUp => self.views.messages.move_by(-page(h), h),
-                    Action::PageDown => self.views.messages.move_by(page(h), h),
-                    Action::Top => {
-                        self.views.timeline.timeline.set_cursor(self.views.timeline.timeline.bounds().0);
-                        return self.cursor_moved();
-                    }
-                    Action::Bottom => {
-                        self.views.timeline.timeline.set_cursor(self.views.timeline.timeline.bounds().1);
-                        return self.cursor_moved();
-                    }
-                    Action::Enter | Action::Right => {
-                        self.set_focus(Pane::Inspector);
-                        return true;
-                    }
-                    Action::Left => {
-                        self.set_focus(Pane::Topics);
-                        return true;
-                    }
-                    _ => return false,
-                }
-                self.message_changed(true);
-                true
-            }
-            Pane::Inspector => {
-                let h = self.layout.inspector_rows();
-                let (fmt, start) = (self.settings.time_format, self.start());
-                match action {
-                    Action::Up => self.views.inspector.tree.move_by(-1, h),
-                    Action::Down => self.views.inspector.tree.move_by(1, h),
-                    Action::PageUp => self.views.inspector.tree.move_by(-page(h), h),
-                    Action::PageDown => self.views.inspector.tree.move_by(page(h), h),
-                    Action::Top => self.views.inspector.tree.move_by(isize::MIN / 2, h),
-                    Action::Bottom => self.views.inspector.tree.move_by(isize::MAX / 2, h),
-                    Action::Enter => self.views.inspector.tree.toggle(fmt, start),
-                    Action::Right => self.views.inspector.tree.set_expanded(true, fmt, start),
-                    Action::Left => self.views.inspector.tree.set_expanded(false, fmt, start),
-                    _ => return false,
-                }
-                self.views.inspector.tree.scroll_into_view(h);
-                true
-            }
-        }
+        let mut ctx = self.handle_ctx(self.layout.rows(self.focus));
+        let v = &mut self.views;
+        let handled = match self.focus {
+            Pane::Topics => v.topics.handle(action, &mut ctx),
+            Pane::Histogram => return self.timeline_action(action),
+            Pane::Messages => view::messages::handle(&mut v.messages, action, &mut ctx),
+            Pane::Inspector => v.inspector.handle(action, &mut ctx),
+        };
+        self.apply_effects(handled, ctx.effects)
     }
 
     pub(super) fn timeline_action(&mut self, action: Action) -> bool {

@@ -1,8 +1,11 @@
-//! The application state ([`App`]) and how actions change it. What each pane shows is a model
-//! in `model/` (plain data, drawn by `panes/`); `App` holds them, routes each action by the
-//! input mode, asks the worker and the background threads for data, and applies their replies
-//! while they are still current (replies to an older request are dropped). The routing and the
-//! layout are here; each concern has its own `impl App` block in a file beside:
+//! The application ([`App`]): routing state only — the catalog, the session's [`Settings`],
+//! the focus, the overlays, the [`Views`] (each owning its state, in `tui/view/`), the
+//! background side ([`Jobs`]), the status message, the layout and the outbox. `App` routes
+//! each action by the input mode (the open overlay, else the focused view, else the global
+//! keys), asks the worker and the background threads for data, and applies their replies
+//! while they are still current (replies to an older request are dropped). Views answer
+//! movement keys themselves and queue [`Effect`](super::view::handle::Effect)s that `App`
+//! applies (`input`). What crosses views has its own `impl App` block in a file beside:
 //!
 //! - keys, the mouse and the prompts (`input`); the timeline's scope, `a` (`lanes`);
 //! - what the selection fetches and the worker's replies (`fetch`); reading in full, `d` and
@@ -12,7 +15,7 @@
 //! - the topic filter's background results (`filter`), the content search (`search`), the log
 //!   view (`log`), the health view (`health`);
 //! - following a growing recording (`follow`), exploring a bag while its recovery scan runs
-//!   (`scan`);
+//!   (`scan`), and the background side's state (`background`);
 //! - playback (`playback`), ROS publishing (`publishing`), export and clipboard (`output`).
 
 mod background;

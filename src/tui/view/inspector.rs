@@ -11,6 +11,8 @@ use crate::tui::layout::inner;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use super::ctx::DrawCtx;
+use super::handle::{Ctx, Handled, page};
+use crate::tui::action::Action;
 use crate::catalog::MsgRef;
 use crate::tui::model::inspector::Expand;
 use crate::tui::text::{bytes, fit, width};
@@ -28,6 +30,28 @@ pub struct InspectorView {
     pub picture: PicturePreview,
     /// The message marked with `m` to compare others with.
     pub diff_mark: Option<Inspected>,
+}
+
+impl InspectorView {
+    /// Movement keys while the inspector has the focus.
+    pub fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        let (h, fmt, start) = (ctx.rows, ctx.time_format, ctx.start);
+        let tree = &mut self.tree;
+        match action {
+            Action::Up => tree.move_by(-1, h),
+            Action::Down => tree.move_by(1, h),
+            Action::PageUp => tree.move_by(-page(h), h),
+            Action::PageDown => tree.move_by(page(h), h),
+            Action::Top => tree.move_by(isize::MIN / 2, h),
+            Action::Bottom => tree.move_by(isize::MAX / 2, h),
+            Action::Enter => tree.toggle(fmt, start),
+            Action::Right => tree.set_expanded(true, fmt, start),
+            Action::Left => tree.set_expanded(false, fmt, start),
+            _ => return Handled::No,
+        }
+        tree.scroll_into_view(h);
+        Handled::Yes
+    }
 }
 
 /// Draws the inspector pane.

@@ -12,11 +12,30 @@ use crate::tui::layout::inner;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use super::ctx::DrawCtx;
+use super::handle::{Ctx, Effect, Handled, page};
+use crate::tui::action::Action;
 use crate::tui::model::messages::MessageList;
 use crate::tui::text::{bytes, fit, pad, pad_left, width};
 
 /// The preview column is shown when it gets at least this many cells.
 const MIN_PREVIEW: usize = 8;
+
+/// Movement keys while the message list has the focus.
+pub fn handle(list: &mut MessageList, action: Action, ctx: &mut Ctx) -> Handled {
+    let h = ctx.rows;
+    match action {
+        Action::Up => list.move_by(-1, h),
+        Action::Down => list.move_by(1, h),
+        Action::PageUp => list.move_by(-page(h), h),
+        Action::PageDown => list.move_by(page(h), h),
+        Action::Top => return ctx.then(Effect::CursorToEdge(false)),
+        Action::Bottom => return ctx.then(Effect::CursorToEdge(true)),
+        Action::Enter | Action::Right => return ctx.then(Effect::Focus(Pane::Inspector)),
+        Action::Left => return ctx.then(Effect::Focus(Pane::Topics)),
+        _ => return Handled::No,
+    }
+    ctx.then(Effect::MessageChanged)
+}
 
 /// Draws the message pane.
 pub fn draw(

@@ -1,5 +1,10 @@
-//! The views of the explorer and how each is drawn: one file per pane, overlay or drawing
-//! helper. Drawing reads the state and never changes it.
+//! The views of the explorer: each view's state and how it is drawn. A view's file holds its
+//! state struct (`topics`: [`topics::TopicsView`], `timeline`, `inspector`, `plot`, `log`,
+//! `find` for the content search, `overlays` for what opens over the main view), its key
+//! handling where it has its own (`handle`: [`handle::Handled`] and the effects the app
+//! applies), and its `draw`, which reads the state with a [`ctx::DrawCtx`] and never changes
+//! it. Drawing helpers: the pane block (`block`), the timeline's shared axis (`axis`), braille,
+//! braille dots and half-blocks for pictures (`braille`, `dots`, `halfblock`).
 
 pub mod axis;
 pub mod block;
@@ -9,6 +14,7 @@ pub mod ctx;
 pub mod dots;
 pub mod find;
 pub mod halfblock;
+pub mod handle;
 pub mod health;
 pub mod help;
 pub mod histogram;

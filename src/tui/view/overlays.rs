@@ -2,6 +2,8 @@
 //! health view, the log view, the text overlay, the prompts and the question before `p`
 //! publishes, with their state ([`Overlays`]).
 
+use super::handle::{Ctx, Effect, Handled};
+use crate::tui::action::Action;
 use crate::tui::model::health::HealthView;
 use crate::tui::model::publish_plan::PublishPlan;
 use crate::tui::model::text_view::TextView;
@@ -56,6 +58,29 @@ impl Default for Overlays {
             health: HealthView::default(),
             text: TextView::default(),
             publish_plan: None,
+        }
+    }
+}
+
+impl Overlays {
+    /// Keys while the help overlay is shown.
+    pub fn help_handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        match action {
+            Action::ToggleHelp | Action::Back | Action::Enter => {
+                self.help_scroll = 0;
+                ctx.then(Effect::Close)
+            }
+            Action::Up | Action::PageUp => {
+                let by = if action == Action::Up { 1 } else { 10 };
+                self.help_scroll = self.help_scroll.saturating_sub(by);
+                Handled::Yes
+            }
+            Action::Down | Action::PageDown => {
+                let by = if action == Action::Down { 1 } else { 10 };
+                self.help_scroll = (self.help_scroll + by).min(60);
+                Handled::Yes
+            }
+            _ => Handled::No,
         }
     }
 }

@@ -10,6 +10,8 @@ use super::block::block;
 use crate::tui::layout::inner;
 use crate::tui::action::Pane;
 use super::ctx::DrawCtx;
+use super::handle::{Ctx, Effect, Handled, page};
+use crate::tui::action::Action;
 use super::overlays::Mode;
 use crate::tui::text::{bytes, common_prefix, fit, fit_middle, pad, pad_left, width};
 use crate::tui::theme::Theme;
@@ -22,6 +24,32 @@ pub struct TopicsView {
     pub list: TopicList,
     /// Bytes per topic over the visible window while zoomed (the topic list's bandwidth).
     pub bytes: Option<WindowBytes>,
+}
+
+impl TopicsView {
+    /// Movement keys while the topic list has the focus.
+    pub fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        let h = ctx.rows;
+        let list = &mut self.list;
+        let before = list.selected_row().map(|r| r.topic.clone());
+        match action {
+            Action::Up => list.move_by(-1, h),
+            Action::Down => list.move_by(1, h),
+            Action::PageUp => list.move_by(-page(h), h),
+            Action::PageDown => list.move_by(page(h), h),
+            Action::Top => list.jump(false, h),
+            Action::Bottom => list.jump(true, h),
+            Action::Enter | Action::Right => return ctx.then(Effect::Focus(Pane::Messages)),
+            Action::Left | Action::BigLeft | Action::BigRight => {
+                return ctx.then(Effect::ToTimeline(action));
+            }
+            _ => return Handled::No,
+        }
+        if list.selected_row().map(|r| r.topic.clone()) != before {
+            ctx.effects.push(Effect::TopicChanged);
+        }
+        Handled::Yes
+    }
 }
 
 /// Draws the topic pane.
