@@ -22,8 +22,8 @@ use super::gate::Gate;
 use super::graphics::Graphics;
 use super::keymap::{Context, KeyMap};
 use super::opening::{Opening, Progress};
-use super::view;
 use super::theme::Theme;
+use super::view;
 
 /// How the opening screen ended.
 pub enum Waited {

@@ -7,10 +7,10 @@ use ratatui::widgets::Paragraph;
 
 use super::action::Pane;
 use super::app::{App, Mode};
+use super::theme::Theme;
+use super::view;
 use super::view::ctx::DrawCtx;
 use super::view::status::StatusParts;
-use super::view;
-use super::theme::Theme;
 
 /// Draws every visible pane, the status bar and overlays.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
@@ -45,12 +45,24 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
     };
     let v = &app.views;
     view::topics::draw(frame, &v.topics, &ctx, l.topics);
-    view::histogram::draw(frame, &v.timeline, (&v.topics.list, &v.search), &ctx, l.histogram);
+    view::histogram::draw(
+        frame,
+        &v.timeline,
+        (&v.topics.list, &v.search),
+        &ctx,
+        l.histogram,
+    );
     let total = v.topics.list.selected_row().map_or(0, |r| r.count);
     view::messages::draw(frame, &v.messages, total, &ctx, l.messages);
     let picture = (app.picture_on(), v.messages.selected_ref());
     view::inspector::draw(frame, &v.inspector, picture, &ctx, l.inspector);
-    view::plot::draw(frame, &v.plot, (&v.timeline, app.xy_pending()), &ctx, l.plot);
+    view::plot::draw(
+        frame,
+        &v.plot,
+        (&v.timeline, app.xy_pending()),
+        &ctx,
+        l.plot,
+    );
     let cursor = v.timeline.timeline.cursor();
     let parts = StatusParts {
         flash: app.flash.as_ref(),

@@ -111,7 +111,9 @@ fn wait_for_view_bytes(h: &mut Harness) {
         "the bandwidth over the view",
         std::time::Duration::from_secs(30),
         |a| {
-            a.views.topics.bytes
+            a.views
+                .topics
+                .bytes
                 .as_ref()
                 .is_some_and(|v| v.window == a.views.timeline.timeline.view())
         },
@@ -127,7 +129,10 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
     h.scan();
     // Sorted by bandwidth over the whole bag, the burst comes first.
     h.act(&[Action::CycleSort; 4]);
-    assert_eq!(h.app.views.topics.list.selected_row().unwrap().topic, "/big");
+    assert_eq!(
+        h.app.views.topics.list.selected_row().unwrap().topic,
+        "/big"
+    );
     assert!(h.screen().contains("bytes/s"));
     // Zoomed in around the cursor (at the start): the burst is out of view.
     h.act(&[Action::ZoomIn]);
@@ -150,7 +155,10 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
         status.view_bandwidth
     );
     assert_eq!(big.view_bandwidth, Some(0.0));
-    assert!(h.app.views.topics.bytes.as_ref().unwrap().exact, "index scanned");
+    assert!(
+        h.app.views.topics.bytes.as_ref().unwrap().exact,
+        "index scanned"
+    );
     let screen = h.screen();
     assert!(screen.contains("B/s (view)"), "{screen}");
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -165,7 +173,10 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
     // Panned to the end (the cursor leaves the window): the burst is in view and first again.
     // With `/status` selected, its message window holds every cursor position on the way.
     h.act(&[Action::Up]);
-    assert_eq!(h.app.views.topics.list.selected_row().unwrap().topic, "/status");
+    assert_eq!(
+        h.app.views.topics.list.selected_row().unwrap().topic,
+        "/status"
+    );
     h.act(&[Action::BigRight; 20]);
     wait_for_view_bytes(&mut h);
     let (w0, w1) = h.app.views.timeline.timeline.view();
@@ -175,7 +186,9 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
     let seconds = w1.nanos_since(w0) as f64 / 1e9;
     let big_bytes = h
         .app
-        .views.topics.bytes
+        .views
+        .topics
+        .bytes
         .as_ref()
         .unwrap()
         .bytes

@@ -154,7 +154,9 @@ fn no_pane_or_title_shows_a_bags_control_characters_raw() {
     let path = evil_bag(dir.path());
     for (w, hh) in [(80u16, 24u16), (160, 48)] {
         let mut h = harness(&path, w, hh);
-        h.wait_until("the log lines", Duration::from_secs(20), |app| app.views.log.view.done);
+        h.wait_until("the log lines", Duration::from_secs(20), |app| {
+            app.views.log.view.done
+        });
         assert_escaped(&h, "the first screen");
         for topic in ["gnp", "rosout", "num", "pt", "typed"] {
             select_topic(&mut h, topic);
@@ -181,7 +183,9 @@ fn no_pane_or_title_shows_a_bags_control_characters_raw() {
         ]);
         let row = h
             .app
-            .views.inspector.tree
+            .views
+            .inspector
+            .tree
             .rows()
             .iter()
             .position(|r| r.path == "data")

@@ -64,7 +64,9 @@ fn append(path: &Path, bytes: &[u8]) {
 
 fn topic_counts(h: &Harness) -> Vec<(String, u64)> {
     h.app
-        .views.topics.list
+        .views
+        .topics
+        .list
         .rows()
         .iter()
         .map(|r| (r.topic.clone(), r.count))
@@ -130,7 +132,10 @@ fn the_explorer_follows_a_growing_bag_and_switches_to_the_finished_one() {
     let counted: u64 = topic_counts(&h).iter().map(|(_, c)| c).sum();
     assert_eq!(counted, second);
     // The cursor stuck to the end of the grown time axis.
-    assert_eq!(h.app.views.timeline.timeline.cursor(), h.app.views.timeline.timeline.bounds().1);
+    assert_eq!(
+        h.app.views.timeline.timeline.cursor(),
+        h.app.views.timeline.timeline.bounds().1
+    );
     for (w, hh) in [(80, 24), (160, 48)] {
         // The histogram is exact for the chunks the worker has read (their index is then
         // in memory): drawn again once the messages are in, as a resize does.
@@ -156,8 +161,16 @@ fn the_explorer_follows_a_growing_bag_and_switches_to_the_finished_one() {
     f.sync_all().unwrap();
     drop(f);
     std::fs::rename(&active, &done).unwrap();
-    h.wait_until("the finished bag", WAIT, |app| !app.jobs.follow.is_following());
-    assert!(h.app.jobs.follow.mark().is_some_and(|m| m.contains("finished")));
+    h.wait_until("the finished bag", WAIT, |app| {
+        !app.jobs.follow.is_following()
+    });
+    assert!(
+        h.app
+            .jobs
+            .follow
+            .mark()
+            .is_some_and(|m| m.contains("finished"))
+    );
     let bag = h.app.catalog.bag(0).unwrap();
     assert_eq!(bag.path(), done.as_path(), "switched to the renamed bag");
     assert!(
@@ -342,7 +355,8 @@ fn a_recording_left_long_ago_is_shown_stalled() {
     let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
     h.wait_until("the stalled mark", WAIT, |app| {
-        app.jobs.follow
+        app.jobs
+            .follow
             .mark()
             .is_some_and(|m| m.contains("not growing since"))
     });
@@ -412,7 +426,8 @@ fn a_compressed_recording_says_its_newest_messages_are_not_on_disk() {
     let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
     h.wait_until("the compressing mark", WAIT, |app| {
-        app.jobs.follow
+        app.jobs
+            .follow
             .mark()
             .is_some_and(|m| m.contains("not yet on disk: the recorder compresses chunks"))
     });

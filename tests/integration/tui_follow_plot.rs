@@ -78,7 +78,12 @@ fn x_count(app: &App) -> u64 {
 
 /// The plotted series' points.
 fn points(app: &App) -> usize {
-    app.views.plot.plots.entries.first().map_or(0, |e| e.series.len())
+    app.views
+        .plot
+        .plots
+        .entries
+        .first()
+        .map_or(0, |e| e.series.len())
 }
 
 /// The legend's max over the whole series.
@@ -161,7 +166,9 @@ fn a_plotted_series_grows_while_the_recording_is_followed() {
     f.sync_all().unwrap();
     drop(f);
     std::fs::rename(&active, &done).unwrap();
-    h.wait_until("the finished bag", WAIT, |app| !app.jobs.follow.is_following());
+    h.wait_until("the finished bag", WAIT, |app| {
+        !app.jobs.follow.is_following()
+    });
     assert_eq!(caught_up(&mut h, "the whole series"), N as usize);
     let got: Column = h.app.views.plot.plots.entries[0].series.to_column();
     assert_eq!(got, want, "no point lost or read twice");

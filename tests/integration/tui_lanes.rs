@@ -7,7 +7,13 @@ use bagscope::tui::action::{Action, Pane};
 use crate::common::tui::{Harness, select_topic};
 
 fn lanes_of(h: &Harness) -> Vec<String> {
-    let l = h.app.views.timeline.lanes.as_ref().expect("lanes are shown");
+    let l = h
+        .app
+        .views
+        .timeline
+        .lanes
+        .as_ref()
+        .expect("lanes are shown");
     l.lanes.iter().map(|l| l.topic.clone()).collect()
 }
 
@@ -44,7 +50,9 @@ fn lanes_estimated_then_exact_every_topic() {
         for lane in &l.lanes {
             let row = h
                 .app
-                .views.topics.list
+                .views
+                .topics
+                .list
                 .rows()
                 .iter()
                 .find(|r| r.topic == lane.topic)
@@ -76,7 +84,15 @@ fn lanes_follow_the_filter_and_scroll_with_the_selection() {
     for _ in 0..total {
         h.act(&[Action::Down]);
     }
-    let selected = h.app.views.topics.list.selected_row().unwrap().topic.clone();
+    let selected = h
+        .app
+        .views
+        .topics
+        .list
+        .selected_row()
+        .unwrap()
+        .topic
+        .clone();
     assert_eq!(lanes_of(&h).last(), Some(&selected));
     let screen = h.screen();
     assert!(
@@ -137,7 +153,9 @@ fn a_search_marks_the_lane_of_the_topic_it_matched_on() {
         h.act(&[Action::Focus(Pane::Topics)]);
         while h
             .app
-            .views.topics.list
+            .views
+            .topics
+            .list
             .selected_row()
             .is_some_and(|r| r.topic != "/rosout")
         {

@@ -37,7 +37,11 @@ fn q_closes_each_overlay_and_quits_only_from_the_main_view() {
     // In a prompt, q is a letter.
     h.act(&[Action::StartFilter]);
     h.app.handle(q());
-    assert!(h.app.overlays.prompt.ends_with('q'), "{}", h.app.overlays.prompt);
+    assert!(
+        h.app.overlays.prompt.ends_with('q'),
+        "{}",
+        h.app.overlays.prompt
+    );
     assert!(!h.app.quit);
     h.act(&[Action::Back]);
     h.app.handle(q());

@@ -15,14 +15,20 @@ use crate::common::tui::Harness;
 /// The demo bag with its log lines read.
 fn demo_with_log(w: u16, h: u16) -> Harness {
     let mut h = Harness::demo(w, h);
-    h.wait_until("the log lines", Duration::from_secs(20), |app| app.views.log.view.done);
+    h.wait_until("the log lines", Duration::from_secs(20), |app| {
+        app.views.log.view.done
+    });
     h
 }
 
 #[test]
 fn log_view_lists_filters_and_goes_to_a_line() {
     let mut h = demo_with_log(80, 24);
-    assert_eq!(h.app.views.log.view.lines.lines.len(), 15, "every /rosout message");
+    assert_eq!(
+        h.app.views.log.view.lines.lines.len(),
+        15,
+        "every /rosout message"
+    );
     h.act(&[Action::ToggleLog]);
     assert_eq!(h.app.overlays.mode, Mode::Log);
     let screen = h.screen();
@@ -56,7 +62,12 @@ fn log_view_lists_filters_and_goes_to_a_line() {
     assert_eq!(h.app.views.timeline.timeline.cursor(), line.time);
     assert_eq!(h.app.focus, Pane::Messages);
     assert_eq!(
-        h.app.views.topics.list.selected_row().map(|r| r.topic.as_str()),
+        h.app
+            .views
+            .topics
+            .list
+            .selected_row()
+            .map(|r| r.topic.as_str()),
         Some("/rosout")
     );
     let selected = h.app.views.messages.selected_ref().unwrap();
@@ -134,5 +145,9 @@ fn log_lines_wait_for_the_first_frame() {
         }
     }
     assert!(app.views.log.view.done);
-    assert_eq!(app.views.log.view.lines.lines.len(), 15, "every /rosout message");
+    assert_eq!(
+        app.views.log.view.lines.lines.len(),
+        15,
+        "every /rosout message"
+    );
 }

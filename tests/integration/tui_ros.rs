@@ -84,7 +84,10 @@ fn publish(h: &mut Harness) -> String {
 /// status bar must say that many were published, and nothing of ours stays registered.
 fn publish_marked(h: &mut Harness, graph: &Graph, topics: &[&str], namespace: &str) -> Vec<Rec> {
     let bar = publish(h);
-    let (a, b) = (h.app.views.timeline.marks.0.unwrap(), h.app.views.timeline.marks.1.unwrap());
+    let (a, b) = (
+        h.app.views.timeline.marks.0.unwrap(),
+        h.app.views.timeline.marks.1.unwrap(),
+    );
     let selection = Selection {
         topics: topics.iter().map(|t| (*t).to_string()).collect(),
         start: Some(a),

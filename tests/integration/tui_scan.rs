@@ -16,7 +16,9 @@ use crate::common::unindexed::{crashed, record_starts};
 
 fn counts(h: &Harness) -> Vec<(String, u64)> {
     h.app
-        .views.topics.list
+        .views
+        .topics
+        .list
         .rows()
         .iter()
         .map(|r| (r.topic.clone(), r.count))

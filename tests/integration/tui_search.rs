@@ -28,12 +28,16 @@ fn enter(h: &mut Harness) {
 }
 
 fn wait_done(h: &mut Harness) {
-    h.wait_until("the search", Duration::from_secs(30), |app| app.views.search.search.done);
+    h.wait_until("the search", Duration::from_secs(30), |app| {
+        app.views.search.search.done
+    });
 }
 
 fn selected_topic(h: &Harness) -> String {
     h.app
-        .views.topics.list
+        .views
+        .topics
+        .list
         .selected_row()
         .map(|r| r.topic.clone())
         .unwrap_or_default()
@@ -162,7 +166,10 @@ fn the_expression_is_checked_in_the_background_and_replaces_the_search_once_it_f
         !app.search_checking()
     });
     assert_eq!(h.app.overlays.mode, Mode::Normal, "the prompt closes");
-    assert_eq!(h.app.views.search.search.expr, r#"msg =~ "\w{20}" or name ~ "x""#);
+    assert_eq!(
+        h.app.views.search.search.expr,
+        r#"msg =~ "\w{20}" or name ~ "x""#
+    );
     wait_done(&mut h);
     // Typing while a check runs drops it; Esc too.
     h.act(&[Action::StartFind]);

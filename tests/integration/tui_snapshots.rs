@@ -71,14 +71,18 @@ fn inspector_expanded_collapsed_and_long_arrays() {
         h.act(&[Action::Focus(Pane::Inspector), Action::ExpandAll]);
         let ranges = h
             .app
-            .views.inspector.tree
+            .views
+            .inspector
+            .tree
             .rows()
             .iter()
             .position(|r| r.label == "ranges")
             .unwrap();
         h.app.views.inspector.tree.selected = ranges;
         h.app
-            .views.inspector.tree
+            .views
+            .inspector
+            .tree
             .scroll_into_view(h.app.layout.inspector_rows());
         insta::assert_snapshot!(format!("inspector_long_array_{w}x{hh}"), h.screen());
     }
@@ -188,7 +192,10 @@ fn marked_interval_is_shown_exported_and_played() {
     }
     h.act(&[Action::Enter, Action::MarkEnd]);
     insta::assert_snapshot!("marked_interval_80x24", h.screen());
-    let (a, b) = (h.app.views.timeline.marks.0.unwrap(), h.app.views.timeline.marks.1.unwrap());
+    let (a, b) = (
+        h.app.views.timeline.marks.0.unwrap(),
+        h.app.views.timeline.marks.1.unwrap(),
+    );
     assert_eq!(b.nanos_since(a), 3_000_000_000);
     // Export: every message of every topic in [a, b], in a bag beside.
     h.act(&[Action::ExportMarked]);
@@ -203,7 +210,9 @@ fn marked_interval_is_shown_exported_and_played() {
     let rows = h.app.views.topics.list.rows();
     let shown: Vec<String> = h
         .app
-        .views.topics.list
+        .views
+        .topics
+        .list
         .visible()
         .iter()
         .filter_map(|v| rows.get(v.row))
@@ -245,10 +254,14 @@ fn marked_interval_is_shown_exported_and_played() {
     // The play state leads the timeline's title: visible at 80 columns.
     insta::assert_snapshot!("playing_80x24", h.screen());
     let start = h.app.views.timeline.timeline.bounds().0;
-    assert_eq!(h.app.views.timeline.timeline.cursor().nanos_since(start), 5_500_000_000);
+    assert_eq!(
+        h.app.views.timeline.timeline.cursor().nanos_since(start),
+        5_500_000_000
+    );
     let shown = h.app.views.inspector.tree.data.as_ref().unwrap().time;
     assert!(
-        shown <= h.app.views.timeline.timeline.cursor() && h.app.views.timeline.timeline.cursor().nanos_since(shown) < 20_000_000,
+        shown <= h.app.views.timeline.timeline.cursor()
+            && h.app.views.timeline.timeline.cursor().nanos_since(shown) < 20_000_000,
         "the latest /imu message is shown"
     );
     // Playing stops at the end of the marked interval.
@@ -375,7 +388,10 @@ fn publishing_in_progress_stopped_and_done() {
     h.act(&[Action::TogglePublish, Action::Confirm]);
     h.wait_until("the end", Duration::from_secs(20), |a| !a.is_publishing());
     insta::assert_snapshot!("ros_done_80x24", h.screen());
-    let (a, b) = (h.app.views.timeline.marks.0.unwrap(), h.app.views.timeline.marks.1.unwrap());
+    let (a, b) = (
+        h.app.views.timeline.marks.0.unwrap(),
+        h.app.views.timeline.marks.1.unwrap(),
+    );
     let expected = h
         .app
         .catalog
@@ -570,7 +586,15 @@ fn health_view_scrolls_wraps_and_goes_to_a_gap() {
         assert_eq!(h.app.overlays.health.scroll, lines.saturating_sub(rows));
         // Enter on a gap: the topic is selected and the cursor is at the gap.
         let gap = (0..lines)
-            .position(|i| h.app.overlays.health.line(i, 200).unwrap().0.contains("gap of"))
+            .position(|i| {
+                h.app
+                    .overlays
+                    .health
+                    .line(i, 200)
+                    .unwrap()
+                    .0
+                    .contains("gap of")
+            })
             .expect("the demo bag has a gap");
         h.act(&[Action::Top]);
         for _ in 0..gap {
@@ -579,7 +603,10 @@ fn health_view_scrolls_wraps_and_goes_to_a_gap() {
         let target = h.app.overlays.health.target().unwrap();
         h.act(&[Action::Enter]);
         assert_eq!(h.app.overlays.mode, bagscope::tui::app::Mode::Normal);
-        assert_eq!(h.app.views.topics.list.selected_row().unwrap().topic, target.topic);
+        assert_eq!(
+            h.app.views.topics.list.selected_row().unwrap().topic,
+            target.topic
+        );
         assert_eq!(Some(h.app.views.timeline.timeline.cursor()), target.time);
         insta::assert_snapshot!(format!("health_gap_entered_{w}x{hh}"), h.screen());
     }
@@ -628,7 +655,13 @@ fn fifty_thousand_topics_open_move_and_quit() {
         std::time::Duration::from_secs(60),
         |a| !a.views.topics.list.is_filtering(),
     );
-    let first = h.app.views.topics.list.selected_row().map(|r| r.topic.clone());
+    let first = h
+        .app
+        .views
+        .topics
+        .list
+        .selected_row()
+        .map(|r| r.topic.clone());
     assert_eq!(first.as_deref(), Some("/robot0/sensor_042/data"));
     assert!(h.app.views.topics.list.visible().len() < 50_000);
     h.act(&[Action::Back, Action::CycleSort]);
@@ -881,7 +914,9 @@ fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
     assert_eq!(h.app.views.plot.plots.entries.len(), 3);
     assert!(
         h.app
-            .views.plot.plots
+            .views
+            .plot
+            .plots
             .position("/imu/data/linear_acceleration.z")
             .is_none()
     );

@@ -40,7 +40,9 @@ fn xy_mode_draws_odom_x_against_y() {
         // The cursor 10 s in.
         let (start, _) = h.app.views.timeline.timeline.bounds();
         h.app
-            .views.timeline.timeline
+            .views
+            .timeline
+            .timeline
             .set_cursor(bagscope::time::RosTime::from_nanos(
                 start.as_nanos() + 10_000_000_000,
             ));
@@ -57,7 +59,9 @@ fn xy_mode_draws_odom_x_against_y() {
         insta::assert_snapshot!(format!("xy_odom_{w}x{hh}"), screen);
         // A cursor step keeps the picture (only the point at the cursor is looked up).
         h.app
-            .views.timeline.timeline
+            .views
+            .timeline
+            .timeline
             .set_cursor(bagscope::time::RosTime::from_nanos(
                 start.as_nanos() + 20_000_000_000,
             ));

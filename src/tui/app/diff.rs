@@ -10,11 +10,24 @@ use crate::printable::escape;
 impl App {
     /// `m`: marks the decoded message for comparison (`m` on the marked one unmarks it).
     pub(super) fn mark_for_diff(&mut self) {
-        let Some(data) = self.views.inspector.tree.data.as_ref().filter(|d| d.value.is_ok()) else {
+        let Some(data) = self
+            .views
+            .inspector
+            .tree
+            .data
+            .as_ref()
+            .filter(|d| d.value.is_ok())
+        else {
             self.flash("no decoded message to mark: select one first", true);
             return;
         };
-        if self.views.inspector.diff_mark.as_ref().is_some_and(|m| m.msg == data.msg) {
+        if self
+            .views
+            .inspector
+            .diff_mark
+            .as_ref()
+            .is_some_and(|m| m.msg == data.msg)
+        {
             self.views.inspector.diff_mark = None;
             self.flash("comparison mark removed", false);
         } else {
@@ -73,7 +86,8 @@ impl App {
             "{} change(s) since the marked message ({when})",
             changes.len()
         );
-        self.overlays.text = TextView::new(title, lines, self.area.width.saturating_sub(2) as usize);
+        self.overlays.text =
+            TextView::new(title, lines, self.area.width.saturating_sub(2) as usize);
         self.overlays.mode = Mode::Text;
     }
 }

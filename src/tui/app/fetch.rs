@@ -48,7 +48,9 @@ impl App {
                 // The cursor panned the zoomed window.
                 self.refresh_histogram();
             }
-            self.views.messages.select_time(t, self.layout.messages_rows());
+            self.views
+                .messages
+                .select_time(t, self.layout.messages_rows());
             self.message_changed(false);
         } else if self.views.messages.topic.is_some() {
             self.topic_changed();
@@ -64,7 +66,14 @@ impl App {
         if move_cursor {
             self.views.timeline.timeline.set_cursor(sel.entry.time);
         }
-        if self.views.inspector.tree.data.as_ref().is_none_or(|d| d.msg != sel) {
+        if self
+            .views
+            .inspector
+            .tree
+            .data
+            .as_ref()
+            .is_none_or(|d| d.msg != sel)
+        {
             let id = self.jobs.requests.issue(RequestKind::Decode);
             self.views.inspector.tree.loading = Some(sel);
             self.jobs.worker.send(Request::Decode { id, msg: sel });
@@ -98,7 +107,8 @@ impl App {
     pub(super) fn request_sizes(&mut self) {
         let h = self.layout.messages_rows();
         let refs: Vec<MsgRef> = self
-            .views.messages
+            .views
+            .messages
             .window
             .entries
             .iter()
@@ -119,10 +129,18 @@ impl App {
         let conns = if self.views.timeline.hist_all {
             None
         } else {
-            self.views.topics.list.selected_row().map(|r| r.connections.clone())
+            self.views
+                .topics
+                .list
+                .selected_row()
+                .map(|r| r.connections.clone())
         };
-        self.views.timeline.histogram =
-            histogram::compute(&self.catalog, conns.as_deref(), self.views.timeline.timeline.view(), width);
+        self.views.timeline.histogram = histogram::compute(
+            &self.catalog,
+            conns.as_deref(),
+            self.views.timeline.timeline.view(),
+            width,
+        );
         self.refresh_lanes();
         self.refresh_view_bandwidth();
     }
@@ -144,7 +162,11 @@ impl App {
                 let h = self.layout.messages_rows();
                 match extend {
                     None => {
-                        self.views.messages.set_window(window, self.views.timeline.timeline.cursor(), h);
+                        self.views.messages.set_window(
+                            window,
+                            self.views.timeline.timeline.cursor(),
+                            h,
+                        );
                         self.message_changed(false);
                     }
                     Some(_) => self.views.messages.extend(window, h),
@@ -171,8 +193,13 @@ impl App {
                 {
                     return false;
                 }
-                self.views.inspector.tree.set(*result, self.settings.time_format, self.start());
-                self.views.inspector.tree
+                self.views
+                    .inspector
+                    .tree
+                    .set(*result, self.settings.time_format, self.start());
+                self.views
+                    .inspector
+                    .tree
                     .scroll_into_view(self.layout.inspector_rows());
                 self.refresh_diff();
                 true

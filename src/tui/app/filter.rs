@@ -10,9 +10,12 @@ impl App {
     /// Large topic filters are scored on a thread whose results go to `notify` (the event
     /// loop, which hands them back to `App::filtered`). Without it, filters apply inline.
     pub fn filter_in_background(&mut self, notify: Notify<Filtered>) {
-        self.views.topics.list.filter_in_background(Arc::new(move |done| {
-            notify.send(done);
-        }));
+        self.views
+            .topics
+            .list
+            .filter_in_background(Arc::new(move |done| {
+                notify.send(done);
+            }));
     }
 
     /// A filtering computed on the background thread arrived: shows it if it is still the
@@ -21,7 +24,10 @@ impl App {
         if !self.views.topics.list.apply_filtered(done) {
             return false;
         }
-        self.views.topics.list.scroll_into_view(self.layout.topics_rows());
+        self.views
+            .topics
+            .list
+            .scroll_into_view(self.layout.topics_rows());
         self.topic_changed();
         true
     }

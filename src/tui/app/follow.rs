@@ -99,7 +99,13 @@ impl App {
 
     /// Applies a report of the follow thread; true when the screen must be redrawn.
     pub(crate) fn live_news(&mut self, news: LiveNews) -> bool {
-        if self.jobs.follow.job.as_ref().is_none_or(|j| j.id != news.id) {
+        if self
+            .jobs
+            .follow
+            .job
+            .as_ref()
+            .is_none_or(|j| j.id != news.id)
+        {
             return false;
         }
         if let Some(e) = news.error {
@@ -150,7 +156,8 @@ impl App {
             return;
         };
         *slot = bag;
-        let at_end = self.views.timeline.timeline.cursor() >= self.views.timeline.timeline.bounds().1;
+        let at_end =
+            self.views.timeline.timeline.cursor() >= self.views.timeline.timeline.bounds().1;
         let cursor = self.views.timeline.timeline.cursor();
         let new = match times {
             Some(t) => self.catalog.with_grown(bags, index, &t),
@@ -168,12 +175,18 @@ impl App {
                 Worker::start_serving(catalog, registry, replies.clone())
             };
         }
-        self.views.topics.list.replace_rows(topic_rows(&self.catalog));
+        self.views
+            .topics
+            .list
+            .replace_rows(topic_rows(&self.catalog));
         self.keep_health_stats();
         let start = self.catalog.start_time().unwrap_or(RosTime::MIN);
         let end = self.catalog.end_time().unwrap_or(start);
         self.views.timeline.timeline.extend(start, end);
-        self.views.timeline.timeline.set_cursor(if at_end { end } else { cursor });
+        self.views
+            .timeline
+            .timeline
+            .set_cursor(if at_end { end } else { cursor });
         if at_end {
             // Sticks to the end: the newest message of the selected topic is selected.
             self.topic_changed();

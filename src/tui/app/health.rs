@@ -11,7 +11,8 @@ impl App {
         // The scan's banner takes the first lines while the bag is still being scanned.
         let width = self.area.width.saturating_sub(2) as usize;
         let banner = self
-            .jobs.scan
+            .jobs
+            .scan
             .banner()
             .map_or(0, |b| crate::tui::text::wrap(&b, width, 2).len());
         (self.area.height.saturating_sub(3) as usize)
@@ -77,7 +78,10 @@ impl App {
             self.overlays.prompt.clear();
             self.views.topics.list.select_topic(&target.topic);
         }
-        self.views.topics.list.scroll_into_view(self.layout.topics_rows());
+        self.views
+            .topics
+            .list
+            .scroll_into_view(self.layout.topics_rows());
         if let Some(t) = target.time {
             self.views.timeline.timeline.set_cursor(t);
         }

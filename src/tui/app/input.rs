@@ -33,7 +33,10 @@ impl App {
                 Effect::MessageChanged => self.message_changed(true),
                 Effect::CursorToEdge(end) => {
                     let (a, b) = self.views.timeline.timeline.bounds();
-                    self.views.timeline.timeline.set_cursor(if end { b } else { a });
+                    self.views
+                        .timeline
+                        .timeline
+                        .set_cursor(if end { b } else { a });
                     redraw = self.cursor_moved();
                 }
                 Effect::Focus(p) => self.set_focus(p),
@@ -50,7 +53,12 @@ impl App {
         if self.jobs.play.is_some() {
             self.jobs.play = None;
             self.flash("playback stopped", false);
-        } else if self.jobs.publishing.as_ref().is_some_and(|p| !p.is_active()) {
+        } else if self
+            .jobs
+            .publishing
+            .as_ref()
+            .is_some_and(|p| !p.is_active())
+        {
             self.jobs.publishing = None;
         } else if self.views.timeline.marks != (None, None) {
             self.views.timeline.marks = (None, None);
@@ -74,7 +82,10 @@ impl App {
             Pane::Topics => {
                 let row = y.saturating_sub(rect.y + 2) as usize + self.views.topics.list.offset();
                 if y >= rect.y + 2 {
-                    self.views.topics.list.select_index(row, self.layout.topics_rows());
+                    self.views
+                        .topics
+                        .list
+                        .select_index(row, self.layout.topics_rows());
                     self.topic_changed();
                 }
             }
@@ -83,7 +94,9 @@ impl App {
                     let row = (y - rect.y - 2) as usize + self.views.messages.offset;
                     let delta = isize::try_from(row).unwrap_or(isize::MAX)
                         - isize::try_from(self.views.messages.selected).unwrap_or(0);
-                    self.views.messages.move_by(delta, self.layout.messages_rows());
+                    self.views
+                        .messages
+                        .move_by(delta, self.layout.messages_rows());
                     self.message_changed(true);
                 }
             }
@@ -91,7 +104,11 @@ impl App {
                 let (skip, inner) = self.timeline_columns(rect.width.saturating_sub(2) as usize);
                 if x > rect.x && inner > 0 {
                     let bin = ((x - rect.x - 1) as usize).saturating_sub(skip);
-                    let t = self.views.timeline.timeline.time_of_bin(bin.min(inner - 1), inner);
+                    let t = self
+                        .views
+                        .timeline
+                        .timeline
+                        .time_of_bin(bin.min(inner - 1), inner);
                     self.views.timeline.timeline.set_cursor(t);
                     self.cursor_moved();
                 }
@@ -103,7 +120,10 @@ impl App {
                         let was = self.views.inspector.tree.selected == row;
                         self.views.inspector.tree.selected = row;
                         if was {
-                            self.views.inspector.tree.toggle(self.settings.time_format, self.start());
+                            self.views
+                                .inspector
+                                .tree
+                                .toggle(self.settings.time_format, self.start());
                         }
                     }
                 }
@@ -132,10 +152,21 @@ impl App {
             Action::Right => self.views.timeline.timeline.step(1, width),
             Action::BigLeft | Action::PageUp => self.views.timeline.timeline.step(-10, width),
             Action::BigRight | Action::PageDown => self.views.timeline.timeline.step(10, width),
-            Action::Top => self.views.timeline.timeline.set_cursor(self.views.timeline.timeline.bounds().0),
-            Action::Bottom => self.views.timeline.timeline.set_cursor(self.views.timeline.timeline.bounds().1),
+            Action::Top => self
+                .views
+                .timeline
+                .timeline
+                .set_cursor(self.views.timeline.timeline.bounds().0),
+            Action::Bottom => self
+                .views
+                .timeline
+                .timeline
+                .set_cursor(self.views.timeline.timeline.bounds().1),
             Action::Up => {
-                self.views.topics.list.move_by(-1, self.layout.topics_rows());
+                self.views
+                    .topics
+                    .list
+                    .move_by(-1, self.layout.topics_rows());
                 self.topic_changed();
                 return true;
             }
@@ -172,7 +203,11 @@ impl App {
                 self.overlays.mode = Mode::Normal;
                 if mode == Mode::Jump {
                     let text = std::mem::take(&mut self.overlays.prompt);
-                    match jump_target(&text, self.views.timeline.timeline.bounds(), self.settings.time_format) {
+                    match jump_target(
+                        &text,
+                        self.views.timeline.timeline.bounds(),
+                        self.settings.time_format,
+                    ) {
                         Ok(t) => {
                             self.views.timeline.timeline.set_cursor(t);
                             self.cursor_moved();
@@ -205,7 +240,10 @@ impl App {
     /// filtering).
     pub(super) fn clear_filter(&mut self, cancel: bool) {
         self.views.topics.list.clear_filter(cancel);
-        self.views.topics.list.scroll_into_view(self.layout.topics_rows());
+        self.views
+            .topics
+            .list
+            .scroll_into_view(self.layout.topics_rows());
         self.topic_changed();
     }
 }

@@ -7,7 +7,10 @@ use super::App;
 impl App {
     /// `a`: selected topic → all topics → lanes → selected topic.
     pub(super) fn cycle_timeline_scope(&mut self) {
-        match (self.views.timeline.hist_all, self.views.timeline.lanes.is_some()) {
+        match (
+            self.views.timeline.hist_all,
+            self.views.timeline.lanes.is_some(),
+        ) {
             (false, false) => self.views.timeline.hist_all = true,
             (true, _) => {
                 self.views.timeline.hist_all = false;

@@ -33,7 +33,9 @@ impl App {
 
     /// A piece of log lines read in the background.
     pub fn log_piece(&mut self, piece: LogPiece) -> bool {
-        self.views.log.view
+        self.views
+            .log
+            .view
             .add(piece.piece, piece.fraction, piece.stats, piece.done);
         if piece.done {
             self.views.log.job = None;
@@ -63,7 +65,11 @@ impl App {
         }
         self.overlays.mode = Mode::Log;
         // Open at the time cursor.
-        let row = self.views.log.view.row_at(self.views.timeline.timeline.cursor());
+        let row = self
+            .views
+            .log
+            .view
+            .row_at(self.views.timeline.timeline.cursor());
         self.views.log.view.selected = row;
         self.views.log.view.scroll_into_view(self.log_rows());
     }
@@ -100,7 +106,9 @@ impl App {
                 self.views.log.view.scroll_into_view(self.log_rows());
             }
             Action::ToggleHelp => self.overlays.mode = Mode::Help,
-            Action::Scroll(_, _, down) => self.views.log.view.move_by(if down { 3 } else { -3 }, rows),
+            Action::Scroll(_, _, down) => {
+                self.views.log.view.move_by(if down { 3 } else { -3 }, rows);
+            }
             _ => return false,
         }
         true
@@ -138,7 +146,9 @@ impl App {
         };
         let time = line.time;
         let topic = self
-            .views.log.view
+            .views
+            .log
+            .view
             .topics
             .topics
             .get(line.topic as usize)
@@ -149,7 +159,10 @@ impl App {
             self.overlays.prompt.clear();
             self.views.topics.list.select_topic(&topic);
         }
-        self.views.topics.list.scroll_into_view(self.layout.topics_rows());
+        self.views
+            .topics
+            .list
+            .scroll_into_view(self.layout.topics_rows());
         self.views.timeline.timeline.set_cursor(time);
         self.overlays.mode = Mode::Normal;
         self.set_focus(super::super::action::Pane::Messages);

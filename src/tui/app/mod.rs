@@ -180,7 +180,10 @@ impl App {
             quit: false,
         };
         let iw = app.layout.inspector.width.saturating_sub(2) as usize;
-        app.views.inspector.tree.set_width(iw, app.settings.time_format, app.start());
+        app.views
+            .inspector
+            .tree
+            .set_width(iw, app.settings.time_format, app.start());
         app.topic_changed();
         app
     }
@@ -245,9 +248,15 @@ impl App {
             Action::CycleSort => self.views.topics.list.cycle_sort(),
             Action::CycleTimeFormat => {
                 self.settings.time_format = self.settings.time_format.next();
-                self.views.inspector.tree.rebuild(self.settings.time_format, self.start());
+                self.views
+                    .inspector
+                    .tree
+                    .rebuild(self.settings.time_format, self.start());
                 self.rebuild_health();
-                self.flash(format!("times shown as {}", self.settings.time_format.name()), false);
+                self.flash(
+                    format!("times shown as {}", self.settings.time_format.name()),
+                    false,
+                );
             }
             Action::ZoomIn | Action::ZoomOut | Action::ZoomReset => {
                 match action {
@@ -259,8 +268,11 @@ impl App {
             }
             Action::ToggleHistogramScope => self.cycle_timeline_scope(),
             Action::ExpandAll | Action::CollapseAll => {
-                self.views.inspector.tree
-                    .set_all(action == Action::ExpandAll, self.settings.time_format, self.start());
+                self.views.inspector.tree.set_all(
+                    action == Action::ExpandAll,
+                    self.settings.time_format,
+                    self.start(),
+                );
             }
             Action::MarkStart | Action::MarkEnd => self.mark(action == Action::MarkStart),
             Action::ExportMarked => self.export_marked(),
@@ -332,7 +344,10 @@ impl App {
         self.views.topics.list.scroll_into_view(th);
         self.views.messages.scroll_into_view(mh);
         let iw = self.layout.inspector.width.saturating_sub(2) as usize;
-        self.views.inspector.tree.set_width(iw, self.settings.time_format, self.start());
+        self.views
+            .inspector
+            .tree
+            .set_width(iw, self.settings.time_format, self.start());
         self.views.inspector.tree.scroll_into_view(ih);
         self.request_sizes();
     }

@@ -81,7 +81,8 @@ impl App {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         let path = self
-            .settings.output_dir
+            .settings
+            .output_dir
             .join(format!("{name}-{}.{:09}.yaml", d.time.sec, d.time.nsec));
         self.request_yaml(Some(path));
     }
@@ -89,7 +90,9 @@ impl App {
     /// YAML is rendered (and saved) by the worker: a big message must not stall the UI.
     pub(super) fn request_yaml(&mut self, save_to: Option<PathBuf>) {
         let Some(msg) = self
-            .views.inspector.tree
+            .views
+            .inspector
+            .tree
             .data
             .as_ref()
             .filter(|d| d.value.is_ok())

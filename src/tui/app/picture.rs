@@ -12,7 +12,11 @@ use crate::tui::graphics::{Graphic, Graphics};
 impl App {
     /// The datatype of the selected topic.
     fn selected_datatype(&self) -> Option<String> {
-        self.views.topics.list.selected_row().map(|r| r.datatype.clone())
+        self.views
+            .topics
+            .list
+            .selected_row()
+            .map(|r| r.datatype.clone())
     }
 
     /// True when the inspector shows a picture for the selection.
@@ -57,7 +61,8 @@ impl App {
     /// Asks the worker for the selected message's picture when the preview is on and it is
     /// not already shown or coming.
     pub(super) fn request_picture(&mut self) {
-        let (Some(datatype), Some(msg)) = (self.selected_datatype(), self.views.messages.selected_ref())
+        let (Some(datatype), Some(msg)) =
+            (self.selected_datatype(), self.views.messages.selected_ref())
         else {
             return;
         };
@@ -70,10 +75,15 @@ impl App {
         }
         let id = self.jobs.requests.issue(RequestKind::Picture);
         self.views.inspector.picture.loading = Some((msg, fit));
-        let encode = self.views.inspector.picture.protocol_for(&datatype).map(|g| {
-            let (cols, rows) = self.picture_cells(&datatype);
-            (g.clone(), cols, rows)
-        });
+        let encode = self
+            .views
+            .inspector
+            .picture
+            .protocol_for(&datatype)
+            .map(|g| {
+                let (cols, rows) = self.picture_cells(&datatype);
+                (g.clone(), cols, rows)
+            });
         self.jobs.worker.send(Request::Picture {
             id,
             msg,

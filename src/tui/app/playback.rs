@@ -72,7 +72,13 @@ impl App {
                 // From the marked start when the cursor is before it, else from the cursor;
                 // from the beginning when the cursor is at the end.
                 let cursor = self.views.timeline.timeline.cursor();
-                let from = self.views.timeline.marks.0.filter(|m| *m > cursor).unwrap_or(cursor);
+                let from = self
+                    .views
+                    .timeline
+                    .marks
+                    .0
+                    .filter(|m| *m > cursor)
+                    .unwrap_or(cursor);
                 let from = if from >= self.views.timeline.timeline.bounds().1 {
                     self.views.timeline.timeline.bounds().0
                 } else {
@@ -89,7 +95,9 @@ impl App {
     }
 
     pub(super) fn set_speed(&mut self, speed: f64, now: Instant) {
-        let from = self.play_position(now).unwrap_or(self.views.timeline.timeline.cursor());
+        let from = self
+            .play_position(now)
+            .unwrap_or(self.views.timeline.timeline.cursor());
         let paused = self.jobs.play.is_some_and(|p| p.paused);
         self.jobs.play = Some(Play {
             speed,
@@ -111,7 +119,9 @@ impl App {
         };
         let from = self.jobs.play.map(|p| p.from);
         let stop = self
-            .views.timeline.marks
+            .views
+            .timeline
+            .marks
             .1
             .filter(|e| Some(*e) > from)
             .unwrap_or(self.views.timeline.timeline.bounds().1);

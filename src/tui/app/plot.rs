@@ -104,11 +104,24 @@ impl App {
 
     /// `P`: the inspector's selected field plotted, or no longer plotted.
     pub fn plot_selected_field(&mut self) {
-        let Some(topic) = self.views.inspector.tree.data.as_ref().map(|d| d.topic.clone()) else {
+        let Some(topic) = self
+            .views
+            .inspector
+            .tree
+            .data
+            .as_ref()
+            .map(|d| d.topic.clone())
+        else {
             self.flash("P plots a field of the inspected message: select one", true);
             return;
         };
-        let Some(row) = self.views.inspector.tree.rows().get(self.views.inspector.tree.selected) else {
+        let Some(row) = self
+            .views
+            .inspector
+            .tree
+            .rows()
+            .get(self.views.inspector.tree.selected)
+        else {
             self.flash("P plots a field of the inspected message: select one", true);
             return;
         };
@@ -198,7 +211,8 @@ impl App {
     /// Recomputes the layout (the plot pane appears or goes) and fits the lists into it.
     fn relayout(&mut self) {
         let before = self.layout;
-        self.layout = crate::tui::layout::layout(self.area, self.focus, !self.views.plot.plots.is_empty());
+        self.layout =
+            crate::tui::layout::layout(self.area, self.focus, !self.views.plot.plots.is_empty());
         if self.layout != before {
             self.fit_viewports();
         }

@@ -8,7 +8,6 @@
 //!
 //! [`PlotSeries::extend`]: crate::tui::model::plot::PlotSeries::extend
 
-
 use super::App;
 use crate::catalog::series::Resume;
 use crate::time::RosTime;
@@ -30,7 +29,9 @@ impl App {
     pub(super) fn grow_plots(&mut self) {
         self.views.plot.growth.generation += 1;
         let idle: Vec<String> = self
-            .views.plot.plots
+            .views
+            .plot
+            .plots
             .entries
             .iter()
             .map(|e| e.label.clone())
@@ -63,7 +64,9 @@ impl App {
             return;
         };
         let last = self
-            .views.plot.plots
+            .views
+            .plot
+            .plots
             .position(label)
             .and_then(|i| self.views.plot.plots.entries.get(i))
             .and_then(|e| e.series.resume());

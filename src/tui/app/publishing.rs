@@ -140,7 +140,10 @@ impl App {
 
     /// True while a publisher thread runs (until its last report arrived).
     pub fn is_publishing(&self) -> bool {
-        self.jobs.publishing.as_ref().is_some_and(Publishing::is_active)
+        self.jobs
+            .publishing
+            .as_ref()
+            .is_some_and(Publishing::is_active)
     }
 
     pub(crate) fn ros_event(&mut self, event: RosEvent) -> bool {

@@ -45,7 +45,13 @@ impl App {
 
     /// `w`: the inspector's selected string in full.
     pub(super) fn show_long_value(&mut self) {
-        let Some(row) = self.views.inspector.tree.rows().get(self.views.inspector.tree.selected) else {
+        let Some(row) = self
+            .views
+            .inspector
+            .tree
+            .rows()
+            .get(self.views.inspector.tree.selected)
+        else {
             self.flash("nothing selected in the inspector", true);
             return;
         };
@@ -96,7 +102,10 @@ impl App {
             Action::PageDown => self.overlays.text.scroll_by(page, rows),
             Action::Top => self.overlays.text.scroll_by(isize::MIN / 2, rows),
             Action::Bottom => self.overlays.text.scroll_by(isize::MAX / 2, rows),
-            Action::Scroll(_, _, down) => self.overlays.text.scroll_by(if down { 3 } else { -3 }, rows),
+            Action::Scroll(_, _, down) => self
+                .overlays
+                .text
+                .scroll_by(if down { 3 } else { -3 }, rows),
             Action::Resize(w, h) => {
                 self.resize(w, h);
                 let width = self.text_width();

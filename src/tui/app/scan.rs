@@ -34,7 +34,8 @@ impl App {
             return false;
         };
         let elapsed = self
-            .jobs.scan_clock
+            .jobs
+            .scan_clock
             .started
             .map_or(Duration::ZERO, |s| s.elapsed());
         match news {

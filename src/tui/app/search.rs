@@ -6,7 +6,6 @@
 //! What is searched: every topic the list shows while the topic filter (`/`) is set, else the
 //! selected topic.
 
-use crate::tui::view::find::Checking;
 use super::super::action::Action;
 use super::super::model::search::PromptError;
 use super::super::notify::Notify;
@@ -14,6 +13,7 @@ use super::super::searcher::{self, SearchNews, SearchReport};
 use super::{App, Mode};
 use crate::catalog::search::{SearchError, SearchRequest};
 use crate::msg::expr::Expr;
+use crate::tui::view::find::Checking;
 
 impl App {
     /// Where search threads report (set by the event loop; without it `f` cannot search).
@@ -148,7 +148,9 @@ impl App {
     /// The expression being checked fits: it replaces the previous search (whose thread
     /// stops), and the prompt closes.
     fn search_checked(&mut self, checking: Checking) {
-        self.views.search.search
+        self.views
+            .search
+            .search
             .start(checking.job.id, &checking.text, checking.scope);
         self.views.search.finder.job = Some(checking.job);
         if self.overlays.mode == Mode::Find {
@@ -184,7 +186,9 @@ impl App {
     /// matches, or its failure.
     pub(crate) fn search_news(&mut self, news: SearchNews) -> bool {
         if self
-            .views.search.finder
+            .views
+            .search
+            .finder
             .checking
             .as_ref()
             .is_some_and(|c| c.job.id == news.id)
@@ -220,7 +224,10 @@ impl App {
 
     /// A batch of matches of the running search.
     fn search_update(&mut self, u: &crate::catalog::search::SearchUpdate) {
-        self.views.search.search.add(&u.matches, u.fraction, u.stats, u.done);
+        self.views
+            .search
+            .search
+            .add(&u.matches, u.fraction, u.stats, u.done);
         if u.done {
             self.views.search.finder.job = None;
         }
@@ -259,14 +266,22 @@ impl App {
         self.views.search.search.current = Some(step.index);
         let view = self.views.timeline.timeline.view();
         self.views.timeline.timeline.set_cursor(m.time);
-        let selected = self.views.topics.list.selected_row().map(|r| r.topic.clone());
+        let selected = self
+            .views
+            .topics
+            .list
+            .selected_row()
+            .map(|r| r.topic.clone());
         match topic {
             Some(topic) if selected.as_ref() != Some(&topic) => {
                 if !self.views.topics.list.select_topic(&topic) {
                     self.views.topics.list.set_filter("");
                     self.views.topics.list.select_topic(&topic);
                 }
-                self.views.topics.list.scroll_into_view(self.layout.topics_rows());
+                self.views
+                    .topics
+                    .list
+                    .scroll_into_view(self.layout.topics_rows());
                 self.topic_changed();
             }
             _ => {

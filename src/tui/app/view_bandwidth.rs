@@ -6,11 +6,11 @@
 //! window is summed) when the event loop runs, so a zoom on a bag of a million chunks never
 //! waits for it; the rows keep the previous window's figures until the new ones arrive.
 
-use crate::tui::view::timeline::BandwidthRequest;
 use super::App;
 use crate::catalog::window_bytes::{self, EXACT_BUDGET, WindowBytes};
 use crate::tui::latest::Latest;
 use crate::tui::notify::Notify;
+use crate::tui::view::timeline::BandwidthRequest;
 
 impl App {
     /// Where the bandwidth over the window is reported (the event loop's channel).
@@ -24,13 +24,18 @@ impl App {
         if !self.views.timeline.timeline.is_zoomed() {
             self.views.timeline.bandwidth.asked = None;
             if self.views.topics.bytes.take().is_some() {
-                self.views.topics.list.update_stats(|row| row.view_bandwidth = None);
+                self.views
+                    .topics
+                    .list
+                    .update_stats(|row| row.view_bandwidth = None);
             }
             return;
         }
         let window = self.views.timeline.timeline.view();
         let rows_lack = self
-            .views.topics.list
+            .views
+            .topics
+            .list
             .rows()
             .iter()
             .any(|r| r.view_bandwidth.is_none());
@@ -38,7 +43,9 @@ impl App {
         // estimate is redone, as the index data may have come in meanwhile.
         if !rows_lack
             && self
-                .views.topics.bytes
+                .views
+                .topics
+                .bytes
                 .as_ref()
                 .is_some_and(|v| v.exact && v.window == window)
         {
@@ -68,11 +75,15 @@ impl App {
 
     /// A sum made in the background: shown when it is for the window asked for last.
     pub(crate) fn view_bytes_news(&mut self, bytes: WindowBytes) -> bool {
-        if self.views.timeline.bandwidth.asked != Some(bytes.window) || !self.views.timeline.timeline.is_zoomed() {
+        if self.views.timeline.bandwidth.asked != Some(bytes.window)
+            || !self.views.timeline.timeline.is_zoomed()
+        {
             return false;
         }
         let rows_lack = self
-            .views.topics.list
+            .views
+            .topics
+            .list
             .rows()
             .iter()
             .any(|r| r.view_bandwidth.is_none());
@@ -84,7 +95,9 @@ impl App {
         if self.views.topics.bytes.as_ref() == Some(&bytes) && !rows_lack {
             return false;
         }
-        self.views.topics.list
+        self.views
+            .topics
+            .list
             .update_stats(|row| row.view_bandwidth = Some(bytes.rate(&row.topic)));
         self.views.topics.bytes = Some(bytes);
         true

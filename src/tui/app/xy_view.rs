@@ -8,10 +8,10 @@
 use std::sync::Arc;
 
 use super::App;
+use crate::tui::layout::inner;
 use crate::tui::model::plot::time_ns;
 use crate::tui::model::plot::xy_raster::{self, XyKey, XyRaster};
 use crate::tui::notify::Notify;
-use crate::tui::layout::inner;
 use crate::tui::xy_painter::{self, XyRequest};
 
 impl App {
@@ -57,7 +57,9 @@ impl App {
             return;
         }
         let Some((x, y)) = self
-            .views.plot.plots
+            .views
+            .plot
+            .plots
             .xy_pair()
             .map(|(a, b)| (Arc::clone(&a.series), Arc::clone(&b.series)))
         else {
@@ -77,7 +79,9 @@ impl App {
                 y,
                 key: key.clone(),
             }),
-            None => self.views.plot.xy.shown = Some(Arc::new(xy_raster::raster(&x, &y, key.clone()))),
+            None => {
+                self.views.plot.xy.shown = Some(Arc::new(xy_raster::raster(&x, &y, key.clone())));
+            }
         }
         self.views.plot.xy.asked = Some(key);
     }

@@ -8,8 +8,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::printable::escape_line;
 use super::ctx::DrawCtx;
+use crate::printable::escape_line;
 use crate::tui::model::publish_plan::PublishPlan;
 use crate::tui::text::{fit, pad, pad_left};
 use crate::tui::theme::Theme;
@@ -46,7 +46,13 @@ pub fn draw(frame: &mut Frame<'_>, plan: Option<&PublishPlan>, ctx: &DrawCtx<'_>
 
 /// The text of the question, at most `height` − 2 rows of `w` cells: the topic list is cut
 /// (with how many more) so the question and its keys always show.
-fn lines(plan: &PublishPlan, ctx: &DrawCtx<'_>, theme: Theme, w: usize, height: u16) -> Vec<Line<'static>> {
+fn lines(
+    plan: &PublishPlan,
+    ctx: &DrawCtx<'_>,
+    theme: Theme,
+    w: usize,
+    height: u16,
+) -> Vec<Line<'static>> {
     let start = ctx.start;
     let (a, b) = plan.interval;
     let seconds = b.nanos_since(a) as f64 / 1e9;

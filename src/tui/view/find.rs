@@ -3,15 +3,15 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::time::RosTime;
 use super::ctx::DrawCtx;
 use super::overlays::Mode;
-use crate::tui::model::timeline::Timeline;
-use crate::tui::text::{fit, width, wrap};
-use crate::tui::theme::Theme;
+use crate::time::RosTime;
 use crate::tui::model::search::Search;
+use crate::tui::model::timeline::Timeline;
 use crate::tui::notify::Notify;
 use crate::tui::searcher::{SearchJob, SearchNews};
+use crate::tui::text::{fit, width, wrap};
+use crate::tui::theme::Theme;
 
 /// The content search's view: the matches and the search running or being checked.
 #[derive(Default)]

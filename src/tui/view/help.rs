@@ -5,18 +5,13 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::tui::keymap::KeyMap;
 use crate::tui::keymap::Context;
+use crate::tui::keymap::KeyMap;
 use crate::tui::text::{pad, wrap};
 use crate::tui::theme::Theme;
 
 /// Draws the help overlay over `area`.
-pub fn draw(
-    frame: &mut Frame<'_>,
-    (keymap, scroll): (&KeyMap, usize),
-    theme: Theme,
-    area: Rect,
-) {
+pub fn draw(frame: &mut Frame<'_>, (keymap, scroll): (&KeyMap, usize), theme: Theme, area: Rect) {
     // Entries: (key, description, is_heading).
     let mut entries: Vec<(String, String, bool)> = keymap
         .help(Context::Global)

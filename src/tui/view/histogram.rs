@@ -10,18 +10,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::block::block;
-use crate::tui::layout::inner;
-use crate::printable::escape_line;
-use crate::tui::action::Pane;
 use super::ctx::DrawCtx;
 use super::find::SearchView;
 use super::overlays::Mode;
 use super::timeline::TimelineView;
-use crate::tui::model::topics::TopicList;
+use crate::printable::escape_line;
+use crate::tui::action::Pane;
+use crate::tui::layout::inner;
 use crate::tui::model::timefmt::{TimeFormat, offset};
+use crate::tui::model::topics::TopicList;
 use crate::tui::text::fit;
 use crate::tui::theme::Theme;
-
 
 /// Draws the timeline pane.
 pub fn draw(
@@ -41,7 +40,9 @@ pub fn draw(
     }
     let title = title(tl, topics, ctx);
     frame.render_widget(
-        block(ctx.focus == Pane::Histogram, theme,
+        block(
+            ctx.focus == Pane::Histogram,
+            theme,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,
@@ -60,7 +61,13 @@ pub fn draw(
     let mut lines: Vec<Line> = Vec::with_capacity(inner.height as usize);
     // A search's marks take the top row when there are rows to spare.
     let bar_rows = if search.search.is_active() && bar_rows > 1 {
-        lines.push(super::find::marks_row(search, &tl.timeline, theme, w, cursor_col));
+        lines.push(super::find::marks_row(
+            search,
+            &tl.timeline,
+            theme,
+            w,
+            cursor_col,
+        ));
         bar_rows - 1
     } else {
         bar_rows
@@ -166,4 +173,3 @@ fn bar_row(
         .collect();
     Line::from(spans)
 }
-

@@ -7,17 +7,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use super::block::block;
-use crate::tui::layout::inner;
-use crate::printable::escape_line;
-use crate::tui::action::Pane;
 use super::ctx::DrawCtx;
 use super::handle::{Ctx, Handled, page};
-use crate::tui::action::Action;
 use crate::catalog::MsgRef;
+use crate::printable::escape_line;
+use crate::tui::action::Action;
+use crate::tui::action::Pane;
+use crate::tui::layout::inner;
 use crate::tui::model::inspector::Expand;
-use crate::tui::text::{bytes, fit, width};
 use crate::tui::model::inspector::Inspector;
 use crate::tui::model::picture::PicturePreview;
+use crate::tui::text::{bytes, fit, width};
 use crate::tui::worker::decode::Inspected;
 
 /// The inspector pane's state: the decoded message's tree, its picture preview and the message
@@ -77,7 +77,9 @@ pub fn draw(
         None => " Inspector ".to_string(),
     };
     frame.render_widget(
-        block(ctx.focus == Pane::Inspector, theme,
+        block(
+            ctx.focus == Pane::Inspector,
+            theme,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,

@@ -12,16 +12,16 @@ use ratatui::widgets::Paragraph;
 
 use super::axis::axis;
 use super::block::block;
-use crate::tui::layout::inner;
-use crate::printable::escape_line;
-use crate::tui::action::Pane;
 use super::ctx::DrawCtx;
 use super::find::SearchView;
 use super::overlays::Mode;
 use super::timeline::TimelineView;
-use crate::tui::model::topics::TopicList;
+use crate::printable::escape_line;
+use crate::tui::action::Pane;
+use crate::tui::layout::inner;
 use crate::tui::model::lanes::{self, Lane, Lanes};
 use crate::tui::model::timefmt::{TimeFormat, offset};
+use crate::tui::model::topics::TopicList;
 use crate::tui::text::{common_prefix, fit, fit_middle, width};
 use crate::tui::theme::Theme;
 
@@ -36,8 +36,13 @@ pub fn draw(
 ) {
     let theme = ctx.theme;
     frame.render_widget(
-        block(ctx.focus == Pane::Histogram, theme,
-            fit(&title(tl, lanes, ctx), area.width.saturating_sub(2) as usize),
+        block(
+            ctx.focus == Pane::Histogram,
+            theme,
+            fit(
+                &title(tl, lanes, ctx),
+                area.width.saturating_sub(2) as usize,
+            ),
         ),
         area,
     );
@@ -139,7 +144,13 @@ fn title(tl: &TimelineView, lanes: &Lanes, ctx: &DrawCtx<'_>) -> String {
 
 /// The name column of lane `i`: shortened in the middle like the topic list, keeping where it
 /// differs from the lanes above and below; the selected topic highlighted.
-fn name(topics: &TopicList, ctx: &DrawCtx<'_>, lanes: &Lanes, i: usize, name_w: usize) -> Vec<Span<'static>> {
+fn name(
+    topics: &TopicList,
+    ctx: &DrawCtx<'_>,
+    lanes: &Lanes,
+    i: usize,
+    name_w: usize,
+) -> Vec<Span<'static>> {
     let Some(lane) = lanes.lanes.get(i) else {
         return Vec::new();
     };

@@ -11,14 +11,14 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::catalog::log::{LogLevel, LogLine};
-use crate::printable::{escape, escape_line};
 use super::ctx::DrawCtx;
 use super::overlays::Mode;
+use crate::catalog::log::{LogLevel, LogLine};
+use crate::printable::{escape, escape_line};
+use crate::tui::logger::LogJob;
 use crate::tui::model::log::{LogField, LogView};
 use crate::tui::text::{fit, pad, width, wrap};
 use crate::tui::theme::Theme;
-use crate::tui::logger::LogJob;
 
 /// The log view's state: the log lines and the thread reading them.
 #[derive(Default)]
@@ -59,7 +59,8 @@ fn head(s: &str, n: usize) -> &str {
 
 /// One list row.
 fn row<'a>(
-    pane: &LogPane, ctx: &DrawCtx<'_>,
+    pane: &LogPane,
+    ctx: &DrawCtx<'_>,
     line: &LogLine,
     (node_w, w): (usize, usize),
     theme: Theme,
@@ -189,7 +190,13 @@ pub fn draw(
 
 /// The detail area: the selected line's time, level, node and origin, then its text wrapped
 /// (the last row ends in `…` when there is more).
-fn detail<'a>(pane: &LogPane, ctx: &DrawCtx<'_>, w: usize, rows: usize, theme: Theme) -> Vec<Line<'a>> {
+fn detail<'a>(
+    pane: &LogPane,
+    ctx: &DrawCtx<'_>,
+    w: usize,
+    rows: usize,
+    theme: Theme,
+) -> Vec<Line<'a>> {
     let Some(line) = pane.view.selected_line() else {
         return Vec::new();
     };

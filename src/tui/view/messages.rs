@@ -8,12 +8,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::block::block;
-use crate::tui::layout::inner;
-use crate::printable::escape_line;
-use crate::tui::action::Pane;
 use super::ctx::DrawCtx;
 use super::handle::{Ctx, Effect, Handled, page};
+use crate::printable::escape_line;
 use crate::tui::action::Action;
+use crate::tui::action::Pane;
+use crate::tui::layout::inner;
 use crate::tui::model::messages::MessageList;
 use crate::tui::text::{bytes, fit, pad, pad_left, width};
 
@@ -38,24 +38,19 @@ pub fn handle(list: &mut MessageList, action: Action, ctx: &mut Ctx) -> Handled 
 }
 
 /// Draws the message pane.
-pub fn draw(
-    frame: &mut Frame<'_>,
-    list: &MessageList,
-    total: u64,
-    ctx: &DrawCtx<'_>,
-    area: Rect,
-) {
+pub fn draw(frame: &mut Frame<'_>, list: &MessageList, total: u64, ctx: &DrawCtx<'_>, area: Rect) {
     let theme = ctx.theme;
     if area.width == 0 || area.height == 0 {
         return;
     }
-        let total = total;
     let title = match (&list.topic, list.window.entries.is_empty()) {
         (Some(t), _) => format!(" Messages · {} · {total} ", escape_line(t)),
         (None, _) => " Messages ".to_string(),
     };
     frame.render_widget(
-        block(ctx.focus == Pane::Messages, theme,
+        block(
+            ctx.focus == Pane::Messages,
+            theme,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,

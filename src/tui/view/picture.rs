@@ -8,11 +8,11 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
+use super::{dots, halfblock};
 use crate::catalog::MsgRef;
 use crate::tui::model::picture::PicturePreview;
 use crate::tui::text::fit;
 use crate::tui::theme::Theme;
-use super::{dots, halfblock};
 
 /// Draws the picture of the selected message inside the inspector's border.
 pub fn draw(

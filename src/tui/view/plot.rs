@@ -13,19 +13,19 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::braille::Grid;
-use crate::tui::layout::inner;
 use super::ctx::DrawCtx;
+use super::plot_xy::XyView;
 use super::timeline::TimelineView;
-use crate::tui::model::plot::{Legend, TimeView, YMode, time_ns, value_label};
-use crate::tui::text::{fit, fit_left, width};
-use crate::tui::theme::{SERIES_GLYPHS, Theme};
-use std::collections::HashMap;
 use crate::catalog::series::SeriesRequest;
 use crate::time::RosTime;
+use crate::tui::layout::inner;
+use crate::tui::model::plot::{Legend, TimeView, YMode, time_ns, value_label};
 use crate::tui::model::plots::Plots;
 use crate::tui::notify::Notify;
 use crate::tui::plotter::{PlotJob, PlotNews};
-use super::plot_xy::XyView;
+use crate::tui::text::{fit, fit_left, width};
+use crate::tui::theme::{SERIES_GLYPHS, Theme};
+use std::collections::HashMap;
 
 /// The plot pane's state: the plotted series, the threads computing them, XY mode's
 /// picture and the series' growth with a followed recording.
@@ -172,13 +172,15 @@ pub fn draw(
     if area.width == 0 || area.height == 0 || v.plots.is_empty() {
         return;
     }
-    if v.plots.xy && super::plot_xy::draw(
+    if v.plots.xy
+        && super::plot_xy::draw(
             frame,
             (&v.plots, v.xy.shown.as_deref()),
             (timeline, xy_pending),
             ctx,
             area,
-        ) {
+        )
+    {
         return;
     }
     let t = title(v);

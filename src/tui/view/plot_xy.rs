@@ -11,18 +11,18 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::tui::layout::inner;
 use super::ctx::DrawCtx;
-use crate::tui::model::plots::Plots;
-use crate::tui::model::timeline::Timeline;
+use crate::tui::layout::inner;
+use crate::tui::model::plot::xy_raster::XyKey;
 use crate::tui::model::plot::xy_raster::{XyRaster, pair_at};
 use crate::tui::model::plot::{time_ns, value_label};
+use crate::tui::model::plots::Plots;
+use crate::tui::model::timeline::Timeline;
+use crate::tui::notify::Notify;
 use crate::tui::text::{fit, width};
 use crate::tui::theme::Theme;
-use std::sync::Arc;
-use crate::tui::model::plot::xy_raster::XyKey;
-use crate::tui::notify::Notify;
 use crate::tui::xy_painter::XyPainter;
+use std::sync::Arc;
 
 /// The app's XY picture state.
 #[derive(Debug, Default)]
@@ -82,7 +82,6 @@ pub fn draw(
     let topic = xe.topic.as_deref().unwrap_or("");
     let inner = inner(area);
     let (w, h) = (inner.width as usize, inner.height as usize);
-    let raster = raster;
     let mut t = String::from(" ");
     if let Some(pct) = plots.progress() {
         let _ = write!(t, "{pct}% · ");

@@ -101,18 +101,14 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
         Some(m) => format!("{m} · {files}"),
         None => files,
     };
-    let cursor = format!(
-        "@ {}",
-        ctx.time_format.format(parts.cursor, ctx.start)
-    );
+    let cursor = format!("@ {}", ctx.time_format.format(parts.cursor, ctx.start));
     // Every loss of a recovery scan and every warning of every bag, and bags not opened.
     let losses: usize = bags
         .iter()
         .filter_map(|b| b.recovery())
         .map(|r| r.losses.len())
         .sum();
-    let warnings: usize =
-        bags.iter().map(|b| b.warnings().len()).sum::<usize>() + parts.unopened;
+    let warnings: usize = bags.iter().map(|b| b.warnings().len()).sum::<usize>() + parts.unopened;
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let problems = match (losses, warnings) {
         (0, 0) => String::new(),
@@ -139,7 +135,9 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
     // most of the bar: the file name and cursor time give way, and the `? help` hint goes.
     let (ros, right) = match parts.publishing {
         // A message may take most of the bar: it is what the user just asked about.
-        None if parts.flash.is_some() => (String::new(), fit(&right, w.saturating_sub(MIN_LEFT + 3))),
+        None if parts.flash.is_some() => {
+            (String::new(), fit(&right, w.saturating_sub(MIN_LEFT + 3)))
+        }
         None => (String::new(), fit(&right, w / 2)),
         Some(p) => {
             let room = w.saturating_sub(MIN_LEFT);

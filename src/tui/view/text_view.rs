@@ -7,15 +7,15 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::ctx::DrawCtx;
-use crate::tui::text::fit;
 use crate::tui::model::text_view::TextView;
+use crate::tui::text::fit;
 
 /// Draws the text overlay over `area`.
 pub fn draw(frame: &mut Frame<'_>, view: &TextView, ctx: &DrawCtx<'_>, area: Rect) {
     let theme = ctx.theme;
     let w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
-        let lines: Vec<Line> = view
+    let lines: Vec<Line> = view
         .rows
         .iter()
         .skip(view.scroll)

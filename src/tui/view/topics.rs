@@ -7,16 +7,16 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::block::block;
-use crate::tui::layout::inner;
-use crate::tui::action::Pane;
 use super::ctx::DrawCtx;
 use super::handle::{Ctx, Effect, Handled, page};
-use crate::tui::action::Action;
 use super::overlays::Mode;
+use crate::catalog::window_bytes::WindowBytes;
+use crate::tui::action::Action;
+use crate::tui::action::Pane;
+use crate::tui::layout::inner;
+use crate::tui::model::topics::TopicList;
 use crate::tui::text::{bytes, common_prefix, fit, fit_middle, pad, pad_left, width};
 use crate::tui::theme::Theme;
-use crate::catalog::window_bytes::WindowBytes;
-use crate::tui::model::topics::TopicList;
 
 /// The topic pane's state: the filtered, sorted list and the bandwidth over the window.
 pub struct TopicsView {
@@ -60,7 +60,9 @@ pub fn draw(frame: &mut Frame<'_>, v: &TopicsView, ctx: &DrawCtx<'_>, area: Rect
     }
     let list = &v.list;
     frame.render_widget(
-        block(ctx.focus == Pane::Topics, theme,
+        block(
+            ctx.focus == Pane::Topics,
+            theme,
             fit(&title(v, ctx), area.width.saturating_sub(2) as usize),
         ),
         area,
@@ -158,7 +160,13 @@ fn header(cols: Columns, view: Option<bool>) -> String {
 }
 
 /// Visible row `i` as a line (`None` past the end).
-fn row_line(v: &TopicsView, ctx: &DrawCtx<'_>, theme: Theme, i: usize, cols: Columns) -> Option<Line<'static>> {
+fn row_line(
+    v: &TopicsView,
+    ctx: &DrawCtx<'_>,
+    theme: Theme,
+    i: usize,
+    cols: Columns,
+) -> Option<Line<'static>> {
     let list = &v.list;
     let row = list.rows().get(list.visible().get(i)?.row)?;
     let total_bags = ctx.catalog.bags().len();
