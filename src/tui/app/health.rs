@@ -49,22 +49,14 @@ impl App {
 
     /// Keys in the health view.
     pub(crate) fn health_action(&mut self, action: Action) -> bool {
-        let rows = self.health_rows();
-        let page = isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
         match action {
-            Action::ToggleHealth | Action::Back => self.overlays.mode = Mode::Normal,
-            Action::Up => self.overlays.health.move_by(-1, rows),
-            Action::Down => self.overlays.health.move_by(1, rows),
-            Action::PageUp => self.overlays.health.move_by(-page, rows),
-            Action::PageDown => self.overlays.health.move_by(page, rows),
-            Action::Top => self.overlays.health.move_by(isize::MIN / 2, rows),
-            Action::Bottom => self.overlays.health.move_by(isize::MAX / 2, rows),
             Action::Enter => return self.go_to_health_target(),
             Action::Resize(w, h) => return self.resize(w, h),
-            Action::ToggleHelp => self.overlays.mode = Mode::Help,
-            _ => return false,
+            _ => {}
         }
-        true
+        let mut ctx = self.handle_ctx(self.health_rows());
+        let handled = self.overlays.health_handle(action, &mut ctx);
+        self.apply_effects(handled, ctx.effects)
     }
 
     /// `Enter` in the health view: selects the line's topic (clearing a filter that hides

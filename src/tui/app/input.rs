@@ -19,13 +19,13 @@ impl App {
     }
 
     /// What a view of `rows` rows is lent to handle an action.
-    fn handle_ctx(&self, rows: usize) -> Ctx {
+    pub(super) fn handle_ctx(&self, rows: usize) -> Ctx {
         Ctx::new(rows, self.settings.time_format, self.start())
     }
 
     /// Applies what a view asked for after handling an action; true when the screen must be
     /// redrawn.
-    fn apply_effects(&mut self, handled: Handled, effects: Vec<Effect>) -> bool {
+    pub(super) fn apply_effects(&mut self, handled: Handled, effects: Vec<Effect>) -> bool {
         let mut redraw = handled == Handled::Yes;
         for e in effects {
             match e {
@@ -42,6 +42,7 @@ impl App {
                 Effect::Focus(p) => self.set_focus(p),
                 Effect::ToTimeline(a) => redraw = self.timeline_action(a),
                 Effect::Close => self.overlays.mode = Mode::Normal,
+                Effect::ShowHelp => self.overlays.mode = Mode::Help,
             }
         }
         redraw

@@ -76,20 +76,7 @@ impl App {
 
     /// Keys in the log view.
     pub(super) fn log_action(&mut self, action: Action) -> bool {
-        let rows = self.log_rows();
-        let page = isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
         match action {
-            Action::ToggleLog | Action::Back => self.overlays.mode = Mode::Normal,
-            Action::Up => self.views.log.view.move_by(-1, rows),
-            Action::Down => self.views.log.view.move_by(1, rows),
-            Action::PageUp => self.views.log.view.move_by(-page, rows),
-            Action::PageDown => self.views.log.view.move_by(page, rows),
-            Action::Top => self.views.log.view.move_by(isize::MIN / 2, rows),
-            Action::Bottom => self.views.log.view.move_by(isize::MAX / 2, rows),
-            Action::LogLevel => {
-                self.views.log.view.cycle_level();
-                self.views.log.view.scroll_into_view(rows);
-            }
             Action::LogNodeFilter | Action::LogTextFilter => {
                 let field = if action == Action::LogNodeFilter {
                     LogField::Node
@@ -99,19 +86,20 @@ impl App {
                 self.views.log.view.begin_edit(field);
                 self.overlays.prompt = self.views.log.view.filter(field).to_string();
                 self.overlays.mode = Mode::LogPrompt;
+                true
             }
-            Action::Enter => return self.go_to_log_line(),
+            Action::Enter => self.go_to_log_line(),
             Action::Resize(w, h) => {
                 self.resize(w, h);
                 self.views.log.view.scroll_into_view(self.log_rows());
+                true
             }
-            Action::ToggleHelp => self.overlays.mode = Mode::Help,
-            Action::Scroll(_, _, down) => {
-                self.views.log.view.move_by(if down { 3 } else { -3 }, rows);
+            _ => {
+                let mut ctx = self.handle_ctx(self.log_rows());
+                let handled = self.views.log.handle(action, &mut ctx);
+                self.apply_effects(handled, ctx.effects)
             }
-            _ => return false,
         }
-        true
     }
 
     /// Keys while typing a log filter: the list follows each character.

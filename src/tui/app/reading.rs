@@ -86,34 +86,15 @@ impl App {
 
     /// Keys in the text overlay.
     pub(super) fn text_action(&mut self, action: Action) -> bool {
-        let rows = self.text_rows();
-        let page = isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
-        match action {
-            Action::Back
-            | Action::ShowDefinition
-            | Action::ShowLongValue
-            | Action::ShowDiff
-            | Action::Enter => {
-                self.overlays.mode = Mode::Normal;
-            }
-            Action::Up => self.overlays.text.scroll_by(-1, rows),
-            Action::Down => self.overlays.text.scroll_by(1, rows),
-            Action::PageUp => self.overlays.text.scroll_by(-page, rows),
-            Action::PageDown => self.overlays.text.scroll_by(page, rows),
-            Action::Top => self.overlays.text.scroll_by(isize::MIN / 2, rows),
-            Action::Bottom => self.overlays.text.scroll_by(isize::MAX / 2, rows),
-            Action::Scroll(_, _, down) => self
-                .overlays
-                .text
-                .scroll_by(if down { 3 } else { -3 }, rows),
-            Action::Resize(w, h) => {
-                self.resize(w, h);
-                let width = self.text_width();
-                self.overlays.text.wrap_to(width);
-                self.overlays.text.scroll_by(0, self.text_rows());
-            }
-            _ => return false,
+        if let Action::Resize(w, h) = action {
+            self.resize(w, h);
+            let width = self.text_width();
+            self.overlays.text.wrap_to(width);
+            self.overlays.text.scroll_by(0, self.text_rows());
+            return true;
         }
-        true
+        let mut ctx = self.handle_ctx(self.text_rows());
+        let handled = self.overlays.text_handle(action, &mut ctx);
+        self.apply_effects(handled, ctx.effects)
     }
 }

@@ -30,6 +30,8 @@ pub enum Effect {
     ToTimeline(Action),
     /// Close the overlay shown (back to browsing).
     Close,
+    /// Show the help overlay.
+    ShowHelp,
 }
 
 /// What a view is lent while it handles an action.
@@ -61,6 +63,27 @@ impl Ctx {
         self.effects.push(effect);
         Handled::Yes
     }
+}
+
+/// The line a scrolling key moves to, as a move of `rows` rows: `Some(delta)` for `Up`,
+/// `Down`, the page keys, `Top`, `Bottom` and the mouse wheel (3 lines).
+pub fn scroll_delta(action: Action, rows: usize) -> Option<isize> {
+    Some(match action {
+        Action::Up => -1,
+        Action::Down => 1,
+        Action::PageUp => -page(rows),
+        Action::PageDown => page(rows),
+        Action::Top => isize::MIN / 2,
+        Action::Bottom => isize::MAX / 2,
+        Action::Scroll(_, _, down) => {
+            if down {
+                3
+            } else {
+                -3
+            }
+        }
+        _ => return None,
+    })
 }
 
 /// Lines a page key moves in a viewport of `rows` rows.

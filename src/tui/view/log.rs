@@ -12,9 +12,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::ctx::DrawCtx;
+use super::handle::{Ctx, Effect, Handled, scroll_delta};
 use super::overlays::Mode;
 use crate::catalog::log::{LogLevel, LogLine};
 use crate::printable::{escape, escape_line};
+use crate::tui::action::Action;
 use crate::tui::logger::LogJob;
 use crate::tui::model::log::{LogField, LogView};
 use crate::tui::text::{fit, pad, width, wrap};
@@ -27,6 +29,29 @@ pub struct LogPane {
     pub view: LogView,
     /// The log lines being read in the background.
     pub(crate) job: Option<LogJob>,
+}
+
+impl LogPane {
+    /// Keys of the log view that stay in it, in a list of `ctx.rows` rows (the filter
+    /// prompts and `Enter`, which leaves for the line's time, are the app's).
+    pub fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        match action {
+            Action::ToggleLog | Action::Back => ctx.then(Effect::Close),
+            Action::ToggleHelp => ctx.then(Effect::ShowHelp),
+            Action::LogLevel => {
+                self.view.cycle_level();
+                self.view.scroll_into_view(ctx.rows);
+                Handled::Yes
+            }
+            a => match scroll_delta(a, ctx.rows) {
+                Some(d) => {
+                    self.view.move_by(d, ctx.rows);
+                    Handled::Yes
+                }
+                None => Handled::No,
+            },
+        }
+    }
 }
 
 /// Bytes of a message looked at for one list row (the rest cannot show on a line anyway).

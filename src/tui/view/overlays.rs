@@ -2,7 +2,7 @@
 //! health view, the log view, the text overlay, the prompts and the question before `p`
 //! publishes, with their state ([`Overlays`]).
 
-use super::handle::{Ctx, Effect, Handled};
+use super::handle::{Ctx, Effect, Handled, scroll_delta};
 use crate::tui::action::Action;
 use crate::tui::model::health::HealthView;
 use crate::tui::model::publish_plan::PublishPlan;
@@ -81,6 +81,41 @@ impl Overlays {
                 Handled::Yes
             }
             _ => Handled::No,
+        }
+    }
+
+    /// Keys while the text overlay (`d`, `w`, `D`) is shown, in a viewport of `ctx.rows`.
+    pub fn text_handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        match action {
+            Action::Back
+            | Action::ShowDefinition
+            | Action::ShowLongValue
+            | Action::ShowDiff
+            | Action::Enter => ctx.then(Effect::Close),
+            a => match scroll_delta(a, ctx.rows) {
+                Some(d) => {
+                    self.text.scroll_by(d, ctx.rows);
+                    Handled::Yes
+                }
+                None => Handled::No,
+            },
+        }
+    }
+
+    /// Keys while the health view is shown, in a viewport of `ctx.rows` (`Enter`, which
+    /// leaves for a topic, is the app's).
+    pub fn health_handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        match action {
+            Action::ToggleHealth | Action::Back => ctx.then(Effect::Close),
+            Action::ToggleHelp => ctx.then(Effect::ShowHelp),
+            Action::Scroll(..) => Handled::No,
+            a => match scroll_delta(a, ctx.rows) {
+                Some(d) => {
+                    self.health.move_by(d, ctx.rows);
+                    Handled::Yes
+                }
+                None => Handled::No,
+            },
         }
     }
 }
