@@ -246,3 +246,65 @@ fn peers_of_a_rank_do_not_use_each_other() {
         ["1: `bag` -> `newlayer`: a module missing from LAYERS"]
     );
 }
+
+/// TEMP (h38-views, not to commit): file-level import cycles.
+#[test]
+fn tmp_file_cycles() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let src = src_dir();
+    let files = rust_files(&src);
+    let mut by_module: BTreeMap<Vec<String>, String> = BTreeMap::new();
+    for f in &files {
+        by_module.insert(
+            module_of(&src, f),
+            f.strip_prefix(&src).unwrap().display().to_string(),
+        );
+    }
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        if f.file_name().is_some_and(|n| n == "main.rs") && f.parent() == Some(&src) {
+            continue;
+        }
+        let me = f.strip_prefix(&src).unwrap().display().to_string();
+        let module = module_of(&src, f);
+        let text = std::fs::read_to_string(f).unwrap();
+        for p in crate_paths(&text, &module) {
+            let Some(mut t) = resolve(&p) else { continue };
+            while !t.is_empty() {
+                if let Some(file) = by_module.get(&t) {
+                    if *file != me {
+                        edges.entry(me.clone()).or_default().insert(file.clone());
+                    }
+                    break;
+                }
+                t.pop();
+            }
+        }
+    }
+    // Pairs and longer cycles: a file in a cycle reaches itself.
+    let mut found = Vec::new();
+    for a in edges.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<String> = edges[a].iter().cloned().collect();
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x.clone()) {
+                continue;
+            }
+            if let Some(n) = edges.get(&x) {
+                stack.extend(n.iter().cloned());
+            }
+        }
+        if seen.contains(a) {
+            found.push(a.clone());
+        }
+    }
+    for a in &found {
+        let back: Vec<_> = edges[a].iter().filter(|b| found.contains(b)).collect();
+        eprintln!("CYCLE {a} -> {back:?}");
+    }
+    assert!(
+        found.iter().all(|f| !f.starts_with("tui")),
+        "{} files in cycles",
+        found.len()
+    );
+}

@@ -1,4 +1,4 @@
-//! The text overlay (`d` definition, `w` long value): the rows of a [`TextView`](crate::tui::model::text_view::TextView) that fit,
+//! The text overlay (`d` definition, `w` long value): the rows of a [`TextView`] that fit,
 //! with where they are in the title.
 
 use ratatui::Frame;
