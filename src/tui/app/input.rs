@@ -41,6 +41,11 @@ impl App {
                 }
                 Effect::Focus(p) => self.set_focus(p),
                 Effect::ToTimeline(a) => redraw = self.timeline_action(a),
+                Effect::CursorMoved => redraw = self.cursor_moved(),
+                Effect::TopicBy(d) => {
+                    self.views.topics.list.move_by(d, self.layout.topics_rows());
+                    self.topic_changed();
+                }
                 Effect::Close => self.overlays.mode = Mode::Normal,
                 Effect::ShowHelp => self.overlays.mode = Mode::Help,
             }
@@ -135,54 +140,35 @@ impl App {
 
     /// Movement keys, interpreted by the focused pane.
     pub(super) fn navigate(&mut self, action: Action) -> bool {
+        self.offer_focused(action).unwrap_or(false)
+    }
+
+    /// Offers `action` to the focused view: `None` when it is not one of its keys, else
+    /// whether the screen must be redrawn once its effects are applied.
+    pub(super) fn offer_focused(&mut self, action: Action) -> Option<bool> {
+        if self.focus == Pane::Histogram {
+            return self.offer_timeline(action);
+        }
         let mut ctx = self.handle_ctx(self.layout.rows(self.focus));
         let v = &mut self.views;
         let handled = match self.focus {
             Pane::Topics => v.topics.handle(action, &mut ctx),
-            Pane::Histogram => return self.timeline_action(action),
             Pane::Messages => view::messages::handle(&mut v.messages, action, &mut ctx),
-            Pane::Inspector => v.inspector.handle(action, &mut ctx),
+            Pane::Inspector | Pane::Histogram => v.inspector.handle(action, &mut ctx),
         };
-        self.apply_effects(handled, ctx.effects)
+        (handled == Handled::Yes).then(|| self.apply_effects(handled, ctx.effects))
+    }
+
+    /// Offers `action` to the timeline (focused, or passed on by the topic list).
+    fn offer_timeline(&mut self, action: Action) -> Option<bool> {
+        let mut ctx = self.handle_ctx(0);
+        ctx.cols = self.timeline_columns(self.layout.histogram_width()).1;
+        let handled = self.views.timeline.handle(action, &mut ctx);
+        (handled == Handled::Yes).then(|| self.apply_effects(handled, ctx.effects))
     }
 
     pub(super) fn timeline_action(&mut self, action: Action) -> bool {
-        let width = self.timeline_columns(self.layout.histogram_width()).1;
-        match action {
-            Action::Left => self.views.timeline.timeline.step(-1, width),
-            Action::Right => self.views.timeline.timeline.step(1, width),
-            Action::BigLeft | Action::PageUp => self.views.timeline.timeline.step(-10, width),
-            Action::BigRight | Action::PageDown => self.views.timeline.timeline.step(10, width),
-            Action::Top => self
-                .views
-                .timeline
-                .timeline
-                .set_cursor(self.views.timeline.timeline.bounds().0),
-            Action::Bottom => self
-                .views
-                .timeline
-                .timeline
-                .set_cursor(self.views.timeline.timeline.bounds().1),
-            Action::Up => {
-                self.views
-                    .topics
-                    .list
-                    .move_by(-1, self.layout.topics_rows());
-                self.topic_changed();
-                return true;
-            }
-            Action::Down => {
-                self.views.topics.list.move_by(1, self.layout.topics_rows());
-                self.topic_changed();
-                return true;
-            }
-            Action::Enter => {
-                self.set_focus(Pane::Messages);
-                return true;
-            }
-            _ => return false,
-        }
-        self.cursor_moved()
+        self.offer_timeline(action).unwrap_or(false)
     }
 
     pub(super) fn prompt_action(&mut self, action: Action) -> bool {

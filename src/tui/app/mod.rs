@@ -230,6 +230,10 @@ impl App {
             Mode::Normal => {}
         }
         self.flash = None;
+        // The focused view first, then the global keys.
+        if let Some(redraw) = self.offer_focused(action) {
+            return redraw;
+        }
         match action {
             Action::ToggleHelp => self.overlays.mode = Mode::Help,
             Action::ToggleHealth => self.overlays.mode = Mode::Health,
@@ -304,7 +308,7 @@ impl App {
                 }
                 return self.navigate(if down { Action::Down } else { Action::Up });
             }
-            other => return self.navigate(other),
+            _ => return false,
         }
         true
     }

@@ -28,6 +28,10 @@ pub enum Effect {
     Focus(Pane),
     /// The action belongs to the timeline (keys the topic list shares with it).
     ToTimeline(Action),
+    /// The time cursor moved: fetch what it selects.
+    CursorMoved,
+    /// Move the topic selection by this many rows (the timeline's `Up` / `Down`).
+    TopicBy(isize),
     /// Close the overlay shown (back to browsing).
     Close,
     /// Show the help overlay.
@@ -39,6 +43,8 @@ pub enum Effect {
 pub struct Ctx {
     /// Rows of the view's viewport.
     pub rows: usize,
+    /// Columns of the view's drawing area (the timeline's bins).
+    pub cols: usize,
     /// How times are shown.
     pub time_format: TimeFormat,
     /// Start of the catalog (for offsets).
@@ -52,6 +58,7 @@ impl Ctx {
     pub fn new(rows: usize, time_format: TimeFormat, start: RosTime) -> Ctx {
         Ctx {
             rows,
+            cols: 0,
             time_format,
             start,
             effects: Vec::new(),

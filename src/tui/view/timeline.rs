@@ -2,9 +2,11 @@
 //! over it, the marked interval and the bandwidth over the visible window summed in the
 //! background. `histogram.rs` and `lanes.rs` draw it.
 
+use super::handle::{Ctx, Effect, Handled};
 use crate::catalog::Catalog;
 use crate::catalog::window_bytes::WindowBytes;
 use crate::time::RosTime;
+use crate::tui::action::{Action, Pane};
 use crate::tui::latest::Latest;
 use crate::tui::model::histogram::Histogram;
 use crate::tui::model::lanes::Lanes;
@@ -38,6 +40,25 @@ impl TimelineView {
             marks: (None, None),
             bandwidth: ViewBandwidth::default(),
         }
+    }
+
+    /// Keys while the timeline has the focus (or that the topic list passes on), over
+    /// `ctx.cols` bins.
+    pub fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        let (t, width) = (&mut self.timeline, ctx.cols);
+        match action {
+            Action::Left => t.step(-1, width),
+            Action::Right => t.step(1, width),
+            Action::BigLeft | Action::PageUp => t.step(-10, width),
+            Action::BigRight | Action::PageDown => t.step(10, width),
+            Action::Top => t.set_cursor(t.bounds().0),
+            Action::Bottom => t.set_cursor(t.bounds().1),
+            Action::Up => return ctx.then(Effect::TopicBy(-1)),
+            Action::Down => return ctx.then(Effect::TopicBy(1)),
+            Action::Enter => return ctx.then(Effect::Focus(Pane::Messages)),
+            _ => return Handled::No,
+        }
+        ctx.then(Effect::CursorMoved)
     }
 }
 
