@@ -105,7 +105,7 @@ fn thread_cpu_named(name: &str) -> f64 {
 }
 
 fn visible_count(app: &App) -> u64 {
-    app.topics.rows().iter().map(|r| r.count).sum()
+    app.views.topics.list.rows().iter().map(|r| r.count).sum()
 }
 
 /// The event loop's work: waits for events until `until`, handles each, draws after
@@ -200,7 +200,7 @@ fn run(n: usize) {
     let (tx, events) = mpsc::channel();
     let mut app = App::new(Catalog::new(vec![bag]), worker, 160, 48);
     app.set_events(tx);
-    assert!(app.follow.is_following());
+    assert!(app.jobs.follow.is_following());
     let terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     let mut lp = Loop {
         app,

@@ -62,7 +62,7 @@ fn main() {
     let mut app = App::new(Catalog::new(vec![bag]), worker, 160, 48);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     // The catalog's log topics, as the background reader would have found them.
-    app.log.topics.topics = vec!["/rosout".into()];
+    app.views.log.view.topics.topics = vec!["/rosout".into()];
     let t = Instant::now();
     app.log_piece(LogPiece {
         piece: lines(),

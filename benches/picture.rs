@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use bagscope::msg::{Registry, Schema, decode};
 use bagscope::picture::{self, Fit};
-use bagscope::tui::halfblock;
 use bagscope::tui::model::picture::ColorDepth;
+use bagscope::tui::view::halfblock;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 

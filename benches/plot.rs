@@ -403,11 +403,11 @@ fn xy_explorer_frames(path: &Path, series: &PlotSeries) {
     app.set_xy_notify(Notify::from(tx));
     for label in ["/imu/x", "/imu/y"] {
         assert!(app.add_plot(label, series.clone(), None));
-        app.plots.set_topic(label, "/imu");
+        app.views.plot.plots.set_topic(label, "/imu");
     }
     app.apply(Action::Focus(Pane::Histogram));
     app.apply(Action::TogglePlotXy);
-    assert!(app.plots.xy);
+    assert!(app.views.plot.plots.xy);
     let first = rx.recv_timeout(Duration::from_secs(60)).unwrap();
     app.handle(bagscope::tui::term::event::AppEvent::Xy(first));
     let mut term = Terminal::new(TestBackend::new(160, 48)).unwrap();

@@ -223,8 +223,8 @@ fn bench_many_topics(n: usize) {
         }
         let per = t.elapsed() / u32::try_from(actions.len()).unwrap();
         // A filter computed in the background: how long until its rows are shown.
-        let background = app.topics.is_filtering();
-        while app.topics.is_filtering() {
+        let background = app.views.topics.list.is_filtering();
+        while app.views.topics.list.is_filtering() {
             match filtered.recv_timeout(Duration::from_secs(60)) {
                 Ok(ev @ AppEvent::Filtered(_)) => {
                     app.handle(ev);

@@ -121,6 +121,16 @@ impl Layout {
         })
     }
 
+    /// Rows of the list viewport of `pane` (none for the timeline).
+    pub fn rows(&self, pane: Pane) -> usize {
+        match pane {
+            Pane::Topics => self.topics_rows(),
+            Pane::Messages => self.messages_rows(),
+            Pane::Inspector => self.inspector_rows(),
+            Pane::Histogram => 0,
+        }
+    }
+
     /// Rows of the topic table (inside the border, below the header).
     pub fn topics_rows(&self) -> usize {
         self.topics.height.saturating_sub(3).max(1) as usize
@@ -143,6 +153,16 @@ impl Layout {
             w => w.saturating_sub(2).max(1) as usize,
         }
     }
+}
+
+/// The area inside a block's border.
+pub fn inner(area: Rect) -> Rect {
+    Rect::new(
+        area.x.saturating_add(1),
+        area.y.saturating_add(1),
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    )
 }
 
 #[cfg(test)]

@@ -10,18 +10,16 @@
 
 pub mod action;
 pub mod app;
-pub mod dots;
-pub mod halfblock;
 pub mod jobs;
 pub mod keymap;
 pub mod layout;
 pub mod model;
-pub mod panes;
 pub mod startup;
 pub mod term;
 pub mod text;
 pub mod theme;
 pub mod ui;
+pub mod view;
 
 use std::io;
 use std::sync::mpsc;
@@ -118,9 +116,9 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     let Some(mut app) = app else {
         return Ok(Ended::Unopenable(errors));
     };
-    app.note.clone_from(&options.note);
-    app.picture.graphics = graphics;
-    app.publish_settings.clone_from(&options.publish);
+    app.settings.note.clone_from(&options.note);
+    app.views.inspector.picture.graphics = graphics;
+    app.settings.publish.clone_from(&options.publish);
     // The terminal may have been resized while opening (laid out again only then: the
     // histogram of a million chunks is tens of milliseconds before the first frame).
     let (w, h) = crossterm::terminal::size()?;
@@ -230,7 +228,7 @@ fn wait_for_unregistration(
             Ok(AppEvent::Signal(_)) | Err(_) => break,
             Ok(AppEvent::Input(Event::Key(k)))
                 if k.kind != crossterm::event::KeyEventKind::Release
-                    && app.keymap.quits(k, keymap::Context::Global) =>
+                    && app.settings.keymap.quits(k, keymap::Context::Global) =>
             {
                 break;
             }

@@ -20,10 +20,10 @@ use super::app::App;
 use super::jobs::gate::Gate;
 use super::jobs::opening::{Opening, Progress};
 use super::keymap::{Context, KeyMap};
-use super::panes;
 use super::term::event::{self, AppEvent, Ready};
 use super::term::graphics::Graphics;
 use super::theme::Theme;
+use super::view;
 
 /// How the opening screen ended.
 pub enum Waited {
@@ -72,7 +72,7 @@ where
             terminal
                 .draw(|f| {
                     let area = f.area();
-                    panes::opening::draw(f, shown, shown.started.elapsed(), wait.theme, area);
+                    view::opening::draw(f, shown, shown.started.elapsed(), wait.theme, area);
                 })
                 .map_err(io::Error::other)?;
             drawn = Some(Instant::now());

@@ -1,4 +1,5 @@
-//! Drawing the whole screen from `&App`.
+//! Drawing the whole screen from `&App`: the frame lends each view its state and a
+//! [`DrawCtx`] (catalog, theme, time format, focus, prompt), and draws the overlay on top.
 
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
@@ -6,8 +7,10 @@ use ratatui::widgets::Paragraph;
 
 use super::action::Pane;
 use super::app::{App, Mode};
-use super::panes;
 use super::theme::Theme;
+use super::view;
+use super::view::ctx::DrawCtx;
+use super::view::status::StatusParts;
 
 /// Draws every visible pane, the status bar and overlays.
 pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
@@ -30,19 +33,59 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
             .collect();
         frame.render_widget(Paragraph::new(Line::from(tabs)), l.tabs);
     }
-    panes::topics::draw(frame, app, theme, l.topics);
-    panes::histogram::draw(frame, app, theme, l.histogram);
-    panes::messages::draw(frame, app, theme, l.messages);
-    panes::inspector::draw(frame, app, theme, l.inspector);
-    panes::plot::draw(frame, app, theme, l.plot);
-    panes::status::draw(frame, app, theme, l.status);
+    let ctx = DrawCtx {
+        catalog: &app.catalog,
+        theme,
+        time_format: app.settings.time_format,
+        start: app.start(),
+        focus: app.focus,
+        mode: app.overlays.mode,
+        prompt: &app.overlays.prompt,
+        play: app.jobs.play,
+    };
+    let v = &app.views;
+    view::topics::draw(frame, &v.topics, &ctx, l.topics);
+    view::histogram::draw(
+        frame,
+        &v.timeline,
+        (&v.topics.list, &v.search),
+        &ctx,
+        l.histogram,
+    );
+    let total = v.topics.list.selected_row().map_or(0, |r| r.count);
+    view::messages::draw(frame, &v.messages, total, &ctx, l.messages);
+    let picture = (app.picture_on(), v.messages.selected_ref());
+    view::inspector::draw(frame, &v.inspector, picture, &ctx, l.inspector);
+    view::plot::draw(
+        frame,
+        &v.plot,
+        (&v.timeline, app.xy_pending()),
+        &ctx,
+        l.plot,
+    );
+    let cursor = v.timeline.timeline.cursor();
+    let parts = StatusParts {
+        flash: app.flash.as_ref(),
+        note: app.settings.note.as_deref(),
+        follow: app.jobs.follow.mark(),
+        scan: app.jobs.scan.mark(),
+        unopened: app.settings.unopened.len(),
+        publishing: app.jobs.publishing.as_ref(),
+        cursor,
+        search: v.search.search.status(cursor),
+    };
+    view::status::draw(frame, &parts, &ctx, l.status);
     let body = ratatui::layout::Rect::new(0, 0, app.area.width, app.area.height.saturating_sub(1));
-    match app.mode {
-        Mode::Help => panes::help::draw(frame, app, theme, body),
-        Mode::Health => panes::health::draw(frame, app, theme, body),
-        Mode::Log | Mode::LogPrompt => panes::log::draw(frame, app, theme, body),
-        Mode::Text => panes::text_view::draw(frame, app, theme, body),
-        Mode::ConfirmPublish => panes::confirm::draw(frame, app, theme, body),
+    let o = &app.overlays;
+    match o.mode {
+        Mode::Help => view::help::draw(frame, (&app.settings.keymap, o.help_scroll), theme, body),
+        Mode::Health => view::health::draw(frame, (&o.health, app.jobs.scan.banner()), theme, body),
+        Mode::Log | Mode::LogPrompt => {
+            let rows = (app.log_rows(), app.log_detail_rows());
+            view::log::draw(frame, &v.log, rows, &ctx, body);
+        }
+        Mode::Text => view::text_view::draw(frame, &o.text, &ctx, body),
+        Mode::ConfirmPublish => view::confirm::draw(frame, o.publish_plan.as_ref(), &ctx, body),
         _ => {}
     }
 }

@@ -33,7 +33,7 @@ impl Harness {
         let mut app = App::new(catalog, worker, w, h);
         app.set_events(tx);
         // Pictures in the colourless ramp, like the mono theme: screens do not depend on NO_COLOR.
-        app.picture.depth = bagscope::tui::model::picture::ColorDepth::Grey;
+        app.views.inspector.picture.depth = bagscope::tui::model::picture::ColorDepth::Grey;
         let mut h = Harness {
             app,
             requests,

@@ -56,7 +56,7 @@ fn topic_list_shows_and_sorts_by_bandwidth_when_wide() {
     let bag = Bag::open(&path).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag.clone()]), 160, 48);
     h.scan();
-    let row = h.app.topics.selected_row().unwrap();
+    let row = h.app.views.topics.list.selected_row().unwrap();
     assert_eq!(row.bandwidth, Some(160.6));
     let screen = h.screen();
     assert!(screen.contains("bytes/s"), "room for the column: {screen}");
@@ -111,9 +111,11 @@ fn wait_for_view_bytes(h: &mut Harness) {
         "the bandwidth over the view",
         std::time::Duration::from_secs(30),
         |a| {
-            a.view_bytes
+            a.views
+                .topics
+                .bytes
                 .as_ref()
-                .is_some_and(|v| v.window == a.timeline.view())
+                .is_some_and(|v| v.window == a.views.timeline.timeline.view())
         },
     );
 }
@@ -127,13 +129,16 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
     h.scan();
     // Sorted by bandwidth over the whole bag, the burst comes first.
     h.act(&[Action::CycleSort; 4]);
-    assert_eq!(h.app.topics.selected_row().unwrap().topic, "/big");
+    assert_eq!(
+        h.app.views.topics.list.selected_row().unwrap().topic,
+        "/big"
+    );
     assert!(h.screen().contains("bytes/s"));
     // Zoomed in around the cursor (at the start): the burst is out of view.
     h.act(&[Action::ZoomIn]);
     wait_for_view_bytes(&mut h);
-    let (w0, w1) = h.app.timeline.view();
-    assert!(h.app.timeline.is_zoomed());
+    let (w0, w1) = h.app.views.timeline.timeline.view();
+    assert!(h.app.views.timeline.timeline.is_zoomed());
     let seconds = w1.nanos_since(w0) as f64 / 1e9;
     // Hand count: the `/status` records (146 bytes each) at whole seconds inside the window.
     let inside = (0..11)
@@ -141,7 +146,7 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
         .count();
     assert!((2..11).contains(&inside), "{inside} in {w0:?}..{w1:?}");
     let expected = inside as f64 * 146.0 / seconds;
-    let rows = h.app.topics.rows();
+    let rows = h.app.views.topics.list.rows();
     let status = rows.iter().find(|r| r.topic == "/status").unwrap();
     let big = rows.iter().find(|r| r.topic == "/big").unwrap();
     assert!(
@@ -150,7 +155,10 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
         status.view_bandwidth
     );
     assert_eq!(big.view_bandwidth, Some(0.0));
-    assert!(h.app.view_bytes.as_ref().unwrap().exact, "index scanned");
+    assert!(
+        h.app.views.topics.bytes.as_ref().unwrap().exact,
+        "index scanned"
+    );
     let screen = h.screen();
     assert!(screen.contains("B/s (view)"), "{screen}");
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -160,22 +168,27 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
         "{shown}: {screen}"
     );
     // The sort follows the view: `/status` now first.
-    let first = h.app.topics.visible()[0].row;
-    assert_eq!(h.app.topics.rows()[first].topic, "/status");
+    let first = h.app.views.topics.list.visible()[0].row;
+    assert_eq!(h.app.views.topics.list.rows()[first].topic, "/status");
     // Panned to the end (the cursor leaves the window): the burst is in view and first again.
     // With `/status` selected, its message window holds every cursor position on the way.
     h.act(&[Action::Up]);
-    assert_eq!(h.app.topics.selected_row().unwrap().topic, "/status");
+    assert_eq!(
+        h.app.views.topics.list.selected_row().unwrap().topic,
+        "/status"
+    );
     h.act(&[Action::BigRight; 20]);
     wait_for_view_bytes(&mut h);
-    let (w0, w1) = h.app.timeline.view();
+    let (w0, w1) = h.app.views.timeline.timeline.view();
     assert!(w0 <= RosTime::new(109, 200_000_000) && w1 >= RosTime::new(109, 600_000_000));
-    let rows = h.app.topics.rows();
+    let rows = h.app.views.topics.list.rows();
     let big = rows.iter().find(|r| r.topic == "/big").unwrap();
     let seconds = w1.nanos_since(w0) as f64 / 1e9;
     let big_bytes = h
         .app
-        .view_bytes
+        .views
+        .topics
+        .bytes
         .as_ref()
         .unwrap()
         .bytes
@@ -186,14 +199,14 @@ fn zoomed_topic_list_shows_and_sorts_by_bandwidth_over_the_view() {
         "three records of 4 + 38 + 4 + 4 + 1000 bytes: {big_bytes:?}"
     );
     assert!((big.view_bandwidth.unwrap() - big_bytes.unwrap() / seconds).abs() < 1e-9);
-    let first = h.app.topics.visible()[0].row;
-    assert_eq!(h.app.topics.rows()[first].topic, "/big");
+    let first = h.app.views.topics.list.visible()[0].row;
+    assert_eq!(h.app.views.topics.list.rows()[first].topic, "/big");
     // Zoomed out: the whole bag again.
     h.act(&[Action::ZoomReset]);
-    assert!(h.app.view_bytes.is_none());
+    assert!(h.app.views.topics.bytes.is_none());
     assert!(h.screen().contains("bytes/s"));
-    let first = h.app.topics.visible()[0].row;
-    assert_eq!(h.app.topics.rows()[first].topic, "/big");
+    let first = h.app.views.topics.list.visible()[0].row;
+    assert_eq!(h.app.views.topics.list.rows()[first].topic, "/big");
 }
 
 #[test]

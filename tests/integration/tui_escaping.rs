@@ -154,7 +154,9 @@ fn no_pane_or_title_shows_a_bags_control_characters_raw() {
     let path = evil_bag(dir.path());
     for (w, hh) in [(80u16, 24u16), (160, 48)] {
         let mut h = harness(&path, w, hh);
-        h.wait_until("the log lines", Duration::from_secs(20), |app| app.log.done);
+        h.wait_until("the log lines", Duration::from_secs(20), |app| {
+            app.views.log.view.done
+        });
         assert_escaped(&h, "the first screen");
         for topic in ["gnp", "rosout", "num", "pt", "typed"] {
             select_topic(&mut h, topic);
@@ -181,15 +183,17 @@ fn no_pane_or_title_shows_a_bags_control_characters_raw() {
         ]);
         let row = h
             .app
+            .views
             .inspector
+            .tree
             .rows()
             .iter()
             .position(|r| r.path == "data")
             .unwrap();
-        h.app.inspector.selected = row;
+        h.app.views.inspector.tree.selected = row;
         h.act(&[Action::TogglePlotField]);
         h.wait_until("the series", Duration::from_secs(30), |a| {
-            a.plots.entries.len() == 1 && a.plots.progress().is_none()
+            a.views.plot.plots.entries.len() == 1 && a.views.plot.plots.progress().is_none()
         });
         assert_escaped(&h, "the plot");
         // The log view, the health pane.
@@ -223,11 +227,11 @@ fn the_xy_plot_names_its_topic_escaped() {
     h.app.plot_field(&format!("/pt{EVIL}/x")).unwrap();
     h.app.plot_field(&format!("/pt{EVIL}/y")).unwrap();
     h.wait_until("both series", Duration::from_secs(30), |a| {
-        a.plots.entries.len() == 2 && a.plots.progress().is_none()
+        a.views.plot.plots.entries.len() == 2 && a.views.plot.plots.progress().is_none()
     });
     assert_escaped(&h, "the plot's legend");
     h.act(&[Action::TogglePlotXy]);
-    assert!(h.app.plots.xy, "{}", h.status_bar());
+    assert!(h.app.views.plot.plots.xy, "{}", h.status_bar());
     h.wait_until("the XY picture", Duration::from_secs(30), |a| {
         !a.xy_pending()
     });

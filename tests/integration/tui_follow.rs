@@ -64,7 +64,9 @@ fn append(path: &Path, bytes: &[u8]) {
 
 fn topic_counts(h: &Harness) -> Vec<(String, u64)> {
     h.app
+        .views
         .topics
+        .list
         .rows()
         .iter()
         .map(|r| (r.topic.clone(), r.count))
@@ -81,10 +83,10 @@ fn stable(screen: &str) -> String {
 /// health report over what is shown (recomputed while following).
 fn settle(h: &mut Harness) {
     h.wait_until("the messages and the decoded one", WAIT, |app| {
-        !app.messages.loading && app.inspector.loading.is_none()
+        !app.views.messages.loading && app.views.inspector.tree.loading.is_none()
     });
     h.wait_until("the health report of the recording so far", WAIT, |app| {
-        app.health.report.as_ref().is_some_and(|r| {
+        app.overlays.health.report.as_ref().is_some_and(|r| {
             r.topics.iter().map(|t| t.count).sum::<u64>() == app.catalog.message_count()
         })
     });
@@ -108,11 +110,11 @@ fn the_explorer_follows_a_growing_bag_and_switches_to_the_finished_one() {
     let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag]), 80, 24);
     assert!(
-        h.app.follow.is_following(),
+        h.app.jobs.follow.is_following(),
         "a .active bag is followed at once"
     );
     h.wait_until("the first snapshot", WAIT, |app| {
-        app.follow.status().is_some_and(|s| s.messages > 0) && app.catalog.message_count() > 0
+        app.jobs.follow.status().is_some_and(|s| s.messages > 0) && app.catalog.message_count() > 0
     });
     let first = h.app.catalog.message_count();
     let counted: u64 = topic_counts(&h).iter().map(|(_, c)| c).sum();
@@ -130,7 +132,10 @@ fn the_explorer_follows_a_growing_bag_and_switches_to_the_finished_one() {
     let counted: u64 = topic_counts(&h).iter().map(|(_, c)| c).sum();
     assert_eq!(counted, second);
     // The cursor stuck to the end of the grown time axis.
-    assert_eq!(h.app.timeline.cursor(), h.app.timeline.bounds().1);
+    assert_eq!(
+        h.app.views.timeline.timeline.cursor(),
+        h.app.views.timeline.timeline.bounds().1
+    );
     for (w, hh) in [(80, 24), (160, 48)] {
         // The histogram is exact for the chunks the worker has read (their index is then
         // in memory): drawn again once the messages are in, as a resize does.
@@ -156,8 +161,16 @@ fn the_explorer_follows_a_growing_bag_and_switches_to_the_finished_one() {
     f.sync_all().unwrap();
     drop(f);
     std::fs::rename(&active, &done).unwrap();
-    h.wait_until("the finished bag", WAIT, |app| !app.follow.is_following());
-    assert!(h.app.follow.mark().is_some_and(|m| m.contains("finished")));
+    h.wait_until("the finished bag", WAIT, |app| {
+        !app.jobs.follow.is_following()
+    });
+    assert!(
+        h.app
+            .jobs
+            .follow
+            .mark()
+            .is_some_and(|m| m.contains("finished"))
+    );
     let bag = h.app.catalog.bag(0).unwrap();
     assert_eq!(bag.path(), done.as_path(), "switched to the renamed bag");
     assert!(
@@ -181,21 +194,21 @@ fn f_stops_and_starts_following() {
     let bag = Bag::open(&path).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag]), 80, 24);
     assert!(
-        !h.app.follow.is_following(),
+        !h.app.jobs.follow.is_following(),
         "a finished .bag is not followed"
     );
     h.act(&[bagscope::tui::action::Action::ToggleFollow]);
-    assert!(h.app.follow.is_following());
+    assert!(h.app.jobs.follow.is_following());
     // A finished bag has nothing more to come: following ends at once, counts unchanged.
     h.wait_until("the end of following", WAIT, |app| {
-        !app.follow.is_following()
+        !app.jobs.follow.is_following()
     });
     let counted: u64 = topic_counts(&h).iter().map(|(_, c)| c).sum();
     assert_eq!(counted, 10);
     h.act(&[bagscope::tui::action::Action::ToggleFollow]);
-    assert!(h.app.follow.is_following());
+    assert!(h.app.jobs.follow.is_following());
     h.act(&[bagscope::tui::action::Action::ToggleFollow]);
-    assert!(!h.app.follow.is_following());
+    assert!(!h.app.jobs.follow.is_following());
     assert!(
         h.status_bar().contains("following stopped"),
         "{}",
@@ -229,7 +242,7 @@ fn the_explorer_follows_a_rosbag_record_recording() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let mut h = Harness::new(Catalog::new(vec![bag]), 80, 24);
-    assert!(h.app.follow.is_following());
+    assert!(h.app.jobs.follow.is_following());
     let publisher = Proc(
         graph
             .command("rostopic")
@@ -247,7 +260,7 @@ fn the_explorer_follows_a_rosbag_record_recording() {
     drop(publisher);
     graph.stop_recorder(rec, &out);
     h.wait_until("the finished bag", Duration::from_secs(20), |app| {
-        !app.follow.is_following()
+        !app.jobs.follow.is_following()
     });
     let yaml = graph
         .command("rosbag")
@@ -342,11 +355,12 @@ fn a_recording_left_long_ago_is_shown_stalled() {
     let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
     h.wait_until("the stalled mark", WAIT, |app| {
-        app.follow
+        app.jobs
+            .follow
             .mark()
             .is_some_and(|m| m.contains("not growing since"))
     });
-    let mark = h.app.follow.mark().unwrap();
+    let mark = h.app.jobs.follow.mark().unwrap();
     assert!(!mark.contains("live"), "{mark}");
     assert!(
         mark.contains(
@@ -412,7 +426,8 @@ fn a_compressed_recording_says_its_newest_messages_are_not_on_disk() {
     let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag]), 160, 48);
     h.wait_until("the compressing mark", WAIT, |app| {
-        app.follow
+        app.jobs
+            .follow
             .mark()
             .is_some_and(|m| m.contains("not yet on disk: the recorder compresses chunks"))
     });

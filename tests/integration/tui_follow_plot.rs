@@ -78,12 +78,17 @@ fn x_count(app: &App) -> u64 {
 
 /// The plotted series' points.
 fn points(app: &App) -> usize {
-    app.plots.entries.first().map_or(0, |e| e.series.len())
+    app.views
+        .plot
+        .plots
+        .entries
+        .first()
+        .map_or(0, |e| e.series.len())
 }
 
 /// The legend's max over the whole series.
 fn max(app: &App) -> Option<f64> {
-    let s = &app.plots.entries.first()?.series;
+    let s = &app.views.plot.plots.entries.first()?.series;
     s.min_max(0, i64::MAX).map(|(_, hi)| hi)
 }
 
@@ -93,7 +98,7 @@ fn max(app: &App) -> Option<f64> {
 fn caught_up(h: &mut Harness, what: &str) -> usize {
     h.wait_until(what, WAIT, |app| {
         let n = x_count(app);
-        n > 0 && points(app) as u64 == n && app.plots.entries[0].progress.is_none()
+        n > 0 && points(app) as u64 == n && app.views.plot.plots.entries[0].progress.is_none()
     });
     points(&h.app)
 }
@@ -127,7 +132,7 @@ fn a_plotted_series_grows_while_the_recording_is_followed() {
 
     let bag = Bag::open_with(&active, OpenOptions::default()).unwrap();
     let mut h = Harness::new(Catalog::new(vec![bag]), 80, 24);
-    assert!(h.app.follow.is_following());
+    assert!(h.app.jobs.follow.is_following());
     h.wait_until("the first snapshot", WAIT, |app| x_count(app) > 0);
     h.app.plot_field("/x/data").unwrap();
     let mut seen = vec![caught_up(&mut h, "the first points")];
@@ -161,8 +166,10 @@ fn a_plotted_series_grows_while_the_recording_is_followed() {
     f.sync_all().unwrap();
     drop(f);
     std::fs::rename(&active, &done).unwrap();
-    h.wait_until("the finished bag", WAIT, |app| !app.follow.is_following());
+    h.wait_until("the finished bag", WAIT, |app| {
+        !app.jobs.follow.is_following()
+    });
     assert_eq!(caught_up(&mut h, "the whole series"), N as usize);
-    let got: Column = h.app.plots.entries[0].series.to_column();
+    let got: Column = h.app.views.plot.plots.entries[0].series.to_column();
     assert_eq!(got, want, "no point lost or read twice");
 }

@@ -7,20 +7,26 @@ use bagscope::tui::action::{Action, Pane};
 use crate::common::tui::{Harness, select_topic};
 
 fn lanes_of(h: &Harness) -> Vec<String> {
-    let l = h.app.lanes.as_ref().expect("lanes are shown");
+    let l = h
+        .app
+        .views
+        .timeline
+        .lanes
+        .as_ref()
+        .expect("lanes are shown");
     l.lanes.iter().map(|l| l.topic.clone()).collect()
 }
 
 #[test]
 fn a_cycles_selected_all_lanes() {
     let mut h = Harness::demo(160, 48);
-    assert!(h.app.lanes.is_none() && !h.app.hist_all);
+    assert!(h.app.views.timeline.lanes.is_none() && !h.app.views.timeline.hist_all);
     h.act(&[Action::ToggleHistogramScope]);
-    assert!(h.app.hist_all && h.app.lanes.is_none());
+    assert!(h.app.views.timeline.hist_all && h.app.views.timeline.lanes.is_none());
     h.act(&[Action::ToggleHistogramScope]);
-    assert!(!h.app.hist_all && h.app.lanes.is_some());
+    assert!(!h.app.views.timeline.hist_all && h.app.views.timeline.lanes.is_some());
     h.act(&[Action::ToggleHistogramScope]);
-    assert!(!h.app.hist_all && h.app.lanes.is_none());
+    assert!(!h.app.views.timeline.hist_all && h.app.views.timeline.lanes.is_none());
 }
 
 #[test]
@@ -34,7 +40,7 @@ fn lanes_estimated_then_exact_every_topic() {
         h.scan();
         let screen = h.screen();
         assert!(!screen.contains("(est.)"), "after the scan: {screen}");
-        let l = h.app.lanes.as_ref().unwrap();
+        let l = h.app.views.timeline.lanes.as_ref().unwrap();
         assert!(l.exact);
         // One bin per drawn column (the pane's inside less the name column).
         let inner = (h.app.layout.histogram.width - 2) as usize;
@@ -44,7 +50,9 @@ fn lanes_estimated_then_exact_every_topic() {
         for lane in &l.lanes {
             let row = h
                 .app
+                .views
                 .topics
+                .list
                 .rows()
                 .iter()
                 .find(|r| r.topic == lane.topic)
@@ -65,7 +73,7 @@ fn lanes_follow_the_filter_and_scroll_with_the_selection() {
     let mut h = Harness::demo(80, 24);
     h.scan();
     h.act(&[Action::ToggleHistogramScope, Action::ToggleHistogramScope]);
-    let total = h.app.topics.visible().len();
+    let total = h.app.views.topics.list.visible().len();
     let rows = lanes_of(&h).len();
     assert!(
         rows < total,
@@ -76,7 +84,15 @@ fn lanes_follow_the_filter_and_scroll_with_the_selection() {
     for _ in 0..total {
         h.act(&[Action::Down]);
     }
-    let selected = h.app.topics.selected_row().unwrap().topic.clone();
+    let selected = h
+        .app
+        .views
+        .topics
+        .list
+        .selected_row()
+        .unwrap()
+        .topic
+        .clone();
     assert_eq!(lanes_of(&h).last(), Some(&selected));
     let screen = h.screen();
     assert!(
@@ -92,7 +108,7 @@ fn lanes_follow_the_filter_and_scroll_with_the_selection() {
     // Zoom and marks are the timeline's.
     h.act(&[Action::ZoomIn, Action::MarkStart]);
     let screen = h.screen();
-    assert!(h.app.timeline.is_zoomed(), "zoomed");
+    assert!(h.app.views.timeline.timeline.is_zoomed(), "zoomed");
     assert!(
         screen.contains("marking…") && screen.contains("zoo"),
         "{screen}"
@@ -112,8 +128,8 @@ fn a_click_on_a_lane_moves_the_cursor_on_the_lanes_time_axis() {
     let x = r.x + 1 + (names + bars / 2) as u16;
     h.act(&[Action::Click(x, r.y + 2)]);
     assert_eq!(
-        h.app.timeline.cursor(),
-        h.app.timeline.time_of_bin(bars / 2, bars),
+        h.app.views.timeline.timeline.cursor(),
+        h.app.views.timeline.timeline.time_of_bin(bars / 2, bars),
         "the column under the click, not counting the names"
     );
 }
@@ -128,16 +144,18 @@ fn a_search_marks_the_lane_of_the_topic_it_matched_on() {
         h.type_text("level >= WARN");
         h.act(&[Action::Enter]);
         h.wait_until("the search", std::time::Duration::from_secs(30), |app| {
-            app.search.done
+            app.views.search.search.done
         });
-        assert_eq!(h.app.search.matches.len(), 3);
+        assert_eq!(h.app.views.search.search.matches.len(), 3);
         // Every topic shown again: the marks stay on the lane of the topic they matched on.
         h.act(&[Action::StartFilter, Action::ClearInput, Action::Enter]);
         h.act(&[Action::ToggleHistogramScope, Action::ToggleHistogramScope]);
         h.act(&[Action::Focus(Pane::Topics)]);
         while h
             .app
+            .views
             .topics
+            .list
             .selected_row()
             .is_some_and(|r| r.topic != "/rosout")
         {

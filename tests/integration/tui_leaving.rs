@@ -29,15 +29,19 @@ fn q_closes_each_overlay_and_quits_only_from_the_main_view() {
     ] {
         h.act(&[open]);
         h.pump();
-        assert_eq!(h.app.mode, mode, "{open:?} opens its view");
+        assert_eq!(h.app.overlays.mode, mode, "{open:?} opens its view");
         h.app.handle(q());
-        assert_eq!(h.app.mode, Mode::Normal, "q closes {mode:?}");
+        assert_eq!(h.app.overlays.mode, Mode::Normal, "q closes {mode:?}");
         assert!(!h.app.quit, "q in {mode:?} does not quit");
     }
     // In a prompt, q is a letter.
     h.act(&[Action::StartFilter]);
     h.app.handle(q());
-    assert!(h.app.prompt.ends_with('q'), "{}", h.app.prompt);
+    assert!(
+        h.app.overlays.prompt.ends_with('q'),
+        "{}",
+        h.app.overlays.prompt
+    );
     assert!(!h.app.quit);
     h.act(&[Action::Back]);
     h.app.handle(q());
@@ -58,7 +62,7 @@ fn ctrl_c_quits_from_every_prompt_and_view() {
         let mut h = Harness::demo(80, 24);
         h.scan();
         h.act(&[open]);
-        assert_ne!(h.app.mode, Mode::Normal, "{open:?}");
+        assert_ne!(h.app.overlays.mode, Mode::Normal, "{open:?}");
         h.app.handle(ctrl_c());
         assert!(h.app.quit, "Ctrl-C quits from {open:?}");
     }
@@ -66,7 +70,7 @@ fn ctrl_c_quits_from_every_prompt_and_view() {
     let mut h = Harness::demo(80, 24);
     h.scan();
     h.act(&[Action::ToggleLog, Action::LogTextFilter]);
-    assert_eq!(h.app.mode, Mode::LogPrompt);
+    assert_eq!(h.app.overlays.mode, Mode::LogPrompt);
     h.app.handle(ctrl_c());
     assert!(h.app.quit, "Ctrl-C quits from the log view's prompt");
 }

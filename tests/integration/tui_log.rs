@@ -15,51 +15,62 @@ use crate::common::tui::Harness;
 /// The demo bag with its log lines read.
 fn demo_with_log(w: u16, h: u16) -> Harness {
     let mut h = Harness::demo(w, h);
-    h.wait_until("the log lines", Duration::from_secs(20), |app| app.log.done);
+    h.wait_until("the log lines", Duration::from_secs(20), |app| {
+        app.views.log.view.done
+    });
     h
 }
 
 #[test]
 fn log_view_lists_filters_and_goes_to_a_line() {
     let mut h = demo_with_log(80, 24);
-    assert_eq!(h.app.log.lines.lines.len(), 15, "every /rosout message");
+    assert_eq!(
+        h.app.views.log.view.lines.lines.len(),
+        15,
+        "every /rosout message"
+    );
     h.act(&[Action::ToggleLog]);
-    assert_eq!(h.app.mode, Mode::Log);
+    assert_eq!(h.app.overlays.mode, Mode::Log);
     let screen = h.screen();
     assert!(screen.contains("INFO  "), "{screen}");
     assert!(screen.contains("/base_driver"), "{screen}");
     // Minimum level WARN: the two warnings and the error.
     h.act(&[Action::LogLevel, Action::LogLevel]);
-    assert_eq!(h.app.log.min_level, LogLevel::Warn);
-    assert_eq!(h.app.log.shown.len(), 3);
+    assert_eq!(h.app.views.log.view.min_level, LogLevel::Warn);
+    assert_eq!(h.app.views.log.view.shown.len(), 3);
     // Node filter.
     h.act(&[Action::LogNodeFilter]);
     h.type_text("usb");
     h.act(&[Action::Enter]);
-    assert_eq!(h.app.log.shown.len(), 2);
+    assert_eq!(h.app.views.log.view.shown.len(), 2);
     // Text filter (any case).
     h.act(&[Action::LogTextFilter]);
     h.type_text("vidioc");
     h.act(&[Action::Enter]);
-    assert_eq!(h.app.log.shown.len(), 1);
-    let line = h.app.log.selected_line().unwrap().clone();
+    assert_eq!(h.app.views.log.view.shown.len(), 1);
+    let line = h.app.views.log.view.selected_line().unwrap().clone();
     assert_eq!(line.level, LogLevel::Error);
     // A cancelled filter restores the one before.
     h.act(&[Action::LogTextFilter]);
     h.type_text("zzz");
-    assert_eq!(h.app.log.shown.len(), 0);
+    assert_eq!(h.app.views.log.view.shown.len(), 0);
     h.act(&[Action::Back]);
-    assert_eq!(h.app.log.shown.len(), 1);
+    assert_eq!(h.app.views.log.view.shown.len(), 1);
     // Enter: the timeline cursor at the line, its message selected, the view closed.
     h.act(&[Action::Enter]);
-    assert_eq!(h.app.mode, Mode::Normal);
-    assert_eq!(h.app.timeline.cursor(), line.time);
+    assert_eq!(h.app.overlays.mode, Mode::Normal);
+    assert_eq!(h.app.views.timeline.timeline.cursor(), line.time);
     assert_eq!(h.app.focus, Pane::Messages);
     assert_eq!(
-        h.app.topics.selected_row().map(|r| r.topic.as_str()),
+        h.app
+            .views
+            .topics
+            .list
+            .selected_row()
+            .map(|r| r.topic.as_str()),
         Some("/rosout")
     );
-    let selected = h.app.messages.selected_ref().unwrap();
+    let selected = h.app.views.messages.selected_ref().unwrap();
     assert_eq!(selected.entry.time, line.time);
 }
 
@@ -125,14 +136,18 @@ fn log_lines_wait_for_the_first_frame() {
     app.set_events_after(tx, first_frame.clone());
     let early = events.recv_timeout(Duration::from_millis(300));
     assert!(early.is_err(), "nothing is read before the first frame");
-    assert!(!app.log.done);
+    assert!(!app.views.log.view.done);
     first_frame.open();
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while !app.log.done && std::time::Instant::now() < deadline {
+    while !app.views.log.view.done && std::time::Instant::now() < deadline {
         if let Ok(ev) = events.recv_timeout(Duration::from_millis(100)) {
             app.handle(ev);
         }
     }
-    assert!(app.log.done);
-    assert_eq!(app.log.lines.lines.len(), 15, "every /rosout message");
+    assert!(app.views.log.view.done);
+    assert_eq!(
+        app.views.log.view.lines.lines.len(),
+        15,
+        "every /rosout message"
+    );
 }

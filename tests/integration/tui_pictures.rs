@@ -17,7 +17,7 @@ fn harness(dir: &std::path::Path, w: u16, h: u16, depth: ColorDepth) -> Harness 
     let path = dir.join("pictures.bag");
     write_bag(&path);
     let mut h = Harness::new(Catalog::new(vec![Bag::open(&path).unwrap()]), w, h);
-    h.app.picture.depth = depth;
+    h.app.views.inspector.picture.depth = depth;
     h
 }
 

@@ -51,7 +51,7 @@ fn definition_overlay() {
         let mut h = Harness::demo(w, hh);
         select_topic(&mut h, "/odom");
         h.act(&[Action::ShowDefinition]);
-        assert_eq!(h.app.mode, Mode::Text);
+        assert_eq!(h.app.overlays.mode, Mode::Text);
         let screen = h.screen();
         assert!(
             screen.contains("nav_msgs/Odometry (rosmsg show)"),
@@ -66,7 +66,7 @@ fn definition_overlay() {
         h.act(&[Action::Bottom]);
         insta::assert_snapshot!(format!("definition_odom_end_{w}x{hh}"), h.screen());
         h.act(&[Action::Back]);
-        assert_eq!(h.app.mode, Mode::Normal);
+        assert_eq!(h.app.overlays.mode, Mode::Normal);
     }
 }
 
@@ -81,7 +81,7 @@ fn long_string_read_to_its_end_at_80x24() {
         Action::Focus(Pane::Inspector),
     ]);
     h.act(&[Action::ShowLongValue]);
-    assert_eq!(h.app.mode, Mode::Text, "{}", h.screen());
+    assert_eq!(h.app.overlays.mode, Mode::Text, "{}", h.screen());
     let screen = h.screen();
     assert!(screen.contains("word0 word1"), "{screen}");
     insta::assert_snapshot!("long_value_start_80x24", screen);
@@ -91,7 +91,7 @@ fn long_string_read_to_its_end_at_80x24() {
     assert!(screen.contains("(end)"), "{screen}");
     insta::assert_snapshot!("long_value_end_80x24", screen);
     // Every word is somewhere in the wrapped rows.
-    let all = h.app.text_view.rows.join(" ");
+    let all = h.app.overlays.text.rows.join(" ");
     for i in [0, 1, 150, 299] {
         assert!(all.contains(&format!("word{i} ")), "word{i}");
     }
@@ -103,11 +103,11 @@ fn marked_message_diff() {
         let mut h = Harness::demo(w, hh);
         select_topic(&mut h, "/odom");
         h.act(&[Action::Focus(Pane::Messages), Action::MarkForDiff]);
-        assert!(h.app.diff_mark.is_some());
+        assert!(h.app.views.inspector.diff_mark.is_some());
         h.act(&[Action::Down, Action::Down]);
-        assert!(!h.app.inspector.changed.is_empty());
-        assert!(h.app.inspector.changed.contains("header.seq"));
-        assert!(h.app.inspector.changed.contains("header"));
+        assert!(!h.app.views.inspector.tree.changed.is_empty());
+        assert!(h.app.views.inspector.tree.changed.contains("header.seq"));
+        assert!(h.app.views.inspector.tree.changed.contains("header"));
         insta::assert_snapshot!(format!("diff_highlight_{w}x{hh}"), h.screen());
         h.act(&[Action::ShowDiff]);
         let screen = h.screen();

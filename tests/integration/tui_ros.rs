@@ -55,7 +55,7 @@ fn harness(graph: &Graph, namespace: &str, rate: f64) -> Harness {
     let catalog = Catalog::open(&[fixture()], &OpenOptions::default()).0;
     let mut h = Harness::new(catalog, 120, 40);
     h.scan();
-    h.app.publish_settings = Settings {
+    h.app.settings.publish = Settings {
         namespace: namespace.into(),
         rate,
         config: Some(node_config(&graph.uri, NODE)),
@@ -68,7 +68,7 @@ fn harness(graph: &Graph, namespace: &str, rate: f64) -> Harness {
 fn publish(h: &mut Harness) -> String {
     h.act(&[Action::TogglePublish]);
     assert!(!h.app.is_publishing(), "p only asks");
-    assert!(h.app.publish_plan.is_some());
+    assert!(h.app.overlays.publish_plan.is_some());
     h.act(&[Action::Confirm]);
     assert!(h.app.is_publishing());
     h.wait_until("the end of publishing", Duration::from_secs(30), |a| {
@@ -84,7 +84,10 @@ fn publish(h: &mut Harness) -> String {
 /// status bar must say that many were published, and nothing of ours stays registered.
 fn publish_marked(h: &mut Harness, graph: &Graph, topics: &[&str], namespace: &str) -> Vec<Rec> {
     let bar = publish(h);
-    let (a, b) = (h.app.marks.0.unwrap(), h.app.marks.1.unwrap());
+    let (a, b) = (
+        h.app.views.timeline.marks.0.unwrap(),
+        h.app.views.timeline.marks.1.unwrap(),
+    );
     let selection = Selection {
         topics: topics.iter().map(|t| (*t).to_string()).collect(),
         start: Some(a),
@@ -137,7 +140,7 @@ fn filtered_topics_under_a_namespace(graph: &Graph, work: &Path) {
     h.mark("+0.5", "+2.9");
     // "odo" shows /odom only.
     select_topic(&mut h, "odo");
-    assert_eq!(h.app.topics.visible().len(), 1);
+    assert_eq!(h.app.views.topics.list.visible().len(), 1);
     let expected = publish_marked(&mut h, graph, &["/odom"], "/tui");
     assert!(expected.len() > 15, "{}", expected.len());
     assert!(expected.iter().all(|r| r.topic == "/tui/odom"));

@@ -16,7 +16,9 @@ use crate::common::unindexed::{crashed, record_starts};
 
 fn counts(h: &Harness) -> Vec<(String, u64)> {
     h.app
+        .views
         .topics
+        .list
         .rows()
         .iter()
         .map(|r| (r.topic.clone(), r.count))
@@ -42,7 +44,7 @@ fn scanning_37_percent_screens() {
         let mut h = Harness::new(Catalog::new(vec![bag.clone()]), w, hh);
         h.app.start_scan(0, Instant::now(), (done, total));
         // Four seconds in: the rate and the time left are known.
-        h.app.scan.note(
+        h.app.jobs.scan.note(
             RecoveryProgress::Scanning { done, total },
             Duration::from_secs(4),
         );
@@ -103,7 +105,7 @@ fn partial_results_replace_the_bag_then_the_finished_one_does() {
             assert!(b >= a, "{topic}: {a} then {b}");
         }
         last = now;
-        assert!(h.app.scan.is_scanning());
+        assert!(h.app.jobs.scan.is_scanning());
     }
     // The health view says the counts and losses are those found so far.
     let health = |h: &mut Harness| {
@@ -120,7 +122,7 @@ fn partial_results_replace_the_bag_then_the_finished_one_does() {
             finished.clone()
         )))));
     h.pump();
-    assert!(!h.app.scan.is_scanning());
+    assert!(!h.app.jobs.scan.is_scanning());
     let want: Vec<(String, u64)> = finished
         .connections()
         .iter()

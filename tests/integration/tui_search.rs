@@ -28,12 +28,16 @@ fn enter(h: &mut Harness) {
 }
 
 fn wait_done(h: &mut Harness) {
-    h.wait_until("the search", Duration::from_secs(30), |app| app.search.done);
+    h.wait_until("the search", Duration::from_secs(30), |app| {
+        app.views.search.search.done
+    });
 }
 
 fn selected_topic(h: &Harness) -> String {
     h.app
+        .views
         .topics
+        .list
         .selected_row()
         .map(|r| r.topic.clone())
         .unwrap_or_default()
@@ -44,10 +48,10 @@ fn finds_counts_and_goes_to_the_matches() {
     let mut h = Harness::demo(80, 24);
     select_topic(&mut h, "/rosout");
     find(&mut h, "level >= WARN");
-    assert_eq!(h.app.mode, Mode::Normal, "the prompt closes");
+    assert_eq!(h.app.overlays.mode, Mode::Normal, "the prompt closes");
     wait_done(&mut h);
     // The two warnings and the error (as the log view counts them).
-    let matches = h.app.search.matches.clone();
+    let matches = h.app.views.search.search.matches.clone();
     assert_eq!(matches.len(), 3);
     assert!(matches.windows(2).all(|w| w[0].time <= w[1].time));
     assert!(
@@ -60,31 +64,31 @@ fn finds_counts_and_goes_to_the_matches() {
     h.act(&[Action::Top]);
     h.act(&[Action::NextMatch]);
     assert_eq!(selected_topic(&h), "/rosout");
-    assert_eq!(h.app.timeline.cursor(), matches[0].time);
-    let sel = h.app.messages.selected_ref().unwrap();
+    assert_eq!(h.app.views.timeline.timeline.cursor(), matches[0].time);
+    let sel = h.app.views.messages.selected_ref().unwrap();
     assert_eq!(sel.entry.time, matches[0].time);
     assert!(h.status_bar().contains("f: 1/3"), "{}", h.status_bar());
     h.act(&[Action::NextMatch, Action::NextMatch]);
-    assert_eq!(h.app.timeline.cursor(), matches[2].time);
+    assert_eq!(h.app.views.timeline.timeline.cursor(), matches[2].time);
     assert!(h.status_bar().contains("f: 3/3"), "{}", h.status_bar());
     // Past the last: back to the first, and the status says so.
     h.act(&[Action::NextMatch]);
-    assert_eq!(h.app.timeline.cursor(), matches[0].time);
+    assert_eq!(h.app.views.timeline.timeline.cursor(), matches[0].time);
     assert!(
         h.status_bar().contains("wrapped to the first"),
         "{}",
         h.status_bar()
     );
     h.act(&[Action::PrevMatch]);
-    assert_eq!(h.app.timeline.cursor(), matches[2].time);
+    assert_eq!(h.app.views.timeline.timeline.cursor(), matches[2].time);
     assert!(
         h.status_bar().contains("wrapped to the last"),
         "{}",
         h.status_bar()
     );
     h.act(&[Action::PrevMatch]);
-    assert_eq!(h.app.timeline.cursor(), matches[1].time);
-    let sel = h.app.messages.selected_ref().unwrap();
+    assert_eq!(h.app.views.timeline.timeline.cursor(), matches[1].time);
+    let sel = h.app.views.messages.selected_ref().unwrap();
     assert_eq!(sel.entry.time, matches[1].time);
 }
 
@@ -93,8 +97,8 @@ fn a_wrong_expression_is_shown_under_the_prompt() {
     let mut h = Harness::demo(80, 24);
     select_topic(&mut h, "/rosout");
     find(&mut h, "levl >= WARN");
-    assert_eq!(h.app.mode, Mode::Find, "the prompt stays open");
-    let e = h.app.search.prompt_error.clone().unwrap();
+    assert_eq!(h.app.overlays.mode, Mode::Find, "the prompt stays open");
+    let e = h.app.views.search.search.prompt_error.clone().unwrap();
     assert_eq!(e.column, 1);
     assert!(e.message.contains("'levl'"), "{}", e.message);
     assert!(
@@ -102,20 +106,20 @@ fn a_wrong_expression_is_shown_under_the_prompt() {
         "the fields are listed: {}",
         e.message
     );
-    assert!(!h.app.search.is_active(), "nothing searched");
+    assert!(!h.app.views.search.search.is_active(), "nothing searched");
     // A syntax error points at its column.
     h.act(&[Action::ClearInput]);
     h.type_text("level >= ");
     h.act(&[Action::Enter]);
     assert!(!h.app.search_checking(), "a syntax error needs no check");
-    let e = h.app.search.prompt_error.clone().unwrap();
+    let e = h.app.views.search.search.prompt_error.clone().unwrap();
     assert!(e.column >= 9, "{e:?}");
     // Typing clears the error; Esc closes the prompt without searching.
     h.type_text("W");
-    assert_eq!(h.app.search.prompt_error, None);
+    assert_eq!(h.app.views.search.search.prompt_error, None);
     h.act(&[Action::Back]);
-    assert_eq!(h.app.mode, Mode::Normal);
-    assert!(!h.app.search.is_active());
+    assert_eq!(h.app.overlays.mode, Mode::Normal);
+    assert!(!h.app.views.search.search.is_active());
     // `n` without a search says how to start one.
     h.act(&[Action::NextMatch]);
     assert!(h.status_bar().contains("f to find"), "{}", h.status_bar());
@@ -130,14 +134,14 @@ fn with_the_topic_filter_set_every_shown_topic_is_searched() {
     h.act(&[Action::Enter]);
     find(&mut h, "\"VIDIOC\"");
     wait_done(&mut h);
-    assert_eq!(h.app.search.scope, "/rosout");
-    assert_eq!(h.app.search.matches.len(), 1, "the error line");
+    assert_eq!(h.app.views.search.search.scope, "/rosout");
+    assert_eq!(h.app.views.search.search.matches.len(), 1, "the error line");
     // A new search replaces the previous one; an empty one clears it.
     find(&mut h, "level >= WARN");
     wait_done(&mut h);
-    assert_eq!(h.app.search.matches.len(), 3);
+    assert_eq!(h.app.views.search.search.matches.len(), 3);
     find(&mut h, "");
-    assert!(!h.app.search.is_active());
+    assert!(!h.app.views.search.search.is_active());
     assert!(!h.status_bar().contains("f:"), "{}", h.status_bar());
 }
 
@@ -147,22 +151,25 @@ fn the_expression_is_checked_in_the_background_and_replaces_the_search_once_it_f
     select_topic(&mut h, "/rosout");
     find(&mut h, "level >= WARN");
     wait_done(&mut h);
-    assert_eq!(h.app.search.matches.len(), 3);
+    assert_eq!(h.app.views.search.search.matches.len(), 3);
     // Enter returns at once: the key handler compiles nothing, a thread does; the prompt
     // stays open and says so, the previous search stays until the new one is checked.
     h.act(&[Action::StartFind, Action::ClearInput]);
     h.type_text(r#"msg =~ "\w{20}" or name ~ "x""#);
     h.act(&[Action::Enter]);
     assert!(h.app.search_checking());
-    assert_eq!(h.app.mode, Mode::Find);
+    assert_eq!(h.app.overlays.mode, Mode::Find);
     assert!(h.screen().contains("(checking…"), "{}", h.screen());
-    assert_eq!(h.app.search.expr, "level >= WARN");
-    assert_eq!(h.app.search.matches.len(), 3);
+    assert_eq!(h.app.views.search.search.expr, "level >= WARN");
+    assert_eq!(h.app.views.search.search.matches.len(), 3);
     h.wait_until("the check", Duration::from_secs(30), |app| {
         !app.search_checking()
     });
-    assert_eq!(h.app.mode, Mode::Normal, "the prompt closes");
-    assert_eq!(h.app.search.expr, r#"msg =~ "\w{20}" or name ~ "x""#);
+    assert_eq!(h.app.overlays.mode, Mode::Normal, "the prompt closes");
+    assert_eq!(
+        h.app.views.search.search.expr,
+        r#"msg =~ "\w{20}" or name ~ "x""#
+    );
     wait_done(&mut h);
     // Typing while a check runs drops it; Esc too.
     h.act(&[Action::StartFind]);
@@ -173,14 +180,14 @@ fn the_expression_is_checked_in_the_background_and_replaces_the_search_once_it_f
     assert!(!h.app.search_checking());
     h.act(&[Action::Enter, Action::Back]);
     assert!(!h.app.search_checking());
-    assert_eq!(h.app.mode, Mode::Normal);
+    assert_eq!(h.app.overlays.mode, Mode::Normal);
     h.drain_events();
     assert_eq!(
-        h.app.mode,
+        h.app.overlays.mode,
         Mode::Normal,
         "the dropped check changes nothing"
     );
-    assert!(h.app.search.expr.starts_with("msg =~"));
+    assert!(h.app.views.search.search.expr.starts_with("msg =~"));
 }
 
 #[test]

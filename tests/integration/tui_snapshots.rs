@@ -34,8 +34,8 @@ fn filter_with_matches_and_with_none() {
         insta::assert_snapshot!(format!("filter_none_{w}x{hh}"), h.screen());
         h.act(&[Action::Back]);
         assert_eq!(
-            h.app.topics.visible().len(),
-            h.app.topics.rows().len(),
+            h.app.views.topics.list.visible().len(),
+            h.app.views.topics.list.rows().len(),
             "Esc clears the filter"
         );
     }
@@ -71,14 +71,18 @@ fn inspector_expanded_collapsed_and_long_arrays() {
         h.act(&[Action::Focus(Pane::Inspector), Action::ExpandAll]);
         let ranges = h
             .app
+            .views
             .inspector
+            .tree
             .rows()
             .iter()
             .position(|r| r.label == "ranges")
             .unwrap();
-        h.app.inspector.selected = ranges;
+        h.app.views.inspector.tree.selected = ranges;
         h.app
+            .views
             .inspector
+            .tree
             .scroll_into_view(h.app.layout.inspector_rows());
         insta::assert_snapshot!(format!("inspector_long_array_{w}x{hh}"), h.screen());
     }
@@ -176,7 +180,7 @@ fn marked_interval_is_shown_exported_and_played() {
     let mut h = Harness::demo(80, 24);
     h.scan();
     let dir = tempfile::tempdir().unwrap();
-    h.app.output_dir = dir.path().to_path_buf();
+    h.app.settings.output_dir = dir.path().to_path_buf();
     select_topic(&mut h, "/imu/data");
     h.act(&[Action::Focus(Pane::Histogram), Action::StartJump]);
     for c in "+5".chars() {
@@ -188,7 +192,10 @@ fn marked_interval_is_shown_exported_and_played() {
     }
     h.act(&[Action::Enter, Action::MarkEnd]);
     insta::assert_snapshot!("marked_interval_80x24", h.screen());
-    let (a, b) = (h.app.marks.0.unwrap(), h.app.marks.1.unwrap());
+    let (a, b) = (
+        h.app.views.timeline.marks.0.unwrap(),
+        h.app.views.timeline.marks.1.unwrap(),
+    );
     assert_eq!(b.nanos_since(a), 3_000_000_000);
     // Export: every message of every topic in [a, b], in a bag beside.
     h.act(&[Action::ExportMarked]);
@@ -200,10 +207,12 @@ fn marked_interval_is_shown_exported_and_played() {
     assert_eq!(written.len(), 1, "{written:?}");
     let out = Bag::open(&written[0]).unwrap();
     // Only the topics the `/` filter shows, as `p` publishes them.
-    let rows = h.app.topics.rows();
+    let rows = h.app.views.topics.list.rows();
     let shown: Vec<String> = h
         .app
+        .views
         .topics
+        .list
         .visible()
         .iter()
         .filter_map(|v| rows.get(v.row))
@@ -244,17 +253,21 @@ fn marked_interval_is_shown_exported_and_played() {
     h.pump();
     // The play state leads the timeline's title: visible at 80 columns.
     insta::assert_snapshot!("playing_80x24", h.screen());
-    let start = h.app.timeline.bounds().0;
-    assert_eq!(h.app.timeline.cursor().nanos_since(start), 5_500_000_000);
-    let shown = h.app.inspector.data.as_ref().unwrap().time;
+    let start = h.app.views.timeline.timeline.bounds().0;
+    assert_eq!(
+        h.app.views.timeline.timeline.cursor().nanos_since(start),
+        5_500_000_000
+    );
+    let shown = h.app.views.inspector.tree.data.as_ref().unwrap().time;
     assert!(
-        shown <= h.app.timeline.cursor() && h.app.timeline.cursor().nanos_since(shown) < 20_000_000,
+        shown <= h.app.views.timeline.timeline.cursor()
+            && h.app.views.timeline.timeline.cursor().nanos_since(shown) < 20_000_000,
         "the latest /imu message is shown"
     );
     // Playing stops at the end of the marked interval.
     assert!(h.app.advance_play(t0 + std::time::Duration::from_secs(60)));
-    assert!(h.app.play.is_none());
-    assert_eq!(h.app.timeline.cursor(), b);
+    assert!(h.app.jobs.play.is_none());
+    assert_eq!(h.app.views.timeline.timeline.cursor(), b);
 }
 
 /// A node configuration whose master is on a closed port (none if something listens there).
@@ -274,7 +287,7 @@ fn publishing_needs_a_mark_and_reports_an_unreachable_master() {
     let mut h = Harness::demo(80, 24);
     h.scan();
     h.act(&[Action::TogglePublish]);
-    assert!(h.app.publishing.is_none());
+    assert!(h.app.jobs.publishing.is_none());
     let bar = h.status_bar();
     assert!(bar.contains("mark an interval first"), "{bar}");
     let Some(config) = unreachable_master() else {
@@ -282,7 +295,7 @@ fn publishing_needs_a_mark_and_reports_an_unreachable_master() {
         return;
     };
     h.mark("+5", "+8");
-    h.app.publish_settings.config = Some(config);
+    h.app.settings.publish.config = Some(config);
     h.act(&[Action::TogglePublish, Action::Confirm]);
     // The action returns before the network is touched: the run is only starting (its
     // reports are still in the channel).
@@ -307,27 +320,26 @@ fn publishing_needs_a_mark_and_reports_an_unreachable_master() {
     );
     // Esc clears the report; the marks stay.
     h.act(&[Action::Back]);
-    assert!(h.app.publishing.is_none());
-    assert!(h.app.marks.0.is_some() && h.app.marks.1.is_some());
+    assert!(h.app.jobs.publishing.is_none());
+    assert!(h.app.views.timeline.marks.0.is_some() && h.app.views.timeline.marks.1.is_some());
 }
 
 #[test]
 fn publishing_in_progress_stopped_and_done() {
     use bagscope::tui::jobs::publish::{Phase, Progress, RosEvent, Update};
-    use bagscope::tui::term::event::AppEvent;
     use std::time::Duration;
     let master = common::ros_graph::FakeMaster::start();
     let mut h = Harness::demo(80, 24);
     h.scan();
     h.mark("+5", "+8");
-    h.app.publish_settings.config =
+    h.app.settings.publish.config =
         Some(common::ros_graph::node_config(&master.uri, "bagscope_snap"));
     // Every topic, so slowly that it stays at the start.
-    h.app.publish_settings.rate = 0.01;
+    h.app.settings.publish.rate = 0.01;
     h.act(&[Action::TogglePublish, Action::Confirm]);
     h.wait_until("publishing", Duration::from_secs(10), |a| {
         matches!(
-            a.publishing.as_ref().map(|p| &p.phase),
+            a.jobs.publishing.as_ref().map(|p| &p.phase),
             Some(Phase::Publishing(_))
         )
     });
@@ -336,24 +348,28 @@ fn publishing_in_progress_stopped_and_done() {
         bar.contains("ROS ▶ 0.0/3.0 s 0% · all topics at 0.01×"),
         "{bar}"
     );
-    let topics = h.app.topics.rows().len();
+    let topics = h.app.views.topics.list.rows().len();
     assert_eq!(master.topics("registerPublisher").len(), topics);
     // Progress as the publisher thread reports it (a fixed point, for the snapshot).
-    let run = h.app.publishing.as_ref().unwrap().run;
-    h.app.handle(AppEvent::Ros(RosEvent {
-        run,
-        update: Update::Progress(Progress {
-            at: 12,
-            total: 30,
-            percent: 40,
-        }),
-    }));
+    let run = h.app.jobs.publishing.as_ref().unwrap().run;
+    h.app
+        .handle(bagscope::tui::term::event::AppEvent::Ros(RosEvent {
+            run,
+            update: Update::Progress(Progress {
+                at: 12,
+                total: 30,
+                percent: 40,
+            }),
+        }));
     insta::assert_snapshot!("ros_publishing_80x24", h.screen());
     // A report of another run changes nothing.
-    assert!(!h.app.handle(AppEvent::Ros(RosEvent {
-        run: run + 1000,
-        update: Update::Failed("stale".into()),
-    })));
+    assert!(
+        !h.app
+            .handle(bagscope::tui::term::event::AppEvent::Ros(RosEvent {
+                run: run + 1000,
+                update: Update::Failed("stale".into()),
+            }))
+    );
     // p again stops: every topic is unregistered.
     h.act(&[Action::TogglePublish]);
     assert!(h.status_bar().contains("ROS ■ stopping…"));
@@ -367,7 +383,7 @@ fn publishing_in_progress_stopped_and_done() {
 
     // The topics the filter shows, under a namespace, fast: to the end.
     let master = common::ros_graph::FakeMaster::start();
-    h.app.publish_settings = bagscope::tui::jobs::publish::Settings {
+    h.app.settings.publish = bagscope::tui::jobs::publish::Settings {
         namespace: "/replay".into(),
         rate: 20.0,
         config: Some(common::ros_graph::node_config(&master.uri, "bagscope_snap")),
@@ -376,7 +392,10 @@ fn publishing_in_progress_stopped_and_done() {
     h.act(&[Action::TogglePublish, Action::Confirm]);
     h.wait_until("the end", Duration::from_secs(20), |a| !a.is_publishing());
     insta::assert_snapshot!("ros_done_80x24", h.screen());
-    let (a, b) = (h.app.marks.0.unwrap(), h.app.marks.1.unwrap());
+    let (a, b) = (
+        h.app.views.timeline.marks.0.unwrap(),
+        h.app.views.timeline.marks.1.unwrap(),
+    );
     let expected = h
         .app
         .catalog
@@ -407,7 +426,7 @@ fn opening_screen(opening: &bagscope::tui::jobs::opening::Opening, w: u16, hh: u
     let mut t = Terminal::new(TestBackend::new(w, hh)).unwrap();
     t.draw(|f| {
         let area = f.area();
-        bagscope::tui::panes::opening::draw(
+        bagscope::tui::view::opening::draw(
             f,
             opening,
             std::time::Duration::from_millis(3400),
@@ -531,7 +550,7 @@ fn sibling_topics_stay_apart_at_80_columns() {
         insta::assert_snapshot!(format!("turtles_filter_{w}x{hh}"), h.screen());
         h.act(&[Action::Back]);
         assert_eq!(
-            h.app.topics.selected_row().unwrap().topic,
+            h.app.views.topics.list.selected_row().unwrap().topic,
             "/turtle2/pose",
             "Esc clears the filter and keeps the topic"
         );
@@ -560,28 +579,39 @@ fn health_view_scrolls_wraps_and_goes_to_a_gap() {
         h.scan();
         h.act(&[Action::ToggleHealth, Action::Bottom]);
         insta::assert_snapshot!(format!("health_end_{w}x{hh}"), h.screen());
-        let lines = h.app.health.lines.len();
+        let lines = h.app.overlays.health.lines.len();
         let rows = h.app.health_rows();
         assert_eq!(
-            h.app.health.scroll,
+            h.app.overlays.health.scroll,
             lines.saturating_sub(rows),
             "no blank box past the end"
         );
         h.act(&[Action::PageDown, Action::Down]);
-        assert_eq!(h.app.health.scroll, lines.saturating_sub(rows));
+        assert_eq!(h.app.overlays.health.scroll, lines.saturating_sub(rows));
         // Enter on a gap: the topic is selected and the cursor is at the gap.
         let gap = (0..lines)
-            .position(|i| h.app.health.line(i, 200).unwrap().0.contains("gap of"))
+            .position(|i| {
+                h.app
+                    .overlays
+                    .health
+                    .line(i, 200)
+                    .unwrap()
+                    .0
+                    .contains("gap of")
+            })
             .expect("the demo bag has a gap");
         h.act(&[Action::Top]);
         for _ in 0..gap {
             h.act(&[Action::Down]);
         }
-        let target = h.app.health.target().unwrap();
+        let target = h.app.overlays.health.target().unwrap();
         h.act(&[Action::Enter]);
-        assert_eq!(h.app.mode, bagscope::tui::app::Mode::Normal);
-        assert_eq!(h.app.topics.selected_row().unwrap().topic, target.topic);
-        assert_eq!(Some(h.app.timeline.cursor()), target.time);
+        assert_eq!(h.app.overlays.mode, bagscope::tui::app::Mode::Normal);
+        assert_eq!(
+            h.app.views.topics.list.selected_row().unwrap().topic,
+            target.topic
+        );
+        assert_eq!(Some(h.app.views.timeline.timeline.cursor()), target.time);
         insta::assert_snapshot!(format!("health_gap_entered_{w}x{hh}"), h.screen());
     }
 }
@@ -595,9 +625,9 @@ fn small_layout_after_a_resize_keeps_a_full_message_list() {
     h.act(&[Action::Focus(Pane::Topics), Action::Resize(60, 20)]);
     h.act(&[Action::Focus(Pane::Messages)]);
     let rows = h.app.layout.messages_rows();
-    let shown = h.app.messages.window.entries.len() - h.app.messages.offset;
+    let shown = h.app.views.messages.window.entries.len() - h.app.views.messages.offset;
     assert!(
-        shown >= rows.min(h.app.messages.window.entries.len()),
+        shown >= rows.min(h.app.views.messages.window.entries.len()),
         "{shown} of {rows} rows used:\n{}",
         h.screen()
     );
@@ -627,16 +657,22 @@ fn fifty_thousand_topics_open_move_and_quit() {
     h.wait_until(
         "the filter's rows",
         std::time::Duration::from_secs(60),
-        |a| !a.topics.is_filtering(),
+        |a| !a.views.topics.list.is_filtering(),
     );
-    let first = h.app.topics.selected_row().map(|r| r.topic.clone());
+    let first = h
+        .app
+        .views
+        .topics
+        .list
+        .selected_row()
+        .map(|r| r.topic.clone());
     assert_eq!(first.as_deref(), Some("/robot0/sensor_042/data"));
-    assert!(h.app.topics.visible().len() < 50_000);
+    assert!(h.app.views.topics.list.visible().len() < 50_000);
     h.act(&[Action::Back, Action::CycleSort]);
     h.screen();
     h.act(&[Action::Quit]);
     assert!(h.app.quit);
-    assert_eq!(h.app.topics.rows().len(), 50_000);
+    assert_eq!(h.app.views.topics.list.rows().len(), 50_000);
     assert!(
         t.elapsed() < std::time::Duration::from_secs(120),
         "took {:?}",
@@ -680,7 +716,7 @@ fn demo_series(
     n: usize,
     f: impl Fn(f64) -> f64,
 ) -> bagscope::tui::model::plot::PlotSeries {
-    let (start, end) = h.app.timeline.bounds();
+    let (start, end) = h.app.views.timeline.timeline.bounds();
     let (a, b) = (start.as_nanos() as i64, end.as_nanos() as i64);
     let mut col = bagscope::catalog::series::Column::new();
     for i in 0..n {
@@ -733,7 +769,7 @@ fn plot_four_series_no_color_markers_and_normalised() {
         assert!(screen.contains("normalised y"), "{screen}");
         insta::assert_snapshot!(format!("plot_four_normalised_{w}x{hh}"), screen);
         assert!(h.app.remove_plot("/battery/voltage"));
-        assert_eq!(h.app.plots.entries.len(), 3);
+        assert_eq!(h.app.views.plot.plots.entries.len(), 3);
     }
 }
 
@@ -782,9 +818,9 @@ fn plot_field_is_computed_in_the_background_and_removed() {
     h.wait_until(
         "the series is complete",
         std::time::Duration::from_secs(30),
-        |a| a.plots.entries.len() == 1 && a.plots.progress().is_none(),
+        |a| a.views.plot.plots.entries.len() == 1 && a.views.plot.plots.progress().is_none(),
     );
-    let col = h.app.plots.entries[0].series.to_column();
+    let col = h.app.views.plot.plots.entries[0].series.to_column();
     assert_eq!(col.len(), 2400, "every /imu/data message has a value");
     let screen = h.screen();
     assert!(screen.contains("Plot · 1 series"), "{screen}");
@@ -800,12 +836,12 @@ fn plot_field_is_computed_in_the_background_and_removed() {
     assert!(err.to_string().contains('z'), "{err}");
     // P again on the same field removes it.
     h.app.toggle_plot("/imu/data/linear_acceleration/z");
-    assert!(h.app.plots.is_empty());
+    assert!(h.app.views.plot.plots.is_empty());
     assert!(h.status_bar().contains("removed"), "{}", h.status_bar());
     // `--plot` with a bad field: said in the status bar, nothing plotted.
     h.app
         .plot_all(&["/imu/data/linear_acceleration/w".to_string()]);
-    assert!(h.app.plots.is_empty());
+    assert!(h.app.views.plot.plots.is_empty());
     let bar = h.status_bar();
     assert!(
         bar.contains("--plot /imu/data/linear_acceleration/w"),
@@ -823,7 +859,7 @@ fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
         Action::Enter,
         Action::Focus(Pane::Inspector),
     ]);
-    let rows = h.app.inspector.rows().to_vec();
+    let rows = h.app.views.inspector.tree.rows().to_vec();
     let row = |path: &str| {
         rows.iter().position(|r| r.path == path).unwrap_or_else(|| {
             panic!(
@@ -832,22 +868,22 @@ fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
             )
         })
     };
-    h.app.inspector.selected = row("linear_acceleration.z");
+    h.app.views.inspector.tree.selected = row("linear_acceleration.z");
     h.act(&[Action::TogglePlotField]);
     h.wait_until(
         "the series is complete",
         std::time::Duration::from_secs(30),
-        |a| a.plots.entries.len() == 1 && a.plots.progress().is_none(),
+        |a| a.views.plot.plots.entries.len() == 1 && a.views.plot.plots.progress().is_none(),
     );
     assert_eq!(
-        h.app.plots.entries[0].label,
+        h.app.views.plot.plots.entries[0].label,
         "/imu/data/linear_acceleration.z"
     );
-    assert_eq!(h.app.plots.entries[0].series.len(), 2400);
+    assert_eq!(h.app.views.plot.plots.entries[0].series.len(), 2400);
     // A string is not plottable: said, nothing added.
-    h.app.inspector.selected = row("header.frame_id");
+    h.app.views.inspector.tree.selected = row("header.frame_id");
     h.act(&[Action::TogglePlotField]);
-    assert_eq!(h.app.plots.entries.len(), 1);
+    assert_eq!(h.app.views.plot.plots.entries.len(), 1);
     assert!(
         h.status_bar().contains("not a number"),
         "{}",
@@ -864,9 +900,9 @@ fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
     h.wait_until(
         "four complete series",
         std::time::Duration::from_secs(30),
-        |a| a.plots.entries.len() == 4 && a.plots.progress().is_none(),
+        |a| a.views.plot.plots.entries.len() == 4 && a.views.plot.plots.progress().is_none(),
     );
-    let stamp = &h.app.plots.entries[2].series;
+    let stamp = &h.app.views.plot.plots.entries[2].series;
     let first = stamp.values()[0];
     assert!(
         (1.7e9..1.8e9).contains(&first),
@@ -877,11 +913,13 @@ fn p_in_the_inspector_plots_a_field_and_n_toggles_the_scale() {
     h.act(&[Action::TogglePlotScale]);
     assert!(h.screen().contains("shared y"));
     // P on the plotted field removes it.
-    h.app.inspector.selected = row("linear_acceleration.z");
+    h.app.views.inspector.tree.selected = row("linear_acceleration.z");
     h.act(&[Action::TogglePlotField]);
-    assert_eq!(h.app.plots.entries.len(), 3);
+    assert_eq!(h.app.views.plot.plots.entries.len(), 3);
     assert!(
         h.app
+            .views
+            .plot
             .plots
             .position("/imu/data/linear_acceleration.z")
             .is_none()
@@ -928,12 +966,12 @@ fn p_asks_before_publishing_and_lists_what_would_go_where() {
         let mut h = Harness::demo(w, hh);
         h.scan();
         h.mark("+5", "+8");
-        h.app.publish_settings.namespace = "/replay".into();
-        h.app.publish_settings.config =
+        h.app.settings.publish.namespace = "/replay".into();
+        h.app.settings.publish.config =
             Some(common::ros_graph::node_config(&master.uri, "bagscope_ask"));
         h.act(&[Action::TogglePublish]);
         assert!(!h.app.is_publishing(), "p only asks");
-        let plan = h.app.publish_plan.clone().expect("the question");
+        let plan = h.app.overlays.publish_plan.clone().expect("the question");
         // The counts are those of the interval, exact where the plan says so.
         let (a, b) = plan.interval;
         for t in &plan.topics {
@@ -971,7 +1009,7 @@ fn p_asks_before_publishing_and_lists_what_would_go_where() {
         // Anything but y cancels: `q` too (it does not quit), and nothing reached the master.
         h.act(&[Action::Quit]);
         assert!(!h.app.quit);
-        assert!(h.app.publish_plan.is_none());
+        assert!(h.app.overlays.publish_plan.is_none());
         assert!(!h.app.is_publishing());
         assert!(h.status_bar().contains("not published"));
         assert!(master.topics("registerPublisher").is_empty());

@@ -104,11 +104,11 @@ fn started_with_answers_first() -> (App, mpsc::Receiver<AppEvent>) {
 fn answers_and_keys_before_the_app_are_handed_to_it_in_order() {
     let (mut app, rx) = started_with_answers_first();
     assert!(
-        !app.messages.loading,
+        !app.views.messages.loading,
         "the first window was handed over:\n{}",
         screen(&app)
     );
-    assert!(!app.messages.window.entries.is_empty());
+    assert!(!app.views.messages.window.entries.is_empty());
     assert_eq!(
         app.focus,
         bagscope::tui::action::Pane::Histogram,

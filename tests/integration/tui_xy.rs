@@ -19,7 +19,7 @@ fn xy_mode_draws_odom_x_against_y() {
         h.app.plot_field(X).unwrap();
         // One series: XY says what it needs and stays off.
         h.act(&[Action::TogglePlotXy]);
-        assert!(!h.app.plots.xy);
+        assert!(!h.app.views.plot.plots.xy);
         let bar = h.status_bar();
         assert!(
             bar.contains("XY needs two fields of one topic: 1 plotted"),
@@ -27,10 +27,10 @@ fn xy_mode_draws_odom_x_against_y() {
         );
         h.app.plot_field(Y).unwrap();
         h.wait_until("both series are complete", Duration::from_secs(30), |a| {
-            a.plots.entries.len() == 2 && a.plots.progress().is_none()
+            a.views.plot.plots.entries.len() == 2 && a.views.plot.plots.progress().is_none()
         });
         h.act(&[Action::TogglePlotXy]);
-        assert!(h.app.plots.xy);
+        assert!(h.app.views.plot.plots.xy);
         // The picture is made in the background; until it arrives the title says so.
         assert!(h.app.xy_pending());
         assert!(h.screen().contains("… · XY · /odom"), "{}", h.screen());
@@ -38,8 +38,10 @@ fn xy_mode_draws_odom_x_against_y() {
             !a.xy_pending()
         });
         // The cursor 10 s in.
-        let (start, _) = h.app.timeline.bounds();
+        let (start, _) = h.app.views.timeline.timeline.bounds();
         h.app
+            .views
+            .timeline
             .timeline
             .set_cursor(bagscope::time::RosTime::from_nanos(
                 start.as_nanos() + 10_000_000_000,
@@ -57,6 +59,8 @@ fn xy_mode_draws_odom_x_against_y() {
         insta::assert_snapshot!(format!("xy_odom_{w}x{hh}"), screen);
         // A cursor step keeps the picture (only the point at the cursor is looked up).
         h.app
+            .views
+            .timeline
             .timeline
             .set_cursor(bagscope::time::RosTime::from_nanos(
                 start.as_nanos() + 20_000_000_000,
@@ -93,7 +97,7 @@ fn xy_needs_one_topic() {
     h.app.plot_field(X).unwrap();
     h.app.plot_field("/imu/data/linear_acceleration/z").unwrap();
     h.act(&[Action::TogglePlotXy]);
-    assert!(!h.app.plots.xy);
+    assert!(!h.app.views.plot.plots.xy);
     assert!(
         h.status_bar().contains("of two topics"),
         "{}",

@@ -10,20 +10,33 @@ use crate::printable::escape;
 impl App {
     /// `m`: marks the decoded message for comparison (`m` on the marked one unmarks it).
     pub(super) fn mark_for_diff(&mut self) {
-        let Some(data) = self.inspector.data.as_ref().filter(|d| d.value.is_ok()) else {
+        let Some(data) = self
+            .views
+            .inspector
+            .tree
+            .data
+            .as_ref()
+            .filter(|d| d.value.is_ok())
+        else {
             self.flash("no decoded message to mark: select one first", true);
             return;
         };
-        if self.diff_mark.as_ref().is_some_and(|m| m.msg == data.msg) {
-            self.diff_mark = None;
+        if self
+            .views
+            .inspector
+            .diff_mark
+            .as_ref()
+            .is_some_and(|m| m.msg == data.msg)
+        {
+            self.views.inspector.diff_mark = None;
             self.flash("comparison mark removed", false);
         } else {
             let text = format!(
                 "marked {} at {} for comparison: select another message (D lists the changes)",
                 escape(&data.topic),
-                self.time_format.short(data.time, self.start())
+                self.settings.time_format.short(data.time, self.start())
             );
-            self.diff_mark = Some(data.clone());
+            self.views.inspector.diff_mark = Some(data.clone());
             self.flash(text, false);
         }
         self.refresh_diff();
@@ -32,8 +45,8 @@ impl App {
     /// The changes from the marked message to the decoded one (empty when either is missing,
     /// they are the same message or of different types).
     fn diff_changes(&self) -> Option<Vec<diff::Change>> {
-        let mark = self.diff_mark.as_ref()?;
-        let data = self.inspector.data.as_ref()?;
+        let mark = self.views.inspector.diff_mark.as_ref()?;
+        let data = self.views.inspector.tree.data.as_ref()?;
         if mark.msg == data.msg || mark.datatype != data.datatype {
             return None;
         }
@@ -45,7 +58,7 @@ impl App {
 
     /// Recomputes which inspector rows differ from the marked message.
     pub(crate) fn refresh_diff(&mut self) {
-        self.inspector.changed = self
+        self.views.inspector.tree.changed = self
             .diff_changes()
             .map(|c| diff::changed_paths(&c))
             .unwrap_or_default();
@@ -53,11 +66,11 @@ impl App {
 
     /// `D`: the changed fields alone, `path: old → new`.
     pub(super) fn show_diff(&mut self) {
-        let Some(mark) = &self.diff_mark else {
+        let Some(mark) = &self.views.inspector.diff_mark else {
             self.flash("nothing marked: m marks a message to compare with", true);
             return;
         };
-        let when = self.time_format.short(mark.time, self.start());
+        let when = self.settings.time_format.short(mark.time, self.start());
         let Some(changes) = self.diff_changes() else {
             self.flash(
                 "select another message of the marked one's type to compare",
@@ -73,7 +86,8 @@ impl App {
             "{} change(s) since the marked message ({when})",
             changes.len()
         );
-        self.text_view = TextView::new(title, lines, self.area.width.saturating_sub(2) as usize);
-        self.mode = Mode::Text;
+        self.overlays.text =
+            TextView::new(title, lines, self.area.width.saturating_sub(2) as usize);
+        self.overlays.mode = Mode::Text;
     }
 }

@@ -17,21 +17,21 @@ impl App {
     /// The selected topic changed: new histogram, new message window.
     pub(crate) fn topic_changed(&mut self) {
         self.refresh_histogram();
-        let Some(row) = self.topics.selected_row().cloned() else {
-            self.messages = MessageList::default();
+        let Some(row) = self.views.topics.list.selected_row().cloned() else {
+            self.views.messages = MessageList::default();
             return;
         };
-        self.messages = MessageList {
+        self.views.messages = MessageList {
             topic: Some(row.topic.clone()),
             loading: true,
             ..MessageList::default()
         };
-        let id = self.requests.issue(RequestKind::Window);
-        self.worker.send(Request::Window {
+        let id = self.jobs.requests.issue(RequestKind::Window);
+        self.jobs.worker.send(Request::Window {
             id,
             topic: row.topic,
             connections: row.connections,
-            center: self.timeline.cursor(),
+            center: self.views.timeline.timeline.cursor(),
             before: WINDOW_SIDE,
             after: WINDOW_SIDE,
             extend: None,
@@ -40,17 +40,19 @@ impl App {
 
     /// The time cursor moved: follow it in the message list.
     pub(super) fn cursor_moved(&mut self) -> bool {
-        let t = self.timeline.cursor();
-        let w = &self.messages.window;
+        let t = self.views.timeline.timeline.cursor();
+        let w = &self.views.messages.window;
         let inside = !w.entries.is_empty() && t >= w.from && t <= w.to;
         if inside {
-            if self.histogram.window != self.timeline.view() {
+            if self.views.timeline.histogram.window != self.views.timeline.timeline.view() {
                 // The cursor panned the zoomed window.
                 self.refresh_histogram();
             }
-            self.messages.select_time(t, self.layout.messages_rows());
+            self.views
+                .messages
+                .select_time(t, self.layout.messages_rows());
             self.message_changed(false);
-        } else if self.messages.topic.is_some() {
+        } else if self.views.messages.topic.is_some() {
             self.topic_changed();
         }
         true
@@ -58,33 +60,40 @@ impl App {
 
     /// The selected message changed: decode it, keep sizes and the window topped up.
     pub(super) fn message_changed(&mut self, move_cursor: bool) {
-        let Some(sel) = self.messages.selected_ref() else {
+        let Some(sel) = self.views.messages.selected_ref() else {
             return;
         };
         if move_cursor {
-            self.timeline.set_cursor(sel.entry.time);
+            self.views.timeline.timeline.set_cursor(sel.entry.time);
         }
-        if self.inspector.data.as_ref().is_none_or(|d| d.msg != sel) {
-            let id = self.requests.issue(RequestKind::Decode);
-            self.inspector.loading = Some(sel);
-            self.worker.send(Request::Decode { id, msg: sel });
+        if self
+            .views
+            .inspector
+            .tree
+            .data
+            .as_ref()
+            .is_none_or(|d| d.msg != sel)
+        {
+            let id = self.jobs.requests.issue(RequestKind::Decode);
+            self.views.inspector.tree.loading = Some(sel);
+            self.jobs.worker.send(Request::Decode { id, msg: sel });
         }
         self.request_picture();
         self.request_sizes();
-        if let Some(later) = self.messages.needs_more(WINDOW_MARGIN) {
+        if let Some(later) = self.views.messages.needs_more(WINDOW_MARGIN) {
             self.extend_window(later);
         }
     }
 
     pub(super) fn extend_window(&mut self, later: bool) {
-        let Some(row) = self.topics.selected_row().cloned() else {
+        let Some(row) = self.views.topics.list.selected_row().cloned() else {
             return;
         };
-        let w = &self.messages.window;
+        let w = &self.views.messages.window;
         let center = if later { w.to } else { w.from };
-        let id = self.requests.issue(RequestKind::Window);
-        self.messages.loading = true;
-        self.worker.send(Request::Window {
+        let id = self.jobs.requests.issue(RequestKind::Window);
+        self.views.messages.loading = true;
+        self.jobs.worker.send(Request::Window {
             id,
             topic: row.topic,
             connections: row.connections,
@@ -98,31 +107,40 @@ impl App {
     pub(super) fn request_sizes(&mut self) {
         let h = self.layout.messages_rows();
         let refs: Vec<MsgRef> = self
+            .views
             .messages
             .window
             .entries
             .iter()
-            .skip(self.messages.offset)
+            .skip(self.views.messages.offset)
             .take(h)
-            .filter(|r| !self.messages.sizes.contains_key(r))
+            .filter(|r| !self.views.messages.sizes.contains_key(r))
             .copied()
             .collect();
         if refs.is_empty() {
             return;
         }
-        let id = self.requests.issue(RequestKind::Sizes);
-        self.worker.send(Request::Sizes { id, refs });
+        let id = self.jobs.requests.issue(RequestKind::Sizes);
+        self.jobs.worker.send(Request::Sizes { id, refs });
     }
 
     pub(super) fn refresh_histogram(&mut self) {
         let width = self.layout.histogram_width();
-        let conns = if self.hist_all {
+        let conns = if self.views.timeline.hist_all {
             None
         } else {
-            self.topics.selected_row().map(|r| r.connections.clone())
+            self.views
+                .topics
+                .list
+                .selected_row()
+                .map(|r| r.connections.clone())
         };
-        self.histogram =
-            histogram::compute(&self.catalog, conns.as_deref(), self.timeline.view(), width);
+        self.views.timeline.histogram = histogram::compute(
+            &self.catalog,
+            conns.as_deref(),
+            self.views.timeline.timeline.view(),
+            width,
+        );
         self.refresh_lanes();
         self.refresh_view_bandwidth();
     }
@@ -136,18 +154,22 @@ impl App {
                 window,
                 extend,
             } => {
-                if !self.requests.is_current(RequestKind::Window, id)
-                    || self.messages.topic.as_deref() != Some(topic.as_str())
+                if !self.jobs.requests.is_current(RequestKind::Window, id)
+                    || self.views.messages.topic.as_deref() != Some(topic.as_str())
                 {
                     return false;
                 }
                 let h = self.layout.messages_rows();
                 match extend {
                     None => {
-                        self.messages.set_window(window, self.timeline.cursor(), h);
+                        self.views.messages.set_window(
+                            window,
+                            self.views.timeline.timeline.cursor(),
+                            h,
+                        );
                         self.message_changed(false);
                     }
-                    Some(_) => self.messages.extend(window, h),
+                    Some(_) => self.views.messages.extend(window, h),
                 }
                 self.request_sizes();
                 true
@@ -159,26 +181,31 @@ impl App {
             } => {
                 for (r, s) in sizes {
                     if let Some(s) = s {
-                        self.messages.sizes.insert(r, s);
+                        self.views.messages.sizes.insert(r, s);
                     }
                 }
-                self.messages.previews.extend(previews);
+                self.views.messages.previews.extend(previews);
                 true
             }
             Reply::Decoded { id, msg, result } => {
-                if !self.requests.is_current(RequestKind::Decode, id)
-                    || self.messages.selected_ref() != Some(msg)
+                if !self.jobs.requests.is_current(RequestKind::Decode, id)
+                    || self.views.messages.selected_ref() != Some(msg)
                 {
                     return false;
                 }
-                self.inspector.set(*result, self.time_format, self.start());
-                self.inspector
+                self.views
+                    .inspector
+                    .tree
+                    .set(*result, self.settings.time_format, self.start());
+                self.views
+                    .inspector
+                    .tree
                     .scroll_into_view(self.layout.inspector_rows());
                 self.refresh_diff();
                 true
             }
             Reply::Exported { id, result } => {
-                if !self.requests.is_current(RequestKind::Export, id) {
+                if !self.jobs.requests.is_current(RequestKind::Export, id) {
                     return false;
                 }
                 match result {
@@ -188,7 +215,7 @@ impl App {
                 true
             }
             Reply::Yaml { id, topic, result } => {
-                if !self.requests.is_current(RequestKind::Yaml, id) {
+                if !self.jobs.requests.is_current(RequestKind::Yaml, id) {
                     return false;
                 }
                 self.yaml_done(&topic, result);
@@ -201,14 +228,14 @@ impl App {
                 graphic,
             } => self.picture_reply(id, msg, *result, graphic),
             Reply::ScanProgress(p) => {
-                self.health.progress = p;
-                self.mode == Mode::Health
+                self.overlays.health.progress = p;
+                self.overlays.mode == Mode::Health
             }
             Reply::Scanned(report) => {
-                self.health.report = Some(*report);
+                self.overlays.health.report = Some(*report);
                 self.keep_health_stats();
-                self.health.progress = 1.0;
-                self.scan_clock.report_arrived();
+                self.overlays.health.progress = 1.0;
+                self.jobs.scan_clock.report_arrived();
                 self.rebuild_health();
                 // Index data is in memory now: the histogram can be exact.
                 self.refresh_histogram();

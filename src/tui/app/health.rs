@@ -11,6 +11,7 @@ impl App {
         // The scan's banner takes the first lines while the bag is still being scanned.
         let width = self.area.width.saturating_sub(2) as usize;
         let banner = self
+            .jobs
             .scan
             .banner()
             .map_or(0, |b| crate::tui::text::wrap(&b, width, 2).len());
@@ -21,7 +22,7 @@ impl App {
 
     /// Lays the health report out again for the current width and time format.
     pub(crate) fn rebuild_health(&mut self) {
-        let Some(report) = &self.health.report else {
+        let Some(report) = &self.overlays.health.report else {
             return;
         };
         let bags: Vec<String> = self
@@ -32,56 +33,51 @@ impl App {
             .collect();
         let cx = Context {
             width: self.area.width.saturating_sub(2) as usize,
-            time_format: self.time_format,
+            time_format: self.settings.time_format,
             start: self.start(),
             bags: &bags,
-            rows: self.topics.rows(),
-            unopened: &self.unopened,
+            rows: self.views.topics.list.rows(),
+            unopened: &self.settings.unopened,
         };
         let built = health::build(report, &cx);
-        self.health.lines = built.lines;
-        self.health.name_width = built.name_width;
-        self.health.topic_bags = built.topic_bags;
+        self.overlays.health.lines = built.lines;
+        self.overlays.health.name_width = built.name_width;
+        self.overlays.health.topic_bags = built.topic_bags;
         let rows = self.health_rows();
-        self.health.scroll_into_view(rows);
+        self.overlays.health.scroll_into_view(rows);
     }
 
     /// Keys in the health view.
     pub(crate) fn health_action(&mut self, action: Action) -> bool {
-        let rows = self.health_rows();
-        let page = isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
         match action {
-            Action::ToggleHealth | Action::Back => self.mode = Mode::Normal,
-            Action::Up => self.health.move_by(-1, rows),
-            Action::Down => self.health.move_by(1, rows),
-            Action::PageUp => self.health.move_by(-page, rows),
-            Action::PageDown => self.health.move_by(page, rows),
-            Action::Top => self.health.move_by(isize::MIN / 2, rows),
-            Action::Bottom => self.health.move_by(isize::MAX / 2, rows),
             Action::Enter => return self.go_to_health_target(),
             Action::Resize(w, h) => return self.resize(w, h),
-            Action::ToggleHelp => self.mode = Mode::Help,
-            _ => return false,
+            _ => {}
         }
-        true
+        let mut ctx = self.handle_ctx(self.health_rows());
+        let handled = self.overlays.health_handle(action, &mut ctx);
+        self.apply_effects(handled, ctx.effects)
     }
 
     /// `Enter` in the health view: selects the line's topic (clearing a filter that hides
     /// it), moves the cursor to its gap, and closes the view.
     fn go_to_health_target(&mut self) -> bool {
-        let Some(target) = self.health.target() else {
+        let Some(target) = self.overlays.health.target() else {
             return false;
         };
-        if !self.topics.select_topic(&target.topic) {
-            self.topics.set_filter("");
-            self.prompt.clear();
-            self.topics.select_topic(&target.topic);
+        if !self.views.topics.list.select_topic(&target.topic) {
+            self.views.topics.list.set_filter("");
+            self.overlays.prompt.clear();
+            self.views.topics.list.select_topic(&target.topic);
         }
-        self.topics.scroll_into_view(self.layout.topics_rows());
+        self.views
+            .topics
+            .list
+            .scroll_into_view(self.layout.topics_rows());
         if let Some(t) = target.time {
-            self.timeline.set_cursor(t);
+            self.views.timeline.timeline.set_cursor(t);
         }
-        self.mode = Mode::Normal;
+        self.overlays.mode = Mode::Normal;
         self.topic_changed();
         true
     }

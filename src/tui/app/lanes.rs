@@ -7,13 +7,16 @@ use super::App;
 impl App {
     /// `a`: selected topic → all topics → lanes → selected topic.
     pub(super) fn cycle_timeline_scope(&mut self) {
-        match (self.hist_all, self.lanes.is_some()) {
-            (false, false) => self.hist_all = true,
+        match (
+            self.views.timeline.hist_all,
+            self.views.timeline.lanes.is_some(),
+        ) {
+            (false, false) => self.views.timeline.hist_all = true,
             (true, _) => {
-                self.hist_all = false;
-                self.lanes = Some(Lanes::default());
+                self.views.timeline.hist_all = false;
+                self.views.timeline.lanes = Some(Lanes::default());
             }
-            (false, true) => self.lanes = None,
+            (false, true) => self.views.timeline.lanes = None,
         }
         self.refresh_histogram();
     }
@@ -21,7 +24,7 @@ impl App {
     /// The columns of a timeline pane `width` cells wide inside: those before the time axis
     /// (the lanes' names) and those on it.
     pub(super) fn timeline_columns(&self, width: usize) -> (usize, usize) {
-        if self.lanes.is_some() {
+        if self.views.timeline.lanes.is_some() {
             let names = lanes::name_width(width);
             (names, width.saturating_sub(names).max(1))
         } else {
@@ -31,7 +34,7 @@ impl App {
 
     /// Rebuilds the lanes (when shown) for the timeline pane's size and window.
     pub(super) fn refresh_lanes(&mut self) {
-        let Some(mut l) = self.lanes.take() else {
+        let Some(mut l) = self.views.timeline.lanes.take() else {
             return;
         };
         let inner = self.layout.histogram;
@@ -44,14 +47,14 @@ impl App {
         } else {
             w
         };
-        // (`self.lanes` is taken: the name column is the lanes' own.)
+        // (`self.views.timeline.lanes` is taken: the name column is the lanes' own.)
         let bars = w.saturating_sub(lanes::name_width(w)).max(1);
         l.refresh(
             &self.catalog,
-            &self.topics,
-            self.timeline.view(),
+            &self.views.topics.list,
+            self.views.timeline.timeline.view(),
             (lanes::lane_rows(h), bars),
         );
-        self.lanes = Some(l);
+        self.views.timeline.lanes = Some(l);
     }
 }

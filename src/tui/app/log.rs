@@ -14,33 +14,35 @@ impl App {
     /// `after` opens; each piece comes back through `notify` to [`App::log_piece`].
     pub fn start_log_reading(&mut self, notify: Notify<LogPiece>, after: Gate) {
         let topics = log_topics(&self.catalog);
-        self.log.topics = topics.clone();
+        self.views.log.view.topics = topics.clone();
         if topics.topics.is_empty() {
-            self.log.done = true;
-            self.log.progress = 1.0;
+            self.views.log.view.done = true;
+            self.views.log.view.progress = 1.0;
             return;
         }
         match logger::start(
             self.catalog.clone(),
             topics.topics,
-            self.registry.clone(),
+            self.settings.registry.clone(),
             (notify, after),
         ) {
-            Ok(job) => self.log_job = Some(job),
+            Ok(job) => self.views.log.job = Some(job),
             Err(e) => self.flash(format!("cannot read the log lines: {e}"), true),
         }
     }
 
     /// A piece of log lines read in the background.
     pub fn log_piece(&mut self, piece: LogPiece) -> bool {
-        self.log
+        self.views
+            .log
+            .view
             .add(piece.piece, piece.fraction, piece.stats, piece.done);
         if piece.done {
-            self.log_job = None;
+            self.views.log.job = None;
         }
         let rows = self.log_rows();
-        self.log.scroll_into_view(rows);
-        self.mode == Mode::Log || self.mode == Mode::LogPrompt
+        self.views.log.view.scroll_into_view(rows);
+        self.overlays.mode == Mode::Log || self.overlays.mode == Mode::LogPrompt
     }
 
     /// Rows of the log view's list: the body less its borders and the detail area.
@@ -57,101 +59,100 @@ impl App {
 
     /// `r`: opens the log view (or says there is no log topic).
     pub(super) fn open_log(&mut self) {
-        if self.log.topics.topics.is_empty() {
+        if self.views.log.view.topics.topics.is_empty() {
             self.flash("no log topic (rosgraph_msgs/Log) in these bags", true);
             return;
         }
-        self.mode = Mode::Log;
+        self.overlays.mode = Mode::Log;
         // Open at the time cursor.
-        let row = self.log.row_at(self.timeline.cursor());
-        self.log.selected = row;
-        self.log.scroll_into_view(self.log_rows());
+        let row = self
+            .views
+            .log
+            .view
+            .row_at(self.views.timeline.timeline.cursor());
+        self.views.log.view.selected = row;
+        self.views.log.view.scroll_into_view(self.log_rows());
     }
 
     /// Keys in the log view.
     pub(super) fn log_action(&mut self, action: Action) -> bool {
-        let rows = self.log_rows();
-        let page = isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
         match action {
-            Action::ToggleLog | Action::Back => self.mode = Mode::Normal,
-            Action::Up => self.log.move_by(-1, rows),
-            Action::Down => self.log.move_by(1, rows),
-            Action::PageUp => self.log.move_by(-page, rows),
-            Action::PageDown => self.log.move_by(page, rows),
-            Action::Top => self.log.move_by(isize::MIN / 2, rows),
-            Action::Bottom => self.log.move_by(isize::MAX / 2, rows),
-            Action::LogLevel => {
-                self.log.cycle_level();
-                self.log.scroll_into_view(rows);
-            }
             Action::LogNodeFilter | Action::LogTextFilter => {
                 let field = if action == Action::LogNodeFilter {
                     LogField::Node
                 } else {
                     LogField::Text
                 };
-                self.log.begin_edit(field);
-                self.prompt = self.log.filter(field).to_string();
-                self.mode = Mode::LogPrompt;
+                self.views.log.view.begin_edit(field);
+                self.overlays.prompt = self.views.log.view.filter(field).to_string();
+                self.overlays.mode = Mode::LogPrompt;
+                true
             }
-            Action::Enter => return self.go_to_log_line(),
+            Action::Enter => self.go_to_log_line(),
             Action::Resize(w, h) => {
                 self.resize(w, h);
-                self.log.scroll_into_view(self.log_rows());
+                self.views.log.view.scroll_into_view(self.log_rows());
+                true
             }
-            Action::ToggleHelp => self.mode = Mode::Help,
-            Action::Scroll(_, _, down) => self.log.move_by(if down { 3 } else { -3 }, rows),
-            _ => return false,
+            _ => {
+                let mut ctx = self.handle_ctx(self.log_rows());
+                let handled = self.views.log.handle(action, &mut ctx);
+                self.apply_effects(handled, ctx.effects)
+            }
         }
-        true
     }
 
     /// Keys while typing a log filter: the list follows each character.
     pub(super) fn log_prompt_action(&mut self, action: Action) -> bool {
         match action {
-            Action::Input(c) => self.prompt.push(c),
+            Action::Input(c) => self.overlays.prompt.push(c),
             Action::Backspace => {
-                self.prompt.pop();
+                self.overlays.prompt.pop();
             }
-            Action::ClearInput => self.prompt.clear(),
+            Action::ClearInput => self.overlays.prompt.clear(),
             Action::Enter | Action::Back => {
-                self.log.end_edit(action == Action::Enter);
-                self.prompt.clear();
-                self.mode = Mode::Log;
-                self.log.scroll_into_view(self.log_rows());
+                self.views.log.view.end_edit(action == Action::Enter);
+                self.overlays.prompt.clear();
+                self.overlays.mode = Mode::Log;
+                self.views.log.view.scroll_into_view(self.log_rows());
                 return true;
             }
             Action::Resize(w, h) => return self.resize(w, h),
             _ => return false,
         }
-        let text = self.prompt.clone();
-        self.log.set_edited(&text);
-        self.log.scroll_into_view(self.log_rows());
+        let text = self.overlays.prompt.clone();
+        self.views.log.view.set_edited(&text);
+        self.views.log.view.scroll_into_view(self.log_rows());
         true
     }
 
     /// `Enter` on a log line: selects its topic, moves the time cursor to the line (which
     /// selects its message) and closes the view.
     fn go_to_log_line(&mut self) -> bool {
-        let Some(line) = self.log.selected_line() else {
+        let Some(line) = self.views.log.view.selected_line() else {
             return false;
         };
         let time = line.time;
         let topic = self
+            .views
             .log
+            .view
             .topics
             .topics
             .get(line.topic as usize)
             .cloned()
             .unwrap_or_default();
-        if !self.topics.select_topic(&topic) {
-            self.topics.set_filter("");
-            self.prompt.clear();
-            self.topics.select_topic(&topic);
+        if !self.views.topics.list.select_topic(&topic) {
+            self.views.topics.list.set_filter("");
+            self.overlays.prompt.clear();
+            self.views.topics.list.select_topic(&topic);
         }
-        self.topics.scroll_into_view(self.layout.topics_rows());
-        self.timeline.set_cursor(time);
-        self.mode = Mode::Normal;
+        self.views
+            .topics
+            .list
+            .scroll_into_view(self.layout.topics_rows());
+        self.views.timeline.timeline.set_cursor(time);
+        self.overlays.mode = Mode::Normal;
         self.set_focus(super::super::action::Pane::Messages);
         self.topic_changed();
         true

@@ -1,8 +1,11 @@
-//! The application state ([`App`]) and how actions change it. What each pane shows is a model
-//! in `model/` (plain data, drawn by `panes/`); `App` holds them, routes each action by the
-//! input mode, asks the worker and the background threads for data, and applies their replies
-//! while they are still current (replies to an older request are dropped). The routing and the
-//! layout are here; each concern has its own `impl App` block in a file beside:
+//! The application ([`App`]): routing state only — the catalog, the session's [`Settings`],
+//! the focus, the overlays, the [`Views`] (each owning its state, in `tui/view/`), the
+//! background side ([`Jobs`]), the status message, the layout and the outbox. `App` routes
+//! each action by the input mode (the open overlay, else the focused view, else the global
+//! keys), asks the worker and the background threads for data, and applies their replies
+//! while they are still current (replies to an older request are dropped). Views answer
+//! movement keys themselves and queue [`Effect`](super::view::handle::Effect)s that `App`
+//! applies (`input`). What crosses views has its own `impl App` block in a file beside:
 //!
 //! - keys, the mouse and the prompts (`input`); the timeline's scope, `a` (`lanes`);
 //! - what the selection fetches and the worker's replies (`fetch`); reading in full, `d` and
@@ -12,9 +15,10 @@
 //! - the topic filter's background results (`filter`), the content search (`search`), the log
 //!   view (`log`), the health view (`health`);
 //! - following a growing recording (`follow`), exploring a bag while its recovery scan runs
-//!   (`scan`);
+//!   (`scan`), and the background side's state (`background`);
 //! - playback (`playback`), ROS publishing (`publishing`), export and clipboard (`output`).
 
+mod background;
 mod diff;
 mod fetch;
 mod filter;
@@ -34,7 +38,6 @@ mod scan;
 mod search;
 mod view_bandwidth;
 mod xy_view;
-pub use follow::FollowState;
 
 use std::path::PathBuf;
 
@@ -45,233 +48,154 @@ use crate::time::RosTime;
 
 use super::action::{Action, Pane};
 use super::jobs::notify::Notify;
-use super::jobs::publish::{self, Publisher, Publishing, RosEvent};
+use super::jobs::publish::{self, RosEvent};
 use super::jobs::worker::Worker;
-use super::jobs::worker::pending::Pending;
 use super::keymap::KeyMap;
 use super::layout::{Layout, layout};
-use super::model::histogram::Histogram;
-use super::model::inspector::Inspector;
 use super::model::messages::MessageList;
-use super::model::plots::Plots;
 use super::model::timefmt::TimeFormat;
-use super::model::timeline::Timeline;
+use super::model::topic_row::topic_rows;
 use super::model::topics::TopicList;
+use super::view::find::SearchView;
+use super::view::inspector::InspectorView;
+use super::view::log::LogPane;
+use super::view::overlays::Overlays;
+use super::view::plot::PlotView;
+use super::view::timeline::TimelineView;
+use super::view::topics::TopicsView;
 
-pub use playback::Play;
+pub use super::model::play::Play;
 
-/// What keys currently do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Browsing.
-    Normal,
-    /// Typing a topic filter.
-    Filter,
-    /// Typing a time to jump to.
-    Jump,
-    /// The help overlay.
-    Help,
-    /// The health view.
-    Health,
-    /// The log view.
-    Log,
-    /// Typing a filter of the log view.
-    LogPrompt,
-    /// The text overlay (`d`, `w`).
-    Text,
-    /// Typing a search expression (`f`).
-    Find,
-    /// The question before `p` publishes ([`App::publish_plan`]).
-    ConfirmPublish,
+pub use super::view::overlays::Mode;
+pub use super::view::status::Flash;
+pub use background::{FollowState, Jobs};
+
+/// What the user chose for this session: keys, how times are shown, where output goes, how
+/// `p` publishes, the definitions to decode with, and what the title and status bar note.
+pub struct Settings {
+    /// Key bindings.
+    pub keymap: KeyMap,
+    /// How times are shown.
+    pub time_format: TimeFormat,
+    /// Where exported intervals and saved messages go (the current directory by default).
+    pub output_dir: PathBuf,
+    /// How `p` publishes into the ROS graph (namespace, rate, node configuration).
+    pub publish: publish::Settings,
+    /// Message definitions for decoding plotted fields (the `--msg-path` ones and bundled).
+    pub registry: crate::msg::Registry,
+    /// Shown in the title (e.g. that this is the bundled demo bag).
+    pub note: Option<String>,
+    /// Bags that could not be opened (`FILE: WHAT`), counted as warnings in the status bar.
+    pub unopened: Vec<String>,
 }
 
-/// A short message in the status bar.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Flash {
-    /// Text.
-    pub text: String,
-    /// Shown as an error.
-    pub error: bool,
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            keymap: KeyMap::default(),
+            time_format: TimeFormat::default(),
+            output_dir: PathBuf::from("."),
+            publish: publish::Settings::default(),
+            registry: crate::msg::Registry::bundled(),
+            note: None,
+            unopened: Vec::new(),
+        }
+    }
 }
 
-pub use super::model::health::HealthView;
+/// The views of the main screen, each owning its state.
+pub struct Views {
+    /// The topic list.
+    pub topics: TopicsView,
+    /// The timeline (histogram or lanes).
+    pub timeline: TimelineView,
+    /// Messages of the selected topic.
+    pub messages: MessageList,
+    /// The decoded message, its picture and the diff mark.
+    pub inspector: InspectorView,
+    /// The plot pane.
+    pub plot: PlotView,
+    /// The log view (`r`).
+    pub log: LogPane,
+    /// The content search (`f`).
+    pub search: SearchView,
+}
 
-/// The whole application state.
+/// The whole application state: what routes actions and applies effects. Each view owns
+/// its state ([`Views`]); the background side is in [`Jobs`].
 pub struct App {
     /// The bags.
     pub catalog: Catalog,
-    /// Shown in the title (e.g. that this is the bundled demo bag).
-    pub note: Option<String>,
-    /// Key bindings.
-    pub keymap: KeyMap,
-    /// Topic list.
-    pub topics: TopicList,
-    /// Time axis.
-    pub timeline: Timeline,
-    /// How times are shown.
-    pub time_format: TimeFormat,
-    /// Histogram of all topics instead of the selected one.
-    pub hist_all: bool,
-    /// The histogram for the current window and width.
-    pub histogram: Histogram,
-    /// One lane per shown topic instead of the histogram (`a`'s third state), when shown.
-    pub lanes: Option<super::model::lanes::Lanes>,
-    /// Messages of the selected topic.
-    pub messages: MessageList,
-    /// The decoded message.
-    pub inspector: Inspector,
-    /// The health view.
-    pub health: HealthView,
+    /// The session's settings.
+    pub settings: Settings,
     /// Focused pane.
     pub focus: Pane,
-    /// Input mode.
-    pub mode: Mode,
-    /// Text of the filter or jump prompt.
-    pub prompt: String,
+    /// What is open over the main view, and its state.
+    pub overlays: Overlays,
+    /// The views of the main screen.
+    pub views: Views,
+    /// The worker and the other background threads.
+    pub jobs: Jobs,
     /// Status bar message.
     pub flash: Option<Flash>,
     /// Terminal size.
     pub area: Rect,
     /// Where each pane is.
     pub layout: Layout,
-    /// Set when the user quits.
-    pub quit: bool,
     /// Escape sequences to write after the next draw (OSC 52 clipboard).
     pub outbox: Vec<String>,
-    /// Marked interval (start, end), either end possibly unset.
-    pub marks: (Option<RosTime>, Option<RosTime>),
-    /// Playback, when started.
-    pub play: Option<Play>,
-    /// First line of the help overlay shown.
-    pub help_scroll: usize,
-    /// Where exported intervals and saved messages go (the current directory by default).
-    pub output_dir: PathBuf,
-    /// How `p` publishes into the ROS graph (namespace, rate, node configuration).
-    pub publish_settings: publish::Settings,
-    /// Bags that could not be opened (`FILE: WHAT`), counted as warnings in the status bar.
-    pub unopened: Vec<String>,
-    /// The latest ROS publishing run, as shown in the status bar.
-    pub publishing: Option<Publishing>,
-    /// What `p` would publish, while the user is asked.
-    pub publish_plan: Option<super::model::publish_plan::PublishPlan>,
-    /// The plotted series (the plot pane under the timeline).
-    pub plots: Plots,
-    /// Message definitions for decoding plotted fields (the `--msg-path` ones and bundled).
-    pub registry: crate::msg::Registry,
-    /// The series still being computed, by label.
-    plot_jobs: std::collections::HashMap<String, crate::tui::jobs::plotter::PlotJob>,
-    /// Where series threads report (set by the event loop).
-    plot_notify: Option<Notify<crate::tui::jobs::plotter::PlotNews>>,
-    next_plot_id: u64,
-    /// XY mode's picture, made in the background.
-    xy_view: xy_view::XyView,
-    /// The bandwidth over the window, summed in the background.
-    view_bandwidth: view_bandwidth::ViewBandwidth,
-    publisher: Option<Publisher>,
-    /// Where the ROS publisher reports (set by the event loop; without it `p` cannot publish).
-    ros: Option<Notify<RosEvent>>,
-    worker: Worker,
-    /// The log view (`r`).
-    pub log: super::model::log::LogView,
-    /// The message marked with `m` to compare others with.
-    pub diff_mark: Option<super::jobs::worker::decode::Inspected>,
-    /// The text overlay (`d`, `w`).
-    pub text_view: super::model::text_view::TextView,
-    /// The log lines being read in the background.
-    log_job: Option<super::jobs::logger::LogJob>,
-    /// The latest worker request of each kind: replies to older ones are dropped.
-    requests: Pending,
-    /// The picture preview in the inspector (`i`).
-    pub picture: super::model::picture::PicturePreview,
-    /// The content search (`f`, `n`, `N`) and its matches.
-    pub search: super::model::search::Search,
-    /// The running search.
-    finder: search::Finder,
-    /// Following a growing recording (`F`).
-    pub follow: FollowState,
-    /// Bytes per topic over the visible window while zoomed (the topic list's bandwidth).
-    pub view_bytes: Option<crate::catalog::window_bytes::WindowBytes>,
-    /// The plotted series extended as a followed recording grows.
-    plot_growth: plot_growth::PlotGrowth,
-    /// The recovery scan of a bag shown while it runs.
-    pub scan: super::model::scan::ScanState,
-    scan_clock: scan::ScanClock,
+    /// Set when the user quits.
+    pub quit: bool,
 }
 
 impl App {
     /// A new app over `catalog` of `width`×`height`, asking `worker` for data.
     pub fn new(catalog: Catalog, worker: Worker, width: u16, height: u16) -> App {
-        let rows = follow::topic_rows(&catalog);
+        let rows = topic_rows(&catalog);
         let start = catalog.start_time().unwrap_or(RosTime::MIN);
         let end = catalog.end_time().unwrap_or(start);
         let area = Rect::new(0, 0, width, height);
         let mut app = App {
-            note: None,
-            keymap: KeyMap::default(),
-            topics: TopicList::new(rows),
-            timeline: Timeline::new(start, end),
-            time_format: TimeFormat::default(),
-            hist_all: false,
-            histogram: Histogram::default(),
-            lanes: None,
-            messages: MessageList::default(),
-            inspector: Inspector::default(),
-            health: HealthView::default(),
+            catalog,
+            settings: Settings::default(),
             focus: Pane::Topics,
-            mode: Mode::Normal,
-            prompt: String::new(),
+            overlays: Overlays::default(),
+            views: Views {
+                topics: TopicsView {
+                    list: TopicList::new(rows),
+                    bytes: None,
+                },
+                timeline: TimelineView::new(start, end),
+                messages: MessageList::default(),
+                inspector: InspectorView::default(),
+                plot: PlotView::default(),
+                log: LogPane::default(),
+                search: SearchView::default(),
+            },
+            jobs: Jobs::new(worker),
             flash: None,
             area,
             layout: layout(area, Pane::Topics, false),
-            quit: false,
             outbox: Vec::new(),
-            marks: (None, None),
-            play: None,
-            output_dir: PathBuf::from("."),
-            publish_settings: publish::Settings::default(),
-            publishing: None,
-            publish_plan: None,
-            plots: Plots::default(),
-            registry: crate::msg::Registry::bundled(),
-            plot_jobs: std::collections::HashMap::new(),
-            plot_notify: None,
-            next_plot_id: 0,
-            xy_view: xy_view::XyView::default(),
-            view_bandwidth: view_bandwidth::ViewBandwidth::default(),
-            unopened: Vec::new(),
-            publisher: None,
-            ros: None,
-            help_scroll: 0,
-            worker,
-            log: super::model::log::LogView::default(),
-            log_job: None,
-            text_view: super::model::text_view::TextView::default(),
-            diff_mark: None,
-            requests: Pending::default(),
-            picture: super::model::picture::PicturePreview::default(),
-            search: super::model::search::Search::default(),
-            finder: search::Finder::default(),
-            follow: FollowState::default(),
-            view_bytes: None,
-            plot_growth: plot_growth::PlotGrowth::default(),
-            scan: super::model::scan::ScanState::default(),
-            scan_clock: scan::ScanClock::default(),
-            catalog,
+            quit: false,
         };
         let iw = app.layout.inspector.width.saturating_sub(2) as usize;
-        app.inspector.set_width(iw, app.time_format, app.start());
+        app.views
+            .inspector
+            .tree
+            .set_width(iw, app.settings.time_format, app.start());
         app.topic_changed();
         app
     }
 
     /// Where the ROS publisher thread started by `p` reports (the event loop's channel).
     pub fn set_ros_notify(&mut self, ros: Notify<RosEvent>) {
-        self.ros = Some(ros);
+        self.jobs.ros = Some(ros);
     }
 
     /// Start of the catalog (for offsets).
     pub fn start(&self) -> RosTime {
-        self.timeline.bounds().0
+        self.views.timeline.timeline.bounds().0
     }
 
     /// Applies an action; returns true when the screen must be redrawn.
@@ -283,7 +207,7 @@ impl App {
 
     /// [`App::apply`] without the follow-ups every change of state has.
     fn apply_action(&mut self, action: Action) -> bool {
-        match (action, self.mode) {
+        match (action, self.overlays.mode) {
             // `q` closes what is shown over the main view; it leaves only from there.
             (Action::ForceQuit, _) | (Action::Quit, Mode::Normal) => {
                 self.quit = true;
@@ -294,7 +218,7 @@ impl App {
             }
             _ => {}
         }
-        match self.mode {
+        match self.overlays.mode {
             Mode::Filter | Mode::Jump => return self.prompt_action(action),
             Mode::Help => return self.help_action(action),
             Mode::Health => return self.health_action(action),
@@ -306,40 +230,53 @@ impl App {
             Mode::Normal => {}
         }
         self.flash = None;
+        // The focused view first, then the global keys.
+        if let Some(redraw) = self.offer_focused(action) {
+            return redraw;
+        }
         match action {
-            Action::ToggleHelp => self.mode = Mode::Help,
-            Action::ToggleHealth => self.mode = Mode::Health,
+            Action::ToggleHelp => self.overlays.mode = Mode::Help,
+            Action::ToggleHealth => self.overlays.mode = Mode::Health,
             Action::FocusNext | Action::FocusPrev => self.cycle_focus(action == Action::FocusNext),
             Action::Focus(p) => self.set_focus(p),
             Action::StartFilter => {
-                self.topics.begin_filter();
-                self.mode = Mode::Filter;
-                self.prompt = self.topics.filter().to_string();
+                self.views.topics.list.begin_filter();
+                self.overlays.mode = Mode::Filter;
+                self.overlays.prompt = self.views.topics.list.filter().to_string();
                 self.set_focus(Pane::Topics);
             }
             Action::StartJump => {
-                self.mode = Mode::Jump;
-                self.prompt.clear();
+                self.overlays.mode = Mode::Jump;
+                self.overlays.prompt.clear();
             }
-            Action::CycleSort => self.topics.cycle_sort(),
+            Action::CycleSort => self.views.topics.list.cycle_sort(),
             Action::CycleTimeFormat => {
-                self.time_format = self.time_format.next();
-                self.inspector.rebuild(self.time_format, self.start());
+                self.settings.time_format = self.settings.time_format.next();
+                self.views
+                    .inspector
+                    .tree
+                    .rebuild(self.settings.time_format, self.start());
                 self.rebuild_health();
-                self.flash(format!("times shown as {}", self.time_format.name()), false);
+                self.flash(
+                    format!("times shown as {}", self.settings.time_format.name()),
+                    false,
+                );
             }
             Action::ZoomIn | Action::ZoomOut | Action::ZoomReset => {
                 match action {
-                    Action::ZoomIn => self.timeline.zoom_in(),
-                    Action::ZoomOut => self.timeline.zoom_out(),
-                    _ => self.timeline.reset_zoom(),
+                    Action::ZoomIn => self.views.timeline.timeline.zoom_in(),
+                    Action::ZoomOut => self.views.timeline.timeline.zoom_out(),
+                    _ => self.views.timeline.timeline.reset_zoom(),
                 }
                 self.refresh_histogram();
             }
             Action::ToggleHistogramScope => self.cycle_timeline_scope(),
             Action::ExpandAll | Action::CollapseAll => {
-                self.inspector
-                    .set_all(action == Action::ExpandAll, self.time_format, self.start());
+                self.views.inspector.tree.set_all(
+                    action == Action::ExpandAll,
+                    self.settings.time_format,
+                    self.start(),
+                );
             }
             Action::MarkStart | Action::MarkEnd => self.mark(action == Action::MarkStart),
             Action::ExportMarked => self.export_marked(),
@@ -371,7 +308,7 @@ impl App {
                 }
                 return self.navigate(if down { Action::Down } else { Action::Up });
             }
-            other => return self.navigate(other),
+            _ => return false,
         }
         true
     }
@@ -394,7 +331,7 @@ impl App {
     pub(super) fn set_focus(&mut self, pane: Pane) {
         self.focus = pane;
         let before = self.layout;
-        self.layout = layout(self.area, pane, !self.plots.is_empty());
+        self.layout = layout(self.area, pane, !self.views.plot.plots.is_empty());
         // In the compact layout a pane becomes visible (and gets its real height) here.
         if self.layout != before {
             self.fit_viewports();
@@ -408,11 +345,14 @@ impl App {
             self.layout.messages_rows(),
             self.layout.inspector_rows(),
         );
-        self.topics.scroll_into_view(th);
-        self.messages.scroll_into_view(mh);
+        self.views.topics.list.scroll_into_view(th);
+        self.views.messages.scroll_into_view(mh);
         let iw = self.layout.inspector.width.saturating_sub(2) as usize;
-        self.inspector.set_width(iw, self.time_format, self.start());
-        self.inspector.scroll_into_view(ih);
+        self.views
+            .inspector
+            .tree
+            .set_width(iw, self.settings.time_format, self.start());
+        self.views.inspector.tree.scroll_into_view(ih);
         self.request_sizes();
     }
 
@@ -425,7 +365,7 @@ impl App {
 
     pub(crate) fn resize(&mut self, w: u16, h: u16) -> bool {
         self.area = Rect::new(0, 0, w, h);
-        self.layout = layout(self.area, self.focus, !self.plots.is_empty());
+        self.layout = layout(self.area, self.focus, !self.views.plot.plots.is_empty());
         self.fit_viewports();
         self.refresh_histogram();
         self.rebuild_health();

@@ -12,14 +12,14 @@ impl App {
     /// `E`: writes the marked interval — the topics the topic list shows, as `p` publishes
     /// them — to a new bag beside the first bag (`BAG-START-END.bag`), in the background.
     pub(super) fn export_marked(&mut self) {
-        let (Some(a), Some(b)) = self.marks else {
+        let (Some(a), Some(b)) = self.views.timeline.marks else {
             self.flash("mark an interval first: [ at its start, ] at its end", true);
             return;
         };
         if self.still_filtering() {
             return;
         }
-        let topics = match self.topics.filtered_topics() {
+        let topics = match self.views.topics.list.filtered_topics() {
             None => Vec::new(),
             Some(shown) if shown.is_empty() => {
                 self.flash("no topic matches the filter: nothing to export", true);
@@ -35,10 +35,10 @@ impl App {
         // Beside the first bag, unless another directory was set (or the bag has none: the
         // bundled demo).
         let dir = match first.as_ref().and_then(|p| p.parent()) {
-            Some(d) if self.output_dir == std::path::Path::new(".") && d.is_dir() => {
+            Some(d) if self.settings.output_dir == std::path::Path::new(".") && d.is_dir() => {
                 d.to_path_buf()
             }
-            _ => self.output_dir.clone(),
+            _ => self.settings.output_dir.clone(),
         };
         let dir = std::path::absolute(&dir).unwrap_or(dir);
         let base = format!(
@@ -54,9 +54,9 @@ impl App {
             n += 1;
             path = dir.join(format!("{base}-{n}.bag"));
         }
-        let id = self.requests.issue(RequestKind::Export);
+        let id = self.jobs.requests.issue(RequestKind::Export);
         self.flash(format!("writing {}…", path.display()), false);
-        self.worker.send(Request::Export(ExportRequest {
+        self.jobs.worker.send(Request::Export(ExportRequest {
             id,
             start: a,
             end: b,
@@ -70,7 +70,7 @@ impl App {
     }
 
     pub(super) fn save_yaml(&mut self) {
-        let Some(d) = self.inspector.data.as_ref() else {
+        let Some(d) = self.views.inspector.tree.data.as_ref() else {
             self.flash("no decoded message to save", true);
             return;
         };
@@ -81,6 +81,7 @@ impl App {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         let path = self
+            .settings
             .output_dir
             .join(format!("{name}-{}.{:09}.yaml", d.time.sec, d.time.nsec));
         self.request_yaml(Some(path));
@@ -89,7 +90,9 @@ impl App {
     /// YAML is rendered (and saved) by the worker: a big message must not stall the UI.
     pub(super) fn request_yaml(&mut self, save_to: Option<PathBuf>) {
         let Some(msg) = self
+            .views
             .inspector
+            .tree
             .data
             .as_ref()
             .filter(|d| d.value.is_ok())
@@ -98,7 +101,7 @@ impl App {
             self.flash("no decoded message", true);
             return;
         };
-        let id = self.requests.issue(RequestKind::Yaml);
+        let id = self.jobs.requests.issue(RequestKind::Yaml);
         self.flash(
             if save_to.is_some() {
                 "saving…"
@@ -107,7 +110,7 @@ impl App {
             },
             false,
         );
-        self.worker.send(Request::Yaml { id, msg, save_to });
+        self.jobs.worker.send(Request::Yaml { id, msg, save_to });
     }
 
     pub(super) fn yaml_done(&mut self, _topic: &str, result: Result<YamlDone, String>) {

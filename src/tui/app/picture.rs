@@ -12,19 +12,23 @@ use crate::tui::term::graphics::{Graphic, Graphics};
 impl App {
     /// The datatype of the selected topic.
     fn selected_datatype(&self) -> Option<String> {
-        self.topics.selected_row().map(|r| r.datatype.clone())
+        self.views
+            .topics
+            .list
+            .selected_row()
+            .map(|r| r.datatype.clone())
     }
 
     /// True when the inspector shows a picture for the selection.
     pub fn picture_on(&self) -> bool {
         self.selected_datatype()
-            .is_some_and(|d| self.picture.enabled_for(&d))
+            .is_some_and(|d| self.views.inspector.picture.enabled_for(&d))
     }
 
     /// `i`: the preview on or off.
     pub(super) fn toggle_picture(&mut self) {
         if let Some(d) = self.selected_datatype() {
-            self.picture.toggle(&d);
+            self.views.inspector.picture.toggle(&d);
             self.request_picture();
         }
     }
@@ -44,11 +48,11 @@ impl App {
     /// half-blocks' (two pixels a cell, one across).
     fn picture_fit(&self, datatype: &str) -> Fit {
         let (cols, rows) = self.picture_cells(datatype);
-        if let Some(g) = self.picture.protocol_for(datatype) {
+        if let Some(g) = self.views.inspector.picture.protocol_for(datatype) {
             return g.fit(cols, rows);
         }
         if is_scatter_type(datatype) {
-            let (w, h) = crate::tui::dots::CELL;
+            let (w, h) = crate::tui::view::dots::CELL;
             return Fit::new(u32::from(cols) * w, u32::from(rows) * h);
         }
         Fit::new(u32::from(cols), u32::from(rows) * 2)
@@ -57,24 +61,30 @@ impl App {
     /// Asks the worker for the selected message's picture when the preview is on and it is
     /// not already shown or coming.
     pub(super) fn request_picture(&mut self) {
-        let (Some(datatype), Some(msg)) = (self.selected_datatype(), self.messages.selected_ref())
+        let (Some(datatype), Some(msg)) =
+            (self.selected_datatype(), self.views.messages.selected_ref())
         else {
             return;
         };
-        if !self.picture.enabled_for(&datatype) {
+        if !self.views.inspector.picture.enabled_for(&datatype) {
             return;
         }
         let fit = self.picture_fit(&datatype);
-        if !self.picture.needs(msg, fit) {
+        if !self.views.inspector.picture.needs(msg, fit) {
             return;
         }
-        let id = self.requests.issue(RequestKind::Picture);
-        self.picture.loading = Some((msg, fit));
-        let encode = self.picture.protocol_for(&datatype).map(|g| {
-            let (cols, rows) = self.picture_cells(&datatype);
-            (g.clone(), cols, rows)
-        });
-        self.worker.send(Request::Picture {
+        let id = self.jobs.requests.issue(RequestKind::Picture);
+        self.views.inspector.picture.loading = Some((msg, fit));
+        let encode = self
+            .views
+            .inspector
+            .picture
+            .protocol_for(&datatype)
+            .map(|g| {
+                let (cols, rows) = self.picture_cells(&datatype);
+                (g.clone(), cols, rows)
+            });
+        self.jobs.worker.send(Request::Picture {
             id,
             msg,
             fit,
@@ -85,13 +95,13 @@ impl App {
     /// The terminal's graphics protocol became known: the picture shown is drawn again
     /// with it.
     pub(in crate::tui) fn set_graphics(&mut self, graphics: Option<Graphics>) -> bool {
-        let same = self.picture.graphics.is_none() && graphics.is_none();
-        self.picture.graphics = graphics;
+        let same = self.views.inspector.picture.graphics.is_none() && graphics.is_none();
+        self.views.inspector.picture.graphics = graphics;
         if same {
             return false;
         }
-        self.picture.shown = None;
-        self.picture.loading = None;
+        self.views.inspector.picture.shown = None;
+        self.views.inspector.picture.loading = None;
         self.request_picture();
         true
     }
@@ -104,17 +114,17 @@ impl App {
         result: Result<Picture, String>,
         graphic: Option<Graphic>,
     ) -> bool {
-        if !self.requests.is_current(RequestKind::Picture, id) {
+        if !self.jobs.requests.is_current(RequestKind::Picture, id) {
             return false;
         }
-        let Some((_, fit)) = self.picture.loading.take() else {
+        let Some((_, fit)) = self.views.inspector.picture.loading.take() else {
             return false;
         };
         let dots = graphic.is_none()
             && self
                 .selected_datatype()
                 .is_some_and(|d| is_scatter_type(&d));
-        self.picture.shown = Some(Shown {
+        self.views.inspector.picture.shown = Some(Shown {
             msg,
             fit,
             result,

@@ -1,37 +1,25 @@
 //! Playback: the time cursor moving through the bags at a chosen speed, within the marked
 //! interval when there is one.
 
+use crate::tui::model::play::Play;
 use std::time::Instant;
 
 use crate::time::RosTime;
 
 use super::App;
 
-/// Playback of the timeline: the cursor moves through time.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Play {
-    /// Speed factor (1.0 = real time).
-    pub speed: f64,
-    /// When (wall clock) the current speed took effect.
-    pub since: Instant,
-    /// Bag time at `since`.
-    pub from: RosTime,
-    /// Paused.
-    pub paused: bool,
-}
-
 impl App {
     /// `[` / `]`: marks the cursor as the start (or end) of the interval, keeping start <= end.
     pub(super) fn mark(&mut self, start: bool) {
-        let t = self.timeline.cursor();
+        let t = self.views.timeline.timeline.cursor();
         if start {
-            self.marks.0 = Some(t);
+            self.views.timeline.marks.0 = Some(t);
         } else {
-            self.marks.1 = Some(t);
+            self.views.timeline.marks.1 = Some(t);
         }
-        if let (Some(a), Some(b)) = self.marks {
+        if let (Some(a), Some(b)) = self.views.timeline.marks {
             if a > b {
-                self.marks = (Some(b), Some(a));
+                self.views.timeline.marks = (Some(b), Some(a));
             }
         }
     }
@@ -40,13 +28,13 @@ impl App {
     pub(super) fn change_speed(&mut self, faster: bool) {
         let now = Instant::now();
         let factor = if faster { 2.0 } else { 0.5 };
-        let current = self.play.map_or(1.0, |p| p.speed);
+        let current = self.jobs.play.map_or(1.0, |p| p.speed);
         self.set_speed((current * factor).clamp(1.0 / 64.0, 1024.0), now);
     }
 
     /// The bag time playback has reached at `now`.
     pub(super) fn play_position(&self, now: Instant) -> Option<RosTime> {
-        let p = self.play?;
+        let p = self.jobs.play?;
         if p.paused {
             return Some(p.from);
         }
@@ -57,14 +45,14 @@ impl App {
 
     /// True while the cursor is moving on its own (the loop then ticks).
     pub fn is_playing(&self) -> bool {
-        self.play.is_some_and(|p| !p.paused)
+        self.jobs.play.is_some_and(|p| !p.paused)
     }
 
     /// Starts, pauses or resumes playback at `now`.
     pub fn toggle_play(&mut self, now: Instant) {
-        match self.play {
+        match self.jobs.play {
             Some(p) if !p.paused => {
-                self.play = Some(Play {
+                self.jobs.play = Some(Play {
                     paused: true,
                     from: self.play_position(now).unwrap_or(p.from),
                     since: now,
@@ -73,24 +61,30 @@ impl App {
                 self.flash("paused", false);
             }
             Some(p) => {
-                self.play = Some(Play {
+                self.jobs.play = Some(Play {
                     paused: false,
                     since: now,
-                    from: self.timeline.cursor(),
+                    from: self.views.timeline.timeline.cursor(),
                     ..p
                 });
             }
             None => {
                 // From the marked start when the cursor is before it, else from the cursor;
                 // from the beginning when the cursor is at the end.
-                let cursor = self.timeline.cursor();
-                let from = self.marks.0.filter(|m| *m > cursor).unwrap_or(cursor);
-                let from = if from >= self.timeline.bounds().1 {
-                    self.timeline.bounds().0
+                let cursor = self.views.timeline.timeline.cursor();
+                let from = self
+                    .views
+                    .timeline
+                    .marks
+                    .0
+                    .filter(|m| *m > cursor)
+                    .unwrap_or(cursor);
+                let from = if from >= self.views.timeline.timeline.bounds().1 {
+                    self.views.timeline.timeline.bounds().0
                 } else {
                     from
                 };
-                self.play = Some(Play {
+                self.jobs.play = Some(Play {
                     speed: 1.0,
                     since: now,
                     from,
@@ -101,9 +95,11 @@ impl App {
     }
 
     pub(super) fn set_speed(&mut self, speed: f64, now: Instant) {
-        let from = self.play_position(now).unwrap_or(self.timeline.cursor());
-        let paused = self.play.is_some_and(|p| p.paused);
-        self.play = Some(Play {
+        let from = self
+            .play_position(now)
+            .unwrap_or(self.views.timeline.timeline.cursor());
+        let paused = self.jobs.play.is_some_and(|p| p.paused);
+        self.jobs.play = Some(Play {
             speed,
             since: now,
             from,
@@ -121,20 +117,22 @@ impl App {
         let Some(t) = self.play_position(now) else {
             return false;
         };
-        let from = self.play.map(|p| p.from);
+        let from = self.jobs.play.map(|p| p.from);
         let stop = self
+            .views
+            .timeline
             .marks
             .1
             .filter(|e| Some(*e) > from)
-            .unwrap_or(self.timeline.bounds().1);
+            .unwrap_or(self.views.timeline.timeline.bounds().1);
         let t = if t >= stop {
-            self.play = None;
+            self.jobs.play = None;
             self.flash("end of playback", false);
             stop
         } else {
             t
         };
-        self.timeline.set_cursor(t);
+        self.views.timeline.timeline.set_cursor(t);
         self.cursor_moved();
         true
     }

@@ -12,38 +12,38 @@ impl App {
     /// Plots `series` as `label` (replacing a series of that label); `progress` is the
     /// percent done while it is still being computed. False when no more series fit.
     pub fn add_plot(&mut self, label: &str, series: PlotSeries, progress: Option<u8>) -> bool {
-        let added = self.plots.add(label, series, progress);
+        let added = self.views.plot.plots.add(label, series, progress);
         self.relayout();
         added
     }
 
     /// Stops plotting `label` (and computing it); true when it was plotted.
     pub fn remove_plot(&mut self, label: &str) -> bool {
-        self.plot_jobs.remove(label);
-        self.plot_growth.forget(label);
-        let removed = self.plots.remove(label);
+        self.views.plot.jobs.remove(label);
+        self.views.plot.growth.forget(label);
+        let removed = self.views.plot.plots.remove(label);
         self.relayout();
         removed
     }
 
     /// Where series threads report (the event loop's channel).
     pub fn set_plot_notify(&mut self, notify: crate::tui::jobs::notify::Notify<PlotNews>) {
-        self.plot_notify = Some(notify);
+        self.views.plot.notify = Some(notify);
     }
 
     /// Switches the plot between one shared y scale and one per series.
     pub fn toggle_plot_scale(&mut self) {
-        if self.plots.is_empty() {
+        if self.views.plot.plots.is_empty() {
             self.flash("nothing is plotted: P on a field in the inspector", false);
             return;
         }
-        self.plots.toggle_mode();
+        self.views.plot.plots.toggle_mode();
     }
 
     /// `x`: the plot in XY mode (two fields of one topic against each other) or back in
     /// time mode; when the series do not fit, the status bar says what XY needs.
     pub fn toggle_plot_xy(&mut self) {
-        if let Err(why) = self.plots.toggle_xy() {
+        if let Err(why) = self.views.plot.plots.toggle_xy() {
             self.flash(why, true);
         }
     }
@@ -52,7 +52,7 @@ impl App {
     /// reading messages; gives the request and its label.
     pub fn plot_request(&self, spec: &str) -> Result<(SeriesRequest, String), SeriesError> {
         let request = SeriesRequest::parse(&self.catalog, spec)?;
-        series::validate(&self.catalog, &request, &self.registry)?;
+        series::validate(&self.catalog, &request, &self.settings.registry)?;
         let label = format!(
             "{}/{}",
             request.topic.trim_end_matches('/'),
@@ -66,8 +66,8 @@ impl App {
     pub fn plot_field(&mut self, spec: &str) -> Result<String, SeriesError> {
         let (request, label) = self.plot_request(spec)?;
         let topic = request.topic.clone();
-        if self.plots.position(&label).is_none()
-            && self.plots.entries.len() >= crate::tui::model::plots::MAX_SERIES
+        if self.views.plot.plots.position(&label).is_none()
+            && self.views.plot.plots.entries.len() >= crate::tui::model::plots::MAX_SERIES
         {
             self.flash(
                 format!(
@@ -78,24 +78,24 @@ impl App {
             );
             return Ok(label);
         }
-        let Some(notify) = self.plot_notify.clone() else {
+        let Some(notify) = self.views.plot.notify.clone() else {
             self.flash("plotting needs the event loop", true);
             return Ok(label);
         };
-        self.next_plot_id += 1;
-        let id = self.next_plot_id;
-        self.plot_growth.track(&label, &request, id);
+        self.views.plot.next_id += 1;
+        let id = self.views.plot.next_id;
+        self.views.plot.growth.track(&label, &request, id);
         match plotter::start(
             self.catalog.clone(),
             request,
-            self.registry.clone(),
+            self.settings.registry.clone(),
             (id, label.clone()),
             notify,
         ) {
             Ok(job) => {
-                self.plot_jobs.insert(label.clone(), job);
+                self.views.plot.jobs.insert(label.clone(), job);
                 self.add_plot(&label, PlotSeries::default(), Some(0));
-                self.plots.set_topic(&label, topic);
+                self.views.plot.plots.set_topic(&label, topic);
             }
             Err(e) => self.flash(format!("cannot start a thread to plot: {e}"), true),
         }
@@ -104,11 +104,24 @@ impl App {
 
     /// `P`: the inspector's selected field plotted, or no longer plotted.
     pub fn plot_selected_field(&mut self) {
-        let Some(topic) = self.inspector.data.as_ref().map(|d| d.topic.clone()) else {
+        let Some(topic) = self
+            .views
+            .inspector
+            .tree
+            .data
+            .as_ref()
+            .map(|d| d.topic.clone())
+        else {
             self.flash("P plots a field of the inspected message: select one", true);
             return;
         };
-        let Some(row) = self.inspector.rows().get(self.inspector.selected) else {
+        let Some(row) = self
+            .views
+            .inspector
+            .tree
+            .rows()
+            .get(self.views.inspector.tree.selected)
+        else {
             self.flash("P plots a field of the inspected message: select one", true);
             return;
         };
@@ -135,7 +148,7 @@ impl App {
     /// `P`: plots `/topic/field` or, when it is plotted, removes it.
     pub fn toggle_plot(&mut self, spec: &str) {
         match self.plot_request(spec) {
-            Ok((_, label)) if self.plots.position(&label).is_some() => {
+            Ok((_, label)) if self.views.plot.plots.position(&label).is_some() => {
                 self.remove_plot(&label);
                 self.flash(format!("removed {label} from the plot"), false);
             }
@@ -150,20 +163,20 @@ impl App {
 
     /// A piece of a series computed in the background: appended to the cached column.
     pub(crate) fn plot_news(&mut self, news: PlotNews) -> bool {
-        if self.plot_jobs.get(&news.label).map(|j| j.id) != Some(news.id) {
+        if self.views.plot.jobs.get(&news.label).map(|j| j.id) != Some(news.id) {
             return false;
         }
-        let extending = self.plot_growth.is_extension(&news.label, news.id);
+        let extending = self.views.plot.growth.is_extension(&news.label, news.id);
         match news.update {
             Err(e) => {
                 self.remove_plot(&news.label);
                 self.flash(e.to_string(), true);
             }
             Ok(u) => {
-                let Some(i) = self.plots.position(&news.label) else {
+                let Some(i) = self.views.plot.plots.position(&news.label) else {
                     return false;
                 };
-                if let Some(e) = self.plots.entries.get_mut(i) {
+                if let Some(e) = self.views.plot.plots.entries.get_mut(i) {
                     if !u.piece.is_empty() {
                         std::sync::Arc::make_mut(&mut e.series).extend(u.piece);
                     }
@@ -172,7 +185,7 @@ impl App {
                     e.progress = (!u.done && !extending).then_some(pct.min(99));
                 }
                 if u.done {
-                    self.plot_jobs.remove(&news.label);
+                    self.views.plot.jobs.remove(&news.label);
                     self.plot_job_done(&news.label, news.id, u.through);
                     let lost = u.stats.lost();
                     if lost > 0 {
@@ -198,7 +211,8 @@ impl App {
     /// Recomputes the layout (the plot pane appears or goes) and fits the lists into it.
     fn relayout(&mut self) {
         let before = self.layout;
-        self.layout = crate::tui::layout::layout(self.area, self.focus, !self.plots.is_empty());
+        self.layout =
+            crate::tui::layout::layout(self.area, self.focus, !self.views.plot.plots.is_empty());
         if self.layout != before {
             self.fit_viewports();
         }

@@ -8,66 +8,10 @@
 //!
 //! [`PlotSeries::extend`]: crate::tui::model::plot::PlotSeries::extend
 
-use std::collections::HashMap;
-
 use super::App;
-use crate::catalog::series::{Resume, SeriesRequest};
+use crate::catalog::series::Resume;
 use crate::time::RosTime;
 use crate::tui::jobs::plotter;
-
-/// What the app remembers to extend its plotted series.
-#[derive(Debug, Default)]
-pub(crate) struct PlotGrowth {
-    /// Snapshots swapped in so far.
-    generation: u64,
-    /// Per plotted label.
-    series: HashMap<String, Grown>,
-}
-
-/// One plotted series as far as growing it goes.
-#[derive(Debug)]
-struct Grown {
-    /// The whole series' request (no resume point).
-    request: SeriesRequest,
-    /// Its latest extraction.
-    job: u64,
-    /// The snapshot generation that extraction started on.
-    started: u64,
-    /// True when that extraction extends the series (no progress shown).
-    extending: bool,
-    /// Every message of the topic up to this time has been read.
-    through: Option<RosTime>,
-}
-
-impl PlotGrowth {
-    /// Remembers a whole extraction of `label` started as job `job`.
-    pub(crate) fn track(&mut self, label: &str, request: &SeriesRequest, job: u64) {
-        let mut request = request.clone();
-        request.from = None;
-        self.series.insert(
-            label.to_string(),
-            Grown {
-                request,
-                job,
-                started: self.generation,
-                extending: false,
-                through: None,
-            },
-        );
-    }
-
-    /// Forgets `label` (no longer plotted).
-    pub(crate) fn forget(&mut self, label: &str) {
-        self.series.remove(label);
-    }
-
-    /// True when job `job` of `label` extends an already complete series.
-    pub(crate) fn is_extension(&self, label: &str, job: u64) -> bool {
-        self.series
-            .get(label)
-            .is_some_and(|g| g.job == job && g.extending)
-    }
-}
 
 /// Where an extension of a series resumes: after its last point, or after `through` (what
 /// the last extraction covered) when that is later (the messages in between had no value
@@ -83,13 +27,15 @@ fn resume_point(last: Option<Resume>, through: Option<RosTime>) -> Option<Resume
 impl App {
     /// After a snapshot swap: extends every plotted series whose extraction has ended.
     pub(super) fn grow_plots(&mut self) {
-        self.plot_growth.generation += 1;
+        self.views.plot.growth.generation += 1;
         let idle: Vec<String> = self
+            .views
+            .plot
             .plots
             .entries
             .iter()
             .map(|e| e.label.clone())
-            .filter(|l| !self.plot_jobs.contains_key(l))
+            .filter(|l| !self.views.plot.jobs.contains_key(l))
             .collect();
         for label in idle {
             self.extend_plot(&label);
@@ -99,8 +45,8 @@ impl App {
     /// Job `job` of `label` has ended having read the topic `through` that time: extends the
     /// series again when a snapshot was swapped in meanwhile.
     pub(super) fn plot_job_done(&mut self, label: &str, job: u64, through: Option<RosTime>) {
-        let generation = self.plot_growth.generation;
-        let Some(g) = self.plot_growth.series.get_mut(label) else {
+        let generation = self.views.plot.growth.generation;
+        let Some(g) = self.views.plot.growth.series.get_mut(label) else {
             return;
         };
         if g.job != job {
@@ -114,33 +60,35 @@ impl App {
 
     /// Starts reading what was appended to `label`'s topic since its series was read.
     fn extend_plot(&mut self, label: &str) {
-        let Some(notify) = self.plot_notify.clone() else {
+        let Some(notify) = self.views.plot.notify.clone() else {
             return;
         };
         let last = self
+            .views
+            .plot
             .plots
             .position(label)
-            .and_then(|i| self.plots.entries.get(i))
+            .and_then(|i| self.views.plot.plots.entries.get(i))
             .and_then(|e| e.series.resume());
-        let Some(g) = self.plot_growth.series.get(label) else {
+        let Some(g) = self.views.plot.growth.series.get(label) else {
             return;
         };
         let mut request = g.request.clone();
         request.from = resume_point(last, g.through);
-        self.next_plot_id += 1;
-        let id = self.next_plot_id;
+        self.views.plot.next_id += 1;
+        let id = self.views.plot.next_id;
         let started = plotter::start(
             self.catalog.clone(),
             request,
-            self.registry.clone(),
+            self.settings.registry.clone(),
             (id, label.to_string()),
             notify,
         );
         match started {
             Ok(job) => {
-                self.plot_jobs.insert(label.to_string(), job);
-                let generation = self.plot_growth.generation;
-                if let Some(g) = self.plot_growth.series.get_mut(label) {
+                self.views.plot.jobs.insert(label.to_string(), job);
+                let generation = self.views.plot.growth.generation;
+                if let Some(g) = self.views.plot.growth.series.get_mut(label) {
                     g.job = id;
                     g.started = generation;
                     g.extending = true;

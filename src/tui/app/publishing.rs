@@ -15,7 +15,7 @@ impl App {
     /// `p`: stops the running publication, or asks whether to publish the marked interval
     /// (the topics the topic list shows), listing what would be sent.
     pub(super) fn toggle_publish(&mut self) {
-        if let Some(p) = &self.publishing {
+        if let Some(p) = &self.jobs.publishing {
             if p.phase == Phase::Stopping {
                 self.flash("still stopping the ROS publisher…", false);
                 return;
@@ -25,24 +25,24 @@ impl App {
                 return;
             }
         }
-        let (Some(a), Some(b)) = self.marks else {
+        let (Some(a), Some(b)) = self.views.timeline.marks else {
             self.flash(
                 "mark an interval first: [ at its start, ] at its end; then p publishes it",
                 true,
             );
             return;
         };
-        if self.ros.is_none() {
+        if self.jobs.ros.is_none() {
             self.flash("publishing to ROS is not available here", true);
             return;
         }
         if self.still_filtering() {
             return;
         }
-        let (topics, filtered) = match self.topics.filtered_topics() {
+        let (topics, filtered) = match self.views.topics.list.filtered_topics() {
             None => (Vec::new(), None),
             Some(topics) => {
-                let shown = (topics.len(), self.topics.rows().len());
+                let shown = (topics.len(), self.views.topics.list.rows().len());
                 (topics, Some(shown))
             }
         };
@@ -50,11 +50,11 @@ impl App {
             self.flash("no topic matches the filter: nothing to publish", true);
             return;
         }
-        let master = self.publish_settings.config.as_ref().map_or_else(
+        let master = self.settings.publish.config.as_ref().map_or_else(
             || master_uri_from(|k| std::env::var(k).ok()),
             |c| c.master_uri.clone(),
         );
-        let settings = &self.publish_settings;
+        let settings = &self.settings.publish;
         let mut plan = PublishPlan::new(
             &self.catalog,
             &topics,
@@ -69,8 +69,8 @@ impl App {
             );
             return;
         }
-        self.publish_plan = Some(plan);
-        self.mode = Mode::ConfirmPublish;
+        self.overlays.publish_plan = Some(plan);
+        self.overlays.mode = Mode::ConfirmPublish;
     }
 
     /// Keys while the question "publish?" is shown: `y` publishes, anything else cancels.
@@ -78,14 +78,14 @@ impl App {
         match action {
             Action::Resize(w, h) => return self.resize(w, h),
             Action::Confirm => {
-                self.mode = Mode::Normal;
-                if let Some(plan) = self.publish_plan.take() {
+                self.overlays.mode = Mode::Normal;
+                if let Some(plan) = self.overlays.publish_plan.take() {
                     self.start_publishing(&plan);
                 }
             }
             _ => {
-                self.mode = Mode::Normal;
-                self.publish_plan = None;
+                self.overlays.mode = Mode::Normal;
+                self.overlays.publish_plan = None;
                 self.flash("not published", false);
             }
         }
@@ -94,7 +94,7 @@ impl App {
 
     /// Starts publishing what `plan` lists, from a new thread.
     fn start_publishing(&mut self, plan: &PublishPlan) {
-        let Some(events) = self.ros.clone() else {
+        let Some(events) = self.jobs.ros.clone() else {
             self.flash("publishing to ROS is not available here", true);
             return;
         };
@@ -102,7 +102,7 @@ impl App {
             None => (Vec::new(), Scope::All),
             Some((shown, of)) => (plan.selected.clone(), Scope::Filtered { shown, of }),
         };
-        let RequestId(run) = self.requests.issue(RequestKind::Publish);
+        let RequestId(run) = self.jobs.requests.issue(RequestKind::Publish);
         let job = Job {
             run,
             selection: Selection {
@@ -112,26 +112,26 @@ impl App {
                 parallel: true,
             },
         };
-        let mut state = Publishing::new(run, scope, &self.publish_settings);
+        let mut state = Publishing::new(run, scope, &self.settings.publish);
         match Publisher::start(
             self.catalog.clone(),
             job,
-            self.publish_settings.clone(),
+            self.settings.publish.clone(),
             events,
         ) {
-            Ok(p) => self.publisher = Some(p),
+            Ok(p) => self.jobs.publisher = Some(p),
             Err(e) => state.phase = Phase::Failed(format!("cannot start a thread: {e}")),
         }
-        self.publishing = Some(state);
+        self.jobs.publishing = Some(state);
     }
 
     /// Asks the running publication to stop (it unregisters on its thread and reports
     /// when done). False when none runs.
     pub fn stop_publishing(&mut self) -> bool {
-        let Some(p) = self.publishing.as_mut().filter(|p| p.is_active()) else {
+        let Some(p) = self.jobs.publishing.as_mut().filter(|p| p.is_active()) else {
             return false;
         };
-        if let Some(publisher) = &self.publisher {
+        if let Some(publisher) = &self.jobs.publisher {
             publisher.stop();
         }
         p.phase = Phase::Stopping;
@@ -140,16 +140,19 @@ impl App {
 
     /// True while a publisher thread runs (until its last report arrived).
     pub fn is_publishing(&self) -> bool {
-        self.publishing.as_ref().is_some_and(Publishing::is_active)
+        self.jobs
+            .publishing
+            .as_ref()
+            .is_some_and(Publishing::is_active)
     }
 
     pub(crate) fn ros_event(&mut self, event: RosEvent) -> bool {
-        let Some(p) = self.publishing.as_mut().filter(|p| p.run == event.run) else {
+        let Some(p) = self.jobs.publishing.as_mut().filter(|p| p.run == event.run) else {
             return false;
         };
         let changed = p.apply(event.update);
         if !p.is_active() {
-            self.publisher = None;
+            self.jobs.publisher = None;
         }
         changed
     }

@@ -25,7 +25,7 @@ impl App {
 
     /// `d`: the definition of the decoded message's type.
     pub(super) fn show_definition(&mut self) {
-        let Some(data) = &self.inspector.data else {
+        let Some(data) = &self.views.inspector.tree.data else {
             self.flash("no message decoded: select one first", true);
             return;
         };
@@ -39,18 +39,24 @@ impl App {
             .map(|l| escape(l).into_owned())
             .collect();
         let title = format!("{} (rosmsg show)", escape(ty.name()));
-        self.text_view = TextView::new(title, lines, self.text_width());
-        self.mode = Mode::Text;
+        self.overlays.text = TextView::new(title, lines, self.text_width());
+        self.overlays.mode = Mode::Text;
     }
 
     /// `w`: the inspector's selected string in full.
     pub(super) fn show_long_value(&mut self) {
-        let Some(row) = self.inspector.rows().get(self.inspector.selected) else {
+        let Some(row) = self
+            .views
+            .inspector
+            .tree
+            .rows()
+            .get(self.views.inspector.tree.selected)
+        else {
             self.flash("nothing selected in the inspector", true);
             return;
         };
         let path = row.path.clone();
-        let Some(Ok(decoded)) = self.inspector.data.as_ref().map(|d| &d.value) else {
+        let Some(Ok(decoded)) = self.views.inspector.tree.data.as_ref().map(|d| &d.value) else {
             return;
         };
         let value = ParsedPath::parse(&path)
@@ -74,37 +80,21 @@ impl App {
             ));
         }
         let title = format!("{path} · {} bytes", bytes.len());
-        self.text_view = TextView::new(title, lines, self.text_width());
-        self.mode = Mode::Text;
+        self.overlays.text = TextView::new(title, lines, self.text_width());
+        self.overlays.mode = Mode::Text;
     }
 
     /// Keys in the text overlay.
     pub(super) fn text_action(&mut self, action: Action) -> bool {
-        let rows = self.text_rows();
-        let page = isize::try_from(rows.saturating_sub(1).max(1)).unwrap_or(1);
-        match action {
-            Action::Back
-            | Action::ShowDefinition
-            | Action::ShowLongValue
-            | Action::ShowDiff
-            | Action::Enter => {
-                self.mode = Mode::Normal;
-            }
-            Action::Up => self.text_view.scroll_by(-1, rows),
-            Action::Down => self.text_view.scroll_by(1, rows),
-            Action::PageUp => self.text_view.scroll_by(-page, rows),
-            Action::PageDown => self.text_view.scroll_by(page, rows),
-            Action::Top => self.text_view.scroll_by(isize::MIN / 2, rows),
-            Action::Bottom => self.text_view.scroll_by(isize::MAX / 2, rows),
-            Action::Scroll(_, _, down) => self.text_view.scroll_by(if down { 3 } else { -3 }, rows),
-            Action::Resize(w, h) => {
-                self.resize(w, h);
-                let width = self.text_width();
-                self.text_view.wrap_to(width);
-                self.text_view.scroll_by(0, self.text_rows());
-            }
-            _ => return false,
+        if let Action::Resize(w, h) = action {
+            self.resize(w, h);
+            let width = self.text_width();
+            self.overlays.text.wrap_to(width);
+            self.overlays.text.scroll_by(0, self.text_rows());
+            return true;
         }
-        true
+        let mut ctx = self.handle_ctx(self.text_rows());
+        let handled = self.overlays.text_handle(action, &mut ctx);
+        self.apply_effects(handled, ctx.effects)
     }
 }

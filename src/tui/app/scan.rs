@@ -3,55 +3,25 @@
 //! lanes and plots recomputed), the scan's reports keep the status bar's and the health
 //! view's progress current, and the finished bag replaces the last partial one.
 
+use super::background::ScanClock;
 use std::time::{Duration, Instant};
 
 use super::App;
 use crate::tui::jobs::opening::{self, Progress};
 
-/// The shortest time between two health reports recomputed over partial results (the
-/// report walks every chunk; one at a time).
-const HEALTH_EVERY: Duration = Duration::from_secs(3);
-
-/// When the scan started and the health report was last asked for.
-#[derive(Debug, Default)]
-pub struct ScanClock {
-    started: Option<Instant>,
-    health: Option<Instant>,
-    /// A health report is being computed: no other is asked for meanwhile.
-    health_running: bool,
-}
-
-impl ScanClock {
-    /// A health report arrived.
-    pub(super) fn report_arrived(&mut self) {
-        self.health_running = false;
-    }
-
-    /// True when a health report over a newer partial result should be asked for now (and
-    /// then notes that it is).
-    pub(super) fn health_due(&mut self) -> bool {
-        let due = !self.health_running && self.health.is_none_or(|t| t.elapsed() >= HEALTH_EVERY);
-        if due {
-            self.health = Some(Instant::now());
-            self.health_running = true;
-        }
-        due
-    }
-}
-
 impl App {
     /// Bag `bag` of the catalog is shown as found so far while its scan, started at
     /// `started`, goes on (`done` of `total` bytes walked).
     pub fn start_scan(&mut self, bag: usize, started: Instant, (done, total): (u64, u64)) {
-        self.scan.bag = Some(bag);
-        self.scan.failed = None;
+        self.jobs.scan.bag = Some(bag);
+        self.jobs.scan.failed = None;
         // The app's first worker computes the health report of the first partial result.
-        self.scan_clock = ScanClock {
+        self.jobs.scan_clock = ScanClock {
             started: Some(started),
             health: Some(Instant::now()),
             health_running: true,
         };
-        self.scan.note(
+        self.jobs.scan.note(
             crate::bag::RecoveryProgress::Scanning { done, total },
             started.elapsed(),
         );
@@ -60,30 +30,31 @@ impl App {
     /// Applies news of the opening thread once the explorer is shown; true when the screen
     /// must be redrawn.
     pub(crate) fn opening_news(&mut self, news: Progress) -> bool {
-        let Some(index) = self.scan.bag else {
+        let Some(index) = self.jobs.scan.bag else {
             return false;
         };
         let elapsed = self
+            .jobs
             .scan_clock
             .started
             .map_or(Duration::ZERO, |s| s.elapsed());
         match news {
-            Progress::Recovery(p) => self.scan.note(p, elapsed),
+            Progress::Recovery(p) => self.jobs.scan.note(p, elapsed),
             Progress::Partial(p) => {
                 let Some(bag) = p.bags.into_iter().nth(index) else {
                     return false;
                 };
-                let health = self.scan_clock.health_due();
+                let health = self.jobs.scan_clock.health_due();
                 self.swap_bag(index, bag, health, None);
                 let now = crate::bag::RecoveryProgress::Scanning {
                     done: p.done,
                     total: p.total,
                 };
-                self.scan.note(now, elapsed);
+                self.jobs.scan.note(now, elapsed);
                 true
             }
             Progress::Scanned(result) => {
-                self.scan.bag = None;
+                self.jobs.scan.bag = None;
                 match *result {
                     Ok(bag) => {
                         let lost = bag.recovery().map_or(0, |r| r.losses.len());
@@ -107,7 +78,7 @@ impl App {
                             crate::printable::escape(&format!("scan stopped: {e}")),
                             true,
                         );
-                        self.scan.failed = Some(what);
+                        self.jobs.scan.failed = Some(what);
                     }
                 }
                 // A `.active` recording is followed once its scan is done.

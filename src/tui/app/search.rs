@@ -8,68 +8,52 @@
 
 use super::super::action::Action;
 use super::super::jobs::notify::Notify;
-use super::super::jobs::searcher::{self, SearchJob, SearchNews, SearchReport};
+use super::super::jobs::searcher::{self, SearchNews, SearchReport};
 use super::super::model::search::PromptError;
 use super::{App, Mode};
 use crate::catalog::search::{SearchError, SearchRequest};
 use crate::msg::expr::Expr;
-
-/// The running search, the one whose expression is being checked, and where their threads
-/// report.
-#[derive(Default)]
-pub(super) struct Finder {
-    job: Option<SearchJob>,
-    checking: Option<Checking>,
-    notify: Option<Notify<SearchNews>>,
-    next_id: u64,
-}
-
-/// A search started from the prompt whose expression is being checked in the background.
-struct Checking {
-    job: SearchJob,
-    text: String,
-    scope: String,
-}
+use crate::tui::view::find::Checking;
 
 impl App {
     /// Where search threads report (set by the event loop; without it `f` cannot search).
     pub fn set_search_notify(&mut self, notify: Notify<SearchNews>) {
-        self.finder.notify = Some(notify);
+        self.views.search.finder.notify = Some(notify);
     }
 
     /// True while the expression typed in the prompt is being checked against the searched
     /// topics' types (in the background; the prompt says so).
     pub fn search_checking(&self) -> bool {
-        self.finder.checking.is_some()
+        self.views.search.finder.checking.is_some()
     }
 
     /// `f`: opens the prompt with the last expression.
     pub(super) fn start_find(&mut self) {
-        self.mode = Mode::Find;
-        self.prompt = self.search.expr.clone();
-        self.search.prompt_error = None;
+        self.overlays.mode = Mode::Find;
+        self.overlays.prompt = self.views.search.search.expr.clone();
+        self.views.search.search.prompt_error = None;
     }
 
     /// Keys while typing an expression.
     pub(super) fn find_prompt_action(&mut self, action: Action) -> bool {
         match action {
-            Action::Input(c) => self.prompt.push(c),
+            Action::Input(c) => self.overlays.prompt.push(c),
             Action::Backspace => {
-                self.prompt.pop();
+                self.overlays.prompt.pop();
             }
-            Action::ClearInput => self.prompt.clear(),
+            Action::ClearInput => self.overlays.prompt.clear(),
             Action::Back => {
                 // Closes the prompt; a search still running (or being checked) stops where
                 // it is.
-                self.finder.checking = None;
-                self.finder.job = None;
-                if self.search.is_active() && !self.search.done {
-                    self.search.stop();
+                self.views.search.finder.checking = None;
+                self.views.search.finder.job = None;
+                if self.views.search.search.is_active() && !self.views.search.search.done {
+                    self.views.search.search.stop();
                     self.flash("search stopped", false);
                 }
-                self.search.prompt_error = None;
-                self.prompt.clear();
-                self.mode = Mode::Normal;
+                self.views.search.search.prompt_error = None;
+                self.overlays.prompt.clear();
+                self.overlays.mode = Mode::Normal;
             }
             Action::Enter => self.run_find(),
             Action::Resize(w, h) => return self.resize(w, h),
@@ -80,15 +64,15 @@ impl App {
             Action::Input(_) | Action::Backspace | Action::ClearInput
         ) {
             // The expression changed: its error, or its check, no longer applies.
-            self.search.prompt_error = None;
-            self.finder.checking = None;
+            self.views.search.search.prompt_error = None;
+            self.views.search.finder.checking = None;
         }
         true
     }
 
     /// The searched topics (empty when there is none) and how the status names them.
     fn search_scope(&self) -> (Vec<String>, String) {
-        match self.topics.filtered_topics() {
+        match self.views.topics.list.filtered_topics() {
             Some(topics) if topics.len() == 1 => {
                 let name = topics.first().cloned().unwrap_or_default();
                 (topics, name)
@@ -97,7 +81,7 @@ impl App {
                 let name = format!("{} topics", topics.len());
                 (topics, name)
             }
-            None => match self.topics.selected_row() {
+            None => match self.views.topics.list.selected_row() {
                 Some(r) => (vec![r.topic.clone()], r.topic.clone()),
                 None => (Vec::new(), String::new()),
             },
@@ -108,18 +92,18 @@ impl App {
     /// the searched topics' types in the background (the prompt stays open until it fits, or
     /// shows what is wrong under it). An empty expression clears the search.
     fn run_find(&mut self) {
-        let text = self.prompt.trim().to_string();
-        self.finder.checking = None;
+        let text = self.overlays.prompt.trim().to_string();
+        self.views.search.finder.checking = None;
         if text.is_empty() {
-            self.finder.job = None;
-            self.search = super::super::model::search::Search::default();
-            self.mode = Mode::Normal;
+            self.views.search.finder.job = None;
+            self.views.search.search = super::super::model::search::Search::default();
+            self.overlays.mode = Mode::Normal;
             return;
         }
         let expr = match Expr::parse(&text) {
             Ok(e) => e,
             Err(e) => {
-                self.search.prompt_error = Some(PromptError {
+                self.views.search.search.prompt_error = Some(PromptError {
                     column: e.column,
                     message: e.kind.to_string(),
                 });
@@ -128,32 +112,32 @@ impl App {
         };
         let (topics, scope) = self.search_scope();
         if topics.is_empty() {
-            self.search.prompt_error = Some(PromptError {
+            self.views.search.search.prompt_error = Some(PromptError {
                 column: 1,
                 message: "no topic to search: select one, or filter the list with /".into(),
             });
             return;
         }
-        let Some(notify) = self.finder.notify.clone() else {
-            self.search.prompt_error = Some(PromptError {
+        let Some(notify) = self.views.search.finder.notify.clone() else {
+            self.views.search.search.prompt_error = Some(PromptError {
                 column: 1,
                 message: "cannot search here (no event loop)".into(),
             });
             return;
         };
-        self.finder.next_id += 1;
-        let id = self.finder.next_id;
+        self.views.search.finder.next_id += 1;
+        let id = self.views.search.finder.next_id;
         let request = SearchRequest { topics, expr };
         match searcher::start(
             self.catalog.clone(),
             request,
-            self.registry.clone(),
+            self.settings.registry.clone(),
             id,
             notify,
         ) {
-            Ok(job) => self.finder.checking = Some(Checking { job, text, scope }),
+            Ok(job) => self.views.search.finder.checking = Some(Checking { job, text, scope }),
             Err(e) => {
-                self.search.prompt_error = Some(PromptError {
+                self.views.search.search.prompt_error = Some(PromptError {
                     column: 1,
                     message: format!("cannot start the search: {e}"),
                 });
@@ -164,12 +148,14 @@ impl App {
     /// The expression being checked fits: it replaces the previous search (whose thread
     /// stops), and the prompt closes.
     fn search_checked(&mut self, checking: Checking) {
-        self.search
+        self.views
+            .search
+            .search
             .start(checking.job.id, &checking.text, checking.scope);
-        self.finder.job = Some(checking.job);
-        if self.mode == Mode::Find {
-            self.prompt.clear();
-            self.mode = Mode::Normal;
+        self.views.search.finder.job = Some(checking.job);
+        if self.overlays.mode == Mode::Find {
+            self.overlays.prompt.clear();
+            self.overlays.mode = Mode::Normal;
         }
     }
 
@@ -189,8 +175,8 @@ impl App {
                 message: format!("{scope}: no message type that can be decoded"),
             },
         };
-        if self.mode == Mode::Find {
-            self.search.prompt_error = Some(error);
+        if self.overlays.mode == Mode::Find {
+            self.views.search.search.prompt_error = Some(error);
         } else {
             self.flash(format!("search not started: {}", error.message), true);
         }
@@ -200,12 +186,14 @@ impl App {
     /// matches, or its failure.
     pub(crate) fn search_news(&mut self, news: SearchNews) -> bool {
         if self
+            .views
+            .search
             .finder
             .checking
             .as_ref()
             .is_some_and(|c| c.job.id == news.id)
         {
-            let Some(checking) = self.finder.checking.take() else {
+            let Some(checking) = self.views.search.finder.checking.take() else {
                 return false;
             };
             match news.report {
@@ -218,16 +206,16 @@ impl App {
             }
             return true;
         }
-        if news.id != self.search.id || self.search.done {
+        if news.id != self.views.search.search.id || self.views.search.search.done {
             return false;
         }
         match news.report {
             SearchReport::Checked => return false,
             SearchReport::Update(u) => self.search_update(&u),
             SearchReport::Failed(e) => {
-                self.finder.job = None;
+                self.views.search.finder.job = None;
                 let why = e.to_string();
-                self.search.fail(why.clone());
+                self.views.search.search.fail(why.clone());
                 self.flash(format!("search failed: {why}"), true);
             }
         }
@@ -236,27 +224,30 @@ impl App {
 
     /// A batch of matches of the running search.
     fn search_update(&mut self, u: &crate::catalog::search::SearchUpdate) {
-        self.search.add(&u.matches, u.fraction, u.stats, u.done);
+        self.views
+            .search
+            .search
+            .add(&u.matches, u.fraction, u.stats, u.done);
         if u.done {
-            self.finder.job = None;
+            self.views.search.finder.job = None;
         }
     }
 
     /// `n` / `N`: moves the time cursor to the next (previous) match and selects its message
     /// (and its topic); past the last (first) match it wraps around, and says so.
     pub(super) fn go_to_match(&mut self, forward: bool) -> bool {
-        if !self.search.is_active() {
+        if !self.views.search.search.is_active() {
             self.flash("no search: f to find messages by content", false);
             return true;
         }
-        let cursor = self.timeline.cursor();
+        let cursor = self.views.timeline.timeline.cursor();
         let step = if forward {
-            self.search.next(cursor)
+            self.views.search.search.next(cursor)
         } else {
-            self.search.prev(cursor)
+            self.views.search.search.prev(cursor)
         };
         let Some(step) = step else {
-            let text = if self.search.done {
+            let text = if self.views.search.search.done {
                 "no match"
             } else {
                 "no match yet"
@@ -264,7 +255,7 @@ impl App {
             self.flash(text, false);
             return true;
         };
-        let Some(m) = self.search.matches.get(step.index).copied() else {
+        let Some(m) = self.views.search.search.matches.get(step.index).copied() else {
             return false;
         };
         let topic = self
@@ -272,21 +263,29 @@ impl App {
             .bag(m.conn.bag)
             .and_then(|b| b.connection(m.conn.conn))
             .map(|c| c.topic.clone());
-        self.search.current = Some(step.index);
-        let view = self.timeline.view();
-        self.timeline.set_cursor(m.time);
-        let selected = self.topics.selected_row().map(|r| r.topic.clone());
+        self.views.search.search.current = Some(step.index);
+        let view = self.views.timeline.timeline.view();
+        self.views.timeline.timeline.set_cursor(m.time);
+        let selected = self
+            .views
+            .topics
+            .list
+            .selected_row()
+            .map(|r| r.topic.clone());
         match topic {
             Some(topic) if selected.as_ref() != Some(&topic) => {
-                if !self.topics.select_topic(&topic) {
-                    self.topics.set_filter("");
-                    self.topics.select_topic(&topic);
+                if !self.views.topics.list.select_topic(&topic) {
+                    self.views.topics.list.set_filter("");
+                    self.views.topics.list.select_topic(&topic);
                 }
-                self.topics.scroll_into_view(self.layout.topics_rows());
+                self.views
+                    .topics
+                    .list
+                    .scroll_into_view(self.layout.topics_rows());
                 self.topic_changed();
             }
             _ => {
-                if self.timeline.view() != view {
+                if self.views.timeline.timeline.view() != view {
                     self.refresh_histogram();
                 }
                 self.cursor_moved();

@@ -7,49 +7,35 @@
 //! waits for it; the rows keep the previous window's figures until the new ones arrive.
 
 use super::App;
-use crate::catalog::Catalog;
 use crate::catalog::window_bytes::{self, EXACT_BUDGET, WindowBytes};
-use crate::time::RosTime;
 use crate::tui::jobs::job::Job;
 use crate::tui::jobs::notify::Notify;
-
-/// A window to sum, over the catalog as it was when asked.
-#[derive(Debug)]
-pub struct BandwidthRequest {
-    catalog: Catalog,
-    window: (RosTime, RosTime),
-}
-
-/// The state of the background sum.
-#[derive(Debug, Default)]
-pub struct ViewBandwidth {
-    /// Where sums are reported (set by the event loop).
-    notify: Option<Notify<WindowBytes>>,
-    /// The summing thread, started on the first request.
-    thread: Option<Job<WindowBytes, BandwidthRequest>>,
-    /// The window asked for last (a sum for another window is dropped).
-    asked: Option<(RosTime, RosTime)>,
-}
+use crate::tui::view::timeline::BandwidthRequest;
 
 impl App {
     /// Where the bandwidth over the window is reported (the event loop's channel).
     pub fn set_bandwidth_notify(&mut self, notify: Notify<WindowBytes>) {
-        self.view_bandwidth.notify = Some(notify);
+        self.views.timeline.bandwidth.notify = Some(notify);
     }
 
     /// Recomputes the per-topic bandwidth over the window after a zoom or pan (from index data
     /// in memory, bounded like the histogram: no file is read).
     pub(super) fn refresh_view_bandwidth(&mut self) {
-        if !self.timeline.is_zoomed() {
-            self.view_bandwidth.asked = None;
-            if self.view_bytes.take().is_some() {
-                self.topics.update_stats(|row| row.view_bandwidth = None);
+        if !self.views.timeline.timeline.is_zoomed() {
+            self.views.timeline.bandwidth.asked = None;
+            if self.views.topics.bytes.take().is_some() {
+                self.views
+                    .topics
+                    .list
+                    .update_stats(|row| row.view_bandwidth = None);
             }
             return;
         }
-        let window = self.timeline.view();
+        let window = self.views.timeline.timeline.view();
         let rows_lack = self
+            .views
             .topics
+            .list
             .rows()
             .iter()
             .any(|r| r.view_bandwidth.is_none());
@@ -57,28 +43,30 @@ impl App {
         // estimate is redone, as the index data may have come in meanwhile.
         if !rows_lack
             && self
-                .view_bytes
+                .views
+                .topics
+                .bytes
                 .as_ref()
                 .is_some_and(|v| v.exact && v.window == window)
         {
             return;
         }
-        if self.view_bandwidth.thread.is_none() {
-            if let Some(notify) = self.view_bandwidth.notify.clone() {
+        if self.views.timeline.bandwidth.thread.is_none() {
+            if let Some(notify) = self.views.timeline.bandwidth.notify.clone() {
                 let sum =
                     |r: BandwidthRequest| window_bytes::compute(&r.catalog, r.window, EXACT_BUDGET);
                 match Job::latest("view-bandwidth", sum, notify) {
-                    Ok(t) => self.view_bandwidth.thread = Some(t),
+                    Ok(t) => self.views.timeline.bandwidth.thread = Some(t),
                     Err(e) => self.flash(format!("cannot start a thread: {e}"), true),
                 }
             }
         }
-        if let Some(t) = &self.view_bandwidth.thread {
+        if let Some(t) = &self.views.timeline.bandwidth.thread {
             t.request(BandwidthRequest {
                 catalog: self.catalog.clone(),
                 window,
             });
-            self.view_bandwidth.asked = Some(window);
+            self.views.timeline.bandwidth.asked = Some(window);
         } else {
             let bytes = window_bytes::compute(&self.catalog, window, EXACT_BUDGET);
             self.show_view_bytes(bytes, rows_lack);
@@ -87,11 +75,15 @@ impl App {
 
     /// A sum made in the background: shown when it is for the window asked for last.
     pub(crate) fn view_bytes_news(&mut self, bytes: WindowBytes) -> bool {
-        if self.view_bandwidth.asked != Some(bytes.window) || !self.timeline.is_zoomed() {
+        if self.views.timeline.bandwidth.asked != Some(bytes.window)
+            || !self.views.timeline.timeline.is_zoomed()
+        {
             return false;
         }
         let rows_lack = self
+            .views
             .topics
+            .list
             .rows()
             .iter()
             .any(|r| r.view_bandwidth.is_none());
@@ -100,12 +92,14 @@ impl App {
 
     /// Puts `bytes` into the topic rows; false when nothing changed.
     fn show_view_bytes(&mut self, bytes: WindowBytes, rows_lack: bool) -> bool {
-        if self.view_bytes.as_ref() == Some(&bytes) && !rows_lack {
+        if self.views.topics.bytes.as_ref() == Some(&bytes) && !rows_lack {
             return false;
         }
-        self.topics
+        self.views
+            .topics
+            .list
             .update_stats(|row| row.view_bandwidth = Some(bytes.rate(&row.topic)));
-        self.view_bytes = Some(bytes);
+        self.views.topics.bytes = Some(bytes);
         true
     }
 }

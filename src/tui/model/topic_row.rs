@@ -1,7 +1,7 @@
 //! One row of the topic list, the sort orders, and a row as shown: the plain data the topic
 //! list and its background filter both work on.
 
-use crate::catalog::BagConn;
+use crate::catalog::{BagConn, Catalog};
 
 /// One topic as the list shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,4 +77,32 @@ impl SortKey {
 pub struct VisibleRow {
     /// Index into the rows.
     pub row: usize,
+}
+
+/// The topic rows of `catalog`: counts, and mean rates from the time spans of their chunks.
+pub fn topic_rows(catalog: &Catalog) -> Vec<TopicRow> {
+    let topics = catalog.topics();
+    let spans = catalog.topic_spans(&topics);
+    topics
+        .into_iter()
+        .zip(spans)
+        .map(|(t, span)| {
+            let span = span.map(|(lo, hi)| hi.nanos_since(lo) as f64 / 1e9);
+            let rate = span
+                .filter(|s| *s > 0.0 && t.message_count > 1)
+                .map(|s| (t.message_count - 1) as f64 / s);
+            TopicRow {
+                topic: t.topic,
+                datatype: t.datatype,
+                count: t.message_count,
+                rate,
+                bytes: None,
+                bandwidth: None,
+                view_bandwidth: None,
+                connections: t.connections,
+                bags: t.bags,
+                conflicting: t.conflicting_types,
+            }
+        })
+        .collect()
 }

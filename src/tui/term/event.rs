@@ -101,12 +101,12 @@ pub fn ready(
         first_frame.clone(),
     );
     let mut app = App::new(catalog, worker, width, height);
-    app.registry = registry;
+    app.settings.registry = registry;
     if let Some((bag, started, progress)) = scanning {
         app.start_scan(bag, started, progress);
     }
     app.set_events_after(events.clone(), first_frame.clone());
-    app.unopened = errors.iter().map(ToString::to_string).collect();
+    app.settings.unopened = errors.iter().map(ToString::to_string).collect();
     Ready {
         app: Some(app),
         errors,
@@ -174,13 +174,13 @@ impl App {
     fn input(&mut self, input: Event) -> bool {
         match input {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
-                let context = match self.mode {
+                let context = match self.overlays.mode {
                     Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find => Context::Prompt,
                     Mode::Log => Context::Log,
                     Mode::ConfirmPublish => Context::Confirm,
                     _ => Context::Global,
                 };
-                match self.keymap.action(k, context) {
+                match self.settings.keymap.action(k, context) {
                     Some(a) => self.apply(a),
                     None => false,
                 }
@@ -196,7 +196,7 @@ impl App {
             Event::Resize(w, h) => self.apply(Action::Resize(w, h)),
             Event::Paste(text)
                 if matches!(
-                    self.mode,
+                    self.overlays.mode,
                     Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find
                 ) =>
             {

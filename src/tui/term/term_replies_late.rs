@@ -10,7 +10,7 @@
 //!
 //! [`LateReplies`] drops such strings from the events: an introducer (Alt with `_`, `P`,
 //! `]`, `X` or `^`) with more input right behind it (a terminal writes its answer at once; a
-//! person does not type within [`super::super::input`]'s escape wait), then the characters
+//! person does not type within [`super::super::term::input`]'s escape wait), then the characters
 //! up to the terminator (Alt+`\` for `ESC \`, or Ctrl+G for `BEL`). An introducer with
 //! nothing right behind it is a key and goes through; so does any event that cannot be part
 //! of a string (an arrow, a mouse report, a resize), which also ends it; a string longer

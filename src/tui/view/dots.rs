@@ -7,8 +7,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use super::halfblock::color;
-use super::model::picture::ColorDepth;
 use crate::picture::Raster;
+use crate::tui::model::picture::ColorDepth;
 
 /// Braille dot bits for (x in 0..2, y in 0..4), y down.
 const DOTS: [[u8; 4]; 2] = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]];

@@ -6,24 +6,64 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, inner};
+use super::block::block;
+use super::ctx::DrawCtx;
+use super::handle::{Ctx, Effect, Handled, page};
+use super::overlays::Mode;
+use crate::catalog::window_bytes::WindowBytes;
+use crate::tui::action::Action;
 use crate::tui::action::Pane;
-use crate::tui::app::{App, Mode};
+use crate::tui::layout::inner;
+use crate::tui::model::topics::TopicList;
 use crate::tui::text::{bytes, common_prefix, fit, fit_middle, pad, pad_left, width};
 use crate::tui::theme::Theme;
 
+/// The topic pane's state: the filtered, sorted list and the bandwidth over the window.
+pub struct TopicsView {
+    /// Topic list.
+    pub list: TopicList,
+    /// Bytes per topic over the visible window while zoomed (the topic list's bandwidth).
+    pub bytes: Option<WindowBytes>,
+}
+
+impl TopicsView {
+    /// Movement keys while the topic list has the focus.
+    pub fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        let h = ctx.rows;
+        let list = &mut self.list;
+        let before = list.selected_row().map(|r| r.topic.clone());
+        match action {
+            Action::Up => list.move_by(-1, h),
+            Action::Down => list.move_by(1, h),
+            Action::PageUp => list.move_by(-page(h), h),
+            Action::PageDown => list.move_by(page(h), h),
+            Action::Top => list.jump(false, h),
+            Action::Bottom => list.jump(true, h),
+            Action::Enter | Action::Right => return ctx.then(Effect::Focus(Pane::Messages)),
+            Action::Left | Action::BigLeft | Action::BigRight => {
+                return ctx.then(Effect::ToTimeline(action));
+            }
+            _ => return Handled::No,
+        }
+        if list.selected_row().map(|r| r.topic.clone()) != before {
+            ctx.effects.push(Effect::TopicChanged);
+        }
+        Handled::Yes
+    }
+}
+
 /// Draws the topic pane.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, v: &TopicsView, ctx: &DrawCtx<'_>, area: Rect) {
+    let theme = ctx.theme;
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let list = &app.topics;
+    let list = &v.list;
     frame.render_widget(
         block(
-            app,
+            ctx.focus == Pane::Topics,
             theme,
-            Pane::Topics,
-            fit(&title(app), area.width.saturating_sub(2) as usize),
+            fit(&title(v, ctx), area.width.saturating_sub(2) as usize),
         ),
         area,
     );
@@ -31,12 +71,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let w = inner.width as usize;
     let cols = columns(w, list.widest());
     let mut lines = Vec::with_capacity(inner.height as usize);
-    let view = app.view_bytes.as_ref().map(|v| v.exact);
+    let view = v.bytes.as_ref().map(|v| v.exact);
     lines.push(Line::styled(header(cols, view), theme.header()));
     let rows = inner.height.saturating_sub(1) as usize;
     if list.visible().is_empty() {
         if list.filter().is_empty() {
-            for l in why_empty(app) {
+            for l in why_empty(ctx) {
                 for part in crate::tui::text::wrap(&l, w, 2) {
                     lines.push(Line::styled(part, theme.warning()));
                 }
@@ -49,13 +89,13 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         }
     }
     for i in (list.offset()..list.visible().len()).take(rows) {
-        if let Some(line) = row_line(app, theme, i, cols) {
+        if let Some(line) = row_line(v, ctx, theme, i, cols) {
             lines.push(line);
         }
     }
-    if app.mode == Mode::Filter {
+    if ctx.mode == Mode::Filter {
         // The prompt takes the last line.
-        let prompt = format!("/{}█", app.prompt);
+        let prompt = format!("/{}█", ctx.prompt);
         while lines.len() + 1 < inner.height as usize {
             lines.push(Line::raw(""));
         }
@@ -67,14 +107,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
 
 /// The pane's title. With a filter, the filter comes first (it must stay visible in a narrow
 /// pane).
-fn title(app: &App) -> String {
-    let list = &app.topics;
+fn title(v: &TopicsView, ctx: &DrawCtx<'_>) -> String {
+    let list = &v.list;
     // Sorted by bandwidth while zoomed: over the visible window (said where no column shows it).
-    let sort = match (list.sort(), &app.view_bytes) {
+    let sort = match (list.sort(), &v.bytes) {
         (crate::tui::model::topic_row::SortKey::Bandwidth, Some(_)) => "B/s (view)",
         (sort, _) => sort.name(),
     };
-    let mut title = if !list.filter().is_empty() && app.mode != Mode::Filter {
+    let mut title = if !list.filter().is_empty() && ctx.mode != Mode::Filter {
         format!(
             " filter \"{}\" · {}/{} · {} ",
             list.filter(),
@@ -120,12 +160,18 @@ fn header(cols: Columns, view: Option<bool>) -> String {
 }
 
 /// Visible row `i` as a line (`None` past the end).
-fn row_line(app: &App, theme: Theme, i: usize, cols: Columns) -> Option<Line<'static>> {
-    let list = &app.topics;
+fn row_line(
+    v: &TopicsView,
+    ctx: &DrawCtx<'_>,
+    theme: Theme,
+    i: usize,
+    cols: Columns,
+) -> Option<Line<'static>> {
+    let list = &v.list;
     let row = list.rows().get(list.visible().get(i)?.row)?;
-    let total_bags = app.catalog.bags().len();
+    let total_bags = ctx.catalog.bags().len();
     let base = if i == list.selected() {
-        theme.selected(app.focus == Pane::Topics)
+        theme.selected(ctx.focus == Pane::Topics)
     } else {
         Style::new()
     };
@@ -197,7 +243,7 @@ fn row_line(app: &App, theme: Theme, i: usize, cols: Columns) -> Option<Line<'st
     }
     if cols.bandwidth > 0 {
         spans.push(Span::styled(
-            pad_left(&bandwidth_cell(app, row), cols.bandwidth),
+            pad_left(&bandwidth_cell(v, row), cols.bandwidth),
             base,
         ));
     }
@@ -216,8 +262,8 @@ struct Columns {
 }
 
 /// A row's bandwidth cell: over the zoomed window (`~` before an estimate) or the whole bag.
-fn bandwidth_cell(app: &App, row: &crate::tui::model::topic_row::TopicRow) -> String {
-    match (&app.view_bytes, row.view_bandwidth) {
+fn bandwidth_cell(v: &TopicsView, row: &crate::tui::model::topic_row::TopicRow) -> String {
+    match (&v.bytes, row.view_bandwidth) {
         (Some(v), Some(b)) if !v.exact => format!("~{}", bandwidth(b)),
         (Some(_), Some(b)) => bandwidth(b),
         _ => row.bandwidth.map_or("…".to_string(), bandwidth),
@@ -272,14 +318,14 @@ const BANDWIDTH_W: usize = 11;
 
 /// Why a catalog shows no topic: per bag, that it holds no message, or what its recovery
 /// scan lost (the health view, `!`, lists every loss).
-fn why_empty(app: &App) -> Vec<String> {
+fn why_empty(ctx: &DrawCtx<'_>) -> Vec<String> {
     let mut out = Vec::new();
-    for (i, b) in app.catalog.bags().iter().enumerate() {
+    for (i, b) in ctx.catalog.bags().iter().enumerate() {
         let name = b.path().file_name().map_or_else(
             || b.path().display().to_string(),
             |n| n.to_string_lossy().to_string(),
         );
-        let name = if app.catalog.bags().len() > 1 {
+        let name = if ctx.catalog.bags().len() > 1 {
             format!("#{} {name}", i + 1)
         } else {
             name

@@ -10,24 +10,39 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::histogram::axis;
-use super::{block, inner};
+use super::axis::axis;
+use super::block::block;
+use super::ctx::DrawCtx;
+use super::find::SearchView;
+use super::overlays::Mode;
+use super::timeline::TimelineView;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
-use crate::tui::app::{App, Mode};
+use crate::tui::layout::inner;
 use crate::tui::model::lanes::{self, Lane, Lanes};
 use crate::tui::model::timefmt::{TimeFormat, offset};
+use crate::tui::model::topics::TopicList;
 use crate::tui::text::{common_prefix, fit, fit_middle, width};
 use crate::tui::theme::Theme;
 
 /// Draws the timeline pane as lanes.
-pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area: Rect) {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    tl: &TimelineView,
+    lanes: &Lanes,
+    (topics, search): (&TopicList, &SearchView),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
     frame.render_widget(
         block(
-            app,
+            ctx.focus == Pane::Histogram,
             theme,
-            Pane::Histogram,
-            fit(&title(app, lanes), area.width.saturating_sub(2) as usize),
+            fit(
+                &title(tl, lanes, ctx),
+                area.width.saturating_sub(2) as usize,
+            ),
         ),
         area,
     );
@@ -38,23 +53,23 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
     }
     let name_w = lanes::name_width(w);
     let bars = w.saturating_sub(name_w).max(1);
-    let cursor_col = app.timeline.bin_of(app.timeline.cursor(), bars);
+    let cursor_col = tl.timeline.bin_of(tl.timeline.cursor(), bars);
     let mut lines: Vec<Line> = Vec::with_capacity(h);
     if lanes.lanes.is_empty() {
         lines.push(Line::styled(fit("no topic shown", w), theme.dim()));
     }
     for (i, lane) in lanes.lanes.iter().enumerate().take(lanes::lane_rows(h)) {
-        let mut spans = name(app, lanes, i, name_w, theme);
-        spans.extend(density(app, lane, bars, cursor_col, theme));
+        let mut spans = name(topics, ctx, lanes, i, name_w);
+        spans.extend(density((tl, search), lane, bars, cursor_col, theme));
         lines.push(Line::from(spans));
     }
     while lines.len() < lanes::lane_rows(h) {
         lines.push(Line::raw(""));
     }
     let indent = " ".repeat(name_w);
-    let (start, _) = app.timeline.bounds();
-    let (v0, v1) = app.timeline.view();
-    let cursor = app.timeline.cursor();
+    let (start, _) = tl.timeline.bounds();
+    let (v0, v1) = tl.timeline.view();
+    let cursor = tl.timeline.cursor();
     let axis_line = |labels: [String; 3], marker: bool, style: Style| {
         let mut spans = vec![Span::raw(indent.clone())];
         spans.extend(axis((bars, cursor_col), labels, marker).spans);
@@ -70,10 +85,10 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
         Style::new(),
     ));
     if lanes::axis_rows(h) > 1 {
-        let fmt = if app.time_format == TimeFormat::Offset {
+        let fmt = if ctx.time_format == TimeFormat::Offset {
             TimeFormat::Epoch
         } else {
-            app.time_format
+            ctx.time_format
         };
         lines.push(axis_line(
             [
@@ -85,22 +100,22 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, lanes: &Lanes, theme: Theme, area:
             theme.dim(),
         ));
     }
-    if app.mode == Mode::Jump {
-        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", app.prompt);
+    if ctx.mode == Mode::Jump {
+        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", ctx.prompt);
         if let Some(last) = lines.last_mut() {
             *last = Line::styled(fit(&prompt, w), theme.matched());
         }
     }
-    super::histogram::replace_last(
+    super::axis::replace_last(
         &mut lines,
-        super::find::prompt_lines(app, theme, w, inner.height as usize),
+        super::find::prompt_lines(search, ctx, w, inner.height as usize),
     );
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// The title: what the user started first (as the histogram's), then which lanes are shown.
-fn title(app: &App, lanes: &Lanes) -> String {
-    let mut title = super::histogram::started(app);
+fn title(tl: &TimelineView, lanes: &Lanes, ctx: &DrawCtx<'_>) -> String {
+    let mut title = super::axis::started(tl, ctx.play);
     title.push_str("Timeline · lanes · ");
     let shown = lanes.lanes.len();
     if shown < lanes.total {
@@ -117,9 +132,9 @@ fn title(app: &App, lanes: &Lanes) -> String {
     if !lanes.exact {
         title.push_str(" (est.)");
     }
-    if app.timeline.is_zoomed() {
-        let (start, end) = app.timeline.bounds();
-        let (v0, v1) = app.timeline.view();
+    if tl.timeline.is_zoomed() {
+        let (start, end) = tl.timeline.bounds();
+        let (v0, v1) = tl.timeline.view();
         let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
         let _ = write!(title, " · zoom ×{zoom:.1}");
     }
@@ -129,7 +144,13 @@ fn title(app: &App, lanes: &Lanes) -> String {
 
 /// The name column of lane `i`: shortened in the middle like the topic list, keeping where it
 /// differs from the lanes above and below; the selected topic highlighted.
-fn name(app: &App, lanes: &Lanes, i: usize, name_w: usize, theme: Theme) -> Vec<Span<'static>> {
+fn name(
+    topics: &TopicList,
+    ctx: &DrawCtx<'_>,
+    lanes: &Lanes,
+    i: usize,
+    name_w: usize,
+) -> Vec<Span<'static>> {
     let Some(lane) = lanes.lanes.get(i) else {
         return Vec::new();
     };
@@ -141,10 +162,10 @@ fn name(app: &App, lanes: &Lanes, i: usize, name_w: usize, theme: Theme) -> Vec<
     };
     let keep = neighbour(i.checked_sub(1)).max(neighbour(Some(i + 1)));
     let (shown, _) = fit_middle(&topic, name_w.saturating_sub(1), Some(keep));
-    let style = if lane.visible == app.topics.selected() {
-        theme.selected(app.focus == Pane::Histogram)
+    let style = if lane.visible == topics.selected() {
+        ctx.theme.selected(ctx.focus == Pane::Histogram)
     } else {
-        theme.dim()
+        ctx.theme.dim()
     };
     let pad = name_w.saturating_sub(width(&shown));
     vec![Span::styled(shown, style), Span::raw(" ".repeat(pad))]
@@ -152,22 +173,22 @@ fn name(app: &App, lanes: &Lanes, i: usize, name_w: usize, theme: Theme) -> Vec<
 
 /// The density glyphs of a lane, `bars` columns, with the cursor and the marks.
 fn density(
-    app: &App,
+    (tl, search): (&TimelineView, &SearchView),
     lane: &Lane,
     bars: usize,
     cursor_col: Option<usize>,
     theme: Theme,
 ) -> Vec<Span<'static>> {
-    let searched = app.search.is_active() && !app.search.matches.is_empty();
+    let searched = search.search.is_active() && !search.search.matches.is_empty();
     (0..bars)
         .map(|col| {
             if searched {
-                let (from, to) = super::find::column_span(app, col, bars);
-                if app.search.any_of_in(from, to, &lane.connections) {
+                let (from, to) = super::find::column_span(&tl.timeline, col, bars);
+                if search.search.any_of_in(from, to, &lane.connections) {
                     return super::find::mark_cell(cursor_col == Some(col), theme);
                 }
             }
-            super::histogram::bar_cell(app, col, bars, lane.level(col), cursor_col, theme)
+            super::axis::bar_cell(tl, col, bars, lane.level(col), cursor_col, theme)
         })
         .collect()
 }

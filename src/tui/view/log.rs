@@ -11,12 +11,48 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use super::ctx::DrawCtx;
+use super::handle::{Ctx, Effect, Handled, scroll_delta};
+use super::overlays::Mode;
 use crate::catalog::log::{LogLevel, LogLine};
 use crate::printable::{escape, escape_line};
-use crate::tui::app::{App, Mode};
+use crate::tui::action::Action;
+use crate::tui::jobs::logger::LogJob;
 use crate::tui::model::log::{LogField, LogView};
 use crate::tui::text::{fit, pad, width, wrap};
 use crate::tui::theme::Theme;
+
+/// The log view's state: the log lines and the thread reading them.
+#[derive(Default)]
+pub struct LogPane {
+    /// The log view (`r`).
+    pub view: LogView,
+    /// The log lines being read in the background.
+    pub(crate) job: Option<LogJob>,
+}
+
+impl LogPane {
+    /// Keys of the log view that stay in it, in a list of `ctx.rows` rows (the filter
+    /// prompts and `Enter`, which leaves for the line's time, are the app's).
+    pub fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        match action {
+            Action::ToggleLog | Action::Back => ctx.then(Effect::Close),
+            Action::ToggleHelp => ctx.then(Effect::ShowHelp),
+            Action::LogLevel => {
+                self.view.cycle_level();
+                self.view.scroll_into_view(ctx.rows);
+                Handled::Yes
+            }
+            a => match scroll_delta(a, ctx.rows) {
+                Some(d) => {
+                    self.view.move_by(d, ctx.rows);
+                    Handled::Yes
+                }
+                None => Handled::No,
+            },
+        }
+    }
+}
 
 /// Bytes of a message looked at for one list row (the rest cannot show on a line anyway).
 const ROW_BYTES: usize = 1024;
@@ -48,14 +84,15 @@ fn head(s: &str, n: usize) -> &str {
 
 /// One list row.
 fn row<'a>(
-    app: &App,
+    pane: &LogPane,
+    ctx: &DrawCtx<'_>,
     line: &LogLine,
     (node_w, w): (usize, usize),
     theme: Theme,
     selected: bool,
 ) -> Line<'a> {
-    let view = &app.log;
-    let time = app.time_format.short(line.time, app.start());
+    let view = &pane.view;
+    let time = ctx.time_format.short(line.time, ctx.start);
     let node = escape(view.lines.node(line));
     let mut used = width(&time) + 1 + 5 + 1;
     let node_cell = if node_w > 0 {
@@ -123,11 +160,16 @@ fn title(view: &LogView, prompt: Option<(LogField, &str)>) -> String {
 }
 
 /// Draws the log view over `area`.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    pane: &LogPane,
+    (rows, detail_rows): (usize, usize),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
     let w = area.width.saturating_sub(2) as usize;
-    let view = &app.log;
-    let rows = app.log_rows();
-    let detail_rows = app.log_detail_rows();
+    let view = &pane.view;
     let node_w = if w >= 60 {
         view.node_width((w / 5).max(8))
     } else {
@@ -136,7 +178,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let mut lines: Vec<Line> = (view.scroll..view.shown.len())
         .take(rows)
         .filter_map(|r| Some((r, view.shown_line(r)?)))
-        .map(|(r, l)| row(app, l, (node_w, w), theme, r == view.selected))
+        .map(|(r, l)| row(pane, ctx, l, (node_w, w), theme, r == view.selected))
         .collect();
     if view.shown.is_empty() {
         let what = if !view.done {
@@ -152,9 +194,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         lines.push(Line::raw(""));
     }
     lines.push(Line::styled("─".repeat(w), theme.dim()));
-    lines.extend(detail(app, w, detail_rows, theme));
-    let prompt = match (app.mode, &view.editing) {
-        (Mode::LogPrompt, Some((field, _))) => Some((*field, app.prompt.as_str())),
+    lines.extend(detail(pane, ctx, w, detail_rows, theme));
+    let prompt = match (ctx.mode, &view.editing) {
+        (Mode::LogPrompt, Some((field, _))) => Some((*field, ctx.prompt)),
         _ => None,
     };
     let keys = " Tab level · @ node · / text · Enter go there · r/Esc close ";
@@ -173,15 +215,21 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
 
 /// The detail area: the selected line's time, level, node and origin, then its text wrapped
 /// (the last row ends in `…` when there is more).
-fn detail<'a>(app: &App, w: usize, rows: usize, theme: Theme) -> Vec<Line<'a>> {
-    let Some(line) = app.log.selected_line() else {
+fn detail<'a>(
+    pane: &LogPane,
+    ctx: &DrawCtx<'_>,
+    w: usize,
+    rows: usize,
+    theme: Theme,
+) -> Vec<Line<'a>> {
+    let Some(line) = pane.view.selected_line() else {
         return Vec::new();
     };
     let mut head_line = format!(
         "{} {} {}",
-        app.time_format.format(line.time, app.start()),
+        ctx.time_format.format(line.time, ctx.start),
         line.level.name(),
-        escape(app.log.lines.node(line))
+        escape(pane.view.lines.node(line))
     );
     if !line.origin.is_empty() {
         let _ = write!(head_line, " · {}", escape_line(&line.origin));

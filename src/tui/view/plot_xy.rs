@@ -11,12 +11,31 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::inner;
-use crate::tui::app::App;
+use super::ctx::DrawCtx;
+use crate::tui::jobs::notify::Notify;
+use crate::tui::jobs::xy_painter::XyPainter;
+use crate::tui::layout::inner;
+use crate::tui::model::plot::xy_raster::XyKey;
 use crate::tui::model::plot::xy_raster::{XyRaster, pair_at};
 use crate::tui::model::plot::{time_ns, value_label};
+use crate::tui::model::plots::Plots;
+use crate::tui::model::timeline::Timeline;
 use crate::tui::text::{fit, width};
 use crate::tui::theme::Theme;
+use std::sync::Arc;
+
+/// The app's XY picture state.
+#[derive(Debug, Default)]
+pub struct XyView {
+    /// Where pictures made in the background are reported (set by the event loop).
+    pub(crate) notify: Option<Notify<Arc<XyRaster>>>,
+    /// The painting thread, started on the first request.
+    pub(crate) painter: Option<XyPainter>,
+    /// The newest picture received.
+    pub(crate) shown: Option<Arc<XyRaster>>,
+    /// What was asked for last.
+    pub(crate) asked: Option<XyKey>,
+}
 
 /// The marker of the point at the cursor.
 const CURSOR_MARK: char = '◉';
@@ -49,18 +68,24 @@ fn short_y<'a>(x: &str, y: &'a str) -> std::borrow::Cow<'a, str> {
 /// background for a view and size, see `app::xy_view`; `…` in the title while a newer one
 /// is on its way); per frame only the point at the cursor is looked up. False (nothing
 /// drawn) when the plot is not two fields of one topic.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) -> bool {
-    let Some((xe, ye)) = app.plots.xy_pair() else {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    (plots, raster): (&Plots, Option<&XyRaster>),
+    (timeline, xy_pending): (&Timeline, bool),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) -> bool {
+    let theme = ctx.theme;
+    let Some((xe, ye)) = plots.xy_pair() else {
         return false;
     };
     let topic = xe.topic.as_deref().unwrap_or("");
     let inner = inner(area);
     let (w, h) = (inner.width as usize, inner.height as usize);
-    let raster = app.xy_raster();
     let mut t = String::from(" ");
-    if let Some(pct) = app.plots.progress() {
+    if let Some(pct) = plots.progress() {
         let _ = write!(t, "{pct}% · ");
-    } else if app.xy_pending() {
+    } else if xy_pending {
         t.push_str("… · ");
     }
     let _ = write!(
@@ -85,7 +110,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) -> bool 
             &xe.series,
             &ye.series,
             r.key.range,
-            time_ns(app.timeline.cursor()),
+            time_ns(timeline.cursor()),
         )
     });
     let mut lines = match raster {

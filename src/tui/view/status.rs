@@ -6,9 +6,19 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::tui::app::App;
+use super::ctx::DrawCtx;
+use crate::time::RosTime;
+use crate::tui::jobs::publish::Publishing;
 use crate::tui::text::{bytes, fit, width};
-use crate::tui::theme::Theme;
+
+/// A short message in the status bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flash {
+    /// Text.
+    pub text: String,
+    /// Shown as an error.
+    pub error: bool,
+}
 
 /// Cells of the file name and cursor time kept beside the ROS state.
 const MIN_LEFT: usize = 12;
@@ -16,13 +26,34 @@ const MIN_LEFT: usize = 12;
 /// (or it fits).
 const MIN_RIGHT: usize = 10;
 
+/// What the status bar shows besides the bags and the context.
+pub struct StatusParts<'a> {
+    /// The message of the moment.
+    pub flash: Option<&'a Flash>,
+    /// The session's note (e.g. that this is the bundled demo bag).
+    pub note: Option<&'a str>,
+    /// A followed recording's mark (`● live`, …).
+    pub follow: Option<String>,
+    /// A running recovery scan's mark.
+    pub scan: Option<String>,
+    /// Bags that could not be opened.
+    pub unopened: usize,
+    /// The latest ROS publishing run.
+    pub publishing: Option<&'a Publishing>,
+    /// The time cursor.
+    pub cursor: RosTime,
+    /// The content search's count at the cursor (`3/42`).
+    pub search: Option<String>,
+}
+
 /// Draws the status bar.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, area: Rect) {
+    let theme = ctx.theme;
     if area.width == 0 || area.height == 0 {
         return;
     }
     let w = area.width as usize;
-    let bags = app.catalog.bags();
+    let bags = ctx.catalog.bags();
     let files = match bags {
         [one] => {
             let name = one.path().file_name().map_or_else(
@@ -56,32 +87,28 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             )
         }
     };
-    let files = match &app.note {
+    let files = match parts.note {
         Some(n) => format!("{n} · {files}"),
         None => files,
     };
     // A followed recording: `● live` first, so that it stays when the bar is narrow.
-    let files = match app.follow.mark() {
+    let files = match &parts.follow {
         Some(m) => format!("{m} · {files}"),
         None => files,
     };
     // A bag shown while its recovery scan runs: how far it is, first (the counts are partial).
-    let files = match app.scan.mark() {
+    let files = match &parts.scan {
         Some(m) => format!("{m} · {files}"),
         None => files,
     };
-    let cursor = format!(
-        "@ {}",
-        app.time_format.format(app.timeline.cursor(), app.start())
-    );
+    let cursor = format!("@ {}", ctx.time_format.format(parts.cursor, ctx.start));
     // Every loss of a recovery scan and every warning of every bag, and bags not opened.
     let losses: usize = bags
         .iter()
         .filter_map(|b| b.recovery())
         .map(|r| r.losses.len())
         .sum();
-    let warnings: usize =
-        bags.iter().map(|b| b.warnings().len()).sum::<usize>() + app.unopened.len();
+    let warnings: usize = bags.iter().map(|b| b.warnings().len()).sum::<usize>() + parts.unopened;
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let problems = match (losses, warnings) {
         (0, 0) => String::new(),
@@ -94,27 +121,29 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         ),
     };
     let warnings = losses + warnings;
-    let right = match (&app.flash, warnings) {
+    let right = match (parts.flash, warnings) {
         (Some(f), _) => f.text.clone(),
         (None, 0) => "? help".to_string(),
         (None, _) => format!("{problems} · ! health"),
     };
-    let right_style = match &app.flash {
+    let right_style = match parts.flash {
         Some(f) if f.error => theme.error(),
         None if warnings > 0 => theme.warning(),
         _ => theme.status(),
     };
     // While publishing into ROS (or after), its state comes first on the right and may take
     // most of the bar: the file name and cursor time give way, and the `? help` hint goes.
-    let (ros, right) = match &app.publishing {
+    let (ros, right) = match parts.publishing {
         // A message may take most of the bar: it is what the user just asked about.
-        None if app.flash.is_some() => (String::new(), fit(&right, w.saturating_sub(MIN_LEFT + 3))),
+        None if parts.flash.is_some() => {
+            (String::new(), fit(&right, w.saturating_sub(MIN_LEFT + 3)))
+        }
         None => (String::new(), fit(&right, w / 2)),
         Some(p) => {
             let room = w.saturating_sub(MIN_LEFT);
             let ros = fit(&p.status_text(), room);
             let rest = room.saturating_sub(width(&ros) + 3);
-            let hint_only = app.flash.is_none() && warnings == 0;
+            let hint_only = parts.flash.is_none() && warnings == 0;
             let right = if !hint_only && rest >= width(&right).min(MIN_RIGHT) {
                 format!(" · {}", fit(&right, rest))
             } else {
@@ -123,7 +152,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
             (ros, right)
         }
     };
-    let ros_style = match &app.publishing {
+    let ros_style = match parts.publishing {
         Some(p) if p.is_error() => theme.error(),
         Some(p) if p.is_warning() => theme.warning(),
         _ => theme.status(),
@@ -131,9 +160,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     // A space between the file and cursor part and the ROS state.
     let gap = usize::from(!ros.is_empty());
     // The search's count (`f: 3/42`) before the ROS state and the message.
-    let search = app
+    let search = parts
         .search
-        .status(app.timeline.cursor())
+        .as_ref()
         .map(|s| format!("{s}  "))
         .unwrap_or_default();
     let search = fit(

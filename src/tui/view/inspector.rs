@@ -6,41 +6,87 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{block, inner};
+use super::block::block;
+use super::ctx::DrawCtx;
+use super::handle::{Ctx, Handled, page};
+use crate::catalog::MsgRef;
 use crate::printable::escape_line;
+use crate::tui::action::Action;
 use crate::tui::action::Pane;
-use crate::tui::app::App;
+use crate::tui::jobs::worker::decode::Inspected;
+use crate::tui::layout::inner;
 use crate::tui::model::inspector::Expand;
+use crate::tui::model::inspector::Inspector;
+use crate::tui::model::picture::PicturePreview;
 use crate::tui::text::{bytes, fit, width};
-use crate::tui::theme::Theme;
+
+/// The inspector pane's state: the decoded message's tree, its picture preview and the message
+/// marked to compare others with.
+#[derive(Default)]
+pub struct InspectorView {
+    /// The decoded message.
+    pub tree: Inspector,
+    /// The picture preview in the inspector (`i`).
+    pub picture: PicturePreview,
+    /// The message marked with `m` to compare others with.
+    pub diff_mark: Option<Inspected>,
+}
+
+impl InspectorView {
+    /// Movement keys while the inspector has the focus.
+    pub fn handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
+        let (h, fmt, start) = (ctx.rows, ctx.time_format, ctx.start);
+        let tree = &mut self.tree;
+        match action {
+            Action::Up => tree.move_by(-1, h),
+            Action::Down => tree.move_by(1, h),
+            Action::PageUp => tree.move_by(-page(h), h),
+            Action::PageDown => tree.move_by(page(h), h),
+            Action::Top => tree.move_by(isize::MIN / 2, h),
+            Action::Bottom => tree.move_by(isize::MAX / 2, h),
+            Action::Enter => tree.toggle(fmt, start),
+            Action::Right => tree.set_expanded(true, fmt, start),
+            Action::Left => tree.set_expanded(false, fmt, start),
+            _ => return Handled::No,
+        }
+        tree.scroll_into_view(h);
+        Handled::Yes
+    }
+}
 
 /// Draws the inspector pane.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    v: &InspectorView,
+    (picture_on, selected): (bool, Option<MsgRef>),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let ins = &app.inspector;
+    let ins = &v.tree;
     let title = match &ins.data {
         Some(d) => format!(
             " {} · {} · {} ",
             escape_line(&d.datatype),
-            app.time_format.short(d.time, app.start()),
+            ctx.time_format.short(d.time, ctx.start),
             bytes(d.size as u64)
         ),
         None => " Inspector ".to_string(),
     };
     frame.render_widget(
         block(
-            app,
+            ctx.focus == Pane::Inspector,
             theme,
-            Pane::Inspector,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,
     );
     let inner = inner(area);
-    if app.picture_on() {
-        super::picture::draw(frame, app, theme, inner);
+    if picture_on {
+        super::picture::draw(frame, &v.picture, selected, theme, inner);
         return;
     }
     let w = inner.width as usize;
@@ -76,7 +122,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         let selected = i == ins.selected;
         let changed = ins.changed.contains(&row.path);
         let base = if selected {
-            theme.selected(app.focus == Pane::Inspector)
+            theme.selected(ctx.focus == Pane::Inspector)
         } else if changed {
             theme.matched()
         } else {

@@ -1,6 +1,6 @@
 //! The inspector as a picture (`i`): a title line (size, encoding, range…), the summary of
 //! a map, scan or cloud, then the picture: in the terminal's graphics protocol when it has one
-//! (`tui::term::graphics`), else in half-blocks — scans and clouds in braille dots (`tui::dots`). While the next frame is drawn on
+//! (`tui::term::graphics`), else in half-blocks — scans and clouds in braille dots (`view::dots`). While the next frame is drawn on
 //! the worker the last one stays up (marked `…`), so stepping and playing do not flicker.
 
 use ratatui::Frame;
@@ -8,20 +8,26 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::tui::app::App;
+use super::{dots, halfblock};
+use crate::catalog::MsgRef;
+use crate::tui::model::picture::PicturePreview;
 use crate::tui::text::fit;
 use crate::tui::theme::Theme;
-use crate::tui::{dots, halfblock};
 
 /// Draws the picture of the selected message inside the inspector's border.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, inner: Rect) {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    preview: &PicturePreview,
+    selected: Option<MsgRef>,
+    theme: Theme,
+    inner: Rect,
+) {
     let w = inner.width as usize;
-    let preview = &app.picture;
     let Some(shown) = &preview.shown else {
         frame.render_widget(Paragraph::new(Line::styled("drawing…", theme.dim())), inner);
         return;
     };
-    let stale = app.messages.selected_ref() != Some(shown.msg);
+    let stale = selected != Some(shown.msg);
     let mark = if stale { "… " } else { "" };
     let picture = match &shown.result {
         Ok(p) => p,

@@ -5,30 +5,29 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::tui::app::App;
 use crate::tui::keymap::Context;
+use crate::tui::keymap::KeyMap;
 use crate::tui::text::{pad, wrap};
 use crate::tui::theme::Theme;
 
 /// Draws the help overlay over `area`.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, (keymap, scroll): (&KeyMap, usize), theme: Theme, area: Rect) {
     // Entries: (key, description, is_heading).
-    let mut entries: Vec<(String, String, bool)> = app
-        .keymap
+    let mut entries: Vec<(String, String, bool)> = keymap
         .help(Context::Global)
         .into_iter()
         .map(|(k, d)| (k, d.to_string(), false))
         .collect();
     entries.push((String::new(), "Typing a filter or a time".into(), true));
     entries.extend(
-        app.keymap
+        keymap
             .help(Context::Prompt)
             .into_iter()
             .map(|(k, d)| (k, d.to_string(), false)),
     );
     entries.push((String::new(), "In the log view (r)".into(), true));
     entries.extend(
-        app.keymap
+        keymap
             .help(Context::Log)
             .into_iter()
             .map(|(k, d)| (k, d.to_string(), false)),
@@ -82,7 +81,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let left: Vec<&Row> = left.iter().flatten().collect();
     let right: Vec<&Row> = right.iter().flatten().collect();
     let rows = left.len().max(right.len());
-    let scroll = app.help_scroll.min(rows.saturating_sub(inner_h));
+    let scroll = scroll.min(rows.saturating_sub(inner_h));
     let blank: Row = vec![Span::raw(pad("", col_w))];
     let mut lines: Vec<Line> = Vec::with_capacity(rows);
     for r in scroll..rows.min(scroll + inner_h) {

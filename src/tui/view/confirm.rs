@@ -8,20 +8,21 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use super::ctx::DrawCtx;
 use crate::printable::escape_line;
-use crate::tui::app::App;
 use crate::tui::model::publish_plan::PublishPlan;
 use crate::tui::text::{fit, pad, pad_left};
 use crate::tui::theme::Theme;
 
 /// Draws the question over the middle of `area` (nothing when no plan is pending).
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
-    let Some(plan) = &app.publish_plan else {
+pub fn draw(frame: &mut Frame<'_>, plan: Option<&PublishPlan>, ctx: &DrawCtx<'_>, area: Rect) {
+    let theme = ctx.theme;
+    let Some(plan) = plan else {
         return;
     };
     let width = area.width.saturating_sub(4).clamp(20, 100);
     let inner = usize::from(width.saturating_sub(2));
-    let lines = lines(plan, app, theme, inner, area.height);
+    let lines = lines(plan, ctx, theme, inner, area.height);
     let height = u16::try_from(lines.len() + 2)
         .unwrap_or(u16::MAX)
         .min(area.height);
@@ -45,8 +46,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
 
 /// The text of the question, at most `height` − 2 rows of `w` cells: the topic list is cut
 /// (with how many more) so the question and its keys always show.
-fn lines(plan: &PublishPlan, app: &App, theme: Theme, w: usize, height: u16) -> Vec<Line<'static>> {
-    let start = app.start();
+fn lines(
+    plan: &PublishPlan,
+    ctx: &DrawCtx<'_>,
+    theme: Theme,
+    w: usize,
+    height: u16,
+) -> Vec<Line<'static>> {
+    let start = ctx.start;
     let (a, b) = plan.interval;
     let seconds = b.nanos_since(a) as f64 / 1e9;
     let approx = if plan.exact { "" } else { "≈" };
@@ -66,8 +73,8 @@ fn lines(plan: &PublishPlan, app: &App, theme: Theme, w: usize, height: u16) -> 
         Line::raw(fit(
             &format!(
                 "from {} to {} ({seconds:.1} s) at {}×",
-                app.time_format.format(a, start),
-                app.time_format.format(b, start),
+                ctx.time_format.format(a, start),
+                ctx.time_format.format(b, start),
                 plan.rate
             ),
             w,

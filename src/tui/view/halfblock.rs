@@ -7,8 +7,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
 
-use super::model::picture::ColorDepth;
 use crate::picture::Raster;
+use crate::tui::model::picture::ColorDepth;
 
 /// Characters from dark to bright for the colourless form.
 const RAMP: &[char] = &[' ', '.', ':', '-', '=', '+', '*', '#', '%', '@'];

@@ -1,4 +1,4 @@
-//! The text overlay (`d` definition, `w` long value): the rows of a [`TextView`](crate::tui::model::text_view::TextView) that fit,
+//! The text overlay (`d` definition, `w` long value): the rows of a [`TextView`] that fit,
 //! with where they are in the title.
 
 use ratatui::Frame;
@@ -6,15 +6,15 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::tui::app::App;
+use super::ctx::DrawCtx;
+use crate::tui::model::text_view::TextView;
 use crate::tui::text::fit;
-use crate::tui::theme::Theme;
 
 /// Draws the text overlay over `area`.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, view: &TextView, ctx: &DrawCtx<'_>, area: Rect) {
+    let theme = ctx.theme;
     let w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
-    let view = &app.text_view;
     let lines: Vec<Line> = view
         .rows
         .iter()

@@ -7,32 +7,50 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, inner};
+use super::block::block;
+use super::ctx::DrawCtx;
+use super::handle::{Ctx, Effect, Handled, page};
 use crate::printable::escape_line;
+use crate::tui::action::Action;
 use crate::tui::action::Pane;
-use crate::tui::app::App;
+use crate::tui::layout::inner;
+use crate::tui::model::messages::MessageList;
 use crate::tui::text::{bytes, fit, pad, pad_left, width};
-use crate::tui::theme::Theme;
 
 /// The preview column is shown when it gets at least this many cells.
 const MIN_PREVIEW: usize = 8;
 
+/// Movement keys while the message list has the focus.
+pub fn handle(list: &mut MessageList, action: Action, ctx: &mut Ctx) -> Handled {
+    let h = ctx.rows;
+    match action {
+        Action::Up => list.move_by(-1, h),
+        Action::Down => list.move_by(1, h),
+        Action::PageUp => list.move_by(-page(h), h),
+        Action::PageDown => list.move_by(page(h), h),
+        Action::Top => return ctx.then(Effect::CursorToEdge(false)),
+        Action::Bottom => return ctx.then(Effect::CursorToEdge(true)),
+        Action::Enter | Action::Right => return ctx.then(Effect::Focus(Pane::Inspector)),
+        Action::Left => return ctx.then(Effect::Focus(Pane::Topics)),
+        _ => return Handled::No,
+    }
+    ctx.then(Effect::MessageChanged)
+}
+
 /// Draws the message pane.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(frame: &mut Frame<'_>, list: &MessageList, total: u64, ctx: &DrawCtx<'_>, area: Rect) {
+    let theme = ctx.theme;
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let list = &app.messages;
-    let total = app.topics.selected_row().map_or(0, |r| r.count);
     let title = match (&list.topic, list.window.entries.is_empty()) {
         (Some(t), _) => format!(" Messages · {} · {total} ", escape_line(t)),
         (None, _) => " Messages ".to_string(),
     };
     frame.render_widget(
         block(
-            app,
+            ctx.focus == Pane::Messages,
             theme,
-            Pane::Messages,
             fit(&title, area.width.saturating_sub(2) as usize),
         ),
         area,
@@ -40,15 +58,15 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let inner = inner(area);
     let w = inner.width as usize;
     let size_w = 10;
-    let bag_w = if app.catalog.bags().len() > 1 { 4 } else { 0 };
-    let start = app.start();
-    let label = format!("time ({})", app.time_format.name());
+    let bag_w = if ctx.catalog.bags().len() > 1 { 4 } else { 0 };
+    let start = ctx.start;
+    let label = format!("time ({})", ctx.time_format.name());
     // The time column as wide as its text; the preview gets the rest when that is enough.
     let time_text_w = list
         .window
         .entries
         .get(list.offset)
-        .map_or(0, |m| width(&app.time_format.short(m.entry.time, start)));
+        .map_or(0, |m| width(&ctx.time_format.short(m.entry.time, start)));
     let rest = w.saturating_sub(size_w + bag_w);
     let (time_w, preview_w) = match time_text_w.max(width(&label)) + 2 {
         tw if rest >= tw + MIN_PREVIEW => (tw, rest - tw),
@@ -85,11 +103,11 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     {
         let selected = i == list.selected;
         let style = if selected {
-            theme.selected(app.focus == Pane::Messages)
+            theme.selected(ctx.focus == Pane::Messages)
         } else {
             Style::new()
         };
-        let time = app.time_format.short(m.entry.time, start);
+        let time = ctx.time_format.short(m.entry.time, start);
         let size = list
             .sizes
             .get(m)

@@ -13,11 +13,91 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::braille::Grid;
-use super::inner;
-use crate::tui::app::App;
+use super::ctx::DrawCtx;
+use super::plot_xy::XyView;
+use super::timeline::TimelineView;
+use crate::catalog::series::SeriesRequest;
+use crate::time::RosTime;
+use crate::tui::jobs::notify::Notify;
+use crate::tui::jobs::plotter::{PlotJob, PlotNews};
+use crate::tui::layout::inner;
 use crate::tui::model::plot::{Legend, TimeView, YMode, time_ns, value_label};
+use crate::tui::model::plots::Plots;
 use crate::tui::text::{fit, fit_left, width};
 use crate::tui::theme::{SERIES_GLYPHS, Theme};
+use std::collections::HashMap;
+
+/// The plot pane's state: the plotted series, the threads computing them, XY mode's
+/// picture and the series' growth with a followed recording.
+#[derive(Default)]
+pub struct PlotView {
+    /// The plotted series.
+    pub plots: Plots,
+    /// The series still being computed, by label.
+    pub(crate) jobs: HashMap<String, PlotJob>,
+    /// Where series threads report (set by the event loop).
+    pub(crate) notify: Option<Notify<PlotNews>>,
+    /// The id of the next series job.
+    pub(crate) next_id: u64,
+    /// XY mode's picture, made in the background.
+    pub(crate) xy: XyView,
+    /// The plotted series extended as a followed recording grows.
+    pub(crate) growth: PlotGrowth,
+}
+
+/// What the app remembers to extend its plotted series.
+#[derive(Debug, Default)]
+pub struct PlotGrowth {
+    /// Snapshots swapped in so far.
+    pub(crate) generation: u64,
+    /// Per plotted label.
+    pub(crate) series: HashMap<String, Grown>,
+}
+
+/// One plotted series as far as growing it goes.
+#[derive(Debug)]
+pub struct Grown {
+    /// The whole series' request (no resume point).
+    pub(crate) request: SeriesRequest,
+    /// Its latest extraction.
+    pub(crate) job: u64,
+    /// The snapshot generation that extraction started on.
+    pub(crate) started: u64,
+    /// True when that extraction extends the series (no progress shown).
+    pub(crate) extending: bool,
+    /// Every message of the topic up to this time has been read.
+    pub(crate) through: Option<RosTime>,
+}
+
+impl PlotGrowth {
+    /// Remembers a whole extraction of `label` started as job `job`.
+    pub fn track(&mut self, label: &str, request: &SeriesRequest, job: u64) {
+        let mut request = request.clone();
+        request.from = None;
+        self.series.insert(
+            label.to_string(),
+            Grown {
+                request,
+                job,
+                started: self.generation,
+                extending: false,
+                through: None,
+            },
+        );
+    }
+
+    /// Forgets `label` (no longer plotted).
+    pub fn forget(&mut self, label: &str) {
+        self.series.remove(label);
+    }
+
+    /// True when job `job` of `label` extends an already complete series.
+    pub fn is_extension(&self, label: &str, job: u64) -> bool {
+        self.series
+            .get(label)
+            .is_some_and(|g| g.job == job && g.extending)
+    }
+}
 
 /// The marker of series `i`.
 pub fn glyph(i: usize) -> char {
@@ -28,8 +108,8 @@ pub fn glyph(i: usize) -> char {
 }
 
 /// The pane's title: series count, scale mode, progress while computing.
-fn title(app: &App) -> String {
-    let p = &app.plots;
+fn title(v: &PlotView) -> String {
+    let p = &v.plots;
     let mut t = String::from(" ");
     if let Some(pct) = p.progress() {
         let _ = write!(t, "{pct}% · ");
@@ -80,14 +160,30 @@ pub fn legend_line(i: usize, label: &str, legend: &Legend, w: usize) -> String {
 
 /// Draws the plot pane.
 #[allow(clippy::many_single_char_names)]
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
-    if area.width == 0 || area.height == 0 || app.plots.is_empty() {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    v: &PlotView,
+    (tl, xy_pending): (&TimelineView, bool),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
+    let (timeline, marks) = (&tl.timeline, tl.marks);
+    if area.width == 0 || area.height == 0 || v.plots.is_empty() {
         return;
     }
-    if app.plots.xy && super::plot_xy::draw(frame, app, theme, area) {
+    if v.plots.xy
+        && super::plot_xy::draw(
+            frame,
+            (&v.plots, v.xy.shown.as_deref()),
+            (timeline, xy_pending),
+            ctx,
+            area,
+        )
+    {
         return;
     }
-    let t = title(app);
+    let t = title(v);
     frame.render_widget(
         Block::default()
             .borders(Borders::ALL)
@@ -98,14 +194,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
     let inner = inner(area);
     let w = inner.width as usize;
     let h = inner.height as usize;
-    let n = app.plots.entries.len();
+    let n = v.plots.entries.len();
     if w < 4 || h == 0 {
         return;
     }
     let legend_rows = n.min(h.saturating_sub(2).max(1));
     let plot_rows = h.saturating_sub(legend_rows);
-    let (v0, v1) = app.timeline.view();
-    let cursor = time_ns(app.timeline.cursor());
+    let (v0, v1) = timeline.view();
+    let cursor = time_ns(timeline.cursor());
     // The y labels' width depends on the axis, which depends on the view only: a first
     // frame at a nominal width gives the labels, the real one the envelopes.
     let max_ticks = (plot_rows / 2).max(2);
@@ -114,7 +210,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         end_ns: time_ns(v1),
         width_px: 1,
     };
-    let axis = app.plots.frame(&probe, None, max_ticks).axis;
+    let axis = v.plots.frame(&probe, None, max_ticks).axis;
     let label_w = axis
         .labels
         .iter()
@@ -128,7 +224,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         end_ns: time_ns(v1),
         width_px: cols * 2,
     };
-    let f = app.plots.frame(&view, Some(cursor), max_ticks);
+    let f = v.plots.frame(&view, Some(cursor), max_ticks);
     let mut grid = Grid::new(cols, plot_rows);
     for (i, (env, scale)) in f.envelopes.iter().zip(&f.scales).enumerate() {
         grid.draw(env, &view, scale, i);
@@ -146,7 +242,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         }
     }
     let cursor_col = view.column_of(cursor).map(|px| px / 2);
-    let mark_cols: Vec<usize> = [app.marks.0, app.marks.1]
+    let mark_cols: Vec<usize> = [marks.0, marks.1]
         .into_iter()
         .flatten()
         .filter_map(|m| view.column_of(time_ns(m)).map(|px| px / 2))
@@ -179,7 +275,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
         theme,
     );
     let mut lines: Vec<Line> = Vec::with_capacity(legend_rows);
-    for (i, (e, l)) in app
+    for (i, (e, l)) in v
         .plots
         .entries
         .iter()

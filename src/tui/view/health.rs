@@ -7,17 +7,21 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::tui::app::App;
+use crate::tui::model::health::HealthView;
 use crate::tui::model::health::Kind;
 use crate::tui::text::{fit, pad};
 use crate::tui::theme::Theme;
 
 /// Draws the health view over `area`.
-pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme, area: Rect) {
+pub fn draw(
+    frame: &mut Frame<'_>,
+    (view, banner): (&HealthView, Option<String>),
+    theme: Theme,
+    area: Rect,
+) {
     let w = area.width.saturating_sub(2) as usize;
-    let view = &app.health;
     // While the bag is still being scanned: how far, on the first line (wrapped).
-    let banner: Vec<Line> = app.scan.banner().map_or_else(Vec::new, |b| {
+    let banner: Vec<Line> = banner.map_or_else(Vec::new, |b| {
         crate::tui::text::wrap(&b, w, 2)
             .into_iter()
             .map(|t| Line::styled(t, theme.warning()))
