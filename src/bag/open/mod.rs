@@ -1,21 +1,29 @@
 //! Opening a bag: reading the version line and, for 2.0 bags, the bag header and index (or
 //! scanning the file when they do not check out), then building the shared [`Bag`] value.
 
+pub(crate) mod finish_chunks;
+pub(crate) mod open_legacy;
+pub(crate) mod open_v12;
+pub(crate) mod open_v2;
+pub(crate) mod room;
+pub(crate) mod section_window;
+pub(crate) mod table;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use crate::format::{BagHeader, Version, read_head};
 
-use super::budget::Budget;
-use super::cache::ChunkCache;
-use super::error::path_arc;
-use super::opened::Opened;
-use super::source::{Changed, Source};
-use super::{
-    Bag, BagError, BagErrorKind, Inner, OpenOptions, PartialScan, open_legacy, open_v2, open_v12,
-    recover_v2,
-};
+use crate::bag::budget::Budget;
+use crate::bag::error::{BagError, BagErrorKind, path_arc};
+use crate::bag::handle::{Bag, Inner};
+use crate::bag::opened::Opened;
+use crate::bag::options::OpenOptions;
+use crate::bag::partial_scan::PartialScan;
+use crate::bag::read::cache::ChunkCache;
+use crate::bag::recover_v2;
+use crate::bag::source::{Changed, Source};
 
 impl Bag {
     /// Opens the bag at `path` with default options.
@@ -58,7 +66,7 @@ impl Bag {
         Self::from_source(path_arc(name.as_ref()), Source::owned(bytes), options)
     }
 
-    pub(super) fn from_source(
+    pub(in crate::bag) fn from_source(
         path: Arc<Path>,
         source: Source,
         options: OpenOptions,
@@ -102,7 +110,7 @@ impl Bag {
     }
 
     /// The bag made of what an opener found.
-    pub(super) fn assemble(
+    pub(in crate::bag) fn assemble(
         path: Arc<Path>,
         source: Arc<Source>,
         version: Version,
@@ -112,19 +120,19 @@ impl Bag {
     ) -> Bag {
         let totals = match opened.totals.take() {
             Some(t) => t,
-            None => super::totals::Totals::of(&opened.chunks, opened.connections.len()),
+            None => crate::bag::totals::Totals::of(&opened.chunks, opened.connections.len()),
         };
         Bag::assemble_with(path, source, version, opened, totals, options, budget)
     }
 
     /// [`Bag::assemble`] with the totals over `opened`'s chunks known already (a followed
     /// recording keeps them from snapshot to snapshot).
-    pub(super) fn assemble_with(
+    pub(in crate::bag) fn assemble_with(
         path: Arc<Path>,
         source: Arc<Source>,
         version: Version,
         opened: Opened,
-        totals: super::totals::Totals,
+        totals: crate::bag::totals::Totals,
         options: OpenOptions,
         budget: Arc<Budget>,
     ) -> Bag {
@@ -139,7 +147,7 @@ impl Bag {
             recovery,
             totals: _,
         } = opened;
-        let slots = super::slots::Slots::new(chunks.len());
+        let slots = crate::bag::slots::Slots::new(chunks.len());
         for (i, e) in entries.into_iter().enumerate() {
             if let Some(e) = e {
                 slots.set(i, e);

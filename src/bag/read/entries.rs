@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use crate::format::{ConnectionRecord, FormatError, IndexData, MessageDataHeader, Op, read_record};
 use crate::time::RosTime;
 
-use super::chunk::{Chunk, IndexEntry};
-use super::connection::ConnId;
-use super::heads::ChunkHead;
-use super::source::Source;
+use crate::bag::chunk::{Chunk, IndexEntry};
+use crate::bag::connection::ConnId;
+use crate::bag::read::heads::ChunkHead;
+use crate::bag::source::Source;
 
 /// The most a record read by [`record_at`] may hold (an index data record lists 12 bytes per
 /// message; a longer one is damage).
