@@ -65,6 +65,7 @@ pub use options::{DEFAULT_LAZY_HEADS_FROM, OpenOptions};
 pub use parallel::{default_threads, parallel_map};
 pub use partial_scan::{PARTIAL_EVERY, PartialFn, PartialScan};
 pub use query::Query;
+pub use read::entries_pass::EntriesPass;
 pub use read::heads::{ChunkHead, HeadState};
 pub use read::iter::Messages;
 pub use recovery::{Loss, ProgressFn, Recovery, RecoveryProgress, Unfinished, Writing};

@@ -206,8 +206,10 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
         // Chunks in file order, so "out of order" means: stored after a later message.
         let mut order: Vec<_> = bag.chunks().iter().collect();
         order.sort_by_key(|c| c.pos);
+        // The lists are read for this pass and not kept (72 MB at a million chunks).
+        let mut pass = bag.entries_pass();
         for chunk in order {
-            let mut entries = bag.chunk_entries(chunk.index).to_vec();
+            let mut entries = pass.entries(chunk.index).to_vec();
             entries.sort_by_key(|e| e.offset);
             // Read with the entries (which need it), in batches of nearby chunks.
             let head = bag.head(chunk.index).ok();

@@ -53,6 +53,12 @@ pub(crate) struct ReadAhead {
 }
 
 impl ReadAhead {
+    /// True when the byte at `pos` of the file is in the window.
+    pub fn holds(&self, pos: u64) -> bool {
+        pos.checked_sub(self.start)
+            .is_some_and(|at| at < self.bytes.len() as u64)
+    }
+
     /// The whole record at `pos` when the window holds all of it.
     fn record(&self, pos: u64) -> Option<&[u8]> {
         let at = usize::try_from(pos.checked_sub(self.start)?).ok()?;
