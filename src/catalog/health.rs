@@ -79,11 +79,12 @@ impl TopicHealth {
     }
 }
 
-/// Compression of one chunk.
+/// Compression of one chunk: 32 bytes (a report of a million chunks holds a million), the
+/// sizes of a chunk record being 32-bit numbers in the format.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChunkHealth {
     /// Bag index.
-    pub bag: usize,
+    pub bag: u32,
     /// Chunk index.
     pub chunk: u32,
     /// File offset.
@@ -91,11 +92,11 @@ pub struct ChunkHealth {
     /// Method.
     pub compression: Compression,
     /// Compressed bytes.
-    pub compressed: u64,
+    pub compressed: u32,
     /// Uncompressed bytes.
-    pub uncompressed: u64,
+    pub uncompressed: u32,
     /// Messages.
-    pub messages: u64,
+    pub messages: u32,
 }
 
 impl ChunkHealth {
@@ -104,7 +105,7 @@ impl ChunkHealth {
         if self.uncompressed == 0 {
             1.0
         } else {
-            self.compressed as f64 / self.uncompressed as f64
+            f64::from(self.compressed) / f64::from(self.uncompressed)
         }
     }
 }
@@ -236,14 +237,16 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
             }
             // A chunk whose header is bad is in the bag's warnings, not in the statistics.
             if let Some(head) = head.filter(|_| chunk.is_record()) {
+                // A chunk record's sizes are 32-bit numbers; its messages fit as well.
+                let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
                 report.chunks.push(ChunkHealth {
-                    bag: bi,
+                    bag: u32::try_from(bi).unwrap_or(u32::MAX),
                     chunk: chunk.index,
                     pos: chunk.pos,
                     compression: head.compression,
-                    compressed: head.compressed_size,
-                    uncompressed: head.uncompressed_size,
-                    messages: chunk.message_count(),
+                    compressed: narrow(head.compressed_size),
+                    uncompressed: narrow(head.uncompressed_size),
+                    messages: narrow(chunk.message_count()),
                 });
             }
             done += 1;
@@ -293,4 +296,13 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
     topics.sort_by(|a, b| a.topic.cmp(&b.topic));
     report.topics = topics;
     report
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_chunk_row_is_compact() {
+        // A report of a million chunks holds a million rows.
+        assert!(std::mem::size_of::<super::ChunkHealth>() <= 32);
+    }
 }
