@@ -190,6 +190,11 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
             .iter()
             .map(|c| (c.id, c.topic.as_str()))
             .collect();
+        // Lists sized once from the index's counts (a list grown by doubling leaves freed
+        // blocks the allocator keeps: tens of MB at a million messages).
+        report
+            .chunks
+            .reserve(bag.chunks().len().min(total_chunks));
         for c in bag.connections() {
             let a = acc.entry(c.topic.clone()).or_insert_with(|| Acc {
                 times: Vec::new(),
@@ -197,6 +202,9 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                 bytes: 0,
                 kinds: Vec::new(),
             });
+            // At most what the chunk list could hold (a damaged index may claim more).
+            let claimed = usize::try_from(c.message_count).unwrap_or(usize::MAX);
+            a.times.reserve(claimed.min(1 << 22));
             let kind = format!("{} [{}]", c.datatype, c.md5sum);
             if !a.kinds.contains(&kind) {
                 a.kinds.push(kind);
