@@ -66,7 +66,7 @@ mod tests {
     fn a_pass_reads_what_chunk_entries_reads_and_keeps_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("small.bag");
-        write(&path, 300, 40);
+        write(&path, 1, 60);
         let bag = Bag::open(&path).unwrap();
         let n = u32::try_from(bag.chunks().len()).unwrap();
         assert!(n > 10);
