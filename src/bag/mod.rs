@@ -20,6 +20,11 @@
 //! Opening an indexed 2.0 bag reads only the bag header, the index section and each chunk's
 //! record header. Unindexed, truncated or damaged 2.0 bags, 1.2 bags and older layouts are
 //! scanned (see [`Recovery`]).
+//!
+//! Two wings: `open/` (the openers) and `read/` (what an open bag reads later: chunk record
+//! headers, message lists, chunk data, the time-ordered merge); the [`Bag`] handle itself is
+//! `handle.rs`, its settings `options.rs`. Files inside `bag/` name each other by their own
+//! paths, never through this file's re-exports, so that no two files use each other.
 
 mod budget;
 mod bytes;

@@ -192,9 +192,7 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
             .collect();
         // Lists sized once from the index's counts (a list grown by doubling leaves freed
         // blocks the allocator keeps: tens of MB at a million messages).
-        report
-            .chunks
-            .reserve(bag.chunks().len().min(total_chunks));
+        report.chunks.reserve(bag.chunks().len().min(total_chunks));
         for c in bag.connections() {
             let a = acc.entry(c.topic.clone()).or_insert_with(|| Acc {
                 times: Vec::new(),
@@ -215,7 +213,8 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
         // Chunks in file order, so "out of order" means: stored after a later message.
         let mut order: Vec<_> = bag.chunks().iter().collect();
         order.sort_by_key(|c| c.pos);
-        // The lists are read for this pass and not kept (72 MB at a million chunks).
+        // The lists of a bag of many chunks are read for this pass and not kept (72 MB at a
+        // million chunks).
         let mut pass = bag.entries_pass();
         for chunk in order {
             let mut entries = pass.entries(chunk.index).to_vec();

@@ -1,5 +1,11 @@
 //! Opening a bag: reading the version line and, for 2.0 bags, the bag header and index (or
 //! scanning the file when they do not check out), then building the shared [`Bag`] value.
+//!
+//! The opening wing of `bag/`: the index section of a 2.0 bag read in windows
+//! ([`open_v2`], [`section_window`], written in place by [`room`], finished in one pass by
+//! [`finish_chunks`]), connections collected in [`table`], and the 1.2 and older layouts
+//! ([`open_v12`], [`open_legacy`]). Scans of damaged or unindexed files are in
+//! `bag/recover_v2/` and `bag/recovery.rs`; what an open bag reads later is in `bag/read/`.
 
 pub(crate) mod finish_chunks;
 pub(crate) mod open_legacy;
