@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::chunk::{Chunk, IndexEntry};
 use super::connection::{ConnId, Connection};
 use super::error::Warning;
-use super::heads::Heads;
+use super::read::heads::Heads;
 use super::recovery::Recovery;
 use super::totals::Totals;
 

@@ -102,7 +102,7 @@ impl fmt::Display for Unfinished {
                 newest,
             } => {
                 match newest.and_then(not_on_disk_for) {
-                    Some(d) => write!(f, "newest {} not yet on disk", super::follow::ago(d))?,
+                    Some(d) => write!(f, "newest {} not yet on disk", ago(d))?,
                     None => f.write_str("the newest messages are not yet on disk")?,
                 }
                 write!(
@@ -274,7 +274,7 @@ impl RecoveryProgress {
 
 /// A callback told how a recovery scan advances (a few hundred calls at most per stage), from
 /// the thread that opens the bag or from its decompression workers. Set in
-/// [`OpenOptions::progress`](super::OpenOptions::progress); indexed bags never call it.
+/// [`OpenOptions::progress`](super::options::OpenOptions::progress); indexed bags never call it.
 #[derive(Clone)]
 pub struct ProgressFn(pub std::sync::Arc<dyn Fn(RecoveryProgress) + Send + Sync>);
 
@@ -284,34 +284,14 @@ impl fmt::Debug for ProgressFn {
     }
 }
 
-/// What a recovery scan has found so far (see [`PartialFn`]): a bag of the chunks and
-/// connections found up to some point of the file, with the losses and warnings found so far.
-/// Its counts are partial: the scan goes on.
-#[derive(Clone, Debug)]
-pub struct PartialScan {
-    /// The bag as found so far (its [`Bag::recovery`](super::Bag::recovery) lists the losses
-    /// found so far).
-    pub bag: super::Bag,
-    /// Bytes of the file walked.
-    pub done: u64,
-    /// The file's size.
-    pub total: u64,
-}
-
-/// A callback handed partial results of a recovery scan while it runs: the first soon after
-/// the first chunks are read, then at most every [`PARTIAL_EVERY`] (less often when building
-/// a snapshot takes long), from the thread that opens the bag. Returning false cancels the
-/// scan: opening then fails with [`BagErrorKind::Cancelled`](super::BagErrorKind::Cancelled).
-/// The finished bag is what opening returns. Set in
-/// [`OpenOptions::partial`](super::OpenOptions::partial); indexed bags never call it.
-#[derive(Clone)]
-pub struct PartialFn(pub std::sync::Arc<dyn Fn(PartialScan) -> bool + Send + Sync>);
-
-impl fmt::Debug for PartialFn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("PartialFn")
+/// `5 s`, `20 s`, `40 min`, `3 h 5 min`: past ten seconds in steps of ten, so that a text
+/// redrawn on each change (`info --follow`) changes at most every ten seconds.
+pub fn ago(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..10 => format!("{s} s"),
+        10..60 => format!("{} s", s / 10 * 10),
+        60..3600 => format!("{} min", s / 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
     }
 }
-
-/// The shortest time between two partial results of a recovery scan (see [`PartialFn`]).
-pub const PARTIAL_EVERY: std::time::Duration = std::time::Duration::from_millis(250);

@@ -13,9 +13,12 @@ use std::path::Path;
 use crate::format::{ConnectionHeader, Version};
 use crate::time::RosTime;
 
+use super::connection::{ConnId, Connection};
 use super::definitions::DefinitionSource;
+use super::handle::Bag;
+use super::query::Query;
+use super::unread::Unread;
 use super::writer::{BagWriter, WriteError, WriteSummary, WriterOptions, ensure_distinct};
-use super::{Bag, ConnId, Connection, Query, Unread};
 
 /// How connection ids are assigned in the copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +118,9 @@ pub fn rewrite(
             continue;
         }
         let Some(id) = conns.id_for(bag, entry.conn, options, &mut writer)? else {
-            unreadable.note(bag.error(super::BagErrorKind::UnknownConnection { conn: entry.conn }));
+            unreadable.note(
+                bag.error(super::error::BagErrorKind::UnknownConnection { conn: entry.conn }),
+            );
             continue;
         };
         writer.write(id, entry.time, &message.data)?;

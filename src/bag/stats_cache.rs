@@ -33,9 +33,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use twox_hash::XxHash64;
 
-use super::Bag;
+use super::compression_stats::CompressionStats;
+use super::handle::Bag;
 use super::source::FileStamp;
-use super::summary::CompressionStats;
 use crate::format::Compression;
 
 /// How long a file must have been unchanged before its statistics are remembered.

@@ -8,7 +8,7 @@ use super::*;
 
 /// A bag of 40 small messages on three topics, in lz4 chunks of about 200 bytes.
 fn write(path: &Path) {
-    crate::bag::entries_ahead::tests::write(path, 200, 40);
+    crate::bag::read::entries_ahead::tests::write(path, 200, 40);
 }
 
 fn open(path: &Path) -> Bag {
@@ -134,9 +134,9 @@ fn young_small_or_damaged_bags_are_not_remembered() {
     std::fs::write(&damaged, &copy).unwrap();
     let eager = StatsCache::eager(dir.path().join("eager"));
     // Headers read when asked for: the bad one is a warning.
-    let lazy = crate::bag::OpenOptions {
+    let lazy = crate::bag::options::OpenOptions {
         lazy_heads_from: 1,
-        ..crate::bag::OpenOptions::default()
+        ..crate::bag::options::OpenOptions::default()
     };
     let bad = Bag::open_with(&damaged, lazy).unwrap();
     assert!(bad.is_indexed());
@@ -149,7 +149,12 @@ fn young_small_or_damaged_bags_are_not_remembered() {
     assert!(!eager.store(&scanned, &scanned.compression_stats()));
 
     // Bytes in memory have no file to be remembered by.
-    let owned = Bag::from_bytes("mem.bag", bytes, crate::bag::OpenOptions::default()).unwrap();
+    let owned = Bag::from_bytes(
+        "mem.bag",
+        bytes,
+        crate::bag::options::OpenOptions::default(),
+    )
+    .unwrap();
     assert!(!eager.store(&owned, &owned.compression_stats()));
     assert!(!eager.dir().exists());
 }

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use crate::format::Compression;
 
-use super::Bag;
+use super::compression_stats::CompressionStats;
 use super::connection::ConnId;
+use super::handle::Bag;
 
 /// One topic and the connections that carry it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,19 +21,6 @@ pub struct TopicSummary {
     pub conflicting_types: bool,
     /// Messages on all its connections.
     pub message_count: u64,
-}
-
-/// Chunk statistics for one compression method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CompressionStats {
-    /// The method.
-    pub compression: Compression,
-    /// Number of chunks.
-    pub chunks: u64,
-    /// Sum of compressed data sizes.
-    pub compressed: u64,
-    /// Sum of declared uncompressed sizes.
-    pub uncompressed: u64,
 }
 
 impl Bag {

@@ -79,11 +79,12 @@ impl TopicHealth {
     }
 }
 
-/// Compression of one chunk.
+/// Compression of one chunk: 32 bytes (a report of a million chunks holds a million), the
+/// sizes of a chunk record being 32-bit numbers in the format.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChunkHealth {
     /// Bag index.
-    pub bag: usize,
+    pub bag: u32,
     /// Chunk index.
     pub chunk: u32,
     /// File offset.
@@ -91,11 +92,11 @@ pub struct ChunkHealth {
     /// Method.
     pub compression: Compression,
     /// Compressed bytes.
-    pub compressed: u64,
+    pub compressed: u32,
     /// Uncompressed bytes.
-    pub uncompressed: u64,
+    pub uncompressed: u32,
     /// Messages.
-    pub messages: u64,
+    pub messages: u32,
 }
 
 impl ChunkHealth {
@@ -104,7 +105,7 @@ impl ChunkHealth {
         if self.uncompressed == 0 {
             1.0
         } else {
-            self.compressed as f64 / self.uncompressed as f64
+            f64::from(self.compressed) / f64::from(self.uncompressed)
         }
     }
 }
@@ -189,6 +190,9 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
             .iter()
             .map(|c| (c.id, c.topic.as_str()))
             .collect();
+        // Lists sized once from the index's counts (a list grown by doubling leaves freed
+        // blocks the allocator keeps: tens of MB at a million messages).
+        report.chunks.reserve(bag.chunks().len().min(total_chunks));
         for c in bag.connections() {
             let a = acc.entry(c.topic.clone()).or_insert_with(|| Acc {
                 times: Vec::new(),
@@ -196,6 +200,9 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                 bytes: 0,
                 kinds: Vec::new(),
             });
+            // At most what the chunk list could hold (a damaged index may claim more).
+            let claimed = usize::try_from(c.message_count).unwrap_or(usize::MAX);
+            a.times.reserve(claimed.min(1 << 22));
             let kind = format!("{} [{}]", c.datatype, c.md5sum);
             if !a.kinds.contains(&kind) {
                 a.kinds.push(kind);
@@ -206,8 +213,11 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
         // Chunks in file order, so "out of order" means: stored after a later message.
         let mut order: Vec<_> = bag.chunks().iter().collect();
         order.sort_by_key(|c| c.pos);
+        // The lists of a bag of many chunks are read for this pass and not kept (72 MB at a
+        // million chunks).
+        let mut pass = bag.entries_pass();
         for chunk in order {
-            let mut entries = bag.chunk_entries(chunk.index).to_vec();
+            let mut entries = pass.entries(chunk.index).to_vec();
             entries.sort_by_key(|e| e.offset);
             // Read with the entries (which need it), in batches of nearby chunks.
             let head = bag.head(chunk.index).ok();
@@ -234,14 +244,16 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
             }
             // A chunk whose header is bad is in the bag's warnings, not in the statistics.
             if let Some(head) = head.filter(|_| chunk.is_record()) {
+                // A chunk record's sizes are 32-bit numbers; its messages fit as well.
+                let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
                 report.chunks.push(ChunkHealth {
-                    bag: bi,
+                    bag: u32::try_from(bi).unwrap_or(u32::MAX),
                     chunk: chunk.index,
                     pos: chunk.pos,
                     compression: head.compression,
-                    compressed: head.compressed_size,
-                    uncompressed: head.uncompressed_size,
-                    messages: chunk.message_count(),
+                    compressed: narrow(head.compressed_size),
+                    uncompressed: narrow(head.uncompressed_size),
+                    messages: narrow(chunk.message_count()),
                 });
             }
             done += 1;
@@ -291,4 +303,13 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
     topics.sort_by(|a, b| a.topic.cmp(&b.topic));
     report.topics = topics;
     report
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_chunk_row_is_compact() {
+        // A report of a million chunks holds a million rows.
+        assert!(std::mem::size_of::<super::ChunkHealth>() <= 32);
+    }
 }

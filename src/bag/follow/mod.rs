@@ -11,6 +11,7 @@
 //! the file has been read (`rosbag record` then renames `.bag.active` to `.bag`; the open
 //! file stays the same, so nothing is read twice or lost across the rename).
 
+mod error;
 #[cfg(test)]
 mod open_chunk_tests;
 mod parse;
@@ -21,8 +22,11 @@ mod stall;
 mod stall_tests;
 #[cfg(test)]
 pub(crate) mod tests;
+mod watch;
 
-pub use stall::{STALL_AFTER, Stall, Writer, ago};
+pub use super::recovery::ago;
+pub use error::FollowError;
+pub use stall::{STALL_AFTER, Stall, Writer};
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -43,62 +47,6 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(40);
 
 /// The most bytes read from the file in one positioned read.
 const READ_STEP: u64 = 8 << 20;
-
-/// Why a bag cannot be followed.
-#[derive(Debug, thiserror::Error)]
-pub enum FollowError {
-    /// The file could not be opened or read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What failed.
-        source: std::io::Error,
-    },
-    /// Not a 2.0 bag (older versions are never written live).
-    #[error("{path}: only ROS bag V2.0 files can be followed (this one is {version:?})")]
-    Version {
-        /// The file.
-        path: PathBuf,
-        /// Its version.
-        version: Version,
-    },
-    /// The file is not a bag, or its bag header is unreadable.
-    #[error("{path}: {what}")]
-    NotABag {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        what: String,
-    },
-    /// The file became shorter than what was already read: it was replaced or truncated.
-    #[error("{path}: the file shrank to {now} bytes after {read} had been read: it was replaced")]
-    Shrunk {
-        /// The file.
-        path: PathBuf,
-        /// Bytes already read.
-        read: u64,
-        /// Its size now.
-        now: u64,
-    },
-    /// Another file now has the followed file's name (as `tail -F` notices: the name's
-    /// device and inode are no longer the open file's).
-    #[error(
-        "{path}: another file was put in its place after following began: following stopped (what was read is kept)"
-    )]
-    Replaced {
-        /// The file.
-        path: PathBuf,
-    },
-    /// The followed file's name is gone, and not because the recorder finished it.
-    #[error(
-        "{path}: the file was deleted or moved away while it was followed: following stopped (what was read is kept)"
-    )]
-    Deleted {
-        /// The file.
-        path: PathBuf,
-    },
-}
 
 /// One message read by the follower.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -148,7 +96,7 @@ pub struct Follower {
     conn_map: HashMap<u32, ConnId>,
     chunks: Vec<Chunk>,
     /// The record header of each chunk, as parsed.
-    heads: Vec<super::heads::ChunkHead>,
+    heads: Vec<super::read::heads::ChunkHead>,
     /// The leading chunks whose counts live in shared tables (see `share_counts`).
     shared: usize,
     /// The totals over those chunks, and how many of them are complete: a snapshot adds
@@ -300,7 +248,7 @@ impl Follower {
     }
 
     /// The record header of each chunk so far (as [`Follower::chunks`]).
-    pub fn heads(&self) -> &[super::heads::ChunkHead] {
+    pub fn heads(&self) -> &[super::read::heads::ChunkHead] {
         &self.heads
     }
 
@@ -500,7 +448,7 @@ impl Follower {
         self.kept_entries.extend(
             self.open_entries
                 .drain(..n.min(self.open_entries.len()))
-                .map(|e| keep.then(|| Arc::from(super::entries::finish(e)))),
+                .map(|e| keep.then(|| Arc::from(super::read::entries::finish(e)))),
         );
         self.shared = closed;
     }

@@ -6,7 +6,8 @@
 
 use super::tests::{as_written, expected, finished};
 use super::*;
-use crate::bag::{Bag, Query};
+use crate::bag::handle::Bag;
+use crate::bag::query::Query;
 use crate::format::{Compression, Op, read_record};
 
 /// Where every record of `full` ends (those inside uncompressed chunks too), in file order.

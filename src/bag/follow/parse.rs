@@ -11,7 +11,7 @@ use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::{ConnId, Connection};
 use super::super::counts::Counts;
 use super::super::extent::{Extent, record_at};
-use super::super::heads::ChunkHead;
+use super::super::read::heads::ChunkHead;
 use super::super::recovery::Loss;
 use super::super::resync::find_next_record;
 use super::{

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use crate::format::Version;
 
-use super::super::Bag;
 use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::{ConnId, Connection};
-use super::super::heads::ChunkHead;
+use super::super::handle::Bag;
+use super::super::read::heads::ChunkHead;
 use super::super::recovery::Loss;
 use super::{FollowError, Follower};
 

@@ -1,4 +1,4 @@
-//! A followed recording as a [`Bag`](super::super::Bag) value: what the explorer and
+//! A followed recording as a [`Bag`](super::super::handle::Bag) value: what the explorer and
 //! `info --follow` show. The closed chunks' counts, totals and message lists are shared from
 //! snapshot to snapshot; only the chunks after them are passed over again.
 
@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::format::Version;
 
 use super::super::chunk::{Chunk, IndexEntry};
-use super::super::entries::finish;
+use super::super::read::entries::finish;
 use super::Follower;
 
 impl Follower {
@@ -33,20 +33,20 @@ impl Follower {
         all
     }
 
-    /// What the recording holds so far as a [`Bag`](super::super::Bag) value (connections
+    /// What the recording holds so far as a [`Bag`](super::super::handle::Bag) value (connections
     /// with their counts, chunks with their times and record headers — the open chunk's
     /// extent as far as its whole records go, so that its messages are read like any
     /// other). Read through the follower's own open file. Copies the connection and chunk
     /// lists: meant for an occasional refresh, not per message. Only the chunks after the
     /// closed ones are passed over for the totals.
-    pub fn snapshot(&self) -> super::super::Bag {
+    pub fn snapshot(&self) -> super::super::handle::Bag {
         let path = super::super::error::path_arc(&self.path);
         let source = self
             .file
             .try_clone()
             .and_then(super::super::source::Source::of_file)
             .unwrap_or_else(|_| super::super::source::Source::owned(Vec::new()));
-        let options = super::super::OpenOptions::default();
+        let options = super::super::options::OpenOptions::default();
         let budget = super::super::budget::Budget::new(options.decode_budget);
         let open = self.chunks.get(self.shared..).unwrap_or_default();
         let mut totals = self.closed.totals.clone();
@@ -57,7 +57,7 @@ impl Follower {
             connections: self.connections.clone(),
             conn_map: self.conn_map.clone(),
             chunks: self.chunks.clone(),
-            heads: super::super::heads::Heads::known(self.heads.iter().copied()),
+            heads: super::super::read::heads::Heads::known(self.heads.iter().copied()),
             entries: self.snapshot_entries(),
             warnings: Vec::new(),
             recovery: Some(super::super::recovery::Recovery {
@@ -72,7 +72,7 @@ impl Follower {
             }),
             totals: None,
         };
-        super::super::Bag::assemble_with(
+        super::super::handle::Bag::assemble_with(
             path,
             Arc::new(source),
             Version::V2_0,

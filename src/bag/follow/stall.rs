@@ -4,16 +4,18 @@
 //! `.bag.active` behind: it must not look live forever).
 
 use std::path::Path;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
-use super::{FollowError, Follower};
+use crate::bag::recovery::ago;
+
+use super::error::FollowError;
 
 /// How long a recording must go without growing before it is called stalled (when no
 /// process is seen writing it).
 pub const STALL_AFTER: Duration = Duration::from_secs(10);
 
 /// The shortest time between two looks for a writing process (each reads `/proc`).
-const WRITER_CHECK_EVERY: Duration = Duration::from_secs(5);
+pub(super) const WRITER_CHECK_EVERY: Duration = Duration::from_secs(5);
 
 /// The most processes, and open files in all, one look for a writer goes through.
 const MAX_PROCESSES: usize = 8192;
@@ -85,96 +87,10 @@ impl std::fmt::Display for Stall {
     }
 }
 
-/// `5 s`, `20 s`, `40 min`, `3 h 5 min`: past ten seconds in steps of ten, so that a text
-/// redrawn on each change (`info --follow`) changes at most every ten seconds.
-pub fn ago(d: Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0..10 => format!("{s} s"),
-        10..60 => format!("{} s", s / 10 * 10),
-        60..3600 => format!("{} min", s / 60),
-        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
-    }
-}
-
 /// A file's device and inode.
 pub(super) fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;
     (meta.dev(), meta.ino())
-}
-
-impl Follower {
-    /// Whether the followed name still names the open file: `None` when it does (or the
-    /// recorder renamed `X.bag.active` to `X.bag`, its finished name), else what happened.
-    pub(super) fn name_moved(&self) -> Result<Option<Gone>, FollowError> {
-        match std::fs::metadata(&self.path) {
-            Ok(m) if identity(&m) == self.identity => Ok(None),
-            Ok(_) => Ok(Some(Gone::Replaced)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let done = self.final_path();
-                let renamed = done != self.path
-                    && std::fs::metadata(&done).is_ok_and(|m| identity(&m) == self.identity);
-                Ok((!renamed).then_some(Gone::Deleted))
-            }
-            Err(source) => Err(FollowError::Io {
-                path: self.path.clone(),
-                source,
-            }),
-        }
-    }
-
-    /// The file's modification time now.
-    pub fn modified(&self) -> Option<SystemTime> {
-        self.stat().ok().and_then(|s| s.1)
-    }
-
-    /// The recording has not grown for [`STALL_AFTER`] (by the file's modification time, so
-    /// that a file left by a recorder that died long ago is stalled at once) and no process
-    /// is seen holding it open for writing: since when. `None` while it grows, while a
-    /// process writes it, or once it is finished. Looks for a writer at most every few
-    /// seconds, only once the file has been quiet that long.
-    pub fn stalled(&mut self) -> Option<Stall> {
-        self.idle_for(STALL_AFTER)
-    }
-
-    /// [`Follower::stalled`] after `quiet` without growth instead of [`STALL_AFTER`]
-    /// (`--idle-timeout`).
-    pub fn idle_for(&mut self, quiet: Duration) -> Option<Stall> {
-        if self.finished {
-            return None;
-        }
-        let since = self.modified()?;
-        let idle = SystemTime::now().duration_since(since).ok()?;
-        if idle < quiet {
-            return None;
-        }
-        (self.writer() != Writer::Found).then_some(Stall { since })
-    }
-
-    /// Whether a process holds the file open for writing (looked up again at most every
-    /// `WRITER_CHECK_EVERY`).
-    pub fn writer(&mut self) -> Writer {
-        if let Some((at, w)) = self.writer_check {
-            if at.elapsed() < WRITER_CHECK_EVERY {
-                return w;
-            }
-        }
-        let w = find_writer(self.identity);
-        self.writer_check = Some((Instant::now(), w));
-        w
-    }
-
-    /// The recorder compresses its chunks and holds the one it is writing in memory: how
-    /// long ago the newest message on disk was received (by the wall clock; since the open
-    /// chunk was first seen when the receive times are not the wall clock's). `None` when no
-    /// compressed chunk is open.
-    pub fn unwritten(&self) -> Option<Duration> {
-        let seen = self.pending_seen?;
-        let by_clock = self
-            .last_time
-            .and_then(super::super::recovery::not_on_disk_for);
-        Some(by_clock.unwrap_or_else(|| seen.elapsed()))
-    }
 }
 
 /// Looks through `/proc/*/fd` for a descriptor of the file `(dev, ino)` open for writing
@@ -182,7 +98,7 @@ impl Follower {
 /// [`MAX_PROCESSES`] processes and [`MAX_FILES`] descriptors; only descriptors that link to
 /// a path are looked at.
 #[cfg(target_os = "linux")]
-fn find_writer(id: (u64, u64)) -> Writer {
+pub(super) fn find_writer(id: (u64, u64)) -> Writer {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return Writer::Unknown;
     };
@@ -217,7 +133,7 @@ fn find_writer(id: (u64, u64)) -> Writer {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn find_writer(_: (u64, u64)) -> Writer {
+pub(super) fn find_writer(_: (u64, u64)) -> Writer {
     Writer::Unknown
 }
 

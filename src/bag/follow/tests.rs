@@ -4,8 +4,9 @@ use std::io::Write;
 use std::path::Path;
 
 use super::*;
+use crate::bag::handle::Bag;
+use crate::bag::query::Query;
 use crate::bag::writer::{BagWriter, WriterOptions};
-use crate::bag::{Bag, Query};
 use crate::format::{Compression, ConnectionHeader};
 
 fn header(topic: &str) -> ConnectionHeader {
@@ -169,7 +170,7 @@ fn counts_and_chunks_follow_the_messages() {
     assert!(
         f.chunks()
             .iter()
-            .all(|c| c.state == crate::bag::ChunkState::Complete)
+            .all(|c| c.state == crate::bag::chunk::ChunkState::Complete)
     );
     assert_eq!(f.behind_bytes(), 0);
 }
@@ -294,7 +295,7 @@ fn closed_chunks_keep_their_counts_in_shared_tables() {
         let complete = snap
             .chunks()
             .iter()
-            .filter(|c| c.state == crate::bag::ChunkState::Complete)
+            .filter(|c| c.state == crate::bag::chunk::ChunkState::Complete)
             .count() as u64;
         let recovery = snap.recovery().unwrap();
         assert_eq!(

@@ -9,15 +9,15 @@ use crate::time::RosTime;
 
 use super::super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
 use super::super::connection::ConnId;
-use super::super::heads::{ChunkHead, Heads};
 use super::super::opened::Opened;
 use super::super::parallel::parallel_map;
+use super::super::read::heads::{ChunkHead, Heads};
 use super::super::recovery::{Loss, Recovery, RecoveryProgress, Writing};
 use super::super::source::{Changed, Source};
 use super::super::totals::count_and_total;
 use super::partial::Prefix;
 use super::pipeline::{Walked, walk_one};
-use super::{Found, Settings, Walk, tell};
+use super::state::{Found, Settings, Walk, tell};
 
 impl Found {
     /// The chunk as the bag lists it: at `index`, spanning `times`, with `counts` messages

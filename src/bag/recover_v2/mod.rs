@@ -25,18 +25,14 @@ use std::sync::Arc;
 use crate::format::{
     ChunkHeader, ChunkInfo, Compression, ConnectionRecord, IndexData, Op, read_head, read_record,
 };
-use crate::time::RosTime;
 
-use super::budget::Budget;
 use super::chunk::ChunkState;
-use super::entries::ChunkScan;
-use super::error::Warning;
 use super::extent::{MAX_HEADER, cut_off};
+use super::open::table::ConnTable;
 use super::opened::Opened;
 use super::recovery::{Loss, ProgressFn, RecoveryProgress, Unfinished, Writing};
 use super::resync::{find_next_record_in, find_next_record_where};
 use super::source::{Changed, Source};
-use super::table::ConnTable;
 use super::window::Window;
 
 mod assemble;
@@ -44,9 +40,12 @@ mod assemble;
 mod live_tests;
 mod partial;
 mod pipeline;
+mod state;
 
 use partial::Prefix;
 use pipeline::{Pool, Queue, Stage};
+use state::{Found, Walk, tell};
+pub(crate) use state::{PartialSink, Settings};
 
 /// Why a scan ended without a bag.
 #[derive(Debug)]
@@ -55,40 +54,6 @@ pub(crate) enum Stopped {
     Changed(Changed),
     /// The partial results' callback asked to stop.
     Cancelled,
-}
-
-/// A chunk found by the walk.
-#[derive(Debug)]
-struct Found {
-    pos: u64,
-    compression: Compression,
-    declared_size: u64,
-    data_offset: u64,
-    data_len: u64,
-    state: ChunkState,
-    /// `(file connection id, entries)` from the index data records after the chunk.
-    index: Vec<(u32, Vec<(RosTime, u32)>)>,
-    /// What walking its records found, once it was decompressed and walked.
-    scan: Option<ChunkScan>,
-}
-
-/// The walk's state.
-struct Walk {
-    /// Size of the file when it was opened.
-    len: u64,
-    table: ConnTable,
-    found: Vec<Found>,
-    losses: Vec<Loss>,
-    warnings: Vec<Warning>,
-    chunk_infos: usize,
-    /// Set when a chunk read by a worker came back short (the file changed).
-    changed: Option<Changed>,
-    /// True for a recording still being written (see [`Settings::live`]).
-    live: bool,
-    /// Largest chunk accepted (a record claiming more data is damage).
-    limit: u64,
-    /// The end of the file the writer has not finished (live recordings only).
-    unfinished: Option<Unfinished>,
 }
 
 /// Scans the 2.0 bag in `source` starting at byte `start` (after the bag header). Chunks are
@@ -147,48 +112,10 @@ pub(crate) fn recover(
         .map_err(Stopped::Changed)
 }
 
-/// How to decompress the chunks the walk must look into, and whom to tell how it advances.
-pub(crate) struct Settings<'a> {
-    /// Largest uncompressed chunk accepted.
-    pub limit: u64,
-    /// Decompression threads.
-    pub threads: usize,
-    /// The bag's decode budget.
-    pub budget: &'a Arc<Budget>,
-    /// Told how the scan advances.
-    pub progress: Option<&'a ProgressFn>,
-    /// True when the file is a recording still being written (its name ends in `.active`,
-    /// see [`still_recording`], and its bag header's index position is 0): what its writer
-    /// has not finished at the end of the file is noted as unfinished, not lost.
-    pub live: bool,
-    /// Handed the bag as found so far, with the bytes walked and the file's size, while the
-    /// scan runs (see [`PartialFn`](super::PartialFn)); false stops the scan.
-    pub partial: Option<&'a PartialSink<'a>>,
-}
-
 /// True when `path` names a recording still being written: `rosbag record` writes
 /// `X.bag.active` and renames it to `X.bag` once it has closed it.
 pub(crate) fn still_recording(path: &std::path::Path) -> bool {
     path.as_os_str().as_encoded_bytes().ends_with(b".active")
-}
-
-/// Takes a partial result of the scan (see [`Settings::partial`]).
-pub(crate) type PartialSink<'a> = dyn Fn(Opened, u64, u64) -> bool + Sync + 'a;
-
-/// Calls `progress` when `done` crossed another 1/256 of `total` since `last` (and at the end).
-fn tell(
-    progress: Option<&ProgressFn>,
-    last: &mut u64,
-    done: u64,
-    total: u64,
-    what: fn(u64, u64) -> RecoveryProgress,
-) {
-    let Some(p) = progress else { return };
-    let step = (total / 256).max(1);
-    if done >= total || done >= last.saturating_add(step) {
-        *last = done;
-        (p.0)(what(done, total));
-    }
 }
 
 impl Walk {

@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 
 use super::super::chunk::{Chunk, IndexEntry};
 use super::super::connection::ConnId;
-use super::super::heads::{ChunkHead, Heads};
 use super::super::opened::Opened;
-use super::super::recovery::{PARTIAL_EVERY, Recovery};
+use super::super::partial_scan::PARTIAL_EVERY;
+use super::super::read::heads::{ChunkHead, Heads};
+use super::super::recovery::Recovery;
 use super::super::totals::count_and_total;
-use super::{PartialSink, Walk};
+use super::state::{PartialSink, Walk};
 
 /// Chunks in the first snapshot at the latest (it goes out earlier after [`FIRST_WAIT`]).
 const FIRST_CHUNKS: usize = 8;

@@ -10,11 +10,11 @@ use std::sync::{Arc, Mutex};
 use crate::format::FormatError;
 
 use super::super::chunk::{Chunk, ChunkState};
-use super::super::entries::{ChunkScan, Origin, scan_records};
-use super::super::heads::ChunkHead;
-use super::super::load::load_chunk;
+use super::super::read::entries::{ChunkScan, Origin, scan_records};
+use super::super::read::heads::ChunkHead;
+use super::super::read::load::load_chunk;
 use super::super::source::{Changed, Source};
-use super::{Found, Settings, Walk};
+use super::state::{Found, Settings, Walk};
 use crate::time::RosTime;
 
 /// What decompressing and walking one chunk gave: the load error (if any) and the walk.

@@ -1,5 +1,6 @@
 use super::*;
-use crate::bag::{Bag, Query};
+use crate::bag::handle::Bag;
+use crate::bag::query::Query;
 use crate::format::{Op, read_head};
 
 fn string_header(topic: &str) -> ConnectionHeader {

@@ -267,7 +267,20 @@ impl Lists {
                 slot_of.get(&id).copied()
             }
         };
-        let mut lists: Vec<(Vec<u32>, Vec<u32>)> = vec![(Vec::new(), Vec::new()); ids.len()];
+        // Each list sized once (grown by doubling, a million chunks left tens of MB of freed
+        // blocks the allocator keeps).
+        let mut sizes = vec![0usize; ids.len()];
+        for c in order.iter().filter_map(|&i| chunks.get(i as usize)) {
+            for &(conn, n) in &c.counts {
+                if let Some(size) = slot(conn).and_then(|s| sizes.get_mut(s)).filter(|_| n > 0) {
+                    *size += 1;
+                }
+            }
+        }
+        let mut lists: Vec<(Vec<u32>, Vec<u32>)> = sizes
+            .into_iter()
+            .map(|n| (Vec::with_capacity(n), Vec::with_capacity(n)))
+            .collect();
         // Chunks without messages are left out: a walk has nothing to count in them, and
         // the one a recording has just begun (no message time yet) would sort first.
         let mut all = Vec::with_capacity(order.len());

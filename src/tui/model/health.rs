@@ -293,8 +293,12 @@ fn chunk_lines(out: &mut Vec<Line>, report: &HealthReport, w: usize) {
     let med = crate::stats::median(&mut ratios).unwrap_or(1.0);
     let min = ratios.first().copied().unwrap_or(1.0);
     let max = ratios.last().copied().unwrap_or(1.0);
-    let comp: u64 = report.chunks.iter().map(|c| c.compressed).sum();
-    let unc: u64 = report.chunks.iter().map(|c| c.uncompressed).sum();
+    let comp: u64 = report.chunks.iter().map(|c| u64::from(c.compressed)).sum();
+    let unc: u64 = report
+        .chunks
+        .iter()
+        .map(|c| u64::from(c.uncompressed))
+        .sum();
     push_wrapped(
         out,
         w,

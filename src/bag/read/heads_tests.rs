@@ -12,7 +12,7 @@ fn chunk(pos: u64) -> Chunk {
         state: ChunkState::Complete,
         start: RosTime::MIN,
         end: RosTime::MIN,
-        counts: crate::bag::Counts::default(),
+        counts: crate::bag::counts::Counts::default(),
     }
 }
 

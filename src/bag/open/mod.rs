@@ -1,5 +1,19 @@
 //! Opening a bag: reading the version line and, for 2.0 bags, the bag header and index (or
 //! scanning the file when they do not check out), then building the shared [`Bag`] value.
+//!
+//! The opening wing of `bag/`: the index section of a 2.0 bag read in windows
+//! ([`open_v2`], [`section_window`], written in place by [`room`], finished in one pass by
+//! [`finish_chunks`]), connections collected in [`table`], and the 1.2 and older layouts
+//! ([`open_v12`], [`open_legacy`]). Scans of damaged or unindexed files are in
+//! `bag/recover_v2/` and `bag/recovery.rs`; what an open bag reads later is in `bag/read/`.
+
+pub(crate) mod finish_chunks;
+pub(crate) mod open_legacy;
+pub(crate) mod open_v12;
+pub(crate) mod open_v2;
+pub(crate) mod room;
+pub(crate) mod section_window;
+pub(crate) mod table;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -7,15 +21,15 @@ use std::sync::{Arc, Mutex};
 
 use crate::format::{BagHeader, Version, read_head};
 
-use super::budget::Budget;
-use super::cache::ChunkCache;
-use super::error::path_arc;
-use super::opened::Opened;
-use super::source::{Changed, Source};
-use super::{
-    Bag, BagError, BagErrorKind, Inner, OpenOptions, PartialScan, open_legacy, open_v2, open_v12,
-    recover_v2,
-};
+use crate::bag::budget::Budget;
+use crate::bag::error::{BagError, BagErrorKind, path_arc};
+use crate::bag::handle::{Bag, Inner};
+use crate::bag::opened::Opened;
+use crate::bag::options::OpenOptions;
+use crate::bag::partial_scan::PartialScan;
+use crate::bag::read::cache::ChunkCache;
+use crate::bag::recover_v2;
+use crate::bag::source::{Changed, Source};
 
 impl Bag {
     /// Opens the bag at `path` with default options.
@@ -58,7 +72,7 @@ impl Bag {
         Self::from_source(path_arc(name.as_ref()), Source::owned(bytes), options)
     }
 
-    pub(super) fn from_source(
+    pub(in crate::bag) fn from_source(
         path: Arc<Path>,
         source: Source,
         options: OpenOptions,
@@ -102,7 +116,7 @@ impl Bag {
     }
 
     /// The bag made of what an opener found.
-    pub(super) fn assemble(
+    pub(in crate::bag) fn assemble(
         path: Arc<Path>,
         source: Arc<Source>,
         version: Version,
@@ -112,19 +126,19 @@ impl Bag {
     ) -> Bag {
         let totals = match opened.totals.take() {
             Some(t) => t,
-            None => super::totals::Totals::of(&opened.chunks, opened.connections.len()),
+            None => crate::bag::totals::Totals::of(&opened.chunks, opened.connections.len()),
         };
         Bag::assemble_with(path, source, version, opened, totals, options, budget)
     }
 
     /// [`Bag::assemble`] with the totals over `opened`'s chunks known already (a followed
     /// recording keeps them from snapshot to snapshot).
-    pub(super) fn assemble_with(
+    pub(in crate::bag) fn assemble_with(
         path: Arc<Path>,
         source: Arc<Source>,
         version: Version,
         opened: Opened,
-        totals: super::totals::Totals,
+        totals: crate::bag::totals::Totals,
         options: OpenOptions,
         budget: Arc<Budget>,
     ) -> Bag {
@@ -139,7 +153,7 @@ impl Bag {
             recovery,
             totals: _,
         } = opened;
-        let slots = super::slots::Slots::new(chunks.len());
+        let slots = crate::bag::slots::Slots::new(chunks.len());
         for (i, e) in entries.into_iter().enumerate() {
             if let Some(e) = e {
                 slots.set(i, e);

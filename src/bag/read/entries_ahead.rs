@@ -8,9 +8,9 @@
 
 use std::sync::Arc;
 
-use super::Bag;
-use super::entries::{self, ReadAhead};
-use super::heads::ChunkHead;
+use crate::bag::handle::Bag;
+use crate::bag::read::entries::{self, ReadAhead};
+use crate::bag::read::heads::ChunkHead;
 
 /// The next chunk must start less than this after a chunk's index data for it to be read
 /// ahead (chunks farther apart are read one at a time, as their data lies between them).
@@ -23,7 +23,7 @@ const MAX_CHUNKS: usize = 4096;
 impl Bag {
     /// The bytes from the index data of chunk `index` (whose head is `head`) through the
     /// index data of the small chunks that follow it closely, when there are such chunks.
-    pub(super) fn entries_window(&self, index: u32, head: &ChunkHead) -> Option<ReadAhead> {
+    pub(in crate::bag) fn entries_window(&self, index: u32, head: &ChunkHead) -> Option<ReadAhead> {
         let chunks = &self.inner.chunks;
         let start = head.index_data_pos?;
         let i = index as usize;
@@ -53,7 +53,7 @@ impl Bag {
     /// Keeps the message lists of the chunks after `index` whose index data `window` holds
     /// whole and which check out; stops at the first that does not (it is read as usual
     /// when asked for, with its warning) or that another thread has read already.
-    pub(super) fn entries_ahead(&self, index: u32, window: &ReadAhead) {
+    pub(in crate::bag) fn entries_ahead(&self, index: u32, window: &ReadAhead) {
         let window_end = window.start + window.bytes.len() as u64;
         for chunk in self.inner.chunks.iter().skip(index as usize + 1) {
             if chunk.pos >= window_end || self.inner.entries.get(chunk.index as usize).is_some() {
@@ -80,4 +80,4 @@ impl Bag {
 
 #[cfg(test)]
 #[path = "entries_ahead_tests.rs"]
-pub(super) mod tests;
+pub(crate) mod tests;

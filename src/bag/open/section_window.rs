@@ -6,13 +6,13 @@
 //! the next window ([`Ahead::read`]) parses a smaller share of the current one, so the copy
 //! is hidden behind the other threads' parsing instead of following it.
 
-use super::source::Source;
+use crate::bag::source::Source;
 
 /// A stretch of the file read into one reused buffer, and the stretch after it, read ahead
 /// into another.
-pub(super) struct Window<'s> {
+pub(crate) struct Window<'s> {
     source: &'s Source,
-    pub(super) start: u64,
+    pub(crate) start: u64,
     bytes: Vec<u8>,
     /// Bytes read at a time (more when one record needs more).
     size: usize,
@@ -26,7 +26,7 @@ pub(super) struct Window<'s> {
 
 /// Where the window after the current one is to be read, handed to the thread that reads it
 /// while the current one is being parsed.
-pub(super) struct Ahead<'w> {
+pub(crate) struct Ahead<'w> {
     source: &'w Source,
     size: usize,
     start: &'w mut u64,
@@ -37,7 +37,7 @@ pub(super) struct Ahead<'w> {
 impl<'w> Ahead<'w> {
     /// Reads the window from `pos` and hands back its bytes (none past the end of the file;
     /// a short read keeps what was read, as [`Window::at`] does).
-    pub(super) fn read(self, pos: u64) -> &'w [u8] {
+    pub(crate) fn read(self, pos: u64) -> &'w [u8] {
         let bytes: &'w mut Vec<u8> = self.bytes;
         // Read already when a run stopped and was taken up again in the same window.
         if *self.start != pos || !*self.ready {
@@ -57,7 +57,7 @@ impl<'w> Ahead<'w> {
 }
 
 impl<'s> Window<'s> {
-    pub(super) fn new(source: &'s Source, size: usize) -> Self {
+    pub(crate) fn new(source: &'s Source, size: usize) -> Self {
         Window {
             source,
             start: 0,
@@ -71,12 +71,12 @@ impl<'s> Window<'s> {
 
     /// The bytes from `pos`: at least `want` of them unless the file ends first (fewer if it
     /// shrank: then [`Source::changed`] tells).
-    pub(super) fn at(&mut self, pos: u64, want: usize) -> &[u8] {
+    pub(crate) fn at(&mut self, pos: u64, want: usize) -> &[u8] {
         self.split(pos, want).0
     }
 
     /// [`Window::at`], and where to read the window after it.
-    pub(super) fn split(&mut self, pos: u64, want: usize) -> (&[u8], Ahead<'_>) {
+    pub(crate) fn split(&mut self, pos: u64, want: usize) -> (&[u8], Ahead<'_>) {
         if !covers(self.start, self.bytes.len(), pos, want, self.source.len()) {
             if self.ahead_ready
                 && covers(
@@ -111,7 +111,7 @@ impl<'s> Window<'s> {
     }
 
     /// True when the window runs to the end of the file.
-    pub(super) fn reaches_end(&self) -> bool {
+    pub(crate) fn reaches_end(&self) -> bool {
         self.start + self.bytes.len() as u64 >= self.source.len()
     }
 }

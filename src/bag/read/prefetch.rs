@@ -1,4 +1,4 @@
-//! Chunk data for the time-ordered merge ([`super::iter`]): loaded on the merge's thread, or
+//! Chunk data for the time-ordered merge ([`crate::bag::read::iter`]): loaded on the merge's thread, or
 //! decompressed ahead by worker threads in the order the merge will need the chunks.
 //!
 //! Workers are handed jobs of several chunks when the chunks are small: a hand-over between
@@ -11,10 +11,11 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use super::chunk::Chunk;
-use super::load::{LoadedChunk, Within};
-use super::source::Changed;
-use super::{Bag, Bytes};
+use crate::bag::bytes::Bytes;
+use crate::bag::chunk::Chunk;
+use crate::bag::handle::Bag;
+use crate::bag::read::load::{LoadedChunk, Within};
+use crate::bag::source::Changed;
 
 /// A job holds chunks up to about this many declared bytes (at least one chunk)…
 const JOB_BYTES: u64 = 512 << 10;
@@ -23,7 +24,7 @@ const JOB_BYTES: u64 = 512 << 10;
 const JOB_CHUNKS: usize = 64;
 
 /// Loads chunk data, sequentially or with worker threads decompressing ahead.
-pub(super) enum Loader {
+pub(crate) enum Loader {
     Direct,
     Parallel(Box<Prefetcher>),
 }
@@ -92,7 +93,7 @@ fn ahead(bag: &Bag, chunk: u32) -> Within {
 /// Worker threads decompressing chunks in the order the merge will need them, at most a
 /// window ahead: a number of jobs, and at most half the decode budget in declared sizes
 /// (workers never decode past a chunk's declared size, so that is what they hold).
-pub(super) struct Prefetcher {
+pub(crate) struct Prefetcher {
     /// Chunks in the order they are submitted; those no longer in `queued` (loaded early by
     /// the consumer, or dropped) are passed over when they come to the front.
     order: VecDeque<u32>,

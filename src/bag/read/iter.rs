@@ -1,16 +1,18 @@
 //! Time-ordered iteration over selected messages: a k-way merge over the chunks' sorted entry
 //! lists (chunks overlap in time, so this is not a sort of the whole bag), with chunk
-//! decompression running ahead on worker threads for full scans ([`super::prefetch`]).
+//! decompression running ahead on worker threads for full scans ([`crate::bag::read::prefetch`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use super::chunk::IndexEntry;
-use super::error::{BagError, BagErrorKind};
-use super::prefetch::Loader;
-use super::source::Changed;
-use super::{Bag, Bytes, Message, Query};
+use crate::bag::bytes::Bytes;
+use crate::bag::chunk::IndexEntry;
+use crate::bag::error::{BagError, BagErrorKind};
+use crate::bag::handle::{Bag, Message};
+use crate::bag::query::Query;
+use crate::bag::read::prefetch::Loader;
+use crate::bag::source::Changed;
 
 /// A chunk being merged.
 struct Cursor {
@@ -41,8 +43,16 @@ pub struct Messages {
     stopped: bool,
 }
 
+impl Bag {
+    /// Iterates over the selected messages in receive-time order (ties: connection, then
+    /// position in the file), merging chunks as it goes.
+    pub fn messages(&self, query: &Query) -> Messages {
+        Messages::new(self.clone(), query.clone())
+    }
+}
+
 impl Messages {
-    pub(super) fn new(bag: Bag, query: Query) -> Self {
+    pub(crate) fn new(bag: Bag, query: Query) -> Self {
         let mut pending: Vec<u32> = bag
             .chunks()
             .iter()
@@ -251,7 +261,7 @@ impl Iterator for Messages {
                     .bag
                     .chunks()
                     .get(entry.chunk as usize)
-                    .is_some_and(|c| c.state == super::ChunkState::Complete);
+                    .is_some_and(|c| c.state == crate::bag::chunk::ChunkState::Complete);
                 if !complete {
                     // Cut short or never closed: the loss was reported when the bag was opened.
                     loaded.error = None;

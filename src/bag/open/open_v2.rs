@@ -1,6 +1,6 @@
 //! Opening an indexed 2.0 bag from its index alone: the bag header and the connection and
 //! chunk info records at `index_pos`. Each chunk's record header is read now for a bag of few
-//! chunks, later for one of many (see [`super::heads`]). No chunk is decompressed; the work
+//! chunks, later for one of many (see [`crate::bag::read::heads`]). No chunk is decompressed; the work
 //! is proportional to the number of chunks, not to the file size.
 //!
 //! Everything that can be cross-checked is: counts in the bag header, chunk positions, chunk
@@ -14,23 +14,20 @@ use crate::format::{
     BagHeader, ChunkInfoHead, ConnectionRecord, Op, read_head, read_record, record_end,
 };
 
-use super::chunk::{Chunk, ChunkLayout, ChunkState};
-use super::connection::ConnId;
-use super::counts::Counts;
-use super::error::Warning;
-use super::finish_chunks::finish_chunks;
-use super::heads::{Heads, read_all};
-use super::opened::Opened;
-use super::room::{Room, with_rooms};
-use super::section_window::{Ahead, Window};
-use super::source::Source;
-use super::table::ConnTable;
+use crate::bag::chunk::{Chunk, ChunkLayout, ChunkState};
+use crate::bag::connection::ConnId;
+use crate::bag::counts::Counts;
+use crate::bag::error::Warning;
+use crate::bag::open::finish_chunks::{Fallback, finish_chunks};
+use crate::bag::open::room::{Room, with_rooms};
+use crate::bag::open::section_window::{Ahead, Window};
+use crate::bag::open::table::ConnTable;
+use crate::bag::opened::Opened;
+use crate::bag::read::heads::{Heads, read_all};
+use crate::bag::source::Source;
 
 /// The fewest bytes a chunk info record takes (its header's six fields and one count).
 const MIN_CHUNK_INFO: usize = 96;
-
-/// Why the index cannot be used; the caller scans the file instead.
-pub(crate) type Fallback = String;
 
 /// Reads the index of a 2.0 bag whose bag header is `header`.
 pub(crate) fn open_indexed(

@@ -13,13 +13,13 @@ use crate::format::{
     v12::{MessageData12, MessageDefinition12},
 };
 
-use super::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
-use super::connection::{ConnId, Connection};
-use super::error::Warning;
-use super::heads::{ChunkHead, Heads};
-use super::opened::Opened;
-use super::recovery::{Recovery, skip_damaged};
-use super::resync::find_next_record;
+use crate::bag::chunk::{Chunk, ChunkLayout, ChunkState, IndexEntry};
+use crate::bag::connection::{ConnId, Connection};
+use crate::bag::error::Warning;
+use crate::bag::opened::Opened;
+use crate::bag::read::heads::{ChunkHead, Heads};
+use crate::bag::recovery::{Recovery, skip_damaged};
+use crate::bag::resync::find_next_record;
 
 /// Builds per-topic connections as records are met.
 #[derive(Default)]

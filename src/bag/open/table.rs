@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use crate::format::ConnectionHeader;
 
-use super::connection::{ConnId, Connection};
-use super::error::Warning;
+use crate::bag::connection::{ConnId, Connection};
+use crate::bag::error::Warning;
 
 /// Connections found so far, keyed by file id.
 #[derive(Debug, Default)]

@@ -3,8 +3,10 @@
 //! them.
 
 use super::ChunkSet;
+use crate::bag::handle::Bag;
+use crate::bag::options::OpenOptions;
+use crate::bag::query::Query;
 use crate::bag::writer::{BagWriter, WriterOptions};
-use crate::bag::{Bag, OpenOptions, Query};
 use crate::format::{Compression, ConnectionHeader};
 use crate::time::RosTime;
 

@@ -6,11 +6,13 @@
 
 use std::sync::Arc;
 
-use super::chunk::Chunk;
-use super::connection::{ConnId, Connection};
-use super::counts::TableHandle;
-use super::open_v2::Fallback;
-use super::totals::Tally;
+use crate::bag::chunk::Chunk;
+use crate::bag::connection::{ConnId, Connection};
+use crate::bag::counts::TableHandle;
+use crate::bag::totals::Tally;
+
+/// Why the index cannot be used; the caller scans the file instead.
+pub(crate) type Fallback = String;
 
 /// The fewest chunks worth another thread (starting one costs ~0.1 ms).
 const PER_THREAD: usize = 64 << 10;
@@ -31,7 +33,7 @@ struct Part {
 /// `len` bytes and that no two are at the same place, and tallies them for `connections`,
 /// on up to `threads` threads. The errors are those of the checks made one at a time: two
 /// chunk infos pointing to the same chunk first, then the first chunk beyond the end.
-pub(super) fn finish_chunks(
+pub(crate) fn finish_chunks(
     chunks: &mut [Chunk],
     table: &Arc<Vec<(ConnId, u32)>>,
     len: u64,
@@ -180,7 +182,7 @@ mod tests {
                 }
             }
         }
-        let totals = super::super::totals::Totals::of(&reference, 3);
+        let totals = crate::bag::totals::Totals::of(&reference, 3);
         for threads in [1, 2, 4] {
             let (mut list, table) = chunks(&positions);
             let tally = finish_chunks(&mut list, &table, u64::MAX, &connections(), threads);

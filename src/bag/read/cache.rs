@@ -1,6 +1,6 @@
 //! A small least-recently-used cache of decompressed chunks, bounded by bytes.
 
-use super::bytes::Bytes;
+use crate::bag::bytes::Bytes;
 
 /// Decompressed chunks by chunk index, evicting the least recently used beyond a byte budget.
 #[derive(Debug)]

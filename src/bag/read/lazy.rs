@@ -10,12 +10,13 @@
 
 use crate::format::{ErrorKind, FormatError, RecordKind};
 
-use super::chunk::Chunk;
-use super::error::{BagErrorKind, Warning};
-use super::heads::{self, ChunkHead, HeadState};
-use super::load::{LoadedChunk, Within, load_chunk, load_chunk_within};
-use super::source::Changed;
-use super::{Bag, BagError};
+use crate::bag::chunk::Chunk;
+use crate::bag::error::BagError;
+use crate::bag::error::{BagErrorKind, Warning};
+use crate::bag::handle::Bag;
+use crate::bag::read::heads::{self, ChunkHead, HeadState};
+use crate::bag::read::load::{LoadedChunk, Within, load_chunk, load_chunk_within};
+use crate::bag::source::Changed;
 
 /// The error for a chunk whose header is not what its chunk info says.
 fn bad_head(pos: u64, why: String) -> FormatError {
@@ -70,7 +71,10 @@ impl Bag {
     }
 
     /// [`Bag::head`] with the error as the loaders report it.
-    pub(super) fn head_of(&self, chunk: u32) -> Result<Result<ChunkHead, FormatError>, Changed> {
+    pub(in crate::bag) fn head_of(
+        &self,
+        chunk: u32,
+    ) -> Result<Result<ChunkHead, FormatError>, Changed> {
         let i = chunk as usize;
         let pos = self.inner.chunks.get(i).map_or(0, |c| c.pos);
         if self.inner.heads.state(i) == HeadState::Pending {
@@ -87,7 +91,7 @@ impl Bag {
     }
 
     /// The warnings about chunk record headers read after the bag was opened.
-    pub(super) fn head_warnings(&self) -> Vec<Warning> {
+    pub(in crate::bag) fn head_warnings(&self) -> Vec<Warning> {
         self.inner
             .heads
             .all_bad()

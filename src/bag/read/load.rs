@@ -10,11 +10,11 @@ use crate::format::{
 };
 use crate::time::RosTime;
 
-use super::budget::{Budget, Permit};
-use super::bytes::Bytes;
-use super::chunk::{Chunk, ChunkLayout, ChunkState};
-use super::heads::ChunkHead;
-use super::source::{Changed, Source};
+use crate::bag::budget::{Budget, Permit};
+use crate::bag::bytes::Bytes;
+use crate::bag::chunk::{Chunk, ChunkLayout, ChunkState};
+use crate::bag::read::heads::ChunkHead;
+use crate::bag::source::{Changed, Source};
 
 /// A chunk's uncompressed bytes, and the problem met while decompressing, if any (the bytes
 /// then hold what could be decoded before it). For chunks cut short or never closed an error
@@ -315,7 +315,7 @@ mod tests {
             state: ChunkState::Complete,
             start: RosTime::MIN,
             end: RosTime::MIN,
-            counts: crate::bag::Counts::default(),
+            counts: crate::bag::counts::Counts::default(),
         };
         let h = ChunkHead {
             data_offset: 0,

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
+use crate::bag::chunk::IndexEntry;
+use crate::bag::handle::Bag;
 use crate::bag::writer::{BagWriter, WriterOptions};
-use crate::bag::{Bag, IndexEntry};
 use crate::format::{Compression, ConnectionHeader};
 use crate::time::RosTime;
 

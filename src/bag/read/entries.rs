@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use crate::format::{ConnectionRecord, FormatError, IndexData, MessageDataHeader, Op, read_record};
 use crate::time::RosTime;
 
-use super::chunk::{Chunk, IndexEntry};
-use super::connection::ConnId;
-use super::heads::ChunkHead;
-use super::source::Source;
+use crate::bag::chunk::{Chunk, IndexEntry};
+use crate::bag::connection::ConnId;
+use crate::bag::read::heads::ChunkHead;
+use crate::bag::source::Source;
 
 /// The most a record read by [`record_at`] may hold (an index data record lists 12 bytes per
 /// message; a longer one is damage).
@@ -53,6 +53,12 @@ pub(crate) struct ReadAhead {
 }
 
 impl ReadAhead {
+    /// True when the byte at `pos` of the file is in the window.
+    pub fn holds(&self, pos: u64) -> bool {
+        pos.checked_sub(self.start)
+            .is_some_and(|at| at < self.bytes.len() as u64)
+    }
+
     /// The whole record at `pos` when the window holds all of it.
     fn record(&self, pos: u64) -> Option<&[u8]> {
         let at = usize::try_from(pos.checked_sub(self.start)?).ok()?;

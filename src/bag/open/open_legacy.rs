@@ -11,12 +11,12 @@ use crate::format::{
     legacy::{LegacyMessage, TopicEntry, read_v10_message, read_v10_topic_table, read_v11_message},
 };
 
-use super::chunk::{ChunkLayout, IndexEntry};
-use super::connection::{ConnId, Connection};
-use super::error::Warning;
-use super::open_v12::whole_file_chunk;
-use super::opened::Opened;
-use super::recovery::{Recovery, skip_damaged};
+use crate::bag::chunk::{ChunkLayout, IndexEntry};
+use crate::bag::connection::{ConnId, Connection};
+use crate::bag::error::Warning;
+use crate::bag::open::open_v12::whole_file_chunk;
+use crate::bag::opened::Opened;
+use crate::bag::recovery::{Recovery, skip_damaged};
 
 #[derive(Default)]
 struct Conns {
@@ -119,7 +119,7 @@ pub(crate) fn open(buf: &[u8], version: Version, start: usize) -> Opened {
         connections: conns.list,
         conn_map: map,
         chunks: vec![chunk],
-        heads: super::open_v12::whole_file_head(buf.len()),
+        heads: crate::bag::open::open_v12::whole_file_head(buf.len()),
         entries: vec![Some(Arc::from(entries))],
         warnings,
         recovery: Some(Recovery {

@@ -12,9 +12,9 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::format::{ChunkHeader, Compression, read_head};
 
-use super::chunk::Chunk;
-use super::parallel::parallel_map;
-use super::source::Source;
+use crate::bag::chunk::Chunk;
+use crate::bag::parallel::parallel_map;
+use crate::bag::source::Source;
 
 /// What a chunk record's header says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
