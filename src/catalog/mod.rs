@@ -13,6 +13,7 @@ pub mod log;
 mod merge;
 mod schemas;
 pub mod search;
+mod selected;
 pub mod series;
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,8 @@ use crate::catalog::{Catalog, Selection};
 use crate::msg::Registry;
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
-use super::{Outcome, print_error};
+use super::outcome::Outcome;
+use super::term::print_error;
 
 /// Which messages: topics and an inclusive time range.
 #[derive(Args, Debug, Clone, Default)]
@@ -171,7 +172,7 @@ pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
         print_error(e);
     }
     for hint in paths.iter().filter_map(|p| topic_hint(p)) {
-        super::print_note(hint);
+        super::term::print_note(hint);
     }
     if catalog.is_empty() {
         return Err(Outcome::Failed);

@@ -15,10 +15,11 @@ use crate::rockin::{ConvertError, ToBagOptions, bag_to_yaml, yaml_to_bag};
 
 use super::args::MSG_PATH;
 use super::copy::WriteArgs;
+use super::outcome::Outcome;
 use super::output::Output;
 use super::rosbag_fmt::human_size;
+use super::term::print_error;
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error};
 
 /// Arguments of `bagscope convert` (the output options of `filter`, worded for conversions).
 #[derive(Args, Debug)]

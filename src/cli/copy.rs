@@ -12,9 +12,10 @@ use crate::format::Compression;
 use crate::msg::Registry;
 
 use super::args::{MSG_PATH, MsgPathArgs};
+use super::outcome::Outcome;
 use super::progress::CopyProgress;
 use super::rosbag_fmt::human_size;
-use super::{Outcome, print_error, print_warning};
+use super::term::{print_error, print_warning};
 
 /// Compression methods on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -80,7 +81,7 @@ impl WriteArgs {
 /// The definitions of `args` and the bag `input`, opened; errors are printed.
 pub fn open_input(input: &Path, args: &WriteArgs) -> Result<(Registry, Bag), Outcome> {
     let registry = args.msg.registry()?;
-    let bag = super::open_bag(input)?;
+    let bag = super::context::open_bag(input)?;
     Ok((registry, bag))
 }
 

@@ -11,9 +11,10 @@ use crate::time::RosTime;
 
 use super::args::{SelectArgs, check_range, unknown_topics};
 use super::copy::{WriteArgs, open_input, recovery_lines, report_problems, run_copy, wrote_line};
+use super::outcome::Outcome;
 use super::term::{Stdout, outln};
+use super::term::{print_error, print_warning};
 use super::where_args::WhereArgs;
-use super::{Outcome, print_error, print_warning};
 
 /// Arguments of `bagscope filter`.
 #[derive(Args, Debug)]

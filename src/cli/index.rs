@@ -13,9 +13,11 @@ use crate::time::{TimeSpec, parse_time_spec};
 
 use super::args::MsgPathArgs;
 use super::damage::report_unread;
-use super::echo::{EchoFormat, Printer};
+use super::echo::args::EchoFormat;
+use super::echo::printer::Printer;
+use super::outcome::Outcome;
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error, print_note, print_warning};
+use super::term::{print_error, print_note, print_warning};
 
 /// `bagscope index ...`.
 #[derive(Args, Debug)]

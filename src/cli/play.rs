@@ -20,7 +20,8 @@ use crate::ros::{NodeConfig, QueueLimits, names};
 
 use super::args::{SelectArgs, open_selection};
 use super::controls::{RawMode, Stops, forward_keys};
-use super::{Outcome, print_error};
+use super::outcome::Outcome;
+use super::term::print_error;
 
 /// How long queued messages may take to reach subscribers at the end.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);

@@ -10,8 +10,8 @@ use crate::bag::Query;
 use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
 use crate::format::Version;
 
-use super::Outcome;
 use super::copy::{WriteArgs, open_input, recovery_lines, report_problems, run_copy, wrote_line};
+use super::outcome::Outcome;
 use super::term::{Stdout, outln};
 
 /// Arguments of `bagscope reindex`.

@@ -11,8 +11,9 @@ use crate::catalog::compile;
 use crate::msg::{Registry, Schema};
 
 use super::args::BagsArgs;
+use super::outcome::Outcome;
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error, print_warning};
+use super::term::{print_error, print_warning};
 
 /// Arguments of `bagscope verify`.
 #[derive(Args, Debug)]
@@ -85,7 +86,7 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         }
         // The end of a recording still being written: not checked, and no problem.
         if let Some(u) = bag.recovery().and_then(|r| r.unfinished.as_ref()) {
-            super::print_note(format_args!("{shown}: unfinished: {u}"));
+            super::term::print_note(format_args!("{shown}: unfinished: {u}"));
         }
         for p in &report.problems {
             let at = p

@@ -87,7 +87,7 @@ impl Where {
     pub fn report(&self) {
         let n = self.undecodable.load(std::sync::atomic::Ordering::Relaxed);
         if n > 0 {
-            super::print_warning(format_args!(
+            super::term::print_warning(format_args!(
                 "--where: {n} messages could not be decoded to test the expression: none kept"
             ));
         }
@@ -104,7 +104,7 @@ pub struct WhereError {
 impl WhereError {
     /// Prints the error, then the expression with a `^` under the column, on stderr.
     pub fn print(&self) {
-        super::print_error(format_args!(
+        super::term::print_error(format_args!(
             "--where: {}{}",
             self.context,
             self.error.message()

@@ -15,11 +15,14 @@ use crate::catalog::{BagConn, Schemas};
 use crate::picture::{is_image_type, png};
 use crate::time::RosTime;
 
-use super::args::open_selection;
-use super::damage::{readable, report_unread};
-use super::export::ExportArgs;
-use super::progress::CopyProgress;
-use super::{Outcome, print_error, print_note, print_warning};
+use super::args::ExportArgs;
+use crate::cli::args::open_selection;
+use crate::cli::damage::{readable, report_unread};
+use crate::cli::outcome::Outcome;
+use crate::cli::progress::CopyProgress;
+use crate::cli::term::print_error;
+use crate::cli::term::print_note;
+use crate::cli::term::print_warning;
 
 /// Runs `bagscope export --format images`.
 pub fn run(args: &ExportArgs) -> Outcome {
@@ -40,7 +43,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Err(o) => return o,
     };
     let mut schemas = Schemas::new(registry);
-    let conns = super::echo::selected_connections(&catalog, &selection);
+    let conns = catalog.selected_connections(&selection);
     let filter = match args.filter.compile(conns, &schemas) {
         Ok(f) => f,
         Err(e) => {

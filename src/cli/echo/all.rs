@@ -1,16 +1,16 @@
 //! `bagscope echo` without `-n`: every selected message printed, formatted on every core.
 //!
 //! Batches of messages are rendered by clones of one [`Printer`] on the workers of
-//! [`super::ordered`] and written in input order, so the output is byte-identical to rendering
+//! [`crate::cli::ordered`] and written in input order, so the output is byte-identical to rendering
 //! them one by one.
 
 use crate::catalog::{BagConn, Catalog, CatalogMessage};
 
-use super::Outcome;
-use super::echo::Printer;
-use super::ordered::{BatchLimit, ordered_map, workers};
-use super::term::Stdout;
-use super::where_args::Where;
+use super::printer::Printer;
+use crate::cli::ordered::{BatchLimit, ordered_map, workers};
+use crate::cli::outcome::Outcome;
+use crate::cli::term::Stdout;
+use crate::cli::where_args::Where;
 
 /// What printing every message found wrong.
 #[derive(Debug)]

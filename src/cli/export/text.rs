@@ -1,7 +1,7 @@
 //! The text formats of `bagscope export` (CSV, JSON lines), formatted on every core.
 //!
 //! The messages are read in order on the calling thread; batches of them are decoded and
-//! formatted on workers ([`super::ordered`]) and written in input order, so the output is
+//! formatted on workers ([`crate::cli::ordered`]) and written in input order, so the output is
 //! byte-identical to formatting them one by one. The CSV columns come from the first message,
 //! which is formatted on the calling thread before the workers start.
 
@@ -15,9 +15,9 @@ use crate::msg::csv::{CsvLayout, FloatCache};
 use crate::msg::json;
 use crate::msg::path::ResolvedPath;
 
-use super::damage::readable;
-use super::export::ExportFormat;
-use super::ordered::{BatchLimit, ordered_map, workers};
+use super::args::ExportFormat;
+use crate::cli::damage::readable;
+use crate::cli::ordered::{BatchLimit, ordered_map, workers};
 
 /// What a text export needs besides the messages.
 pub(super) struct TextExport<'a> {
@@ -30,7 +30,7 @@ pub(super) struct TextExport<'a> {
     /// Field paths given with `-t /topic/field`, by connection.
     pub paths: &'a HashMap<BagConn, ResolvedPath>,
     /// `--where`: only the messages it keeps are written.
-    pub keep: Option<&'a super::where_args::Where>,
+    pub keep: Option<&'a crate::cli::where_args::Where>,
 }
 
 /// What an export wrote, and what went wrong on the way.
@@ -130,7 +130,7 @@ impl TextExport<'_> {
     fn take(piece: Piece, out: &mut dyn Write, total: &mut Written) -> std::io::Result<bool> {
         out.write_all(piece.text.as_bytes())?;
         for e in piece.errors {
-            super::print_error(e);
+            crate::cli::term::print_error(e);
         }
         let w = piece.written;
         total.rows += w.rows;
@@ -138,7 +138,7 @@ impl TextExport<'_> {
         total.no_value += w.no_value;
         total.undecoded += w.undecoded;
         if let Some(fatal) = w.fatal {
-            super::print_error(&fatal);
+            crate::cli::term::print_error(&fatal);
             total.fatal = Some(fatal);
             return Ok(false);
         }

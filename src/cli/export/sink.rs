@@ -1,56 +1,20 @@
 //! `bagscope export --format mcap|parquet`: the selected messages of every bag, merged in
 //! receive-time order, into one MCAP file or a directory of Parquet files (see `sink/`).
 
-use clap::{Args, ValueEnum};
-
 use crate::catalog::{BagConn, Schemas};
 use crate::sink::mcap::{McapCompression, McapSink};
-use crate::sink::parquet::partition::Level;
 use crate::sink::parquet::{ParquetOptions, ParquetSink};
 use crate::sink::{Driven, MessageSink, drive};
 use crate::time::RosTime;
 
-use super::args::open_selection;
-use super::damage::report_unread;
-use super::export::{ExportArgs, ExportFormat};
-use super::progress::CopyProgress;
-use super::{Outcome, print_error, print_note, print_warning};
-
-/// Chunk compression of `--format mcap`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
-pub enum CompressionArg {
-    /// Zstandard.
-    #[default]
-    Zstd,
-    /// LZ4.
-    Lz4,
-    /// No compression.
-    None,
-}
-
-/// The options of the MCAP and Parquet formats.
-#[derive(Args, Debug, Clone, Default)]
-pub struct SinkArgs {
-    /// MCAP chunk compression.
-    #[arg(long, value_enum, default_value_t = CompressionArg::Zstd)]
-    pub compression: CompressionArg,
-    /// Parquet: Hive-style partition directories, outermost first: `KEY=VALUE` (e.g.
-    /// `robot=r1`), `date` (the message's UTC date) or `bag-date` (the date of the bag's first
-    /// message), comma-separated: `robot=r1,date` → `OUT/robot=r1/date=2026-11-24/TOPIC.parquet`.
-    #[arg(long, value_name = "LEVELS", value_parser = parse_levels)]
-    pub partition_by: Option<Levels>,
-    /// Parquet: one file per topic and bag (`TOPIC.BAGNAME.parquet`) instead of per topic.
-    #[arg(long)]
-    pub per_bag: bool,
-}
-
-/// Parsed `--partition-by` levels.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Levels(pub Vec<Level>);
-
-fn parse_levels(text: &str) -> Result<Levels, String> {
-    crate::sink::parquet::partition::parse_levels(text).map(Levels)
-}
+use super::args::{CompressionArg, ExportArgs, ExportFormat};
+use crate::cli::args::open_selection;
+use crate::cli::damage::report_unread;
+use crate::cli::outcome::Outcome;
+use crate::cli::progress::CopyProgress;
+use crate::cli::term::print_error;
+use crate::cli::term::print_note;
+use crate::cli::term::print_warning;
 
 /// Runs `bagscope export --format mcap|parquet`.
 pub fn run(args: &ExportArgs) -> Outcome {
@@ -82,7 +46,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let conns = super::echo::selected_connections(&catalog, &selection);
+    let conns = catalog.selected_connections(&selection);
     let filter = match args.filter.compile(conns, &Schemas::new(registry.clone())) {
         Ok(f) => f,
         Err(e) => {

@@ -2,59 +2,22 @@
 //! `rostopic echo -p`, or as JSON lines.
 
 use std::io::Write;
-use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+pub mod args;
+mod images;
+mod sink;
+mod text;
 
 use crate::catalog::Schemas;
 
-use super::args::{BagsArgs, SelectArgs, open_catalog, topics_from_bags};
+use super::args::{SelectArgs, open_catalog, topics_from_bags};
 use super::damage::report_unread;
 use super::field_paths;
+use super::outcome::Outcome;
 use super::output::Output;
 use super::term::{Stdout, write_failed};
-use super::where_args::WhereArgs;
-use super::{Outcome, print_error, print_note, print_warning};
-
-/// Export formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// `rostopic echo -p` columns.
-    Csv,
-    /// One JSON object per line.
-    Jsonl,
-    /// One MCAP file (profile `ros1`, the raw message bytes) of all selected topics.
-    Mcap,
-    /// A directory of Parquet files, one per topic, columns flattened from the type.
-    Parquet,
-    /// One image file per camera frame (`-o DIR`): PNG for `Image`, the bytes of a
-    /// `CompressedImage` as they are.
-    Images,
-}
-
-/// Arguments of `bagscope export`.
-#[derive(Args, Debug, Clone)]
-pub struct ExportArgs {
-    /// Which messages (at least one `-t TOPIC`; CSV takes exactly one).
-    #[command(flatten)]
-    pub select: SelectArgs,
-    /// Output format.
-    #[arg(long, value_enum)]
-    pub format: ExportFormat,
-    /// Which messages, by content.
-    #[command(flatten)]
-    pub filter: WhereArgs,
-    /// Write here instead of standard output (written to a temporary file, renamed at the
-    /// end); with `--format images`, the directory the frames go to.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// The bags, and where the definitions they lack come from.
-    #[command(flatten)]
-    pub input: BagsArgs,
-    /// Options of the MCAP and Parquet formats.
-    #[command(flatten)]
-    pub sink: super::export_sink::SinkArgs,
-}
+use super::term::{print_error, print_note, print_warning};
+use args::{ExportArgs, ExportFormat};
 
 /// Runs `bagscope export` (`BAG` arguments that look like topics select them, see
 /// [`topics_from_bags`]).
@@ -63,10 +26,10 @@ pub fn run(args: &ExportArgs) -> Outcome {
     topics_from_bags(&mut args.input, &mut args.select);
     let args = &args;
     if matches!(args.format, ExportFormat::Mcap | ExportFormat::Parquet) {
-        return super::export_sink::run(args);
+        return sink::run(args);
     }
     if args.format == ExportFormat::Images {
-        return super::export_images::run(args);
+        return images::run(args);
     }
     if args.select.topics.is_empty() {
         print_error("export needs a topic: -t TOPIC");
@@ -96,7 +59,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
             return Outcome::Failed;
         }
     };
-    let conns = super::echo::selected_connections(&catalog, &selection);
+    let conns = catalog.selected_connections(&selection);
     let filter = match args.filter.compile(conns, &schemas) {
         Ok(f) => f,
         Err(e) => {
@@ -116,7 +79,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
     };
     let mut out = out;
     let mut unread = crate::bag::Unread::default();
-    let export = super::export_text::TextExport {
+    let export = text::TextExport {
         format: args.format,
         catalog: &catalog,
         registry: schemas.registry().clone(),
