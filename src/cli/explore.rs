@@ -25,8 +25,12 @@ pub fn explore(cli: &Cli) -> Outcome {
             return Outcome::Failed;
         }
     }
-    let Ok(registry) = cli.msg.registry() else {
-        return Outcome::Failed;
+    let registry = match cli.msg.registry() {
+        Ok(r) => r,
+        Err(e) => {
+            e.report();
+            return e.outcome();
+        }
     };
     if !std::io::stdout().is_terminal() {
         print_error(

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use crate::bag::follow::{FollowError, Follower, POLL_INTERVAL, Update};
 
-use super::outcome::Outcome;
-use super::term::{print_error, print_warning};
+use super::error::CliError;
+use super::term::print_warning;
 
 /// Message bytes handed over per poll: a large backlog is printed in pieces.
 pub const POLL_BUDGET: usize = 4 << 20;
@@ -75,28 +75,25 @@ impl Stop {
     }
 }
 
-/// Opens `path` to follow (keeping every message's entry when `keep_entries`); the error is
-/// printed.
-pub fn open(path: &Path, keep_entries: bool) -> Result<Follower, Outcome> {
+/// Opens `path` to follow (keeping every message's entry when `keep_entries`).
+pub fn open(path: &Path, keep_entries: bool) -> Result<Follower, CliError> {
     let opened = Follower::open(path);
     let opened = if keep_entries {
         opened.map(Follower::keep_entries)
     } else {
         opened
     };
-    opened.map_err(|e| {
-        print_error(e);
-        Outcome::Failed
-    })
+    Ok(opened?)
 }
 
-/// The one bag `--follow` takes; `Err` (printed) for none or several.
-pub fn single(bags: &[PathBuf]) -> Result<&Path, Outcome> {
+/// The one bag `--follow` takes; `Err` for none or several.
+pub fn single(bags: &[PathBuf]) -> Result<&Path, CliError> {
     if let [one] = bags {
         Ok(one)
     } else {
-        print_error("--follow takes exactly one bag");
-        Err(Outcome::Failed)
+        Err(CliError::Usage(
+            "--follow takes exactly one bag".to_string(),
+        ))
     }
 }
 

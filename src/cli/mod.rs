@@ -14,6 +14,7 @@ pub mod convert;
 pub mod copy;
 pub mod damage;
 pub mod echo;
+pub mod error;
 mod explore;
 pub mod export;
 pub mod field_paths;
@@ -97,25 +98,28 @@ pub fn run(cli: &Cli) -> Outcome {
             print_error(format!("cannot install the signal handlers: {e}"));
         }
     }
-    match &cli.command {
+    let result = match &cli.command {
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Echo(args)) => echo::run(args),
         Some(Command::Verify(args)) => verify::run(args),
         Some(Command::Export(args)) => export::run(args),
-        Some(Command::Index(args)) => index::run(args),
+        Some(Command::Index(args)) => Ok(index::run(args)),
         Some(Command::Query(args)) => index::query(args),
         Some(Command::Filter(args)) => filter::run(args),
         Some(Command::Reindex(args)) => reindex::run(args),
         Some(Command::Convert(args)) => convert::run(args),
         Some(Command::Play(args)) => play::run(args),
-        Some(Command::Serve(args)) => serve::run(args),
-        Some(Command::Call(args)) => call::run(args),
-        Some(Command::Completions(args)) => {
-            shell::completions(args, <Cli as clap::CommandFactory>::command())
-        }
-        Some(Command::Manpage(args)) => {
-            shell::manpage(args, <Cli as clap::CommandFactory>::command())
-        }
-        None => explore::explore(cli),
-    }
+        Some(Command::Serve(args)) => Ok(serve::run(args)),
+        Some(Command::Call(args)) => Ok(call::run(args)),
+        Some(Command::Completions(args)) => Ok(shell::completions(
+            args,
+            <Cli as clap::CommandFactory>::command(),
+        )),
+        Some(Command::Manpage(args)) => Ok(shell::manpage(
+            args,
+            <Cli as clap::CommandFactory>::command(),
+        )),
+        None => Ok(explore::explore(cli)),
+    };
+    error::finish(result)
 }

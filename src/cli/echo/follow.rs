@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::cli::error::CliError;
 use crate::cli::follow::{POLL_BUDGET, Stop, gave_up, open, report_losses, single};
 use crate::cli::outcome::Outcome;
 use crate::cli::term::{Stdout, print_error};
@@ -11,23 +12,15 @@ use super::args::EchoArgs;
 use super::printer::Printer;
 
 /// Runs `bagscope echo --follow`.
-pub fn echo(args: &EchoArgs) -> Outcome {
-    let path = match single(&args.input.bags) {
-        Ok(p) => p,
-        Err(o) => return o,
-    };
+pub fn echo(args: &EchoArgs) -> Result<Outcome, CliError> {
+    let path = single(&args.input.bags)?;
     if args.select.start.is_some() || args.select.end.is_some() {
-        print_error("--follow prints every new message: --start and --end do not apply");
-        return Outcome::Failed;
+        return Err(CliError::Usage(
+            "--follow prints every new message: --start and --end do not apply".to_string(),
+        ));
     }
-    let registry = match args.input.msg.registry() {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let mut follower = match open(path, false) {
-        Ok(f) => f,
-        Err(o) => return o,
-    };
+    let registry = args.input.msg.registry()?;
+    let mut follower = open(path, false)?;
     let topics: Vec<String> = args
         .select
         .topics
@@ -50,7 +43,7 @@ pub fn echo(args: &EchoArgs) -> Outcome {
             Ok(u) => u,
             Err(e) => {
                 print_error(e);
-                return out.finish(Outcome::Failed);
+                return Ok(out.finish(Outcome::Failed));
             }
         };
         if report_losses(path, &update) {
@@ -74,21 +67,21 @@ pub fn echo(args: &EchoArgs) -> Outcome {
             written += 1;
         }
         if std::io::Write::flush(&mut out).is_err() || out.is_closed() {
-            return out.finish(outcome);
+            return Ok(out.finish(outcome));
         }
         if args.limit.is_some_and(|n| written >= n) || update.finished {
-            return out.finish(outcome);
+            return Ok(out.finish(outcome));
         }
         if let Some(sig) = stop.signal() {
-            return out.finish(outcome.max(Outcome::Signal(sig)));
+            return Ok(out.finish(outcome.max(Outcome::Signal(sig))));
         }
         if !update.more && gave_up(path, &mut follower, args.idle_timeout) {
-            return out.finish(outcome.max(Outcome::Problems));
+            return Ok(out.finish(outcome.max(Outcome::Problems)));
         }
         if !update.more {
             if let Err(e) = stop.wait(&follower, Duration::from_secs(1)) {
                 print_error(e);
-                return out.finish(Outcome::Failed);
+                return Ok(out.finish(Outcome::Failed));
             }
         }
     }

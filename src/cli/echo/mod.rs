@@ -6,62 +6,40 @@ pub mod args;
 mod follow;
 pub mod printer;
 
-use crate::catalog::Schemas;
-
-use super::args::{SelectArgs, open_catalog, topics_from_bags};
+use super::args::topics_from_bags;
+use super::context::{Context, Fields, Wanted};
 use super::damage::{readable, report_unread};
-use super::field_paths;
+use super::error::CliError;
 use super::outcome::Outcome;
-use super::term::Stdout;
-use super::term::{print_error, print_note};
+use super::term::{Stdout, print_note};
 use args::{EchoArgs, EchoFormat};
 use printer::Printer;
 
 /// Runs `bagscope echo` (`BAG` arguments that look like topics select them, see
 /// [`topics_from_bags`]).
-pub fn run(args: &EchoArgs) -> Outcome {
+pub fn run(args: &EchoArgs) -> Result<Outcome, CliError> {
     let mut args = args.clone();
     topics_from_bags(&mut args.input, &mut args.select);
     let args = &args;
     if args.follow {
         return follow::echo(args);
     }
-    let (catalog, mut outcome) = match open_catalog(&args.input.bags) {
-        Ok(c) => c,
-        Err(o) => return o,
-    };
-    let registry = match args.input.msg.registry() {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let fields = match field_paths::split_topics(&args.select.topics, &catalog) {
-        Ok(f) => f,
-        Err(e) => {
-            print_error(e);
-            return Outcome::Failed;
-        }
-    };
-    let select = SelectArgs {
-        topics: fields.topics.clone(),
-        ..args.select.clone()
-    };
-    let selection = match select.checked_selection(&catalog) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
-    let mut printer = Printer::new(args.format, registry.clone());
-    if let Err(e) = printer.set_paths(&fields, &catalog) {
-        print_error(e);
-        return Outcome::Failed;
-    }
-    let conns = catalog.selected_connections(&selection);
-    let filter = match args.filter.compile(conns, &Schemas::new(registry)) {
-        Ok(f) => f,
-        Err(e) => {
-            e.print();
-            return Outcome::Failed;
-        }
-    };
+    let Context {
+        catalog,
+        schemas,
+        selection,
+        paths,
+        filter,
+        mut outcome,
+    } = Context::open(&Wanted {
+        bags: &args.input.bags,
+        msg: Some(&args.input.msg),
+        select: &args.select,
+        filter: Some(&args.filter),
+        fields: Fields::Any,
+    })?;
+    let mut printer = Printer::new(args.format, schemas.registry().clone());
+    printer.set_resolved_paths(paths);
     let mut out = Stdout::data();
     let mut written = 0u64;
     let mut unread = crate::bag::Unread::default();
@@ -86,15 +64,11 @@ pub fn run(args: &EchoArgs) -> Outcome {
             let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
                 continue;
             };
-            let conn = crate::catalog::BagConn::new(m.bag, m.message.entry.conn);
-            if filter
-                .as_ref()
-                .is_some_and(|f| !f.keep(conn, &m.message.data))
-            {
-                continue;
-            }
             let before = printer.no_value;
-            let (text, ok) = printer.render(m.bag, bag, &m.message);
+            let Some((text, ok)) = printer.render_kept(filter.as_ref(), m.bag, bag, &m.message)
+            else {
+                continue;
+            };
             if !ok {
                 outcome = outcome.max(Outcome::Problems);
             }
@@ -118,5 +92,5 @@ pub fn run(args: &EchoArgs) -> Outcome {
             printer.no_value
         ));
     }
-    out.finish(outcome)
+    Ok(out.finish(outcome))
 }

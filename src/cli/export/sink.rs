@@ -8,8 +8,9 @@ use crate::sink::{Driven, MessageSink, drive};
 use crate::time::RosTime;
 
 use super::args::{CompressionArg, ExportArgs, ExportFormat};
-use crate::cli::args::open_selection;
+use crate::cli::context::{Context, Fields, Wanted};
 use crate::cli::damage::report_unread;
+use crate::cli::error::CliError;
 use crate::cli::outcome::Outcome;
 use crate::cli::progress::CopyProgress;
 use crate::cli::term::print_error;
@@ -17,56 +18,47 @@ use crate::cli::term::print_note;
 use crate::cli::term::print_warning;
 
 /// Runs `bagscope export --format mcap|parquet`.
-pub fn run(args: &ExportArgs) -> Outcome {
+pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     let Some(output) = &args.output else {
-        print_error("--format mcap and parquet write files: give -o OUT");
-        return Outcome::Failed;
+        return Err(CliError::Usage(
+            "--format mcap and parquet write files: give -o OUT".to_string(),
+        ));
     };
     if args.format == ExportFormat::Mcap {
-        if let Err(e) = crate::bag::writer::ensure_distinct(output, &args.input.bags) {
-            print_error(e);
-            return Outcome::Failed;
-        }
+        crate::bag::writer::ensure_distinct(output, &args.input.bags)?;
         if args.sink.partition_by.is_some() || args.sink.per_bag {
-            print_error("--partition-by and --per-bag are options of --format parquet");
-            return Outcome::Failed;
+            return Err(CliError::Usage(
+                "--partition-by and --per-bag are options of --format parquet".to_string(),
+            ));
         }
     } else if output.is_file() {
-        print_error(format!(
+        return Err(CliError::Usage(format!(
             "{}: --format parquet writes a directory, and this is a file",
             output.display()
-        ));
-        return Outcome::Failed;
+        )));
     }
-    let (catalog, selection, outcome) = match open_selection(&args.input.bags, &args.select) {
-        Ok(opened) => opened,
-        Err(o) => return o,
-    };
-    let registry = match args.input.msg.registry() {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let conns = catalog.selected_connections(&selection);
-    let filter = match args.filter.compile(conns, &Schemas::new(registry.clone())) {
-        Ok(f) => f,
-        Err(e) => {
-            e.print();
-            return Outcome::Failed;
-        }
-    };
+    let Context {
+        catalog,
+        schemas,
+        selection,
+        filter,
+        outcome,
+        ..
+    } = Context::open(&Wanted {
+        bags: &args.input.bags,
+        msg: Some(&args.input.msg),
+        select: &args.select,
+        filter: Some(&args.filter),
+        fields: Fields::No,
+    })?;
+    let registry = schemas.registry();
     let sink: Box<dyn MessageSink + '_> = if args.format == ExportFormat::Mcap {
         let compression = match args.sink.compression {
             CompressionArg::Zstd => McapCompression::Zstd,
             CompressionArg::Lz4 => McapCompression::Lz4,
             CompressionArg::None => McapCompression::None,
         };
-        match McapSink::create(output, compression, &registry) {
-            Ok(s) => Box::new(s),
-            Err(e) => {
-                print_error(e);
-                return Outcome::Failed;
-            }
-        }
+        Box::new(McapSink::create(output, compression, registry)?)
     } else {
         let options = ParquetOptions {
             partitions: args
@@ -76,13 +68,11 @@ pub fn run(args: &ExportArgs) -> Outcome {
                 .map_or_else(Vec::new, |l| l.0.clone()),
             per_bag: args.sink.per_bag,
         };
-        match ParquetSink::create(output, options, Schemas::new(registry.clone())) {
-            Ok(s) => Box::new(s),
-            Err(e) => {
-                print_error(e);
-                return Outcome::Failed;
-            }
-        }
+        Box::new(ParquetSink::create(
+            output,
+            options,
+            Schemas::new(registry.clone()),
+        )?)
     };
     let range = progress_range(selection.start, selection.end, &catalog);
     let mut progress = CopyProgress::new(range);
@@ -99,7 +89,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
     if let Some(f) = &filter {
         f.report();
     }
-    finish(result, outcome)
+    Ok(finish(result, outcome))
 }
 
 /// The time range the progress bar spans: the selection's, within the catalog's.

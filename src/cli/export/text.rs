@@ -7,9 +7,10 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use crate::bag::Unread;
-use crate::catalog::{BagConn, Catalog, CatalogMessage, Schemas, Selection};
+use crate::catalog::{BagConn, Catalog, CatalogMessage, DecodePlan, Schemas, Selection};
 use crate::msg::Registry;
 use crate::msg::csv::{CsvLayout, FloatCache};
 use crate::msg::json;
@@ -154,31 +155,39 @@ impl TextExport<'_> {
             return;
         };
         let bag_conn = BagConn::new(m.bag, conn.id);
-        if self
-            .keep
-            .is_some_and(|w| !w.keep(bag_conn, &m.message.data))
-        {
-            return;
-        }
-        let time = m.message.entry.time;
-        let schema = match &f.schemas.get(m.bag, conn).schema {
-            Ok(s) => s.clone(),
-            Err(e) => {
-                piece.written.fatal =
-                    Some(format!("{}: {}: {e}", bag.path().display(), conn.topic));
-                return;
-            }
+        // With `--where`, a kept message was decoded to test it: that value is used.
+        let kept = match self.keep {
+            Some(w) => match w.decode_kept(bag_conn, &m.message.data) {
+                Some(value) => Some(value),
+                None => return,
+            },
+            None => None,
         };
-        let value = match crate::msg::decode(&schema, &m.message.data) {
-            Ok(v) => v,
-            Err(e) => {
-                piece.errors.push(format!(
-                    "{}: {} message at {time}: {e}",
-                    bag.path().display(),
-                    conn.topic
-                ));
-                piece.written.undecoded += 1;
-                return;
+        let time = m.message.entry.time;
+        let schema;
+        let value = match kept {
+            Some(value) => value,
+            None => {
+                schema = match &f.schemas.get(m.bag, conn).schema {
+                    Ok(s) => DecodePlan::new(Arc::clone(s), None),
+                    Err(e) => {
+                        piece.written.fatal =
+                            Some(format!("{}: {}: {e}", bag.path().display(), conn.topic));
+                        return;
+                    }
+                };
+                match schema.decode(&m.message.data) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        piece.errors.push(format!(
+                            "{}: {} message at {time}: {e}",
+                            bag.path().display(),
+                            conn.topic
+                        ));
+                        piece.written.undecoded += 1;
+                        return;
+                    }
+                }
             }
         };
         let text = &mut piece.text;

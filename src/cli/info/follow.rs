@@ -6,10 +6,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::context::open_bag;
+use crate::cli::error::CliError;
 use crate::cli::follow::{POLL_BUDGET, Stop, gave_up, open, report_losses, single};
 use crate::cli::outcome::Outcome;
-use crate::cli::term::{Stdout, print_error};
+use crate::cli::term::Stdout;
 
 use super::summary::{Summary, text_summary};
 
@@ -17,16 +17,10 @@ use super::summary::{Summary, text_summary};
 /// place on a terminal and printed anew on each change otherwise; once the recording is
 /// finished, the summary of the finished (indexed) bag. `freq`: with each topic's median
 /// rate; `idle_timeout`: see [`gave_up`].
-pub fn info(bags: &[PathBuf], freq: bool, idle_timeout: u64) -> Outcome {
-    let path = match single(bags) {
-        Ok(p) => p,
-        Err(o) => return o,
-    };
+pub fn info(bags: &[PathBuf], freq: bool, idle_timeout: u64) -> Result<Outcome, CliError> {
+    let path = single(bags)?;
     // The rates need every message's receive time: the message lists are kept.
-    let mut follower = match open(path, freq) {
-        Ok(f) => f,
-        Err(o) => return o,
-    };
+    let mut follower = open(path, freq)?;
     let stop = Stop::watch();
     let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut outcome = Outcome::Ok;
@@ -43,20 +37,13 @@ pub fn info(bags: &[PathBuf], freq: bool, idle_timeout: u64) -> Outcome {
                         break u;
                     }
                 }
-                Err(e) => {
-                    print_error(e);
-                    return Outcome::Failed;
-                }
+                Err(e) => return Err(e.into()),
             }
         };
         let text = if update.finished {
-            match open_bag(&follower.final_path()) {
-                Ok(bag) => {
-                    let shown = follower.final_path().display().to_string();
-                    text_summary(&bag, &shown, freq)
-                }
-                Err(o) => return o,
-            }
+            let bag = crate::bag::Bag::open(&follower.final_path())?;
+            let shown = follower.final_path().display().to_string();
+            text_summary(&bag, &shown, freq)
         } else {
             live_summary(&mut follower, freq)
         };
@@ -75,24 +62,21 @@ pub fn info(bags: &[PathBuf], freq: bool, idle_timeout: u64) -> Outcome {
             out.print(format_args!("{text}\n"));
             shown_lines = text.lines().count();
             if out.is_closed() {
-                return out.finish(outcome);
+                return Ok(out.finish(outcome));
             }
             let _ = out.finish(Outcome::Ok);
             last = text;
         }
         if update.finished {
-            return outcome;
+            return Ok(outcome);
         }
         if let Some(sig) = stop.signal() {
-            return outcome.max(Outcome::Signal(sig));
+            return Ok(outcome.max(Outcome::Signal(sig)));
         }
         if gave_up(path, &mut follower, idle_timeout) {
-            return outcome.max(Outcome::Problems);
+            return Ok(outcome.max(Outcome::Problems));
         }
-        if let Err(e) = stop.wait(&follower, Duration::from_secs(1)) {
-            print_error(e);
-            return Outcome::Failed;
-        }
+        stop.wait(&follower, Duration::from_secs(1))?;
     }
 }
 

@@ -16,6 +16,7 @@ use crate::bag::Bag;
 use crate::bag::stats_cache::{Slot, StatsCache};
 
 use super::context::open_bag;
+use super::error::CliError;
 use super::json::Json;
 use super::outcome::Outcome;
 use super::term::{Stdout, outln};
@@ -62,7 +63,7 @@ pub struct InfoArgs {
 }
 
 /// Runs `bagscope info`.
-pub fn run(args: &InfoArgs) -> Outcome {
+pub fn run(args: &InfoArgs) -> Result<Outcome, CliError> {
     if args.follow {
         return follow::info(&args.bags, args.freq, args.idle_timeout);
     }
@@ -133,9 +134,9 @@ pub fn run(args: &InfoArgs) -> Outcome {
         if !matches!(out, Json::Arr(ref v) if v.is_empty()) || args.bags.len() > 1 {
             let mut stdout = Stdout::data();
             outln!(stdout, "{}", out.to_compact());
-            return stdout.finish(outcome);
+            return Ok(stdout.finish(outcome));
         }
-        outcome
+        Ok(outcome)
     } else {
         // The YAML form is data; the rosbag-style text is a summary, always escaped.
         let mut stdout = if args.yaml {
@@ -144,7 +145,7 @@ pub fn run(args: &InfoArgs) -> Outcome {
             Stdout::human()
         };
         outln!(stdout, "{}", texts.join("\n---\n"));
-        stdout.finish(outcome)
+        Ok(stdout.finish(outcome))
     }
 }
 
