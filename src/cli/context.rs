@@ -12,7 +12,7 @@ use crate::catalog::{BagConn, Catalog, Schemas, Selection};
 use crate::msg::Registry;
 use crate::msg::path::{ResolvedPath, Step};
 
-use super::args::{MsgPathArgs, SelectArgs, open_catalog};
+use super::args::{BagsArgs, MsgPathArgs, SelectArgs, open_catalog};
 use super::error::CliError;
 use super::field_paths;
 use super::outcome::Outcome;
@@ -51,6 +51,25 @@ pub struct Wanted<'a> {
     pub filter: Option<&'a WhereArgs>,
     /// Whether `-t` values may name fields.
     pub fields: Fields,
+}
+
+impl<'a> Wanted<'a> {
+    /// The bags and definitions of `input`, the messages `select` and `filter` choose; `-t`
+    /// values name topics only (see [`Wanted::fields`]).
+    pub fn new(input: &'a BagsArgs, select: &'a SelectArgs, filter: &'a WhereArgs) -> Self {
+        Wanted {
+            bags: &input.bags,
+            msg: Some(&input.msg),
+            select,
+            filter: Some(filter),
+            fields: Fields::No,
+        }
+    }
+
+    /// The same, with `-t` values naming fields as `fields` allows.
+    pub fn fields(self, fields: Fields) -> Self {
+        Wanted { fields, ..self }
+    }
 }
 
 /// Everything a command that reads messages needs before its work (its arguments, high

@@ -139,20 +139,21 @@ impl Console {
 
 /// Runs `bagscope play`.
 pub fn run(args: &PlayArgs) -> Result<Outcome, CliError> {
-    let Context {
-        catalog,
-        selection,
-        outcome,
-        ..
-    } = Context::open(&Wanted {
+    let ctx = Context::open(&Wanted {
         bags: &args.bags,
         msg: None,
         select: &args.select,
         filter: None,
         fields: Fields::No,
     })?;
-    let started = start(args, &catalog, &selection)?;
-    Ok(play(args, &catalog, &selection, started, outcome))
+    let started = start(args, &ctx.catalog, &ctx.selection)?;
+    Ok(play(
+        args,
+        &ctx.catalog,
+        &ctx.selection,
+        started,
+        ctx.outcome,
+    ))
 }
 
 /// A node started with the selection advertised, and `/clock` when asked for.

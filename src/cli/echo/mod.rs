@@ -24,49 +24,38 @@ pub fn run(args: &EchoArgs) -> Result<Outcome, CliError> {
     if args.follow {
         return follow::echo(args);
     }
-    let Context {
-        catalog,
-        schemas,
-        selection,
-        paths,
-        filter,
-        mut outcome,
-    } = Context::open(&Wanted {
-        bags: &args.input.bags,
-        msg: Some(&args.input.msg),
-        select: &args.select,
-        filter: Some(&args.filter),
-        fields: Fields::Any,
-    })?;
-    let mut printer = Printer::new(args.format, schemas.registry().clone());
-    printer.set_resolved_paths(paths);
+    let wanted = Wanted::new(&args.input, &args.select, &args.filter).fields(Fields::Any);
+    let mut ctx = Context::open(&wanted)?;
+    let mut outcome = ctx.outcome;
+    let mut printer = Printer::new(args.format, ctx.registry().clone());
+    printer.set_resolved_paths(std::mem::take(&mut ctx.paths));
+    let (catalog, selection, filter) = (&ctx.catalog, &ctx.selection, ctx.filter.as_ref());
     let mut out = Stdout::data();
     let mut written = 0u64;
     let mut unread = crate::bag::Unread::default();
     if args.limit.is_none() {
         // Every message is printed: format on every core, in order.
-        for (i, conn) in catalog.selected_connections(&selection) {
+        for (i, conn) in catalog.selected_connections(selection) {
             if let Some(bag) = catalog.bag(i) {
                 printer.tell(i, bag.path(), conn);
             }
         }
         let messages = catalog
-            .messages(&selection)
-            .filter_map(|item| readable(&catalog, item, &mut unread).map(|(m, _)| m));
-        let problems = all::print_all(messages, &catalog, &printer, filter.as_ref(), &mut out);
+            .messages(selection)
+            .filter_map(|item| readable(catalog, item, &mut unread).map(|(m, _)| m));
+        let problems = all::print_all(messages, catalog, &printer, filter, &mut out);
         outcome = outcome.max(problems.outcome);
         printer.no_value += problems.no_value;
     } else {
-        for item in catalog.messages(&selection) {
+        for item in catalog.messages(selection) {
             if args.limit.is_some_and(|n| written >= n) {
                 break;
             }
-            let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
+            let Some((m, bag)) = readable(catalog, item, &mut unread) else {
                 continue;
             };
             let before = printer.no_value;
-            let Some((text, ok)) = printer.render_kept(filter.as_ref(), m.bag, bag, &m.message)
-            else {
+            let Some((text, ok)) = printer.render_kept(filter, m.bag, bag, &m.message) else {
                 continue;
             };
             if !ok {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::catalog::{DecodePlan, Schemas};
 
+use crate::cli::field_paths::write_json_values;
 use crate::cli::term::{print_error, print_warning};
 use crate::cli::where_args::Where;
 use crate::msg::{json, yaml};
@@ -156,15 +157,7 @@ impl Printer {
                         let _ = yaml::write_echo_values(text, &values);
                     }
                     EchoFormat::Json => {
-                        let _ = json::write_field(
-                            text,
-                            &conn.topic,
-                            &conn.datatype,
-                            time,
-                            path.text(),
-                            &values,
-                            path.has_wildcard(),
-                        );
+                        write_json_values(text, conn, time, path, &values);
                         text.push('\n');
                     }
                 }

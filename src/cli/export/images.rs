@@ -17,7 +17,7 @@ use crate::picture::{is_image_type, png};
 use crate::time::RosTime;
 
 use super::args::ExportArgs;
-use crate::cli::context::{Context, Fields, Wanted};
+use crate::cli::context::{Context, Wanted};
 use crate::cli::damage::{readable, report_unread};
 use crate::cli::error::CliError;
 use crate::cli::outcome::Outcome;
@@ -38,28 +38,17 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             "export needs a topic: -t TOPIC".to_string(),
         ));
     }
-    let Context {
-        catalog,
-        mut schemas,
-        selection,
-        filter,
-        mut outcome,
-        ..
-    } = Context::open(&Wanted {
-        bags: &args.input.bags,
-        msg: Some(&args.input.msg),
-        select: &args.select,
-        filter: Some(&args.filter),
-        fields: Fields::No,
-    })?;
+    let mut ctx = Context::open(&Wanted::new(&args.input, &args.select, &args.filter))?;
+    let mut outcome = ctx.outcome;
+    let (catalog, selection) = (&ctx.catalog, &ctx.selection);
     let out = OutputDir::create(dir)?;
-    let range = selection_range(&catalog, &selection);
+    let range = selection_range(catalog, selection);
     let mut progress = CopyProgress::new(range);
     let mut names = FrameNames::default();
     let (mut written, mut skipped) = (0u64, 0u64);
     let mut unread = crate::bag::Unread::default();
-    for item in catalog.messages(&selection) {
-        let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
+    for item in catalog.messages(selection) {
+        let Some((m, bag)) = readable(catalog, item, &mut unread) else {
             continue;
         };
         let Some(conn) = bag.connection(m.message.entry.conn) else {
@@ -78,7 +67,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
         }
         let bag_conn = BagConn::new(m.bag, conn.id);
         // With `--where`, a kept frame was decoded to test it: that value is used.
-        let kept = match &filter {
+        let kept = match &ctx.filter {
             Some(w) => match w.decode_kept(bag_conn, &m.message.data) {
                 Some(value) => Some(value),
                 None => continue,
@@ -89,7 +78,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
         let decoded = match kept {
             Some(value) => Ok(value),
             None => {
-                plan = match &schemas.get(m.bag, conn).schema {
+                plan = match &ctx.schemas.get(m.bag, conn).schema {
                     Ok(s) => DecodePlan::new(Arc::clone(s), None),
                     Err(e) => {
                         print_error(format!("{}: {}: {e}", bag.path().display(), conn.topic));
@@ -127,7 +116,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     }
     progress.finish();
     outcome = outcome.max(report_unread(&unread));
-    if let Some(f) = &filter {
+    if let Some(f) = &ctx.filter {
         f.report();
     }
     if skipped > 0 {

@@ -41,24 +41,13 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
                 .to_string(),
         ));
     }
-    let Context {
-        catalog,
-        schemas,
-        selection,
-        paths,
-        filter,
-        mut outcome,
-    } = Context::open(&Wanted {
-        bags: &args.input.bags,
-        msg: Some(&args.input.msg),
-        select: &args.select,
-        filter: Some(&args.filter),
-        fields: if args.format == ExportFormat::Csv {
-            Fields::OneValue
-        } else {
-            Fields::Any
-        },
-    })?;
+    let fields = if args.format == ExportFormat::Csv {
+        Fields::OneValue
+    } else {
+        Fields::Any
+    };
+    let ctx = Context::open(&Wanted::new(&args.input, &args.select, &args.filter).fields(fields))?;
+    let mut outcome = ctx.outcome;
     let out: Box<dyn Write> = match &args.output {
         None => Box::new(Stdout::data()),
         Some(path) => Box::new(Output::create(path, &args.input.bags)?),
@@ -67,12 +56,12 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     let mut unread = crate::bag::Unread::default();
     let export = text::TextExport {
         format: args.format,
-        catalog: &catalog,
-        registry: schemas.registry().clone(),
-        paths: &paths,
-        keep: filter.as_ref(),
+        catalog: &ctx.catalog,
+        registry: ctx.registry().clone(),
+        paths: &ctx.paths,
+        keep: ctx.filter.as_ref(),
     };
-    let written = match export.run(&selection, &mut out, &mut unread) {
+    let written = match export.run(&ctx.selection, &mut out, &mut unread) {
         Ok(w) => w,
         Err(e) => return Ok(write_failed(&e, outcome.max(report_unread(&unread)))),
     };
@@ -88,7 +77,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     let (rows, misfit, no_value) = (written.rows, written.misfit, written.no_value);
     outcome = outcome.max(report_unread(&unread));
     drop(out);
-    if let Some(f) = &filter {
+    if let Some(f) = &ctx.filter {
         f.report();
     }
     if misfit > 0 {

@@ -8,7 +8,7 @@ use crate::sink::{Driven, MessageSink, drive};
 use crate::time::RosTime;
 
 use super::args::{CompressionArg, ExportArgs, ExportFormat};
-use crate::cli::context::{Context, Fields, Wanted};
+use crate::cli::context::{Context, Wanted};
 use crate::cli::damage::report_unread;
 use crate::cli::error::CliError;
 use crate::cli::outcome::Outcome;
@@ -37,21 +37,9 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             output.display()
         )));
     }
-    let Context {
-        catalog,
-        schemas,
-        selection,
-        filter,
-        outcome,
-        ..
-    } = Context::open(&Wanted {
-        bags: &args.input.bags,
-        msg: Some(&args.input.msg),
-        select: &args.select,
-        filter: Some(&args.filter),
-        fields: Fields::No,
-    })?;
-    let registry = schemas.registry();
+    let ctx = Context::open(&Wanted::new(&args.input, &args.select, &args.filter))?;
+    let (catalog, selection, filter) = (&ctx.catalog, &ctx.selection, &ctx.filter);
+    let registry = ctx.registry();
     let sink: Box<dyn MessageSink + '_> = if args.format == ExportFormat::Mcap {
         let compression = match args.sink.compression {
             CompressionArg::Zstd => McapCompression::Zstd,
@@ -89,7 +77,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     if let Some(f) = &filter {
         f.report();
     }
-    Ok(finish(result, outcome))
+    Ok(finish(result, ctx.outcome))
 }
 
 /// The time range the progress bar spans: the selection's, within the catalog's.

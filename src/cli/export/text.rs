@@ -18,6 +18,7 @@ use crate::msg::path::ResolvedPath;
 
 use super::args::ExportFormat;
 use crate::cli::damage::readable;
+use crate::cli::field_paths::write_json_values;
 use crate::cli::ordered::{BatchLimit, ordered_map, workers};
 
 /// What a text export needs besides the messages.
@@ -200,15 +201,7 @@ impl TextExport<'_> {
                     return;
                 };
                 if self.format == ExportFormat::Jsonl {
-                    let _ = json::write_field(
-                        text,
-                        &conn.topic,
-                        &conn.datatype,
-                        time,
-                        path.text(),
-                        &values,
-                        path.has_wildcard(),
-                    );
+                    write_json_values(text, conn, time, path, &values);
                 } else {
                     let l = layout_for(&mut f.layout, text, || CsvLayout::for_value(first));
                     if let Ok(fit) = l.write_value_row(text, time, first, &mut f.floats) {
