@@ -15,12 +15,12 @@ use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 
 use crate::bag::{Bag, ConnId};
+use crate::msg::Registry;
 use crate::msg::{MessageRef, ValueRef};
-use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, read_batches};
-use super::{BagConn, Catalog, compile};
+use super::{BagConn, Catalog, DecodePlan, compile};
 
 /// The message types read as log lines.
 pub const LOG_TYPES: [&str; 2] = ["rosgraph_msgs/Log", "roslib/Log"];
@@ -247,7 +247,7 @@ pub struct LogPiece {
 
 /// How a connection's messages are read.
 struct Plan {
-    schema: std::sync::Arc<Schema>,
+    decode: DecodePlan,
     topic: u16,
 }
 
@@ -284,7 +284,7 @@ pub fn extract(
         {
             let topic = topics.iter().position(|t| *t == c.topic).unwrap_or(0);
             let schema = compile(c, registry).schema.ok().map(|schema| Plan {
-                schema,
+                decode: DecodePlan::new(schema, None),
                 topic: u16::try_from(topic).unwrap_or(u16::MAX),
             });
             if schema.is_some() {
@@ -363,7 +363,7 @@ fn read_chunk(
                 continue;
             }
         };
-        match decode(&plan.schema, &message.data) {
+        match plan.decode.decode(&message.data) {
             Ok(d) => {
                 let root = d.root();
                 let name: Box<str> = string_field(&root, "name").into();

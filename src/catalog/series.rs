@@ -27,12 +27,12 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 use crate::bag::{Bag, ConnId};
+use crate::msg::Registry;
 use crate::msg::path::{Leaf, ParsedPath, PathError, ResolvedPath, split_topic};
-use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, messages_in, read_batches_from, usable_and_skipped};
-use super::{Catalog, compile, topic_matches};
+use super::{Catalog, DecodePlan, compile, topic_matches};
 
 /// Receive times and values, in time order: 16 bytes per point.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -281,7 +281,7 @@ pub struct SeriesUpdate {
 
 /// The decode plan for one connection.
 struct ConnPlan {
-    schema: Arc<Schema>,
+    decode: DecodePlan,
     path: ResolvedPath,
 }
 
@@ -397,7 +397,10 @@ fn plan(
                         path: path.text().to_string(),
                         leaf: path.leaf(),
                     }),
-                    Ok(path) => Ok(ConnPlan { schema, path }),
+                    Ok(path) => Ok(ConnPlan {
+                        decode: DecodePlan::new(schema, None),
+                        path,
+                    }),
                 },
             };
             let plan = match plan {
@@ -470,7 +473,7 @@ fn read_chunk(
                 continue;
             }
         };
-        match decode(&plan.schema, &message.data) {
+        match plan.decode.decode(&message.data) {
             Ok(d) => {
                 stats.messages += 1;
                 match plan.path.get_f64(d.root()) {

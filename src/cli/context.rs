@@ -67,6 +67,7 @@ impl<'a> Wanted<'a> {
     }
 
     /// The same, with `-t` values naming fields as `fields` allows.
+    #[must_use]
     pub fn fields(self, fields: Fields) -> Self {
         Wanted { fields, ..self }
     }

@@ -75,18 +75,17 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             None => None,
         };
         let plan;
-        let decoded = match kept {
-            Some(value) => Ok(value),
-            None => {
-                plan = match &ctx.schemas.get(m.bag, conn).schema {
-                    Ok(s) => DecodePlan::new(Arc::clone(s), None),
-                    Err(e) => {
-                        print_error(format!("{}: {}: {e}", bag.path().display(), conn.topic));
-                        return Ok(Outcome::Failed);
-                    }
-                };
-                plan.decode(&m.message.data)
-            }
+        let decoded = if let Some(value) = kept {
+            Ok(value)
+        } else {
+            plan = match &ctx.schemas.get(m.bag, conn).schema {
+                Ok(s) => DecodePlan::new(Arc::clone(s), None),
+                Err(e) => {
+                    print_error(format!("{}: {}: {e}", bag.path().display(), conn.topic));
+                    return Ok(Outcome::Failed);
+                }
+            };
+            plan.decode(&m.message.data)
         };
         let frame = decoded.map_err(|e| e.to_string()).and_then(|v| {
             png::frame(&conn.datatype, v.root())

@@ -62,7 +62,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             Schemas::new(registry.clone()),
         )?)
     };
-    let range = progress_range(selection.start, selection.end, &catalog);
+    let range = progress_range(selection.start, selection.end, catalog);
     let mut progress = CopyProgress::new(range);
     // `--where EXPR`: only the messages it keeps reach the sink.
     let mut keep = |m: &crate::sink::SinkMessage<'_>| {
@@ -70,7 +70,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             .as_ref()
             .is_none_or(|f| f.keep(BagConn::new(m.bag, m.conn.id), m.data))
     };
-    let result = drive(&catalog, &selection, sink, Some(&mut keep), &mut |p| {
+    let result = drive(catalog, selection, sink, Some(&mut keep), &mut |p| {
         progress.update(p);
     });
     progress.finish();

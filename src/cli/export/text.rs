@@ -166,28 +166,27 @@ impl TextExport<'_> {
         };
         let time = m.message.entry.time;
         let schema;
-        let value = match kept {
-            Some(value) => value,
-            None => {
-                schema = match &f.schemas.get(m.bag, conn).schema {
-                    Ok(s) => DecodePlan::new(Arc::clone(s), None),
-                    Err(e) => {
-                        piece.written.fatal =
-                            Some(format!("{}: {}: {e}", bag.path().display(), conn.topic));
-                        return;
-                    }
-                };
-                match schema.decode(&m.message.data) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        piece.errors.push(format!(
-                            "{}: {} message at {time}: {e}",
-                            bag.path().display(),
-                            conn.topic
-                        ));
-                        piece.written.undecoded += 1;
-                        return;
-                    }
+        let value = if let Some(value) = kept {
+            value
+        } else {
+            schema = match &f.schemas.get(m.bag, conn).schema {
+                Ok(s) => DecodePlan::new(Arc::clone(s), None),
+                Err(e) => {
+                    piece.written.fatal =
+                        Some(format!("{}: {}: {e}", bag.path().display(), conn.topic));
+                    return;
+                }
+            };
+            match schema.decode(&m.message.data) {
+                Ok(v) => v,
+                Err(e) => {
+                    piece.errors.push(format!(
+                        "{}: {} message at {time}: {e}",
+                        bag.path().display(),
+                        conn.topic
+                    ));
+                    piece.written.undecoded += 1;
+                    return;
                 }
             }
         };

@@ -41,7 +41,7 @@ pub fn info(bags: &[PathBuf], freq: bool, idle_timeout: u64) -> Result<Outcome, 
             }
         };
         let text = if update.finished {
-            let bag = crate::bag::Bag::open(&follower.final_path())?;
+            let bag = crate::bag::Bag::open(follower.final_path())?;
             let shown = follower.final_path().display().to_string();
             text_summary(&bag, &shown, freq)
         } else {
