@@ -11,7 +11,8 @@ use crate::bag::Connection;
 use crate::msg::expr::{Expr, ExprError, Filter};
 use crate::msg::{DecodeError, Decoded, Registry, Schema};
 
-use super::{BagConn, TypePlans};
+use super::bag_conn::BagConn;
+use super::type_plans::TypePlans;
 
 /// How to decode (and test) the messages of one connection.
 #[derive(Clone, Debug)]

@@ -1,5 +1,12 @@
 //! The command-line interface: argument parsing, one module per subcommand, exit codes.
 //!
+//! This file holds `main` and the dispatch only; what the subcommands share has a file of its
+//! own that never reaches back here: the grammar (`command`), the set-up of the commands that
+//! read messages (`context`: bags, definitions, selection, `--where`, built once), how a
+//! command ended (`outcome`) and why it could not run (`error`). Commands return
+//! `Result<Outcome, CliError>`; the error is printed once, here. `echo/` and `export/` group
+//! a command's modes, with their arguments in `args.rs`.
+//!
 //! Exit codes (see `docs/cli.md`): 0 success; 1 the data has problems (a damaged bag read in
 //! part, `verify` found problems); 2 usage error or a file that cannot be opened at all.
 //! Errors are printed as `bagscope: error: FILE: WHAT (at byte N)`.
