@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::bag::Connection;
+use crate::bag::{Bag, BagError, Bytes, Connection, IndexEntry};
 use crate::msg::expr::{Expr, ExprError, Filter};
 use crate::msg::{DecodeError, Decoded, Registry, Schema};
 
@@ -61,6 +61,52 @@ impl DecodePlan {
             Ok(_) => Kept::No,
             Err(e) => Kept::Undecodable(e),
         }
+    }
+}
+
+/// Why an indexed message gave no decoded value.
+#[derive(Debug)]
+pub enum Lost {
+    /// It could not be read from its chunk.
+    Unreadable(BagError),
+    /// Its payload does not decode with the connection's schema.
+    Undecodable(DecodeError),
+}
+
+impl Lost {
+    /// True when the message could not be read (rather than decoded).
+    pub fn is_unreadable(&self) -> bool {
+        matches!(self, Lost::Unreadable(_))
+    }
+
+    /// What to tell about the loss of message `entry` of `bag` (a `what`, e.g. "log
+    /// message"): the read error as it is, or `FILE: WHAT at TIME does not decode: WHY`.
+    pub fn note(&self, bag: &Bag, entry: &IndexEntry, what: &str) -> String {
+        match self {
+            Lost::Unreadable(e) => e.to_string(),
+            Lost::Undecodable(e) => format!(
+                "{}: {what} at {} does not decode: {e}",
+                bag.path().display(),
+                entry.time
+            ),
+        }
+    }
+}
+
+impl DecodePlan {
+    /// Reads the message `entry` of `bag` from its chunk's decompressed `bytes`, decodes it
+    /// (once) and hands the decoded message to `use_it`; what `use_it` returns, or why the
+    /// message gave none. The readers that go chunk by chunk (search, series, log) share it.
+    pub fn read<R>(
+        &self,
+        bag: &Bag,
+        entry: &IndexEntry,
+        bytes: &Bytes,
+        use_it: impl FnOnce(&Decoded<'_>) -> R,
+    ) -> Result<R, Lost> {
+        let message = bag.read_with(entry, bytes).map_err(Lost::Unreadable)?;
+        let decoded = self.decode(&message.data).map_err(Lost::Undecodable)?;
+        Ok(use_it(&decoded))
     }
 }
 

@@ -355,37 +355,27 @@ fn read_chunk(
         let Some(Some(plan)) = schemas.get(&entry.conn) else {
             continue;
         };
-        let message = match bag.read_with(entry, &bytes) {
-            Ok(m) => m,
-            Err(e) => {
+        let read = plan.decode.read(bag, entry, &bytes, |d| {
+            let root = d.root();
+            let name: Box<str> = string_field(&root, "name").into();
+            let next = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
+            let node = *nodes.entry(name).or_insert(next);
+            out.lines.push(LogLine {
+                time: entry.time,
+                level: LogLevel::from_number(int_field(&root, "level").unwrap_or(0)),
+                node,
+                topic: plan.topic,
+                text: string_field(&root, "msg").into(),
+                origin: origin(&root).into(),
+            });
+        });
+        if let Err(lost) = read {
+            if lost.is_unreadable() {
                 stats.unreadable += 1;
-                stats.note(e.to_string());
-                continue;
-            }
-        };
-        match plan.decode.decode(&message.data) {
-            Ok(d) => {
-                let root = d.root();
-                let name: Box<str> = string_field(&root, "name").into();
-                let next = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
-                let node = *nodes.entry(name).or_insert(next);
-                out.lines.push(LogLine {
-                    time: entry.time,
-                    level: LogLevel::from_number(int_field(&root, "level").unwrap_or(0)),
-                    node,
-                    topic: plan.topic,
-                    text: string_field(&root, "msg").into(),
-                    origin: origin(&root).into(),
-                });
-            }
-            Err(e) => {
+            } else {
                 stats.undecodable += 1;
-                stats.note(format!(
-                    "{}: log message at {} does not decode: {e}",
-                    bag.path().display(),
-                    entry.time
-                ));
             }
+            stats.note(lost.note(bag, entry, "log message"));
         }
     }
     let mut names: Vec<(Box<str>, u32)> = nodes.into_iter().collect();

@@ -30,7 +30,7 @@ pub use bag_conn::BagConn;
 pub use chunk_scan::BagChunk;
 #[cfg(test)]
 pub use decode_plan::decodes_on_this_thread;
-pub use decode_plan::{DecodePlan, DecodePlans, Kept, PlanError};
+pub use decode_plan::{DecodePlan, DecodePlans, Kept, Lost, PlanError};
 pub use merge::{CatalogMessage, CatalogMessages};
 pub use schemas::{SchemaEntry, Schemas, compile};
 pub use topics::CatalogTopic;

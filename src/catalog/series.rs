@@ -465,29 +465,24 @@ fn read_chunk(
         let Some(Some(plan)) = plans.get(&entry.conn) else {
             continue;
         };
-        let message = match bag.read_with(entry, &bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                stats.unreadable += 1;
-                stats.note(e.to_string());
-                continue;
-            }
-        };
-        match plan.decode.decode(&message.data) {
-            Ok(d) => {
+        match plan
+            .decode
+            .read(bag, entry, &bytes, |d| plan.path.get_f64(d.root()))
+        {
+            Ok(value) => {
                 stats.messages += 1;
-                match plan.path.get_f64(d.root()) {
+                match value {
                     Some(v) => points.push((time_ns(entry.time), v)),
                     None => stats.no_value += 1,
                 }
             }
-            Err(e) => {
-                stats.undecodable += 1;
-                stats.note(format!(
-                    "{}: message at {} does not decode: {e}",
-                    bag.path().display(),
-                    entry.time
-                ));
+            Err(lost) => {
+                if lost.is_unreadable() {
+                    stats.unreadable += 1;
+                } else {
+                    stats.undecodable += 1;
+                }
+                stats.note(lost.note(bag, entry, "message"));
             }
         }
     }
