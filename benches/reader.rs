@@ -20,7 +20,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use bagscope::bag::{Bag, Query};
-use bagscope::cli::info::text_summary;
+use bagscope::cli::info::summary::text_summary;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();

@@ -7,7 +7,9 @@ fn main() {
     let t = std::time::Instant::now();
     for _ in 0..n {
         let bag = bagscope::bag::Bag::open(&path).unwrap();
-        std::hint::black_box(bagscope::cli::info::text_summary(&bag, &path, false));
+        std::hint::black_box(bagscope::cli::info::summary::text_summary(
+            &bag, &path, false,
+        ));
     }
     println!(
         "{:.3} ms per open+info",

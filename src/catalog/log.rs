@@ -15,12 +15,12 @@ use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 
 use crate::bag::{Bag, ConnId};
+use crate::msg::Registry;
 use crate::msg::{MessageRef, ValueRef};
-use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, read_batches};
-use super::{BagConn, Catalog, compile};
+use super::{BagConn, Catalog, DecodePlan, compile};
 
 /// The message types read as log lines.
 pub const LOG_TYPES: [&str; 2] = ["rosgraph_msgs/Log", "roslib/Log"];
@@ -247,7 +247,7 @@ pub struct LogPiece {
 
 /// How a connection's messages are read.
 struct Plan {
-    schema: std::sync::Arc<Schema>,
+    decode: DecodePlan,
     topic: u16,
 }
 
@@ -284,7 +284,7 @@ pub fn extract(
         {
             let topic = topics.iter().position(|t| *t == c.topic).unwrap_or(0);
             let schema = compile(c, registry).schema.ok().map(|schema| Plan {
-                schema,
+                decode: DecodePlan::new(schema, None),
                 topic: u16::try_from(topic).unwrap_or(u16::MAX),
             });
             if schema.is_some() {
@@ -355,37 +355,27 @@ fn read_chunk(
         let Some(Some(plan)) = schemas.get(&entry.conn) else {
             continue;
         };
-        let message = match bag.read_with(entry, &bytes) {
-            Ok(m) => m,
-            Err(e) => {
+        let read = plan.decode.read(bag, entry, &bytes, |d| {
+            let root = d.root();
+            let name: Box<str> = string_field(&root, "name").into();
+            let next = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
+            let node = *nodes.entry(name).or_insert(next);
+            out.lines.push(LogLine {
+                time: entry.time,
+                level: LogLevel::from_number(int_field(&root, "level").unwrap_or(0)),
+                node,
+                topic: plan.topic,
+                text: string_field(&root, "msg").into(),
+                origin: origin(&root).into(),
+            });
+        });
+        if let Err(lost) = read {
+            if lost.is_unreadable() {
                 stats.unreadable += 1;
-                stats.note(e.to_string());
-                continue;
-            }
-        };
-        match decode(&plan.schema, &message.data) {
-            Ok(d) => {
-                let root = d.root();
-                let name: Box<str> = string_field(&root, "name").into();
-                let next = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
-                let node = *nodes.entry(name).or_insert(next);
-                out.lines.push(LogLine {
-                    time: entry.time,
-                    level: LogLevel::from_number(int_field(&root, "level").unwrap_or(0)),
-                    node,
-                    topic: plan.topic,
-                    text: string_field(&root, "msg").into(),
-                    origin: origin(&root).into(),
-                });
-            }
-            Err(e) => {
+            } else {
                 stats.undecodable += 1;
-                stats.note(format!(
-                    "{}: log message at {} does not decode: {e}",
-                    bag.path().display(),
-                    entry.time
-                ));
             }
+            stats.note(lost.note(bag, entry, "log message"));
         }
     }
     let mut names: Vec<(Box<str>, u32)> = nodes.into_iter().collect();

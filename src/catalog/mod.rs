@@ -6,6 +6,7 @@
 mod bag_conn;
 mod chunk_batches;
 mod chunk_scan;
+mod decode_plan;
 pub mod export;
 pub mod health;
 pub mod index;
@@ -13,6 +14,7 @@ pub mod log;
 mod merge;
 mod schemas;
 pub mod search;
+mod selected;
 pub mod series;
 #[cfg(test)]
 mod tests;
@@ -26,6 +28,9 @@ use std::path::{Path, PathBuf};
 
 pub use bag_conn::BagConn;
 pub use chunk_scan::BagChunk;
+#[cfg(test)]
+pub use decode_plan::decodes_on_this_thread;
+pub use decode_plan::{DecodePlan, DecodePlans, Kept, Lost, PlanError};
 pub use merge::{CatalogMessage, CatalogMessages};
 pub use schemas::{SchemaEntry, Schemas, compile};
 pub use topics::CatalogTopic;

@@ -10,16 +10,15 @@
 //! Messages that cannot be read or decoded are counted, not fatal.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::bag::{Bag, ConnId};
-use crate::msg::expr::{Expr, ExprError, Filter};
-use crate::msg::{Registry, Schema, decode};
+use crate::msg::Registry;
+use crate::msg::expr::{Expr, ExprError};
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, messages_in, read_batches, usable_and_skipped};
-use super::{BagConn, Catalog, TypePlans, topic_matches};
+use super::{BagConn, Catalog, DecodePlan, Kept, TypePlans, topic_matches};
 
 /// What to search: an expression over the messages of some topics.
 #[derive(Debug, Clone)]
@@ -95,14 +94,8 @@ pub struct SearchUpdate {
     pub done: bool,
 }
 
-struct ConnPlan {
-    schema: Arc<Schema>,
-    /// Shared by the connections of one type (docs: [`TypePlans`]).
-    filter: Arc<Filter>,
-}
-
 /// Per bag: the searched connections and their plan (`None`: the expression does not fit).
-type Plans = Vec<HashMap<ConnId, Option<ConnPlan>>>;
+type Plans = Vec<HashMap<ConnId, Option<DecodePlan>>>;
 
 /// Compiles the request for every searched connection (once per message type): an error
 /// when it fits none.
@@ -121,7 +114,7 @@ fn plan(
             request.topics.is_empty() || request.topics.iter().any(|t| topic_matches(t, &c.topic))
         }) {
             let plan = match types.plan(c) {
-                Ok(Some((schema, filter))) => Some(ConnPlan { schema, filter }),
+                Ok(Some((schema, filter))) => Some(DecodePlan::new(schema, Some(filter))),
                 Ok(None) => None,
                 Err(error) => {
                     first_error.get_or_insert(SearchError::Expr {
@@ -231,7 +224,7 @@ pub fn search(
 fn read_chunk(
     bag: &Bag,
     job: &ChunkJob,
-    plans: &HashMap<ConnId, Option<ConnPlan>>,
+    plans: &HashMap<ConnId, Option<DecodePlan>>,
 ) -> (Vec<Match>, SearchStats) {
     let mut stats = SearchStats::default();
     let mut matches = Vec::new();
@@ -250,18 +243,18 @@ fn read_chunk(
             stats.unreadable += 1;
             continue;
         };
-        match decode(&plan.schema, &message.data) {
-            Ok(d) => {
+        // One decode per message, through the connection's plan (shared per type).
+        match plan.keep(&message.data) {
+            Kept::Yes(_) => {
                 stats.tested += 1;
-                if plan.filter.matches(d.root()) {
-                    stats.matched += 1;
-                    matches.push(Match {
-                        time: entry.time,
-                        conn: BagConn::new(key_bag, entry.conn),
-                    });
-                }
+                stats.matched += 1;
+                matches.push(Match {
+                    time: entry.time,
+                    conn: BagConn::new(key_bag, entry.conn),
+                });
             }
-            Err(_) => stats.undecodable += 1,
+            Kept::No => stats.tested += 1,
+            Kept::Undecodable(_) => stats.undecodable += 1,
         }
     }
     (matches, stats)
@@ -274,6 +267,7 @@ mod tests {
     use super::*;
     use crate::bag::{OpenOptions, Query};
     use crate::catalog::compile;
+    use std::sync::Arc;
 
     fn catalog(name: &str) -> Catalog {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -411,12 +405,12 @@ mod tests {
         assert!(errors.is_empty(), "{errors:?}");
         let r = request(&[], r#"data =~ "\w{20}""#);
         let plans = plan(&c, &r, &Registry::bundled()).unwrap();
-        let all: Vec<&ConnPlan> = plans[0].values().map(|p| p.as_ref().unwrap()).collect();
+        let all: Vec<&DecodePlan> = plans[0].values().map(|p| p.as_ref().unwrap()).collect();
         assert_eq!(all.len(), 300);
-        assert!(
-            all.iter().all(|p| Arc::ptr_eq(&p.filter, &all[0].filter)
-                && Arc::ptr_eq(&p.schema, &all[0].schema))
-        );
+        assert!(all.iter().all(
+            |p| Arc::ptr_eq(p.filter().unwrap(), all[0].filter().unwrap())
+                && Arc::ptr_eq(p.schema(), all[0].schema())
+        ));
         assert_eq!(r.expr.regexes_compiled(), 1);
         let (found, stats) = search(
             &c,

@@ -27,12 +27,12 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 use crate::bag::{Bag, ConnId};
+use crate::msg::Registry;
 use crate::msg::path::{Leaf, ParsedPath, PathError, ResolvedPath, split_topic};
-use crate::msg::{Registry, Schema, decode};
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, messages_in, read_batches_from, usable_and_skipped};
-use super::{Catalog, compile, topic_matches};
+use super::{Catalog, DecodePlan, compile, topic_matches};
 
 /// Receive times and values, in time order: 16 bytes per point.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -281,7 +281,7 @@ pub struct SeriesUpdate {
 
 /// The decode plan for one connection.
 struct ConnPlan {
-    schema: Arc<Schema>,
+    decode: DecodePlan,
     path: ResolvedPath,
 }
 
@@ -397,7 +397,10 @@ fn plan(
                         path: path.text().to_string(),
                         leaf: path.leaf(),
                     }),
-                    Ok(path) => Ok(ConnPlan { schema, path }),
+                    Ok(path) => Ok(ConnPlan {
+                        decode: DecodePlan::new(schema, None),
+                        path,
+                    }),
                 },
             };
             let plan = match plan {
@@ -462,29 +465,24 @@ fn read_chunk(
         let Some(Some(plan)) = plans.get(&entry.conn) else {
             continue;
         };
-        let message = match bag.read_with(entry, &bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                stats.unreadable += 1;
-                stats.note(e.to_string());
-                continue;
-            }
-        };
-        match decode(&plan.schema, &message.data) {
-            Ok(d) => {
+        match plan
+            .decode
+            .read(bag, entry, &bytes, |d| plan.path.get_f64(d.root()))
+        {
+            Ok(value) => {
                 stats.messages += 1;
-                match plan.path.get_f64(d.root()) {
+                match value {
                     Some(v) => points.push((time_ns(entry.time), v)),
                     None => stats.no_value += 1,
                 }
             }
-            Err(e) => {
-                stats.undecodable += 1;
-                stats.note(format!(
-                    "{}: message at {} does not decode: {e}",
-                    bag.path().display(),
-                    entry.time
-                ));
+            Err(lost) => {
+                if lost.is_unreadable() {
+                    stats.unreadable += 1;
+                } else {
+                    stats.undecodable += 1;
+                }
+                stats.note(lost.note(bag, entry, "message"));
             }
         }
     }

@@ -21,7 +21,7 @@ pub type SchemaResult = Result<Arc<Schema>, Arc<MsgError>>;
 
 /// The schemas and filters of one expression, by message type.
 pub struct TypePlans<'c, 'e> {
-    expr: &'e Expr,
+    expr: Option<&'e Expr>,
     registry: &'e Registry,
     by_topic: bool,
     schemas: HashMap<TypeKey<'c>, SchemaResult>,
@@ -32,9 +32,21 @@ impl<'c, 'e> TypePlans<'c, 'e> {
     /// Plans for `expr`, with `registry` for connections that carry no definition.
     pub fn new(expr: &'e Expr, registry: &'e Registry) -> Self {
         TypePlans {
-            expr,
+            expr: Some(expr),
             registry,
             by_topic: expr.mentions_topic(),
+            schemas: HashMap::new(),
+            filters: HashMap::new(),
+        }
+    }
+
+    /// Schemas only (no expression), with `registry` for connections that carry no
+    /// definition: [`TypePlans::plan`] then tests nothing and answers `Ok(None)`.
+    pub fn schemas_only(registry: &'e Registry) -> Self {
+        TypePlans {
+            expr: None,
+            registry,
+            by_topic: false,
             schemas: HashMap::new(),
             filters: HashMap::new(),
         }
@@ -54,17 +66,20 @@ impl<'c, 'e> TypePlans<'c, 'e> {
     }
 
     /// The schema of `conn` and the expression compiled for it; `Ok(None)` when the type has
-    /// no schema (its messages cannot be decoded), `Err` when the expression does not fit it.
+    /// no schema (its messages cannot be decoded) or there is no expression, `Err` when the
+    /// expression does not fit it.
     #[allow(clippy::type_complexity)]
     pub fn plan(
         &mut self,
         conn: &'c Connection,
     ) -> Result<Option<(Arc<Schema>, Arc<Filter>)>, ExprError> {
+        let Some(expr) = self.expr else {
+            return Ok(None);
+        };
         let Ok(schema) = self.schema(conn) else {
             return Ok(None);
         };
         let topic: &'c str = if self.by_topic { &conn.topic } else { "" };
-        let expr = self.expr;
         let filter = self
             .filters
             .entry((Self::key(conn), topic))

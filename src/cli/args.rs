@@ -8,7 +8,9 @@ use crate::catalog::{Catalog, Selection};
 use crate::msg::Registry;
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
-use super::{Outcome, print_error};
+use super::error::CliError;
+use super::outcome::Outcome;
+use super::term::print_error;
 
 /// Which messages: topics and an inclusive time range.
 #[derive(Args, Debug, Clone, Default)]
@@ -38,8 +40,8 @@ impl SelectArgs {
 
     /// The selection over `catalog`, checked: a topic no bag holds, an empty or inverted
     /// time range, or one that lies entirely outside the bags' messages selects nothing and
-    /// is a usage error (printed; `Err(Outcome::Failed)`, exit 2).
-    pub fn checked_selection(&self, catalog: &Catalog) -> Result<Selection, Outcome> {
+    /// is a usage error.
+    pub fn checked_selection(&self, catalog: &Catalog) -> Result<Selection, CliError> {
         let known: Vec<String> = catalog.topics().into_iter().map(|t| t.topic).collect();
         let selection = self.selection(catalog);
         let problem = unknown_topics(&self.topics, &known, "no bag holds").or_else(|| {
@@ -47,10 +49,7 @@ impl SelectArgs {
             check_range(selection.start, selection.end, span).err()
         });
         match problem {
-            Some(why) => {
-                print_error(why);
-                Err(Outcome::Failed)
-            }
+            Some(why) => Err(CliError::Usage(why)),
             None => Ok(selection),
         }
     }
@@ -128,15 +127,12 @@ pub struct MsgPathArgs {
 pub const MSG_PATH: &str = "msg_paths";
 
 impl MsgPathArgs {
-    /// The bundled definitions plus the given directories (looked up first); prints the
-    /// error and returns [`Outcome::Failed`] when a directory cannot be read.
-    pub fn registry(&self) -> Result<Registry, Outcome> {
+    /// The bundled definitions plus the given directories (looked up first); `Err` when a
+    /// directory cannot be read.
+    pub fn registry(&self) -> Result<Registry, CliError> {
         let mut r = Registry::bundled();
         for dir in &self.msg_paths {
-            if let Err(e) = r.add_msg_path(dir) {
-                print_error(format!("--msg-path: {e}"));
-                return Err(Outcome::Failed);
-            }
+            r.add_msg_path(dir).map_err(CliError::MsgPath)?;
         }
         Ok(r)
     }
@@ -153,28 +149,19 @@ pub struct BagsArgs {
     pub bags: Vec<PathBuf>,
 }
 
-/// Opens every bag (see [`open_catalog`]) and checks `select` over them (see
-/// [`SelectArgs::checked_selection`]); errors are printed.
-pub fn open_selection(
-    bags: &[PathBuf],
-    select: &SelectArgs,
-) -> Result<(Catalog, Selection, Outcome), Outcome> {
-    let (catalog, outcome) = open_catalog(bags)?;
-    let selection = select.checked_selection(&catalog)?;
-    Ok((catalog, selection, outcome))
-}
-
-/// Opens every bag; errors are printed. `Err` when none could be opened.
-pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), Outcome> {
+/// Opens every bag; `Err` when none could be opened. When some could, the errors of the
+/// others are printed, as are the losses found in those opened, and the outcome says so.
+pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), CliError> {
     let (catalog, errors) = Catalog::open(paths, &crate::bag::OpenOptions::default());
+    let hints: Vec<String> = paths.iter().filter_map(|p| topic_hint(p)).collect();
+    if catalog.is_empty() {
+        return Err(CliError::NoBag { errors, hints });
+    }
     for e in &errors {
         print_error(e);
     }
-    for hint in paths.iter().filter_map(|p| topic_hint(p)) {
-        super::print_note(hint);
-    }
-    if catalog.is_empty() {
-        return Err(Outcome::Failed);
+    for hint in hints {
+        super::term::print_note(hint);
     }
     let mut outcome = if errors.is_empty() {
         Outcome::Ok
@@ -328,7 +315,7 @@ mod tests {
         let args = MsgPathArgs {
             msg_paths: vec![PathBuf::from("/nonexistent/bagscope-msgs")],
         };
-        assert!(matches!(args.registry(), Err(Outcome::Failed)));
+        assert!(matches!(args.registry(), Err(CliError::MsgPath(_))));
         assert!(MsgPathArgs::default().registry().is_ok());
     }
 }

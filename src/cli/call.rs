@@ -12,9 +12,10 @@ use crate::ros::xmlrpc::XmlRpcError;
 use crate::ros::{Header, MasterClient, NodeConfig, RosError, call_service_with_header, names};
 use crate::time::{RosTime, TimeSpec, parse_time_spec};
 
+use super::outcome::Outcome;
 use super::serve::parse_rate;
+use super::term::print_error;
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error};
 
 /// Arguments of `bagscope call`.
 #[derive(Args, Debug)]

@@ -15,10 +15,12 @@ use crate::rockin::{ConvertError, ToBagOptions, bag_to_yaml, yaml_to_bag};
 
 use super::args::MSG_PATH;
 use super::copy::WriteArgs;
+use super::error::CliError;
+use super::outcome::Outcome;
 use super::output::Output;
 use super::rosbag_fmt::human_size;
+use super::term::print_error;
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error};
 
 /// Arguments of `bagscope convert` (the output options of `filter`, worded for conversions).
 #[derive(Args, Debug)]
@@ -87,26 +89,18 @@ pub fn direction(input: &Path, output: &Path) -> Result<Direction, String> {
 }
 
 /// Runs `bagscope convert`.
-pub fn run(args: &ConvertArgs) -> Outcome {
-    let dir = match direction(&args.input, &args.output) {
-        Ok(d) => d,
-        Err(why) => {
-            print_error(why);
-            return Outcome::Failed;
-        }
-    };
+pub fn run(args: &ConvertArgs) -> Result<Outcome, CliError> {
+    let dir = direction(&args.input, &args.output).map_err(CliError::Usage)?;
     if dir == Direction::ToYaml && args.write.compression.is_some() {
-        print_error("--compression applies to YAML → bag conversions only");
-        return Outcome::Failed;
+        return Err(CliError::Usage(
+            "--compression applies to YAML → bag conversions only".to_string(),
+        ));
     }
-    let registry = match args.write.msg.registry() {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    match dir {
+    let registry = args.write.msg.registry()?;
+    Ok(match dir {
         Direction::ToBag => to_bag(args, &registry),
         Direction::ToYaml => to_yaml(args, &registry),
-    }
+    })
 }
 
 fn failed(e: &ConvertError) -> Outcome {

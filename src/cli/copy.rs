@@ -12,9 +12,11 @@ use crate::format::Compression;
 use crate::msg::Registry;
 
 use super::args::{MSG_PATH, MsgPathArgs};
+use super::error::CliError;
+use super::outcome::Outcome;
 use super::progress::CopyProgress;
 use super::rosbag_fmt::human_size;
-use super::{Outcome, print_error, print_warning};
+use super::term::print_warning;
 
 /// Compression methods on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -77,20 +79,20 @@ impl WriteArgs {
     }
 }
 
-/// The definitions of `args` and the bag `input`, opened; errors are printed.
-pub fn open_input(input: &Path, args: &WriteArgs) -> Result<(Registry, Bag), Outcome> {
+/// The definitions of `args` and the bag `input`, opened.
+pub fn open_input(input: &Path, args: &WriteArgs) -> Result<(Registry, Bag), CliError> {
     let registry = args.msg.registry()?;
-    let bag = super::open_bag(input)?;
+    let bag = Bag::open(input)?;
     Ok((registry, bag))
 }
 
-/// Runs the copy of `bag` into `output` with a progress bar; prints errors and returns the
-/// report, or the outcome to exit with.
+/// Runs the copy of `bag` into `output` with a progress bar; the report, or why the copy
+/// failed.
 pub fn run_copy(
     bag: &Bag,
     output: &Path,
     options: &RewriteOptions<'_>,
-) -> Result<RewriteReport, Outcome> {
+) -> Result<RewriteReport, CliError> {
     let range = bag.start_time().zip(bag.end_time()).map(|(s, e)| {
         let s = options.query.start.map_or(s, |q| q.max(s));
         let e = options.query.end.map_or(e, |q| q.min(e));
@@ -99,10 +101,7 @@ pub fn run_copy(
     let mut progress = CopyProgress::new(range);
     let result = rewrite(bag, output, options, &mut |p| progress.update(p));
     progress.finish();
-    result.map_err(|e| {
-        print_error(&e);
-        Outcome::Failed
-    })
+    Ok(result?)
 }
 
 /// Prints, on stderr, what the reader could not read and which definitions are missing;

@@ -5,14 +5,15 @@
 use crate::bag::{Bag, BagError, Unread};
 use crate::catalog::{Catalog, CatalogMessage};
 
-use super::{Outcome, print_error, print_warning};
+use super::outcome::Outcome;
+use super::term::{print_error, print_warning};
 
 /// Prints the losses found while opening `bag` as warnings on stderr
 /// (`bagscope: warning: FILE: lost: …`); true when there are any.
 pub fn print_losses(bag: &Bag) -> bool {
     // The end of a recording still being written is no loss: a note, whatever the exit code.
     if let Some(u) = bag.recovery().and_then(|r| r.unfinished.as_ref()) {
-        super::print_note(format_args!("{}: unfinished: {u}", bag.path().display()));
+        super::term::print_note(format_args!("{}: unfinished: {u}", bag.path().display()));
     }
     let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) else {
         return false;

@@ -4,8 +4,11 @@
 
 use std::collections::HashMap;
 
+use crate::bag::Connection;
 use crate::catalog::{BagConn, Catalog, Schemas, topic_matches};
+use crate::msg::ValueRef;
 use crate::msg::path::{ParsedPath, ResolvedPath, split_topic};
+use crate::time::RosTime;
 
 /// The topics to select and the field path asked of each topic that has one.
 #[derive(Debug, Default)]
@@ -83,4 +86,24 @@ pub fn resolve(
         }
     }
     Ok(out)
+}
+
+/// Writes, as one JSON object (docs/JSON.md), the values `path` names in a message of `conn`
+/// received at `time` (`echo` and `export` print the same line).
+pub fn write_json_values(
+    text: &mut String,
+    conn: &Connection,
+    time: RosTime,
+    path: &ResolvedPath,
+    values: &[ValueRef<'_>],
+) {
+    let _ = crate::msg::json::write_field(
+        text,
+        &conn.topic,
+        &conn.datatype,
+        time,
+        path.text(),
+        values,
+        path.has_wildcard(),
+    );
 }

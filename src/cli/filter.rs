@@ -11,9 +11,11 @@ use crate::time::RosTime;
 
 use super::args::{SelectArgs, check_range, unknown_topics};
 use super::copy::{WriteArgs, open_input, recovery_lines, report_problems, run_copy, wrote_line};
+use super::error::CliError;
+use super::outcome::Outcome;
+use super::term::print_warning;
 use super::term::{Stdout, outln};
 use super::where_args::WhereArgs;
-use super::{Outcome, print_error, print_warning};
 
 /// Arguments of `bagscope filter`.
 #[derive(Args, Debug)]
@@ -44,33 +46,17 @@ pub struct FilterArgs {
 }
 
 /// Runs `bagscope filter`.
-pub fn run(args: &FilterArgs) -> Outcome {
-    let (registry, bag) = match open_input(&args.input, &args.write) {
-        Ok(opened) => opened,
-        Err(o) => return o,
-    };
-    let query = match selection(&bag, &args.select) {
-        Ok(q) => q,
-        Err(why) => {
-            print_error(why);
-            return Outcome::Failed;
-        }
-    };
+pub fn run(args: &FilterArgs) -> Result<Outcome, CliError> {
+    let (registry, bag) = open_input(&args.input, &args.write)?;
+    let query = selection(&bag, &args.select).map_err(CliError::Usage)?;
     let conns = bag
         .connections()
         .iter()
         .filter(|c| query.wants_conn(c.id))
         .map(|c| (0, c));
-    let filter = match args
+    let filter = args
         .filter
-        .compile(conns, &crate::catalog::Schemas::new(registry.clone()))
-    {
-        Ok(f) => f,
-        Err(e) => {
-            e.print();
-            return Outcome::Failed;
-        }
-    };
+        .compile(conns, &crate::catalog::Schemas::new(registry.clone()))?;
     let keep = |conn: ConnId, data: &[u8]| {
         filter
             .as_ref()
@@ -85,10 +71,7 @@ pub fn run(args: &FilterArgs) -> Outcome {
             .is_some()
             .then_some(&keep as &crate::bag::rewrite::Keep<'_>),
     };
-    let report = match run_copy(&bag, &args.output, &options) {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
+    let report = run_copy(&bag, &args.output, &options)?;
     // A damaged input was copied as far as it could be read: say what is missing.
     if let Some(r) = bag.recovery().filter(|r| !r.is_lossless()) {
         for line in recovery_lines(r) {
@@ -101,7 +84,7 @@ pub fn run(args: &FilterArgs) -> Outcome {
     let outcome = report_problems(&bag, &report);
     let mut out = Stdout::human();
     outln!(out, "{}", wrote_line(&report));
-    out.finish(outcome)
+    Ok(out.finish(outcome))
 }
 
 /// The query for the topics and time range asked for. A topic IN does not have, an empty or

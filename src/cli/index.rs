@@ -13,9 +13,12 @@ use crate::time::{TimeSpec, parse_time_spec};
 
 use super::args::MsgPathArgs;
 use super::damage::report_unread;
-use super::echo::{EchoFormat, Printer};
+use super::echo::args::EchoFormat;
+use super::echo::printer::Printer;
+use super::error::CliError;
+use super::outcome::Outcome;
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error, print_note, print_warning};
+use super::term::{print_error, print_note, print_warning};
 
 /// `bagscope index ...`.
 #[derive(Args, Debug)]
@@ -155,14 +158,8 @@ pub struct QueryArgs {
 }
 
 /// Runs `bagscope query`.
-pub fn query(args: &QueryArgs) -> Outcome {
-    let ix = match Index::open(&args.index) {
-        Ok(i) => i,
-        Err(e) => {
-            print_error(e);
-            return Outcome::Failed;
-        }
-    };
+pub fn query(args: &QueryArgs) -> Result<Outcome, CliError> {
+    let ix = Index::open(&args.index)?;
     let origin = ix.start_time().unwrap_or_default();
     let (start, end) = (args.start.resolve(origin), args.end.resolve(origin));
     let known: Vec<String> = ix.topics().iter().map(|t| t.topic.clone()).collect();
@@ -171,16 +168,9 @@ pub fn query(args: &QueryArgs) -> Outcome {
     let problem = super::args::unknown_topics(&args.topics, &known, &holder)
         .or_else(|| super::args::check_range(Some(start), Some(end), span).err());
     if let Some(why) = problem {
-        print_error(why);
-        return Outcome::Failed;
+        return Err(CliError::Usage(why));
     }
-    let catalog = match ix.catalog() {
-        Ok(c) => c,
-        Err(e) => {
-            print_error(e);
-            return Outcome::Failed;
-        }
-    };
+    let catalog = ix.catalog()?;
     let located = std::time::Instant::now();
     let entries = ix.query(&args.topics, start, end);
     if std::env::var_os("BAGSCOPE_TIMING").is_some() {
@@ -190,7 +180,7 @@ pub fn query(args: &QueryArgs) -> Outcome {
         ));
     }
     match &args.out {
-        Some(out) => write_bag(args, out, &ix, &catalog, entries),
+        Some(out) => Ok(write_bag(args, out, &ix, &catalog, entries)),
         None => print(args, &ix, &catalog, entries),
     }
 }
@@ -230,11 +220,8 @@ fn print(
     ix: &Index,
     catalog: &crate::catalog::Catalog,
     entries: index::IndexMessages<'_>,
-) -> Outcome {
-    let registry = match args.msg.registry() {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
+) -> Result<Outcome, CliError> {
+    let registry = args.msg.registry()?;
     let mut printer = Printer::new(args.format, registry);
     let mut out = Stdout::data();
     let mut outcome = Outcome::Ok;
@@ -262,7 +249,7 @@ fn print(
         }
     }
     let outcome = outcome.max(report_unread(&unread));
-    out.finish(outcome)
+    Ok(out.finish(outcome))
 }
 
 fn write_bag(

@@ -12,7 +12,8 @@ use std::ffi::OsString;
 
 use clap::{Args, FromArgMatches};
 
-use super::{Cli, Command, args::MsgPathArgs};
+use super::args::MsgPathArgs;
+use super::command::{Cli, Command};
 
 /// The parsed command line when `argv[1]` names a subcommand and that subcommand's own
 /// arguments parse without error; `None` otherwise (then the whole tree must parse it).

@@ -18,9 +18,11 @@ use crate::play::{
 };
 use crate::ros::{NodeConfig, QueueLimits, names};
 
-use super::args::{SelectArgs, open_selection};
+use super::args::SelectArgs;
+use super::context::{Context, Fields, Wanted};
 use super::controls::{RawMode, Stops, forward_keys};
-use super::{Outcome, print_error};
+use super::error::CliError;
+use super::outcome::Outcome;
 
 /// How long queued messages may take to reach subscribers at the end.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -136,15 +138,22 @@ impl Console {
 }
 
 /// Runs `bagscope play`.
-pub fn run(args: &PlayArgs) -> Outcome {
-    let (catalog, selection, outcome) = match open_selection(&args.bags, &args.select) {
-        Ok(opened) => opened,
-        Err(o) => return o,
-    };
-    match start(args, &catalog, &selection) {
-        Ok(started) => play(args, &catalog, &selection, started, outcome),
-        Err(o) => o,
-    }
+pub fn run(args: &PlayArgs) -> Result<Outcome, CliError> {
+    let ctx = Context::open(&Wanted {
+        bags: &args.bags,
+        msg: None,
+        select: &args.select,
+        filter: None,
+        fields: Fields::No,
+    })?;
+    let started = start(args, &ctx.catalog, &ctx.selection)?;
+    Ok(play(
+        args,
+        &ctx.catalog,
+        &ctx.selection,
+        started,
+        ctx.outcome,
+    ))
 }
 
 /// A node started with the selection advertised, and `/clock` when asked for.
@@ -155,25 +164,19 @@ struct Started {
 }
 
 /// Checks the namespace, starts the node from the environment, advertises the selection
-/// and `/clock`; errors are printed.
-fn start(args: &PlayArgs, catalog: &Catalog, selection: &Selection) -> Result<Started, Outcome> {
-    let failed = |e: &dyn std::fmt::Display| {
-        print_error(e);
-        Outcome::Failed
-    };
+/// and `/clock`.
+fn start(args: &PlayArgs, catalog: &Catalog, selection: &Selection) -> Result<Started, CliError> {
     let namespace = crate::play::namespace(args.namespace.as_deref())
-        .map_err(|e| failed(&format_args!("--namespace: {e}")))?;
-    let config =
-        NodeConfig::from_env(&names::anonymous("bagscope_play")).map_err(|e| failed(&e))?;
+        .map_err(|e| CliError::Usage(format!("--namespace: {e}")))?;
+    let config = NodeConfig::from_env(&names::anonymous("bagscope_play"))?;
     let master_uri = config.master_uri.clone();
     let limits = QueueLimits {
         messages: args.queue.max(1),
         ..QueueLimits::default()
     };
-    let session =
-        Session::start(config, &namespace, limits, catalog, selection).map_err(|e| failed(&e))?;
+    let session = Session::start(config, &namespace, limits, catalog, selection)?;
     let clock = if args.clock {
-        Some(ClockPublisher::advertise(&session.node).map_err(|e| failed(&e))?)
+        Some(ClockPublisher::advertise(&session.node)?)
     } else {
         None
     };

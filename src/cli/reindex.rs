@@ -10,8 +10,9 @@ use crate::bag::Query;
 use crate::bag::rewrite::{ConnectionIds, RewriteOptions};
 use crate::format::Version;
 
-use super::Outcome;
 use super::copy::{WriteArgs, open_input, recovery_lines, report_problems, run_copy, wrote_line};
+use super::error::CliError;
+use super::outcome::Outcome;
 use super::term::{Stdout, outln};
 
 /// Arguments of `bagscope reindex`.
@@ -30,11 +31,8 @@ pub struct ReindexArgs {
 }
 
 /// Runs `bagscope reindex`.
-pub fn run(args: &ReindexArgs) -> Outcome {
-    let (registry, bag) = match open_input(&args.input, &args.write) {
-        Ok(opened) => opened,
-        Err(o) => return o,
-    };
+pub fn run(args: &ReindexArgs) -> Result<Outcome, CliError> {
+    let (registry, bag) = open_input(&args.input, &args.write)?;
     let options = RewriteOptions {
         query: Query::all(),
         writer: args.write.writer_options(&bag),
@@ -42,10 +40,7 @@ pub fn run(args: &ReindexArgs) -> Outcome {
         definitions: &registry,
         keep: None,
     };
-    let report = match run_copy(&bag, &args.output, &options) {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
+    let report = run_copy(&bag, &args.output, &options)?;
     let outcome = report_problems(&bag, &report);
     let mut out = Stdout::human();
     outln!(
@@ -94,5 +89,5 @@ pub fn run(args: &ReindexArgs) -> Outcome {
         );
     }
     outln!(out, "{}", wrote_line(&report));
-    out.finish(outcome)
+    Ok(out.finish(outcome))
 }

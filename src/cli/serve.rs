@@ -14,7 +14,8 @@ use crate::play::bagserver::{Bagserver, MIN_RATE, ServeOptions};
 use crate::ros::{Node, NodeConfig, QueueLimits, names};
 
 use super::controls::Stops;
-use super::{Outcome, print_error, print_note, print_warning};
+use super::outcome::Outcome;
+use super::term::{print_error, print_note, print_warning};
 
 /// Arguments of `bagscope serve`.
 #[derive(Args, Debug)]

@@ -4,10 +4,11 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
-use super::{Cli, Outcome, print_error};
+use super::outcome::Outcome;
+use super::term::print_error;
 
 /// `bagscope completions SHELL`.
 #[derive(Args, Debug)]
@@ -26,18 +27,18 @@ pub struct ManpageArgs {
     pub out: Option<PathBuf>,
 }
 
-/// Prints the completion script for `args.shell` on stdout.
-pub fn completions(args: &CompletionsArgs) -> Outcome {
-    let mut cmd = Cli::command();
+/// Prints the completion script for `args.shell` of the command line `cmd` on stdout.
+pub fn completions(args: &CompletionsArgs, mut cmd: clap::Command) -> Outcome {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "bagscope", &mut out);
     write_stdout(&out)
 }
 
-/// Prints the man page on stdout, or writes the pages into `--out DIR`.
-pub fn manpage(args: &ManpageArgs) -> Outcome {
+/// Prints the man page of the command line `cmd` on stdout, or writes the pages into
+/// `--out DIR`.
+pub fn manpage(args: &ManpageArgs, cmd: clap::Command) -> Outcome {
     if let Some(dir) = &args.out {
-        return match clap_mangen::generate_to(Cli::command(), dir) {
+        return match clap_mangen::generate_to(cmd, dir) {
             Ok(()) => Outcome::Ok,
             Err(e) => {
                 print_error(format!("{}: {e}", dir.display()));
@@ -45,7 +46,7 @@ pub fn manpage(args: &ManpageArgs) -> Outcome {
             }
         };
     }
-    match page() {
+    match page(cmd) {
         Ok(roff) => write_stdout(&roff),
         Err(e) => {
             print_error(format!("man page: {e}"));
@@ -54,10 +55,10 @@ pub fn manpage(args: &ManpageArgs) -> Outcome {
     }
 }
 
-/// The roff of bagscope(1): the main page, then one section per subcommand (nested ones
+/// The roff of bagscope(1) from the command line `cmd`: the main page, then one section per subcommand (nested ones
 /// too, `index build`) with its synopsis, description and options as subsections.
-pub fn page() -> io::Result<Vec<u8>> {
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+pub fn page(cmd: clap::Command) -> io::Result<Vec<u8>> {
+    let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
     let mut out = Vec::new();
     clap_mangen::Man::new(cmd.clone()).render(&mut out)?;
@@ -111,7 +112,10 @@ mod tests {
 
     #[test]
     fn the_page_has_a_section_per_subcommand() {
-        let roff = String::from_utf8(page().unwrap()).unwrap();
+        let roff = String::from_utf8(
+            page(<crate::cli::command::Cli as clap::CommandFactory>::command()).unwrap(),
+        )
+        .unwrap();
         assert!(
             roff.starts_with(".ie") || roff.contains(".TH bagscope 1"),
             "{roff}"

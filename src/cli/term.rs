@@ -9,7 +9,7 @@ use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
 
 use crate::printable::{Escaping, escape_line};
 
-use super::Outcome;
+use super::outcome::Outcome;
 
 /// The environment variable that makes data outputs escaped as on a terminal
 /// (`BAGSCOPE_ESCAPE=always`; for tests and for pagers that interpret escapes).

@@ -11,8 +11,10 @@ use crate::catalog::compile;
 use crate::msg::{Registry, Schema};
 
 use super::args::BagsArgs;
+use super::error::CliError;
+use super::outcome::Outcome;
 use super::term::{Stdout, outln};
-use super::{Outcome, print_error, print_warning};
+use super::term::{print_error, print_warning};
 
 /// Arguments of `bagscope verify`.
 #[derive(Args, Debug)]
@@ -50,11 +52,8 @@ pub struct Report {
 }
 
 /// Runs `bagscope verify`.
-pub fn run(args: &VerifyArgs) -> Outcome {
-    let registry = match args.input.msg.registry() {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
+pub fn run(args: &VerifyArgs) -> Result<Outcome, CliError> {
+    let registry = args.input.msg.registry()?;
     let mut outcome = Outcome::Ok;
     let (mut total_msgs, mut total_problems) = (0u64, 0usize);
     let mut out = Stdout::human();
@@ -85,7 +84,7 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         }
         // The end of a recording still being written: not checked, and no problem.
         if let Some(u) = bag.recovery().and_then(|r| r.unfinished.as_ref()) {
-            super::print_note(format_args!("{shown}: unfinished: {u}"));
+            super::term::print_note(format_args!("{shown}: unfinished: {u}"));
         }
         for p in &report.problems {
             let at = p
@@ -124,7 +123,7 @@ pub fn run(args: &VerifyArgs) -> Outcome {
             args.input.bags.len()
         );
     }
-    out.finish(outcome)
+    Ok(out.finish(outcome))
 }
 
 /// Verifies one bag: what opening it revealed, then every chunk and message.

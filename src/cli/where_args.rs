@@ -2,16 +2,14 @@
 //! (docs/search.md) holds for, compiled once per message type (connections of one type share
 //! the schema and the filter, and every filter shares the expression's regular expressions).
 
-use std::collections::HashMap;
 use std::io::Write;
-use std::sync::Arc;
 
 use clap::Args;
 
 use crate::bag::Connection;
-use crate::catalog::{BagConn, Schemas, TypePlans};
-use crate::msg::Schema;
-use crate::msg::expr::{Expr, ExprError, Filter};
+use crate::catalog::{BagConn, DecodePlans, Kept, Schemas};
+use crate::msg::Decoded;
+use crate::msg::expr::{Expr, ExprError};
 
 /// The `--where` option.
 #[derive(Args, Debug, Clone, Default)]
@@ -23,9 +21,10 @@ pub struct WhereArgs {
     pub expr: Option<String>,
 }
 
-/// The compiled `--where` filter of every selected connection.
+/// The compiled `--where` filter of every selected connection: its decode plan (see
+/// [`DecodePlans`]), so that a kept message is decoded once, to test and to use.
 pub struct Where {
-    filters: HashMap<BagConn, (Arc<Schema>, Arc<Filter>)>,
+    plans: DecodePlans,
     /// Messages that could not be decoded to test (not kept).
     undecodable: std::sync::atomic::AtomicU64,
 }
@@ -46,22 +45,15 @@ impl WhereArgs {
             context: String::new(),
             error: Box::new(e),
         })?;
-        let mut filters = HashMap::new();
-        let registry = schemas.registry().clone();
-        let mut types = TypePlans::new(&expr, &registry);
-        for (bag, conn) in conns {
-            // A connection without a schema cannot be decoded: its messages are reported
-            // when reading and never match.
-            let plan = types.plan(conn).map_err(|e| WhereError {
-                context: format!("topic '{}' ({}): ", conn.topic, conn.datatype),
-                error: Box::new(e),
+        // A connection without a schema cannot be decoded: it gets no plan, its messages
+        // are reported when reading and never match.
+        let plans =
+            DecodePlans::new(conns, Some(&expr), schemas.registry()).map_err(|e| WhereError {
+                context: format!("topic '{}' ({}): ", e.topic, e.datatype),
+                error: e.error,
             })?;
-            if let Some(plan) = plan {
-                filters.insert(BagConn::new(bag, conn.id), plan);
-            }
-        }
         Ok(Some(Where {
-            filters,
+            plans,
             undecodable: std::sync::atomic::AtomicU64::new(0),
         }))
     }
@@ -71,15 +63,20 @@ impl Where {
     /// True when the message `data` of connection `conn` satisfies the expression; a message
     /// that does not decode does not (it is counted and reported by [`Where::report`]).
     pub fn keep(&self, conn: BagConn, data: &[u8]) -> bool {
-        let Some((schema, filter)) = self.filters.get(&conn) else {
-            return false;
-        };
-        if let Ok(b) = filter.matches_payload(schema, data) {
-            b
-        } else {
-            self.undecodable
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            false
+        self.decode_kept(conn, data).is_some()
+    }
+
+    /// The message `data` of connection `conn` decoded, when it satisfies the expression:
+    /// [`Where::keep`] that hands on what it decoded.
+    pub fn decode_kept<'d>(&'d self, conn: BagConn, data: &'d [u8]) -> Option<Decoded<'d>> {
+        match self.plans.get(conn)?.keep(data) {
+            Kept::Yes(decoded) => Some(decoded),
+            Kept::No => None,
+            Kept::Undecodable(_) => {
+                self.undecodable
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                None
+            }
         }
     }
 
@@ -87,7 +84,7 @@ impl Where {
     pub fn report(&self) {
         let n = self.undecodable.load(std::sync::atomic::Ordering::Relaxed);
         if n > 0 {
-            super::print_warning(format_args!(
+            super::term::print_warning(format_args!(
                 "--where: {n} messages could not be decoded to test the expression: none kept"
             ));
         }
@@ -101,14 +98,19 @@ pub struct WhereError {
     error: Box<ExprError>,
 }
 
+impl std::fmt::Display for WhereError {
+    /// The first line of the error: what does not fit, and where.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "--where: {}{}", self.context, self.error.message())
+    }
+}
+
+impl std::error::Error for WhereError {}
+
 impl WhereError {
     /// Prints the error, then the expression with a `^` under the column, on stderr.
     pub fn print(&self) {
-        super::print_error(format_args!(
-            "--where: {}{}",
-            self.context,
-            self.error.message()
-        ));
+        super::term::print_error(self);
         let mut err = std::io::stderr().lock();
         for line in self.error.pointer().lines() {
             let _ = writeln!(err, "  {}", crate::printable::escape_line(line));
@@ -147,13 +149,14 @@ mod tests {
             .compile(conns.iter().map(|c| (0, c)), &Schemas::default())
             .unwrap()
             .unwrap();
-        let first = &w.filters[&BagConn::new(0, 0)];
-        assert_eq!(w.filters.len(), 3000);
-        assert!(
-            w.filters
-                .values()
-                .all(|(s, f)| Arc::ptr_eq(s, &first.0) && Arc::ptr_eq(f, &first.1))
-        );
+        let first = w.plans.get(BagConn::new(0, 0)).unwrap();
+        let (schema, filter) = (first.schema(), first.filter().unwrap());
+        assert_eq!(w.plans.len(), 3000);
+        assert!((0..3000).all(|id| {
+            let p = w.plans.get(BagConn::new(0, id)).unwrap();
+            std::sync::Arc::ptr_eq(p.schema(), schema)
+                && std::sync::Arc::ptr_eq(p.filter().unwrap(), filter)
+        }));
         let mut payload = 21u32.to_le_bytes().to_vec();
         payload.extend(b"a_word_of_twenty_one_");
         assert!(w.keep(BagConn::new(0, 2999), &payload));

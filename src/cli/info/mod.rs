@@ -2,12 +2,12 @@
 //! form, and JSON; plus what `rosbag info` lacks: bags it cannot open (unindexed, truncated,
 //! old versions), the true first/last message times, and what recovery found or lost.
 
+mod follow;
 mod forms;
 mod health;
 mod log;
-mod summary;
+pub mod summary;
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -15,9 +15,11 @@ use clap::Args;
 use crate::bag::Bag;
 use crate::bag::stats_cache::{Slot, StatsCache};
 
+use super::context::open_bag;
+use super::error::CliError;
 use super::json::Json;
+use super::outcome::Outcome;
 use super::term::{Stdout, outln};
-use super::{Outcome, open_bag};
 use health::{health_json, health_text};
 use summary::Summary;
 
@@ -61,9 +63,9 @@ pub struct InfoArgs {
 }
 
 /// Runs `bagscope info`.
-pub fn run(args: &InfoArgs) -> Outcome {
+pub fn run(args: &InfoArgs) -> Result<Outcome, CliError> {
     if args.follow {
-        return super::follow::info(&args.bags, args.freq, args.idle_timeout);
+        return follow::info(&args.bags, args.freq, args.idle_timeout);
     }
     let cache = if args.no_cache {
         None
@@ -132,9 +134,9 @@ pub fn run(args: &InfoArgs) -> Outcome {
         if !matches!(out, Json::Arr(ref v) if v.is_empty()) || args.bags.len() > 1 {
             let mut stdout = Stdout::data();
             outln!(stdout, "{}", out.to_compact());
-            return stdout.finish(outcome);
+            return Ok(stdout.finish(outcome));
         }
-        outcome
+        Ok(outcome)
     } else {
         // The YAML form is data; the rosbag-style text is a summary, always escaped.
         let mut stdout = if args.yaml {
@@ -143,7 +145,7 @@ pub fn run(args: &InfoArgs) -> Outcome {
             Stdout::human()
         };
         outln!(stdout, "{}", texts.join("\n---\n"));
-        stdout.finish(outcome)
+        Ok(stdout.finish(outcome))
     }
 }
 
@@ -205,35 +207,4 @@ fn retire(bag: crate::bag::Bag) {
     if bag.chunks().len() >= 1 << 16 {
         std::thread::spawn(move || drop(bag));
     }
-}
-
-/// The `rosbag info`-style text for one open bag (what `bagscope info` prints for it).
-pub fn text_summary(bag: &Bag, shown_path: &str, freq: bool) -> String {
-    Summary::new(bag, freq).text(bag, shown_path)
-}
-
-/// The `rosbag info`-style text of a recording still being written (`info --follow`), with
-/// a last line saying how it stands: live, stalled, or with its newest messages still in
-/// the recorder's memory. `freq`: each topic's median rate so far.
-pub fn live_summary(follower: &mut crate::bag::follow::Follower, freq: bool) -> String {
-    let bag = follower.snapshot();
-    let shown = follower.path().display().to_string();
-    let mut text = Summary::new(&bag, freq).text(&bag, &shown);
-    if let Some(stall) = follower.stalled() {
-        let _ = write!(text, "\nlive:        {stall}");
-    } else if let Some(d) = follower.unwritten() {
-        let _ = write!(
-            text,
-            "\nlive:        recording; newest {} not yet on disk: the recorder compresses chunks",
-            crate::bag::follow::ago(d)
-        );
-    } else {
-        let _ = write!(
-            text,
-            "\nlive:        recording ({} bytes read, {} not yet a whole record)",
-            follower.consumed(),
-            follower.behind_bytes()
-        );
-    }
-    text
 }

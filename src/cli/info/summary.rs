@@ -320,3 +320,8 @@ fn median_rate(times: &[RosTime]) -> Option<f64> {
         .collect();
     median(&mut periods).filter(|&p| p > 0.0).map(|p| 1.0 / p)
 }
+
+/// The `rosbag info`-style text for one open bag (what `bagscope info` prints for it).
+pub fn text_summary(bag: &Bag, shown_path: &str, freq: bool) -> String {
+    Summary::new(bag, freq).text(bag, shown_path)
+}

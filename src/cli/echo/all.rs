@@ -1,16 +1,16 @@
 //! `bagscope echo` without `-n`: every selected message printed, formatted on every core.
 //!
 //! Batches of messages are rendered by clones of one [`Printer`] on the workers of
-//! [`super::ordered`] and written in input order, so the output is byte-identical to rendering
+//! [`crate::cli::ordered`] and written in input order, so the output is byte-identical to rendering
 //! them one by one.
 
-use crate::catalog::{BagConn, Catalog, CatalogMessage};
+use crate::catalog::{Catalog, CatalogMessage};
 
-use super::Outcome;
-use super::echo::Printer;
-use super::ordered::{BatchLimit, ordered_map, workers};
-use super::term::Stdout;
-use super::where_args::Where;
+use super::printer::Printer;
+use crate::cli::ordered::{BatchLimit, ordered_map, workers};
+use crate::cli::outcome::Outcome;
+use crate::cli::term::Stdout;
+use crate::cli::where_args::Where;
 
 /// What printing every message found wrong.
 #[derive(Debug)]
@@ -52,14 +52,12 @@ pub(super) fn print_all(
             let mut piece = Piece::default();
             let before = printer.no_value;
             for m in &batch {
-                let conn = BagConn::new(m.bag, m.message.entry.conn);
-                if filter.is_some_and(|f| !f.keep(conn, &m.message.data)) {
-                    continue;
-                }
                 let Some(bag) = catalog.bag(m.bag) else {
                     continue;
                 };
-                let (text, ok) = printer.render(m.bag, bag, &m.message);
+                let Some((text, ok)) = printer.render_kept(filter, m.bag, bag, &m.message) else {
+                    continue;
+                };
                 piece.text.push_str(text);
                 piece.failed |= !ok;
             }

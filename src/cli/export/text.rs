@@ -1,23 +1,25 @@
 //! The text formats of `bagscope export` (CSV, JSON lines), formatted on every core.
 //!
 //! The messages are read in order on the calling thread; batches of them are decoded and
-//! formatted on workers ([`super::ordered`]) and written in input order, so the output is
+//! formatted on workers ([`crate::cli::ordered`]) and written in input order, so the output is
 //! byte-identical to formatting them one by one. The CSV columns come from the first message,
 //! which is formatted on the calling thread before the workers start.
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use crate::bag::Unread;
-use crate::catalog::{BagConn, Catalog, CatalogMessage, Schemas, Selection};
+use crate::catalog::{BagConn, Catalog, CatalogMessage, DecodePlan, Schemas, Selection};
 use crate::msg::Registry;
 use crate::msg::csv::{CsvLayout, FloatCache};
 use crate::msg::json;
 use crate::msg::path::ResolvedPath;
 
-use super::damage::readable;
-use super::export::ExportFormat;
-use super::ordered::{BatchLimit, ordered_map, workers};
+use super::args::ExportFormat;
+use crate::cli::damage::readable;
+use crate::cli::field_paths::write_json_values;
+use crate::cli::ordered::{BatchLimit, ordered_map, workers};
 
 /// What a text export needs besides the messages.
 pub(super) struct TextExport<'a> {
@@ -30,7 +32,7 @@ pub(super) struct TextExport<'a> {
     /// Field paths given with `-t /topic/field`, by connection.
     pub paths: &'a HashMap<BagConn, ResolvedPath>,
     /// `--where`: only the messages it keeps are written.
-    pub keep: Option<&'a super::where_args::Where>,
+    pub keep: Option<&'a crate::cli::where_args::Where>,
 }
 
 /// What an export wrote, and what went wrong on the way.
@@ -130,7 +132,7 @@ impl TextExport<'_> {
     fn take(piece: Piece, out: &mut dyn Write, total: &mut Written) -> std::io::Result<bool> {
         out.write_all(piece.text.as_bytes())?;
         for e in piece.errors {
-            super::print_error(e);
+            crate::cli::term::print_error(e);
         }
         let w = piece.written;
         total.rows += w.rows;
@@ -138,7 +140,7 @@ impl TextExport<'_> {
         total.no_value += w.no_value;
         total.undecoded += w.undecoded;
         if let Some(fatal) = w.fatal {
-            super::print_error(&fatal);
+            crate::cli::term::print_error(&fatal);
             total.fatal = Some(fatal);
             return Ok(false);
         }
@@ -154,31 +156,38 @@ impl TextExport<'_> {
             return;
         };
         let bag_conn = BagConn::new(m.bag, conn.id);
-        if self
-            .keep
-            .is_some_and(|w| !w.keep(bag_conn, &m.message.data))
-        {
-            return;
-        }
-        let time = m.message.entry.time;
-        let schema = match &f.schemas.get(m.bag, conn).schema {
-            Ok(s) => s.clone(),
-            Err(e) => {
-                piece.written.fatal =
-                    Some(format!("{}: {}: {e}", bag.path().display(), conn.topic));
-                return;
-            }
+        // With `--where`, a kept message was decoded to test it: that value is used.
+        let kept = match self.keep {
+            Some(w) => match w.decode_kept(bag_conn, &m.message.data) {
+                Some(value) => Some(value),
+                None => return,
+            },
+            None => None,
         };
-        let value = match crate::msg::decode(&schema, &m.message.data) {
-            Ok(v) => v,
-            Err(e) => {
-                piece.errors.push(format!(
-                    "{}: {} message at {time}: {e}",
-                    bag.path().display(),
-                    conn.topic
-                ));
-                piece.written.undecoded += 1;
-                return;
+        let time = m.message.entry.time;
+        let schema;
+        let value = if let Some(value) = kept {
+            value
+        } else {
+            schema = match &f.schemas.get(m.bag, conn).schema {
+                Ok(s) => DecodePlan::new(Arc::clone(s), None),
+                Err(e) => {
+                    piece.written.fatal =
+                        Some(format!("{}: {}: {e}", bag.path().display(), conn.topic));
+                    return;
+                }
+            };
+            match schema.decode(&m.message.data) {
+                Ok(v) => v,
+                Err(e) => {
+                    piece.errors.push(format!(
+                        "{}: {} message at {time}: {e}",
+                        bag.path().display(),
+                        conn.topic
+                    ));
+                    piece.written.undecoded += 1;
+                    return;
+                }
             }
         };
         let text = &mut piece.text;
@@ -191,15 +200,7 @@ impl TextExport<'_> {
                     return;
                 };
                 if self.format == ExportFormat::Jsonl {
-                    let _ = json::write_field(
-                        text,
-                        &conn.topic,
-                        &conn.datatype,
-                        time,
-                        path.text(),
-                        &values,
-                        path.has_wildcard(),
-                    );
+                    write_json_values(text, conn, time, path, &values);
                 } else {
                     let l = layout_for(&mut f.layout, text, || CsvLayout::for_value(first));
                     if let Ok(fit) = l.write_value_row(text, time, first, &mut f.floats) {

@@ -8,60 +8,47 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::bag::rewrite::Progress;
 use crate::bag::writer::OutputDir;
-use crate::catalog::{BagConn, Schemas};
+use crate::catalog::{BagConn, DecodePlan};
 use crate::picture::{is_image_type, png};
 use crate::time::RosTime;
 
-use super::args::open_selection;
-use super::damage::{readable, report_unread};
-use super::export::ExportArgs;
-use super::progress::CopyProgress;
-use super::{Outcome, print_error, print_note, print_warning};
+use super::args::ExportArgs;
+use crate::cli::context::{Context, Wanted};
+use crate::cli::damage::{readable, report_unread};
+use crate::cli::error::CliError;
+use crate::cli::outcome::Outcome;
+use crate::cli::progress::CopyProgress;
+use crate::cli::term::print_error;
+use crate::cli::term::print_note;
+use crate::cli::term::print_warning;
 
 /// Runs `bagscope export --format images`.
-pub fn run(args: &ExportArgs) -> Outcome {
+pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     let Some(dir) = &args.output else {
-        print_error("--format images needs an output directory: -o DIR");
-        return Outcome::Failed;
+        return Err(CliError::Usage(
+            "--format images needs an output directory: -o DIR".to_string(),
+        ));
     };
     if args.select.topics.is_empty() {
-        print_error("export needs a topic: -t TOPIC");
-        return Outcome::Failed;
+        return Err(CliError::Usage(
+            "export needs a topic: -t TOPIC".to_string(),
+        ));
     }
-    let (catalog, selection, mut outcome) = match open_selection(&args.input.bags, &args.select) {
-        Ok(opened) => opened,
-        Err(o) => return o,
-    };
-    let registry = match args.input.msg.registry() {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let mut schemas = Schemas::new(registry);
-    let conns = super::echo::selected_connections(&catalog, &selection);
-    let filter = match args.filter.compile(conns, &schemas) {
-        Ok(f) => f,
-        Err(e) => {
-            e.print();
-            return Outcome::Failed;
-        }
-    };
-    let out = match OutputDir::create(dir) {
-        Ok(o) => o,
-        Err(e) => {
-            print_error(e);
-            return Outcome::Failed;
-        }
-    };
-    let range = selection_range(&catalog, &selection);
+    let mut ctx = Context::open(&Wanted::new(&args.input, &args.select, &args.filter))?;
+    let mut outcome = ctx.outcome;
+    let (catalog, selection) = (&ctx.catalog, &ctx.selection);
+    let out = OutputDir::create(dir)?;
+    let range = selection_range(catalog, selection);
     let mut progress = CopyProgress::new(range);
     let mut names = FrameNames::default();
     let (mut written, mut skipped) = (0u64, 0u64);
     let mut unread = crate::bag::Unread::default();
-    for item in catalog.messages(&selection) {
-        let Some((m, bag)) = readable(&catalog, item, &mut unread) else {
+    for item in catalog.messages(selection) {
+        let Some((m, bag)) = readable(catalog, item, &mut unread) else {
             continue;
         };
         let Some(conn) = bag.connection(m.message.entry.conn) else {
@@ -76,29 +63,35 @@ pub fn run(args: &ExportArgs) -> Outcome {
                 conn.topic,
                 conn.datatype
             ));
-            return Outcome::Failed;
+            return Ok(Outcome::Failed);
         }
         let bag_conn = BagConn::new(m.bag, conn.id);
-        if filter
-            .as_ref()
-            .is_some_and(|w| !w.keep(bag_conn, &m.message.data))
-        {
-            continue;
-        }
-        let schema = match &schemas.get(m.bag, conn).schema {
-            Ok(s) => s.clone(),
-            Err(e) => {
-                print_error(format!("{}: {}: {e}", bag.path().display(), conn.topic));
-                return Outcome::Failed;
-            }
+        // With `--where`, a kept frame was decoded to test it: that value is used.
+        let kept = match &ctx.filter {
+            Some(w) => match w.decode_kept(bag_conn, &m.message.data) {
+                Some(value) => Some(value),
+                None => continue,
+            },
+            None => None,
         };
-        let frame = crate::msg::decode(&schema, &m.message.data)
-            .map_err(|e| e.to_string())
-            .and_then(|v| {
-                png::frame(&conn.datatype, v.root())
-                    .map(|f| (f.bytes.into_owned(), f.extension))
-                    .map_err(|e| e.to_string())
-            });
+        let plan;
+        let decoded = if let Some(value) = kept {
+            Ok(value)
+        } else {
+            plan = match &ctx.schemas.get(m.bag, conn).schema {
+                Ok(s) => DecodePlan::new(Arc::clone(s), None),
+                Err(e) => {
+                    print_error(format!("{}: {}: {e}", bag.path().display(), conn.topic));
+                    return Ok(Outcome::Failed);
+                }
+            };
+            plan.decode(&m.message.data)
+        };
+        let frame = decoded.map_err(|e| e.to_string()).and_then(|v| {
+            png::frame(&conn.datatype, v.root())
+                .map(|f| (f.bytes.into_owned(), f.extension))
+                .map_err(|e| e.to_string())
+        });
         let (bytes, extension) = match frame {
             Ok(f) => f,
             Err(e) => {
@@ -112,7 +105,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         if let Err(e) = write_atomic(&out, &name, &bytes) {
             print_error(e);
             progress.finish();
-            return Outcome::Failed;
+            return Ok(Outcome::Failed);
         }
         written += 1;
         progress.update(Progress {
@@ -122,7 +115,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
     }
     progress.finish();
     outcome = outcome.max(report_unread(&unread));
-    if let Some(f) = &filter {
+    if let Some(f) = &ctx.filter {
         f.report();
     }
     if skipped > 0 {
@@ -131,7 +124,7 @@ pub fn run(args: &ExportArgs) -> Outcome {
         ));
     }
     print_note(format_args!("wrote {written} frames to {}", dir.display()));
-    outcome
+    Ok(outcome)
 }
 
 /// The time range the selection covers, for the progress bar.

@@ -1,0 +1,85 @@
+//! The arguments of `bagscope export`, shared by its formats (text, images, MCAP and Parquet).
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::cli::args::{BagsArgs, SelectArgs};
+use crate::cli::where_args::WhereArgs;
+use crate::sink::parquet::partition::Level;
+
+/// Export formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// `rostopic echo -p` columns.
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+    /// One MCAP file (profile `ros1`, the raw message bytes) of all selected topics.
+    Mcap,
+    /// A directory of Parquet files, one per topic, columns flattened from the type.
+    Parquet,
+    /// One image file per camera frame (`-o DIR`): PNG for `Image`, the bytes of a
+    /// `CompressedImage` as they are.
+    Images,
+}
+
+/// Arguments of `bagscope export`.
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
+    /// Which messages (at least one `-t TOPIC`; CSV takes exactly one).
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Which messages, by content.
+    #[command(flatten)]
+    pub filter: WhereArgs,
+    /// Write here instead of standard output (written to a temporary file, renamed at the
+    /// end); with `--format images`, the directory the frames go to.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The bags, and where the definitions they lack come from.
+    #[command(flatten)]
+    pub input: BagsArgs,
+    /// Options of the MCAP and Parquet formats.
+    #[command(flatten)]
+    pub sink: SinkArgs,
+}
+
+/// Chunk compression of `--format mcap`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
+pub enum CompressionArg {
+    /// Zstandard.
+    #[default]
+    Zstd,
+    /// LZ4.
+    Lz4,
+    /// No compression.
+    None,
+}
+
+/// The options of the MCAP and Parquet formats.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SinkArgs {
+    /// MCAP chunk compression.
+    #[arg(long, value_enum, default_value_t = CompressionArg::Zstd)]
+    pub compression: CompressionArg,
+    /// Parquet: Hive-style partition directories, outermost first: `KEY=VALUE` (e.g.
+    /// `robot=r1`), `date` (the message's UTC date) or `bag-date` (the date of the bag's first
+    /// message), comma-separated: `robot=r1,date` → `OUT/robot=r1/date=2026-11-24/TOPIC.parquet`.
+    #[arg(long, value_name = "LEVELS", value_parser = parse_levels)]
+    pub partition_by: Option<Levels>,
+    /// Parquet: one file per topic and bag (`TOPIC.BAGNAME.parquet`) instead of per topic.
+    #[arg(long)]
+    pub per_bag: bool,
+}
+
+/// Parsed `--partition-by` levels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Levels(pub Vec<Level>);
+
+fn parse_levels(text: &str) -> Result<Levels, String> {
+    crate::sink::parquet::partition::parse_levels(text).map(Levels)
+}
