@@ -60,7 +60,7 @@ pub enum BagErrorKind {
         /// Messages listed but not found.
         lost: u64,
     },
-    /// A recovery scan was stopped by its [`PartialFn`](super::partial_scan::PartialFn) (nobody waits
+    /// A recovery scan was stopped by its [`PartialFn`](crate::bag::PartialFn) (nobody waits
     /// for the bag any more).
     #[error("the recovery scan was cancelled")]
     Cancelled,

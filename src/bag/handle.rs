@@ -1,7 +1,10 @@
 //! The open bag, [`Bag`]: a cheap shared handle on what opening found (connections, chunks,
 //! their lazily read record headers and message lists, warnings, the recovery report) and
 //! the file, with random access to single messages through a cache of decompressed chunks.
-//! Opening lives in [`super::open`], the readers in [`super::read`].
+//! Opening lives in [`super::open`], the readers in [`super::read`]. How a bag is opened,
+//! [`OpenOptions`], is here too, with what a recovery scan hands out while it runs
+//! ([`PartialScan`] through a [`PartialFn`]): the options hold the callback that receives a
+//! bag, and the bag keeps its options.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -10,21 +13,24 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::format::Version;
 use crate::time::RosTime;
 
+use super::budget::DEFAULT_DECODE_BUDGET;
 use super::budget::{Budget, Permit};
 use super::bytes::Bytes;
 use super::chunk::{Chunk, ChunkState, IndexEntry};
 use super::compression_stats::CompressionStats;
 use super::connection::{ConnId, Connection};
 use super::error::{BagError, BagErrorKind, Warning};
-use super::options::OpenOptions;
+use super::parallel::default_threads;
 use super::read::cache::ChunkCache;
 use super::read::entries;
 use super::read::heads;
 use super::read::load::read_message;
+use super::recovery::ProgressFn;
 use super::recovery::Recovery;
 use super::slots;
 use super::source::{FileStamp, Source};
 use super::totals;
+use crate::format::compression::DEFAULT_MAX_CHUNK_SIZE;
 
 /// One message: where it is and its payload.
 #[derive(Clone, Debug)]
@@ -463,3 +469,76 @@ impl Bag {
         &self.inner.budget
     }
 }
+
+/// The chunk count from which an indexed bag's chunk record headers are read after opening
+/// (1024 chunks of the default 768 KiB: 768 MiB).
+pub const DEFAULT_LAZY_HEADS_FROM: usize = 1024;
+
+/// Settings for opening a bag.
+#[derive(Clone, Debug)]
+pub struct OpenOptions {
+    /// Largest uncompressed chunk accepted (bytes).
+    pub max_chunk_size: u64,
+    /// Budget of the decompressed-chunk cache used for random access (bytes).
+    pub cache_bytes: usize,
+    /// Threads for decompression during recovery scans and parallel iteration.
+    pub threads: usize,
+    /// Bytes of decompressed chunk data that the threads may hold together (see
+    /// [`Budget`]); a single chunk larger than this is decoded alone.
+    pub decode_budget: u64,
+    /// Told how a recovery scan advances (bags without a usable index), if set.
+    pub progress: Option<ProgressFn>,
+    /// Handed partial results while a recovery scan runs (bags without a usable index), if
+    /// set: the bag as found so far, to show before the scan is done.
+    pub partial: Option<PartialFn>,
+    /// Indexed bags of at least this many chunks are opened from their index section alone:
+    /// their chunk record headers are read later (see [`Bag::head`], [`Bag::read_heads`]).
+    /// Those of smaller bags are read and checked while opening.
+    pub lazy_heads_from: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            max_chunk_size: DEFAULT_MAX_CHUNK_SIZE,
+            cache_bytes: 64 << 20,
+            threads: default_threads(),
+            decode_budget: DEFAULT_DECODE_BUDGET,
+            progress: None,
+            partial: None,
+            lazy_heads_from: DEFAULT_LAZY_HEADS_FROM,
+        }
+    }
+}
+
+/// What a recovery scan has found so far (see [`PartialFn`]): a bag of the chunks and
+/// connections found up to some point of the file, with the losses and warnings found so far.
+/// Its counts are partial: the scan goes on.
+#[derive(Clone, Debug)]
+pub struct PartialScan {
+    /// The bag as found so far (its [`Bag::recovery`](Bag::recovery) lists the losses
+    /// found so far).
+    pub bag: Bag,
+    /// Bytes of the file walked.
+    pub done: u64,
+    /// The file's size.
+    pub total: u64,
+}
+
+/// A callback handed partial results of a recovery scan while it runs: the first soon after
+/// the first chunks are read, then at most every [`PARTIAL_EVERY`] (less often when building
+/// a snapshot takes long), from the thread that opens the bag. Returning false cancels the
+/// scan: opening then fails with [`BagErrorKind::Cancelled`](super::error::BagErrorKind::Cancelled).
+/// The finished bag is what opening returns. Set in
+/// [`OpenOptions::partial`](OpenOptions::partial); indexed bags never call it.
+#[derive(Clone)]
+pub struct PartialFn(pub std::sync::Arc<dyn Fn(PartialScan) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for PartialFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PartialFn")
+    }
+}
+
+/// The shortest time between two partial results of a recovery scan (see [`PartialFn`]).
+pub const PARTIAL_EVERY: std::time::Duration = std::time::Duration::from_millis(250);

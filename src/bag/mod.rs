@@ -22,9 +22,11 @@
 //! scanned (see [`Recovery`]).
 //!
 //! Two wings: `open/` (the openers) and `read/` (what an open bag reads later: chunk record
-//! headers, message lists, chunk data, the time-ordered merge); the [`Bag`] handle itself is
-//! `handle.rs`, its settings `options.rs`. Files inside `bag/` name each other by their own
-//! paths, never through this file's re-exports, so that no two files use each other.
+//! headers, message lists, chunk data, the time-ordered merge); the [`Bag`] handle itself and
+//! its settings, [`OpenOptions`], are `handle.rs`. Files inside `bag/` import each other by
+//! their own paths, not through this file's re-exports; doc links and tests of the files the
+//! handle itself uses name the public paths (`crate::bag::Bag`), so that no two files use
+//! each other.
 
 mod budget;
 mod bytes;
@@ -39,9 +41,7 @@ pub mod follow;
 mod handle;
 mod open;
 mod opened;
-mod options;
 mod parallel;
-mod partial_scan;
 mod query;
 mod read;
 mod recover_v2;
@@ -65,10 +65,10 @@ pub use connection::{ConnId, Connection};
 pub use counts::Counts;
 pub use definitions::{DefinitionSource, NoDefinitions};
 pub use error::{BagError, BagErrorKind, Warning};
-pub use handle::{Bag, Message};
-pub use options::{DEFAULT_LAZY_HEADS_FROM, OpenOptions};
+pub use handle::{
+    Bag, DEFAULT_LAZY_HEADS_FROM, Message, OpenOptions, PARTIAL_EVERY, PartialFn, PartialScan,
+};
 pub use parallel::{default_threads, parallel_map};
-pub use partial_scan::{PARTIAL_EVERY, PartialFn, PartialScan};
 pub use query::Query;
 pub use read::entries_pass::EntriesPass;
 pub use read::heads::{ChunkHead, HeadState};

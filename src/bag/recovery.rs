@@ -274,7 +274,7 @@ impl RecoveryProgress {
 
 /// A callback told how a recovery scan advances (a few hundred calls at most per stage), from
 /// the thread that opens the bag or from its decompression workers. Set in
-/// [`OpenOptions::progress`](super::options::OpenOptions::progress); indexed bags never call it.
+/// [`OpenOptions::progress`](crate::bag::OpenOptions::progress); indexed bags never call it.
 #[derive(Clone)]
 pub struct ProgressFn(pub std::sync::Arc<dyn Fn(RecoveryProgress) + Send + Sync>);
 

@@ -134,9 +134,9 @@ fn young_small_or_damaged_bags_are_not_remembered() {
     std::fs::write(&damaged, &copy).unwrap();
     let eager = StatsCache::eager(dir.path().join("eager"));
     // Headers read when asked for: the bad one is a warning.
-    let lazy = crate::bag::options::OpenOptions {
+    let lazy = crate::bag::handle::OpenOptions {
         lazy_heads_from: 1,
-        ..crate::bag::options::OpenOptions::default()
+        ..crate::bag::handle::OpenOptions::default()
     };
     let bad = Bag::open_with(&damaged, lazy).unwrap();
     assert!(bad.is_indexed());
@@ -149,12 +149,8 @@ fn young_small_or_damaged_bags_are_not_remembered() {
     assert!(!eager.store(&scanned, &scanned.compression_stats()));
 
     // Bytes in memory have no file to be remembered by.
-    let owned = Bag::from_bytes(
-        "mem.bag",
-        bytes,
-        crate::bag::options::OpenOptions::default(),
-    )
-    .unwrap();
+    let owned =
+        Bag::from_bytes("mem.bag", bytes, crate::bag::handle::OpenOptions::default()).unwrap();
     assert!(!eager.store(&owned, &owned.compression_stats()));
     assert!(!eager.dir().exists());
 }

@@ -161,7 +161,7 @@ fn widen(span: Option<(RosTime, RosTime)>, (a, b): (RosTime, RosTime)) -> (RosTi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bag::handle::Bag;
+    use crate::bag::Bag;
 
     /// The totals equal the passes over the chunks they replace, on indexed, recovered and
     /// crashed recordings (every `.bag` and `.bag.active` fixture).

@@ -74,3 +74,25 @@ pub enum Command {
     /// Print the man page bagscope(1), every subcommand included (`--out DIR`: one file each).
     Manpage(shell::ManpageArgs),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use crate::cli::shell::page;
+
+    #[test]
+    fn the_page_has_a_section_per_subcommand() {
+        let roff =
+            String::from_utf8(page(<Cli as clap::CommandFactory>::command()).unwrap()).unwrap();
+        assert!(
+            roff.starts_with(".ie") || roff.contains(".TH bagscope 1"),
+            "{roff}"
+        );
+        for sub in ["INFO", "ECHO", "INDEX BUILD", "COMPLETIONS", "MANPAGE"] {
+            assert!(
+                roff.contains(&format!(".SH \"BAGSCOPE {sub}\"")),
+                "no section for {sub}"
+            );
+        }
+    }
+}

@@ -105,26 +105,3 @@ fn write_stdout(bytes: &[u8]) -> Outcome {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_page_has_a_section_per_subcommand() {
-        let roff = String::from_utf8(
-            page(<crate::cli::command::Cli as clap::CommandFactory>::command()).unwrap(),
-        )
-        .unwrap();
-        assert!(
-            roff.starts_with(".ie") || roff.contains(".TH bagscope 1"),
-            "{roff}"
-        );
-        for sub in ["INFO", "ECHO", "INDEX BUILD", "COMPLETIONS", "MANPAGE"] {
-            assert!(
-                roff.contains(&format!(".SH \"BAGSCOPE {sub}\"")),
-                "no section for {sub}"
-            );
-        }
-    }
-}

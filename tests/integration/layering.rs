@@ -158,16 +158,6 @@ fn every_module_of_the_library_has_a_layer() {
     }
 }
 
-/// Circles being taken apart (issue 38); this list only shrinks.
-const KNOWN_CIRCLES: &[&str] = &[
-    "src/bag/finish_chunks.rs ↔ src/bag/open_v2.rs",
-    "src/bag/follow/mod.rs ↔ src/bag/recovery.rs",
-    "src/cli/echo.rs ↔ src/cli/echo_all.rs ↔ src/cli/follow.rs ↔ src/cli/info/mod.rs",
-    "src/cli/export.rs ↔ src/cli/export_images.rs ↔ src/cli/export_sink.rs ↔ src/cli/export_text.rs",
-    "src/tui/jobs/topic_filter.rs ↔ src/tui/model/topic_filter.rs ↔ src/tui/model/topics.rs",
-    "src/tui/panes/histogram.rs ↔ src/tui/panes/lanes.rs",
-];
-
 #[test]
 fn no_file_is_in_an_import_circle() {
     let src = src_dir();
@@ -182,10 +172,7 @@ fn no_file_is_in_an_import_circle() {
             }
         }
     }
-    let found: Vec<Vec<String>> = cycles::cycles(&edges)
-        .into_iter()
-        .filter(|g| !KNOWN_CIRCLES.contains(&g.join(" ↔ ").as_str()))
-        .collect();
+    let found = cycles::cycles(&edges);
     let shown: Vec<String> = found.iter().map(|g| g.join(" ↔ ")).collect();
     assert!(
         found.is_empty(),

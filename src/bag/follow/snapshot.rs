@@ -46,7 +46,7 @@ impl Follower {
             .try_clone()
             .and_then(super::super::source::Source::of_file)
             .unwrap_or_else(|_| super::super::source::Source::owned(Vec::new()));
-        let options = super::super::options::OpenOptions::default();
+        let options = super::super::handle::OpenOptions::default();
         let budget = super::super::budget::Budget::new(options.decode_budget);
         let open = self.chunks.get(self.shared..).unwrap_or_default();
         let mut totals = self.closed.totals.clone();

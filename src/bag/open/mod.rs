@@ -23,10 +23,10 @@ use crate::format::{BagHeader, Version, read_head};
 
 use crate::bag::budget::Budget;
 use crate::bag::error::{BagError, BagErrorKind, path_arc};
+use crate::bag::handle::OpenOptions;
+use crate::bag::handle::PartialScan;
 use crate::bag::handle::{Bag, Inner};
 use crate::bag::opened::Opened;
-use crate::bag::options::OpenOptions;
-use crate::bag::partial_scan::PartialScan;
 use crate::bag::read::cache::ChunkCache;
 use crate::bag::recover_v2;
 use crate::bag::source::{Changed, Source};

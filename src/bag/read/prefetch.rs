@@ -1,4 +1,4 @@
-//! Chunk data for the time-ordered merge ([`crate::bag::read::iter`]): loaded on the merge's thread, or
+//! Chunk data for the time-ordered merge (`read/iter.rs`): loaded on the merge's thread, or
 //! decompressed ahead by worker threads in the order the merge will need the chunks.
 //!
 //! Workers are handed jobs of several chunks when the chunks are small: a hand-over between

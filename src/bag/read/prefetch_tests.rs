@@ -4,7 +4,7 @@
 
 use super::ChunkSet;
 use crate::bag::handle::Bag;
-use crate::bag::options::OpenOptions;
+use crate::bag::handle::OpenOptions;
 use crate::bag::query::Query;
 use crate::bag::writer::{BagWriter, WriterOptions};
 use crate::format::{Compression, ConnectionHeader};

@@ -11,7 +11,7 @@ use std::path::Path;
 use crate::bag::follow::Follower;
 use crate::bag::follow::tests::{as_written, expected, finished};
 use crate::bag::handle::Bag;
-use crate::bag::options::OpenOptions;
+use crate::bag::handle::OpenOptions;
 use crate::bag::query::Query;
 use crate::bag::recovery::Writing;
 use crate::format::{Compression, Op, read_record};

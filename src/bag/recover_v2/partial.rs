@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::super::chunk::{Chunk, IndexEntry};
 use super::super::connection::ConnId;
+use super::super::handle::PARTIAL_EVERY;
 use super::super::opened::Opened;
-use super::super::partial_scan::PARTIAL_EVERY;
 use super::super::read::heads::{ChunkHead, Heads};
 use super::super::recovery::Recovery;
 use super::super::totals::count_and_total;

@@ -65,7 +65,7 @@ pub(crate) struct Settings<'a> {
     /// has not finished at the end of the file is noted as unfinished, not lost.
     pub live: bool,
     /// Handed the bag as found so far, with the bytes walked and the file's size, while the
-    /// scan runs (see [`PartialFn`](super::super::partial_scan::PartialFn)); false stops the scan.
+    /// scan runs (see [`PartialFn`](crate::bag::PartialFn)); false stops the scan.
     pub partial: Option<&'a PartialSink<'a>>,
 }
 
