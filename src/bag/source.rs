@@ -271,6 +271,12 @@ impl Source {
 /// Reads into all of `buf` from `offset`; returns the bytes read (fewer at end of file or on
 /// an error).
 fn pread_full(file: &File, buf: &mut [u8], offset: u64) -> usize {
+    fill_at(file, buf, offset).0
+}
+
+/// A positioned read that retries until `buf` is full or the file ends: the bytes read, and
+/// the error that stopped it early, if one did (an interrupted read is retried).
+pub(crate) fn fill_at(file: &File, buf: &mut [u8], offset: u64) -> (usize, Option<io::Error>) {
     use std::os::unix::fs::FileExt;
     let mut done = 0;
     while done < buf.len() {
@@ -281,10 +287,10 @@ fn pread_full(file: &File, buf: &mut [u8], offset: u64) -> usize {
             Ok(0) => break,
             Ok(n) => done += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => break,
+            Err(e) => return (done, Some(e)),
         }
     }
-    done
+    (done, None)
 }
 
 /// Opens `path` read-only, refusing anything but a regular file without blocking on it: the

@@ -286,6 +286,14 @@ mod tests {
     }
 
     /// The matches found one message at a time, in reading order.
+    /// A whole search, nothing cancelled, every update taken.
+    fn run(c: &Catalog, r: &SearchRequest) -> (Vec<Match>, SearchStats) {
+        search(c, r, &Registry::bundled(), &AtomicBool::new(false), |_| {
+            true
+        })
+        .unwrap()
+    }
+
     fn one_by_one(c: &Catalog, r: &SearchRequest) -> Vec<Match> {
         let registry = Registry::bundled();
         let mut out = Vec::new();
@@ -353,14 +361,7 @@ mod tests {
             "{e}"
         );
         let r = request(&[], "data ~ \"x\"");
-        let (_, stats) = search(
-            &c,
-            &r,
-            &Registry::bundled(),
-            &AtomicBool::new(false),
-            |_| true,
-        )
-        .unwrap();
+        let (_, stats) = run(&c, &r);
         assert_eq!(stats.tested, 37);
         assert_eq!(stats.skipped, 159 - 37);
     }
@@ -412,14 +413,7 @@ mod tests {
                 && Arc::ptr_eq(p.schema(), all[0].schema())
         ));
         assert_eq!(r.expr.regexes_compiled(), 1);
-        let (found, stats) = search(
-            &c,
-            &r,
-            &Registry::bundled(),
-            &AtomicBool::new(false),
-            |_| true,
-        )
-        .unwrap();
+        let (found, stats) = run(&c, &r);
         assert_eq!((found.len(), stats.tested), (3, 300));
     }
 }

@@ -225,6 +225,18 @@ fn runs_on_a_thread() {
     assert_eq!(column.len(), 27);
 }
 
+/// Why extracting `request` fails.
+fn extract_err(c: &Catalog, request: &SeriesRequest) -> SeriesError {
+    extract(
+        c,
+        request,
+        &Registry::bundled(),
+        &AtomicBool::new(false),
+        |_| true,
+    )
+    .unwrap_err()
+}
+
 #[test]
 fn bad_paths_are_typed_errors() {
     let c = catalog(&["recorded.bag"]);
@@ -233,28 +245,14 @@ fn bad_paths_are_typed_errors() {
         SeriesError::NoTopic("/nothing/x".into())
     );
     let request = SeriesRequest::parse(&c, "/imu/linear_acceleration/w").unwrap();
-    let e = extract(
-        &c,
-        &request,
-        &Registry::bundled(),
-        &AtomicBool::new(false),
-        |_| true,
-    )
-    .unwrap_err();
+    let e = extract_err(&c, &request);
     assert!(
         matches!(&e, SeriesError::Path { error: PathError::UnknownField { available, .. }, .. }
             if available == &["x", "y", "z"]),
         "{e:?}"
     );
     let request = SeriesRequest::parse(&c, "/chatter/data").unwrap();
-    let e = extract(
-        &c,
-        &request,
-        &Registry::bundled(),
-        &AtomicBool::new(false),
-        |_| true,
-    )
-    .unwrap_err();
+    let e = extract_err(&c, &request);
     assert!(matches!(e, SeriesError::NotPlottable { .. }), "{e:?}");
 }
 

@@ -501,18 +501,8 @@ impl Follower {
 
 /// A positioned read that retries until `buf` is full or the file ends.
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
-    use std::os::unix::fs::FileExt;
-    let mut done = 0;
-    while done < buf.len() {
-        let Some(rest) = buf.get_mut(done..) else {
-            break;
-        };
-        match file.read_at(rest, offset + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+    match crate::bag::source::fill_at(file, buf, offset) {
+        (_, Some(e)) => Err(e),
+        (done, None) => Ok(done),
     }
-    Ok(done)
 }

@@ -10,14 +10,7 @@ use crate::printable::escape;
 impl App {
     /// `m`: marks the decoded message for comparison (`m` on the marked one unmarks it).
     pub(super) fn mark_for_diff(&mut self) {
-        let Some(data) = self
-            .views
-            .inspector
-            .tree
-            .data
-            .as_ref()
-            .filter(|d| d.value.is_ok())
-        else {
+        let Some(data) = self.views.inspector.tree.decoded() else {
             self.flash("no decoded message to mark: select one first", true);
             return;
         };

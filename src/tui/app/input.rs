@@ -173,11 +173,8 @@ impl App {
 
     pub(super) fn prompt_action(&mut self, action: Action) -> bool {
         match action {
-            Action::Input(c) => self.overlays.prompt.push(c),
-            Action::Backspace => {
-                self.overlays.prompt.pop();
-            }
-            Action::ClearInput => self.overlays.prompt.clear(),
+            // A character, Backspace or clear: applied to the prompt by `edit_prompt`.
+            _ if self.overlays.edit_prompt(action) => {}
             Action::Back => {
                 if self.overlays.mode == Mode::Filter {
                     self.clear_filter(true);

@@ -89,15 +89,7 @@ impl App {
 
     /// YAML is rendered (and saved) by the worker: a big message must not stall the UI.
     pub(super) fn request_yaml(&mut self, save_to: Option<PathBuf>) {
-        let Some(msg) = self
-            .views
-            .inspector
-            .tree
-            .data
-            .as_ref()
-            .filter(|d| d.value.is_ok())
-            .map(|d| d.msg)
-        else {
+        let Some(msg) = self.views.inspector.tree.decoded().map(|d| d.msg) else {
             self.flash("no decoded message", true);
             return;
         };

@@ -115,13 +115,7 @@ impl App {
             self.flash("P plots a field of the inspected message: select one", true);
             return;
         };
-        let Some(row) = self
-            .views
-            .inspector
-            .tree
-            .rows()
-            .get(self.views.inspector.tree.selected)
-        else {
+        let Some(row) = self.views.inspector.tree.selected_row() else {
             self.flash("P plots a field of the inspected message: select one", true);
             return;
         };

@@ -45,13 +45,7 @@ impl App {
 
     /// `w`: the inspector's selected string in full.
     pub(super) fn show_long_value(&mut self) {
-        let Some(row) = self
-            .views
-            .inspector
-            .tree
-            .rows()
-            .get(self.views.inspector.tree.selected)
-        else {
+        let Some(row) = self.views.inspector.tree.selected_row() else {
             self.flash("nothing selected in the inspector", true);
             return;
         };

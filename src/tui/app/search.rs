@@ -37,11 +37,8 @@ impl App {
     /// Keys while typing an expression.
     pub(super) fn find_prompt_action(&mut self, action: Action) -> bool {
         match action {
-            Action::Input(c) => self.overlays.prompt.push(c),
-            Action::Backspace => {
-                self.overlays.prompt.pop();
-            }
-            Action::ClearInput => self.overlays.prompt.clear(),
+            // A character, Backspace or clear: applied to the prompt by `edit_prompt`.
+            _ if self.overlays.edit_prompt(action) => {}
             Action::Back => {
                 // Closes the prompt; a search still running (or being checked) stops where
                 // it is.

@@ -32,13 +32,7 @@ impl App {
             return;
         }
         let window = self.views.timeline.timeline.view();
-        let rows_lack = self
-            .views
-            .topics
-            .list
-            .rows()
-            .iter()
-            .any(|r| r.view_bandwidth.is_none());
+        let rows_lack = self.rows_lack_view_bandwidth();
         // An exact count for this window stands (moving the selection costs nothing); an
         // estimate is redone, as the index data may have come in meanwhile.
         if !rows_lack
@@ -73,6 +67,16 @@ impl App {
         }
     }
 
+    /// Whether a topic row has no bandwidth over the window yet.
+    fn rows_lack_view_bandwidth(&self) -> bool {
+        self.views
+            .topics
+            .list
+            .rows()
+            .iter()
+            .any(|r| r.view_bandwidth.is_none())
+    }
+
     /// A sum made in the background: shown when it is for the window asked for last.
     pub(crate) fn view_bytes_news(&mut self, bytes: WindowBytes) -> bool {
         if self.views.timeline.bandwidth.asked != Some(bytes.window)
@@ -80,13 +84,7 @@ impl App {
         {
             return false;
         }
-        let rows_lack = self
-            .views
-            .topics
-            .list
-            .rows()
-            .iter()
-            .any(|r| r.view_bandwidth.is_none());
+        let rows_lack = self.rows_lack_view_bandwidth();
         self.show_view_bytes(bytes, rows_lack)
     }
 

@@ -100,6 +100,16 @@ impl Inspector {
         &self.rows
     }
 
+    /// The selected row, if any.
+    pub fn selected_row(&self) -> Option<&Row> {
+        self.rows.get(self.selected)
+    }
+
+    /// The message shown, when it decoded.
+    pub fn decoded(&self) -> Option<&Inspected> {
+        self.data.as_ref().filter(|d| d.value.is_ok())
+    }
+
     /// Shows a new message, keeping the unfolding (same type: same paths) and selection.
     pub fn set(&mut self, data: Inspected, format: TimeFormat, start: RosTime) {
         let same_type = self

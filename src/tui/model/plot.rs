@@ -123,6 +123,15 @@ pub struct PlotSeries {
 const PERIOD_SAMPLES: usize = 100_000;
 
 impl PlotSeries {
+    /// A series of `(time ns, value)` points (tests).
+    #[cfg(test)]
+    pub(crate) fn from_points(points: &[(i64, f64)]) -> Self {
+        Self::new(Column {
+            times: points.iter().map(|p| p.0).collect(),
+            values: points.iter().map(|p| p.1).collect(),
+        })
+    }
+
     /// A series over `column` (O(n) once: compact times, levels and typical period).
     pub fn new(column: Column) -> Self {
         let n = column.len();
@@ -354,12 +363,7 @@ pub struct Scale {
 impl Scale {
     /// 0 at the bottom, 1 at the top (outside beyond them).
     pub fn fraction(&self, v: f64) -> f64 {
-        let span = self.hi - self.lo;
-        if span > 0.0 {
-            (v - self.lo) / span
-        } else {
-            0.5
-        }
+        ticks::fraction(self.lo, self.hi, v)
     }
 }
 

@@ -164,13 +164,9 @@ impl Plots {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::series::Column;
 
     fn series(points: &[(i64, f64)]) -> PlotSeries {
-        PlotSeries::new(Column {
-            times: points.iter().map(|p| p.0).collect(),
-            values: points.iter().map(|p| p.1).collect(),
-        })
+        PlotSeries::from_points(points)
     }
 
     #[test]

@@ -5,9 +5,12 @@ use std::fmt::Write as _;
 
 use ratatui::text::{Line, Span};
 
+use super::ctx::DrawCtx;
+use super::find::SearchView;
+use super::overlays::Mode;
 use super::timeline::TimelineView;
 use crate::tui::model::play::Play;
-use crate::tui::text::width;
+use crate::tui::text::{fit, width};
 use crate::tui::theme::Theme;
 
 /// The eighth-block glyphs of a bar, empty to full.
@@ -89,6 +92,24 @@ pub fn axis(
         put(&mut s, *at, text);
     }
     Line::from(s.into_iter().collect::<String>())
+}
+
+/// The prompts over the last lines of the timeline: the `:` jump prompt, and the `f` search
+/// prompt with its error (`height` rows in all).
+pub fn prompts(
+    lines: &mut Vec<Line<'static>>,
+    search: &SearchView,
+    ctx: &DrawCtx<'_>,
+    w: usize,
+    height: usize,
+) {
+    if ctx.mode == Mode::Jump {
+        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", ctx.prompt);
+        if let Some(last) = lines.last_mut() {
+            *last = Line::styled(fit(&prompt, w), ctx.theme.matched());
+        }
+    }
+    replace_last(lines, super::find::prompt_lines(search, ctx, w, height));
 }
 
 /// Puts `new` in place of the last lines of `lines` (the prompt over the axis labels).

@@ -5,7 +5,6 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::model::health::HealthView;
 use crate::tui::model::health::Kind;
@@ -63,14 +62,5 @@ pub fn draw(
     };
     let title =
         format!(" Health · {position}↑↓ PgUp PgDn g G · Enter: go there · ! or Esc closes ");
-    frame.render_widget(Clear, area);
-    frame.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(fit(&title, w))
-                .border_style(theme.border(true)),
-        ),
-        area,
-    );
+    super::block::overlay(frame, area, lines, &title, theme);
 }

@@ -12,7 +12,6 @@ use ratatui::widgets::Paragraph;
 use super::block::block;
 use super::ctx::DrawCtx;
 use super::find::SearchView;
-use super::overlays::Mode;
 use super::timeline::TimelineView;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
@@ -106,16 +105,7 @@ pub fn draw(
         let style = if i == 0 { Style::new() } else { theme.dim() };
         lines.push(l.style(style));
     }
-    if ctx.mode == Mode::Jump {
-        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", ctx.prompt);
-        if let Some(last) = lines.last_mut() {
-            *last = Line::styled(fit(&prompt, w), theme.matched());
-        }
-    }
-    super::axis::replace_last(
-        &mut lines,
-        super::find::prompt_lines(search, ctx, w, inner.height as usize),
-    );
+    super::axis::prompts(&mut lines, search, ctx, w, inner.height as usize);
     frame.render_widget(Paragraph::new(lines), inner);
 }
 

@@ -14,7 +14,6 @@ use super::axis::axis;
 use super::block::block;
 use super::ctx::DrawCtx;
 use super::find::SearchView;
-use super::overlays::Mode;
 use super::timeline::TimelineView;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
@@ -100,16 +99,7 @@ pub fn draw(
             theme.dim(),
         ));
     }
-    if ctx.mode == Mode::Jump {
-        let prompt = format!(":{}█  (epoch, +offset, date or time of day)", ctx.prompt);
-        if let Some(last) = lines.last_mut() {
-            *last = Line::styled(fit(&prompt, w), theme.matched());
-        }
-    }
-    super::axis::replace_last(
-        &mut lines,
-        super::find::prompt_lines(search, ctx, w, inner.height as usize),
-    );
+    super::axis::prompts(&mut lines, search, ctx, w, inner.height as usize);
     frame.render_widget(Paragraph::new(lines), inner);
 }
 

@@ -63,6 +63,20 @@ impl Default for Overlays {
 }
 
 impl Overlays {
+    /// Edits the prompt's text when `action` is a text edit (a character, Backspace, clear);
+    /// false for any other action.
+    pub fn edit_prompt(&mut self, action: Action) -> bool {
+        match action {
+            Action::Input(c) => self.prompt.push(c),
+            Action::Backspace => {
+                self.prompt.pop();
+            }
+            Action::ClearInput => self.prompt.clear(),
+            _ => return false,
+        }
+        true
+    }
+
     /// Keys while the help overlay is shown.
     pub fn help_handle(&mut self, action: Action, ctx: &mut Ctx) -> Handled {
         match action {

@@ -10,7 +10,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::braille::Grid;
 use super::ctx::DrawCtx;
@@ -185,10 +185,7 @@ pub fn draw(
     }
     let t = title(v);
     frame.render_widget(
-        Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(false))
-            .title(fit(&t, area.width.saturating_sub(2) as usize)),
+        super::block::block(false, theme, fit(&t, area.width.saturating_sub(2) as usize)),
         area,
     );
     let inner = inner(area);

@@ -9,7 +9,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::ctx::DrawCtx;
 use crate::tui::jobs::notify::Notify;
@@ -95,10 +95,7 @@ pub fn draw(
         raster.map_or(0, |r| r.points)
     );
     frame.render_widget(
-        Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border(false))
-            .title(fit(&t, area.width.saturating_sub(2) as usize)),
+        super::block::block(false, theme, fit(&t, area.width.saturating_sub(2) as usize)),
         area,
     );
     if w < 4 || h == 0 {

@@ -4,7 +4,6 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::ctx::DrawCtx;
 use crate::tui::model::text_view::TextView;
@@ -32,14 +31,5 @@ pub fn draw(frame: &mut Frame<'_>, view: &TextView, ctx: &DrawCtx<'_>, area: Rec
         format!("rows {}–{last} of {total} · ", view.scroll + 1)
     };
     let title = format!(" {} · {place}↑↓ PgUp PgDn g G · Esc closes ", view.title);
-    frame.render_widget(Clear, area);
-    frame.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(fit(&title, w))
-                .border_style(theme.border(true)),
-        ),
-        area,
-    );
+    super::block::overlay(frame, area, lines, &title, theme);
 }

@@ -83,12 +83,7 @@ impl Axis {
 
     /// Where `v` falls on the axis: 0 at `lo`, 1 at `hi` (outside 0..1 beyond them).
     pub fn fraction(&self, v: f64) -> f64 {
-        let span = self.hi - self.lo;
-        if span > 0.0 {
-            (v - self.lo) / span
-        } else {
-            0.5
-        }
+        fraction(self.lo, self.hi, v)
     }
 }
 
@@ -150,6 +145,13 @@ pub fn value_label(v: f64) -> String {
     } else {
         format!("{v:e}")
     }
+}
+
+/// Where `v` falls between `lo` and `hi`: 0 at `lo`, 1 at `hi` (outside 0..1 beyond them; 0.5
+/// when the span is empty).
+pub(super) fn fraction(lo: f64, hi: f64, v: f64) -> f64 {
+    let span = hi - lo;
+    if span > 0.0 { (v - lo) / span } else { 0.5 }
 }
 
 #[cfg(test)]

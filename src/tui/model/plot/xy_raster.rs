@@ -193,13 +193,9 @@ fn finite_pair(x: &PlotSeries, y: &PlotSeries, i: usize, j: usize) -> Option<(i6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::series::Column;
 
     fn series(points: &[(i64, f64)]) -> PlotSeries {
-        PlotSeries::new(Column {
-            times: points.iter().map(|p| p.0).collect(),
-            values: points.iter().map(|p| p.1).collect(),
-        })
+        PlotSeries::from_points(points)
     }
 
     /// `pair_at` by brute force: the last pair `for_each_pair` gives.
