@@ -28,7 +28,7 @@ pub struct EntriesPass<'a> {
 
 impl Bag {
     /// A pass over the message lists of this bag's chunks, which keeps them only for a bag
-    /// of at most [`KEEP_UP_TO`] chunks (see [`EntriesPass::entries`]).
+    /// of at most 65 536 chunks, `KEEP_UP_TO` (see [`EntriesPass::entries`]).
     pub fn entries_pass(&self) -> EntriesPass<'_> {
         self.entries_pass_keeping_up_to(KEEP_UP_TO)
     }
