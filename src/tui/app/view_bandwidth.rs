@@ -45,7 +45,15 @@ impl App {
         {
             return;
         }
-        if self.views.timeline.bandwidth.thread.is_none() {
+        // A thread that ended (its work panicked) is started again rather than asked in vain.
+        if !self
+            .views
+            .timeline
+            .bandwidth
+            .thread
+            .as_ref()
+            .is_some_and(Job::is_running)
+        {
             if let Some(notify) = self.views.timeline.bandwidth.notify.clone() {
                 let sum =
                     |r: BandwidthRequest| window_bytes::compute(&r.catalog, r.window, EXACT_BUDGET);

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use super::App;
+use crate::tui::jobs::job::Job;
 use crate::tui::jobs::notify::Notify;
 use crate::tui::jobs::xy_painter::{self, XyRequest};
 use crate::tui::layout::inner;
@@ -65,7 +66,15 @@ impl App {
         else {
             return;
         };
-        if self.views.plot.xy.painter.is_none() {
+        // A thread that ended (its work panicked) is started again rather than asked in vain.
+        if !self
+            .views
+            .plot
+            .xy
+            .painter
+            .as_ref()
+            .is_some_and(Job::is_running)
+        {
             if let Some(notify) = self.views.plot.xy.notify.clone() {
                 match xy_painter::start(notify) {
                     Ok(p) => self.views.plot.xy.painter = Some(p),
