@@ -27,6 +27,7 @@ mod error;
 mod eval;
 mod lexer;
 mod parser;
+mod quantity;
 mod shared;
 #[cfg(test)]
 mod tests;
@@ -34,6 +35,7 @@ mod tests;
 pub use error::{ExprError, ExprErrorKind};
 pub use lexer::{CmpOp, MAX_EXPR_LEN};
 pub use parser::Func;
+pub use quantity::{Memory, Quantity};
 
 use std::sync::Arc;
 
