@@ -192,8 +192,8 @@ pub enum SeriesError {
 }
 
 impl SeriesRequest {
-    /// Splits `/topic/field/path` against the catalog's topics (longest topic wins) and
-    /// parses the field path.
+    /// Splits `/topic/field/path` against the catalog's topics (longest topic wins), or
+    /// `/topic: EXPRESSION` at the colon, and parses what follows the topic.
     pub fn parse(catalog: &Catalog, spec: &str) -> Result<SeriesRequest, SeriesError> {
         let mut topics: Vec<&str> = catalog
             .bags()
@@ -202,8 +202,19 @@ impl SeriesRequest {
             .collect();
         topics.sort_unstable();
         topics.dedup();
-        let (topic, field) =
-            split_topic(spec, &topics).ok_or_else(|| SeriesError::NoTopic(spec.to_string()))?;
+        // `/topic: expression` names the topic whole; `/topic/field/path` is split at the
+        // longest topic that starts it.
+        let split = match spec.split_once(':') {
+            Some((t, e)) => {
+                let t = t.trim();
+                topics
+                    .iter()
+                    .find(|&&c| c.trim_start_matches('/') == t.trim_start_matches('/'))
+                    .map(|&c| (c, e.trim()))
+            }
+            None => split_topic(spec, &topics),
+        };
+        let (topic, field) = split.ok_or_else(|| SeriesError::NoTopic(spec.to_string()))?;
         let path = ParsedPath::parse(field).map_err(|error| SeriesError::Path {
             topic: topic.to_string(),
             error,

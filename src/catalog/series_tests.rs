@@ -303,3 +303,19 @@ fn merge_interleaves_in_time_order() {
     assert_eq!(e, a);
     assert_eq!(time_ns(RosTime::new(2, 5)), 2_000_000_005);
 }
+
+#[test]
+fn a_colon_names_the_topic_whole() {
+    let c = catalog(&["recorded.bag"]);
+    let a = SeriesRequest::parse(&c, "/odom: twist.twist.linear.x").unwrap();
+    let b = SeriesRequest::parse(&c, "/odom/twist/twist/linear/x").unwrap();
+    assert_eq!(
+        (a.topic.as_str(), a.path.text()),
+        ("/odom", "twist.twist.linear.x")
+    );
+    assert_eq!(b.topic, "/odom");
+    assert!(matches!(
+        SeriesRequest::parse(&c, "/nothing: x"),
+        Err(SeriesError::NoTopic(_))
+    ));
+}
