@@ -1,22 +1,49 @@
 //! Syntax tree + message type → a [`Node`] tree ready to evaluate: paths resolved to field
 //! positions, constants replaced by their values, operators checked against the field types.
+//! Comparisons of a field (or `len`/`abs` of one) with a value keep their own nodes ([`Cond`]:
+//! exact integers, `[*]` for any element); everything computed becomes a [`Value`] (see
+//! `value.rs`). Every leaf gets a slot among the numbers [`Filter::gather`](super::Filter)
+//! collects, every `diff`/`rate` a place in the topic's memory.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use regex::bytes::Regex;
 
 use super::error::{ExprError, ExprErrorKind};
 use super::lexer::CmpOp;
-use super::parser::{Ast, Func, Literal, Operand};
+use super::parser::{Ast, Func};
 use super::shared::{ExactNeedle, FoldedNeedle, Shared};
+use super::value::Value;
 use crate::msg::path::{Leaf, ParsedPath, ResolvedPath, Segment, Step};
-use crate::msg::{ConstValue, Elem, MsgType};
+use crate::msg::{ConstValue, Elem, MsgType, Primitive};
 
-/// A number to compare: integers exactly, floats as `f64` (as Python compares them).
+/// A number: integers exactly (Python's `int`), floats as `f64`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Num {
+pub enum Num {
+    /// An integer.
     Int(i128),
+    /// A float.
     Float(f64),
+}
+
+/// A field path, maybe inside `len()` or `abs()`, in the forms that test every element.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Operand {
+    pub(super) func: Func,
+    pub(super) path: String,
+    /// Column of the path text.
+    pub(super) column: usize,
+    /// Column of the operand (the function name, or the path).
+    pub(super) start: usize,
+}
+
+/// A value to compare a field with.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Literal {
+    Num(String),
+    Str(String),
+    Bool(bool),
 }
 
 /// A compiled expression node.
@@ -26,6 +53,17 @@ pub(super) enum Node {
     Or(Vec<Node>),
     And(Vec<Node>),
     Not(Box<Node>),
+    /// A test of a field, evaluated on the message; `slot`: where its truth is gathered.
+    Leaf { cond: Cond, slot: usize },
+    /// A comparison of computed values.
+    Cmp { lhs: Value, op: CmpOp, rhs: Value },
+    /// A computed value used as a condition: true when non-zero.
+    NonZero(Value),
+}
+
+/// A test of one field against a value (any element for `[*]`).
+#[derive(Debug, Clone)]
+pub(super) enum Cond {
     Num {
         path: ResolvedPath,
         func: Func,
@@ -66,6 +104,10 @@ pub(super) struct Compiler<'a> {
     pub(super) topic: &'a str,
     /// The expression's searchers, shared by every filter compiled from it.
     pub(super) shared: &'a Shared,
+    /// Slots of gathered numbers given out so far.
+    pub(super) slots: Cell<usize>,
+    /// `diff()`/`rate()` calls compiled so far.
+    pub(super) diffs: Cell<usize>,
 }
 
 /// What an operand gives once its function is applied.
@@ -76,14 +118,29 @@ enum Kind {
 }
 
 impl Compiler<'_> {
-    fn err(&self, column: usize, kind: ExprErrorKind) -> ExprError {
+    pub(super) fn err(&self, column: usize, kind: ExprErrorKind) -> ExprError {
         ExprError::new(self.text, column, kind)
     }
 
-    fn mismatch(&self, column: usize, what: String) -> ExprError {
+    pub(super) fn mismatch(&self, column: usize, what: String) -> ExprError {
         self.err(column, ExprErrorKind::Mismatch(what))
     }
 
+    /// A new slot among the gathered numbers.
+    pub(super) fn slot(&self) -> usize {
+        let n = self.slots.get();
+        self.slots.set(n + 1);
+        n
+    }
+
+    fn leaf(&self, cond: Cond) -> Node {
+        Node::Leaf {
+            cond,
+            slot: self.slot(),
+        }
+    }
+
+    /// The condition `ast` stands for.
     pub(super) fn node(&self, ast: &Ast) -> Result<Node, ExprError> {
         Ok(match ast {
             Ast::Or(items) => Node::Or(
@@ -98,44 +155,116 @@ impl Compiler<'_> {
                     .map(|a| self.node(a))
                     .collect::<Result<_, _>>()?,
             ),
-            Ast::Not(inner) => Node::Not(Box::new(self.node(inner)?)),
-            Ast::Text(s) => Node::AnyText(self.shared.folded(s)),
-            Ast::In { needle, operand } => {
-                let (path, kind) = self.operand(operand)?;
+            Ast::Not(inner, _) => Node::Not(Box::new(self.node(inner)?)),
+            Ast::Str(s, _) => self.leaf(Cond::AnyText(self.shared.folded(s))),
+            Ast::In { needle, operand, .. } => {
+                let Some(operand) = legacy_operand(operand) else {
+                    return Err(self.mismatch(
+                        operand.start(),
+                        "'in' looks inside a string field: \"text\" in FIELD".into(),
+                    ));
+                };
+                let (path, kind) = self.operand(&operand)?;
                 if kind != Kind::String {
                     return Err(self.mismatch(
                         operand.start,
                         format!("'in' looks inside strings; {} is a number", operand.path),
                     ));
                 }
-                Node::Contains {
+                self.leaf(Cond::Contains {
                     path,
                     needle: self.shared.exact(needle),
-                }
+                })
             }
-            Ast::Truthy(operand) => {
-                if let Some(b) = self.topic_test(operand, None) {
-                    return Ok(Node::Const(b));
-                }
-                let (path, _) = self.operand(operand)?;
-                Node::Truthy {
-                    path,
-                    func: operand.func,
-                }
-            }
+            Ast::Word(w, _) if matches!(w.as_str(), "true" | "True") => Node::Const(true),
+            Ast::Word(w, _) if matches!(w.as_str(), "false" | "False") => Node::Const(false),
             Ast::Compare {
-                operand,
+                lhs,
                 op,
                 op_column,
-                value,
-                value_column,
-            } => {
-                if let Some(b) = self.topic_test(operand, Some((*op, value))) {
+                rhs,
+            } => self.comparison(lhs, *op, *op_column, rhs)?,
+            other => match legacy_operand(other) {
+                Some(operand) => {
+                    if let Some(b) = self.topic_test(&operand, None) {
+                        return Ok(Node::Const(b));
+                    }
+                    let (path, _) = self.operand(&operand)?;
+                    self.leaf(Cond::Truthy {
+                        path,
+                        func: operand.func,
+                    })
+                }
+                None => Node::NonZero(self.value(other)?.0),
+            },
+        })
+    }
+
+    /// `lhs op rhs`: a field (or `len`/`abs` of one) against a value keeps the forms that
+    /// test every element of `[*]` and compare integers exactly; the rest is computed.
+    fn comparison(
+        &self,
+        lhs: &Ast,
+        op: CmpOp,
+        op_column: usize,
+        rhs: &Ast,
+    ) -> Result<Node, ExprError> {
+        if let Some(operand) = legacy_operand(lhs) {
+            if let Some(literal) = self.literal(rhs, &operand)? {
+                if let Some(b) = self.topic_test(&operand, Some((op, &literal))) {
                     return Ok(Node::Const(b));
                 }
-                let (path, kind) = self.operand(operand)?;
-                self.compare(path, operand, kind, *op, *op_column, value, *value_column)?
+                let (path, kind) = self.operand(&operand)?;
+                let cond =
+                    self.compare(path, &operand, kind, op, op_column, literal, rhs.start())?;
+                return Ok(self.leaf(cond));
             }
+        }
+        if matches!(op, CmpOp::Like | CmpOp::Regex) {
+            return Err(self.mismatch(
+                op_column,
+                format!(
+                    "'{}' compares a string field with a \"string\"",
+                    op.text()
+                ),
+            ));
+        }
+        let (lhs, _) = self.value(lhs)?;
+        let (rhs, _) = self.value(rhs)?;
+        Ok(Node::Cmp { lhs, op, rhs })
+    }
+
+    /// `rhs` as a value to compare field `operand` with: a number, a string, true/false or
+    /// a constant of the type; `None` when it is a computation (or another field).
+    fn literal(&self, rhs: &Ast, operand: &Operand) -> Result<Option<Literal>, ExprError> {
+        Ok(match rhs {
+            Ast::Num(n, _) => Some(Literal::Num(n.clone())),
+            Ast::Neg(inner, _) => match inner.as_ref() {
+                Ast::Num(n, _) => Some(Literal::Num(format!("-{n}"))),
+                _ => None,
+            },
+            Ast::Str(s, _) => Some(Literal::Str(s.clone())),
+            Ast::Word(w, _) if matches!(w.as_str(), "true" | "True") => Some(Literal::Bool(true)),
+            Ast::Word(w, _) if matches!(w.as_str(), "false" | "False") => {
+                Some(Literal::Bool(false))
+            }
+            Ast::Word(w, column) => match self.constant(w, operand, *column) {
+                Ok(literal) => Some(literal),
+                // Not a constant: another field (`x > y`), unless it is no field either.
+                Err(e) => {
+                    let (text, _) = self.strip_m(w, *column);
+                    let is_field = ParsedPath::parse(text)
+                        .ok()
+                        .filter(|p| !p.segments().is_empty())
+                        .is_some_and(|p| p.resolve(self.ty).is_ok());
+                    if is_field || (w.chars().any(|c| c.is_ascii_lowercase()) && !w.contains('.')) {
+                        None
+                    } else {
+                        return Err(e);
+                    }
+                }
+            },
+            _ => None,
         })
     }
 
@@ -201,7 +330,7 @@ impl Compiler<'_> {
     }
 
     /// `m.x` → `x` (the `m` of `rosbag filter`), unless the type has a field `m`.
-    fn strip_m<'t>(&self, text: &'t str, column: usize) -> (&'t str, usize) {
+    pub(super) fn strip_m<'t>(&self, text: &'t str, column: usize) -> (&'t str, usize) {
         if self.ty.field("m").is_none() {
             if let Some(rest) = text.strip_prefix("m.") {
                 return (rest, column + 2);
@@ -221,9 +350,9 @@ impl Compiler<'_> {
         kind: Kind,
         op: CmpOp,
         op_column: usize,
-        value: &Literal,
+        value: Literal,
         value_column: usize,
-    ) -> Result<Node, ExprError> {
+    ) -> Result<Cond, ExprError> {
         if path.leaf() == Leaf::Array && operand.func == Func::None {
             return Err(self.mismatch(
                 operand.start,
@@ -233,24 +362,20 @@ impl Compiler<'_> {
                 ),
             ));
         }
-        let value = match value {
-            Literal::Name(name) => self.constant(name, operand, value_column)?,
-            other => other.clone(),
-        };
         let name = &operand.path;
         match (kind, op, value) {
             (Kind::Number, CmpOp::Like | CmpOp::Regex, _) => Err(self.mismatch(
                 op_column,
                 format!("'{}' works on strings; {name} is a number", op.text()),
             )),
-            (Kind::Number, _, Literal::Num(n)) => Ok(Node::Num {
+            (Kind::Number, _, Literal::Num(n)) => Ok(Cond::Num {
                 path,
                 func: operand.func,
                 op,
                 rhs: parse_number(&n)
                     .ok_or_else(|| self.err(value_column, ExprErrorKind::Number(n.clone())))?,
             }),
-            (Kind::Number, _, Literal::Bool(b)) => Ok(Node::Num {
+            (Kind::Number, _, Literal::Bool(b)) => Ok(Cond::Num {
                 path,
                 func: operand.func,
                 op,
@@ -260,7 +385,7 @@ impl Compiler<'_> {
                 value_column,
                 format!("{name} is a number: compare it with a number, true/false or a constant"),
             )),
-            (Kind::String, CmpOp::Like, Literal::Str(s)) => Ok(Node::Like {
+            (Kind::String, CmpOp::Like, Literal::Str(s)) => Ok(Cond::Like {
                 path,
                 needle: self.shared.folded(&s),
             }),
@@ -269,9 +394,9 @@ impl Compiler<'_> {
                     .shared
                     .regex(&s)
                     .map_err(|why| self.err(value_column, ExprErrorKind::Regex(why)))?;
-                Ok(Node::Regex { path, re })
+                Ok(Cond::Regex { path, re })
             }
-            (Kind::String, _, Literal::Str(s)) => Ok(Node::Str {
+            (Kind::String, _, Literal::Str(s)) => Ok(Cond::Str {
                 path,
                 op,
                 rhs: s.into_bytes().into(),
@@ -286,7 +411,12 @@ impl Compiler<'_> {
     /// The value of constant `name` (`WARN`, `m.WARN`, `status.STATUS_FIX`): looked up in
     /// the type the path named, else in the type holding the operand's field, then the
     /// message's own type.
-    fn constant(&self, name: &str, operand: &Operand, column: usize) -> Result<Literal, ExprError> {
+    pub(super) fn constant(
+        &self,
+        name: &str,
+        operand: &Operand,
+        column: usize,
+    ) -> Result<Literal, ExprError> {
         let (text, column) = self.strip_m(name, column);
         let (prefix, bare) = match text.rsplit_once('.') {
             Some((p, b)) => (Some(p), b),
@@ -348,7 +478,7 @@ impl Compiler<'_> {
 
 /// The message type `segments` (fields and indexes) lead to from `ty`; `None` when they end
 /// elsewhere.
-fn message_at<'t>(ty: &'t MsgType, segments: &[Segment]) -> Option<&'t MsgType> {
+pub(super) fn message_at<'t>(ty: &'t MsgType, segments: &[Segment]) -> Option<&'t MsgType> {
     let mut at = ty;
     for s in segments {
         if let Step::Field(name) = &s.step {
@@ -362,7 +492,7 @@ fn message_at<'t>(ty: &'t MsgType, segments: &[Segment]) -> Option<&'t MsgType> 
     Some(at)
 }
 
-fn describe(leaf: Leaf) -> &'static str {
+pub(super) fn describe(leaf: Leaf) -> &'static str {
     match leaf {
         Leaf::Number => "a number",
         Leaf::Bool => "a bool",
@@ -424,17 +554,88 @@ impl Node {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.shares_searchers_with(y))
             }
             (Node::Not(a), Node::Not(b)) => a.shares_searchers_with(b),
-            (Node::Like { needle: a, .. }, Node::Like { needle: b, .. })
-            | (Node::AnyText(a), Node::AnyText(b)) => Arc::ptr_eq(a, b),
-            (Node::Regex { re: a, .. }, Node::Regex { re: b, .. }) => Arc::ptr_eq(a, b),
-            (Node::Contains { needle: a, .. }, Node::Contains { needle: b, .. }) => {
-                Arc::ptr_eq(a, b)
-            }
+            (Node::Leaf { cond: a, .. }, Node::Leaf { cond: b, .. }) => match (a, b) {
+                (Cond::Like { needle: a, .. }, Cond::Like { needle: b, .. })
+                | (Cond::AnyText(a), Cond::AnyText(b)) => Arc::ptr_eq(a, b),
+                (Cond::Regex { re: a, .. }, Cond::Regex { re: b, .. }) => Arc::ptr_eq(a, b),
+                (Cond::Contains { needle: a, .. }, Cond::Contains { needle: b, .. }) => {
+                    Arc::ptr_eq(a, b)
+                }
+                (Cond::Num { .. }, Cond::Num { .. })
+                | (Cond::Str { .. }, Cond::Str { .. })
+                | (Cond::Truthy { .. }, Cond::Truthy { .. }) => true,
+                _ => false,
+            },
             (Node::Const(_), Node::Const(_))
-            | (Node::Num { .. }, Node::Num { .. })
-            | (Node::Str { .. }, Node::Str { .. })
-            | (Node::Truthy { .. }, Node::Truthy { .. }) => true,
+            | (Node::Cmp { .. }, Node::Cmp { .. })
+            | (Node::NonZero(_), Node::NonZero(_)) => true,
             _ => false,
         }
     }
+}
+
+/// The field (maybe inside `len()`/`abs()`) `ast` names, when it is one.
+pub(super) fn legacy_operand(ast: &Ast) -> Option<Operand> {
+    match ast {
+        Ast::Word(w, column) => Some(Operand {
+            func: Func::None,
+            path: w.clone(),
+            column: *column,
+            start: *column,
+        }),
+        Ast::Call { name, column, args } => {
+            let func = match name.as_str() {
+                "len" => Func::Len,
+                "abs" => Func::Abs,
+                _ => return None,
+            };
+            match args.as_slice() {
+                [Ast::Word(p, c)] => Some(Operand {
+                    func,
+                    path: p.clone(),
+                    column: *c,
+                    start: *column,
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// True when the value at the end of `segments` from `ty` is an integer (or a bool): Python
+/// computes with it as an `int`.
+pub(super) fn is_integer(ty: &MsgType, segments: &[Segment]) -> bool {
+    let mut at = ty;
+    let mut prim = None;
+    for s in segments {
+        let Step::Field(name) = &s.step else {
+            continue;
+        };
+        match prim {
+            Some(Primitive::Time | Primitive::Duration) => {
+                // `.secs` / `.nsecs` of a time.
+                return true;
+            }
+            Some(_) => return false,
+            None => {}
+        }
+        let Some((_, f)) = at.field(name) else {
+            return false;
+        };
+        match f.ty().elem() {
+            Elem::Msg(m) => at = m,
+            Elem::Prim(p) => prim = Some(*p),
+        }
+    }
+    !matches!(
+        prim,
+        None | Some(
+            Primitive::Float32
+                | Primitive::Float64
+                | Primitive::Time
+                | Primitive::Duration
+                | Primitive::String
+        )
+    )
 }

@@ -42,6 +42,14 @@ pub enum ExprErrorKind {
         /// The constants it has.
         available: Vec<String>,
     },
+    /// A function the language does not have.
+    #[error("unknown function '{name}'; {}", list("the functions are", available))]
+    UnknownFunction {
+        /// The name called.
+        name: String,
+        /// The functions there are.
+        available: Vec<String>,
+    },
     /// An operator applied to a value it does not work on.
     #[error("{0}")]
     Mismatch(String),

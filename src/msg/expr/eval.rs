@@ -1,22 +1,107 @@
-//! Evaluating a compiled expression on one decoded message: values are read in place from
-//! the payload (strings compared as bytes where they lie), nothing is allocated.
+//! Evaluating a compiled expression on one decoded message, or on the numbers gathered from
+//! it: values are read in place from the payload (strings compared as bytes where they lie),
+//! nothing is allocated.
 
-use super::compile::{Node, Num, cmp_bytes};
+use super::compile::{Cond, Node, Num, cmp_bytes};
 use super::lexer::CmpOp;
 use super::parser::Func;
+use super::value::{Field, Source, Step, as_f64, decode};
 use crate::msg::{MessageRef, ValueRef};
 
+/// Leaf numbers read straight from a decoded message.
+pub(super) struct Direct<'d>(pub(super) MessageRef<'d>);
+
+impl Source for Direct<'_> {
+    fn field(&self, f: &Field) -> Option<Num> {
+        let v = f.path.get(self.0)?;
+        number(&v, if f.len { Func::Len } else { Func::None })
+    }
+}
+
+/// Leaf numbers gathered earlier (see [`Node::gather`]).
+pub(super) struct Gathered<'g>(pub(super) &'g [f64]);
+
+impl Source for Gathered<'_> {
+    fn field(&self, f: &Field) -> Option<Num> {
+        decode(*self.0.get(f.slot)?, f.int)
+    }
+}
+
+/// The truth of a leaf condition: tested on the message, or read from what was gathered.
+pub(super) trait Truths: Source {
+    fn truth(&self, cond: &Cond, slot: usize) -> bool;
+}
+
+impl Truths for Direct<'_> {
+    fn truth(&self, cond: &Cond, _slot: usize) -> bool {
+        cond.eval(self.0)
+    }
+}
+
+impl Truths for Gathered<'_> {
+    fn truth(&self, _cond: &Cond, slot: usize) -> bool {
+        self.0.get(slot).is_some_and(|x| *x != 0.0)
+    }
+}
+
 impl Node {
-    /// True when the message satisfies the node. A path with `[*]` is satisfied by any
+    /// True when the message `src` reads from satisfies the node; `step` carries the topic's
+    /// memory when messages are evaluated in order (then every part is evaluated, so that
+    /// each `diff()` sees every message).
+    pub(super) fn eval<S: Truths>(&self, src: &S, mut step: Option<&mut Step<'_>>) -> bool {
+        match self {
+            Node::Const(b) => *b,
+            Node::Or(items) if step.is_some() => items
+                .iter()
+                .fold(false, |any, n| n.eval(src, step.as_deref_mut()) || any),
+            Node::And(items) if step.is_some() => items
+                .iter()
+                .fold(true, |all, n| n.eval(src, step.as_deref_mut()) && all),
+            Node::Or(items) => items.iter().any(|n| n.eval(src, None)),
+            Node::And(items) => items.iter().all(|n| n.eval(src, None)),
+            Node::Not(inner) => !inner.eval(src, step),
+            Node::Leaf { cond, slot } => src.truth(cond, *slot),
+            Node::Cmp { lhs, op, rhs } => {
+                let a = lhs.eval(src, step.as_deref_mut());
+                let b = rhs.eval(src, step);
+                a.zip(b).is_some_and(|(a, b)| cmp_num(a, *op, b))
+            }
+            Node::NonZero(v) => v
+                .eval(src, step)
+                .is_some_and(|x| x != Num::Int(0) && x != Num::Float(0.0)),
+        }
+    }
+
+    /// Writes what the node reads from `msg` into `slots`: each leaf condition's truth (0
+    /// or 1) and each number of its computations.
+    pub(super) fn gather(&self, msg: MessageRef<'_>, slots: &mut [f64]) {
+        match self {
+            Node::Const(_) => {}
+            Node::Or(items) | Node::And(items) => {
+                items.iter().for_each(|n| n.gather(msg, slots));
+            }
+            Node::Not(inner) => inner.gather(msg, slots),
+            Node::Leaf { cond, slot } => {
+                if let Some(s) = slots.get_mut(*slot) {
+                    *s = if cond.eval(msg) { 1.0 } else { 0.0 };
+                }
+            }
+            Node::Cmp { lhs, rhs, .. } => {
+                lhs.gather(&Direct(msg), slots);
+                rhs.gather(&Direct(msg), slots);
+            }
+            Node::NonZero(v) => v.gather(&Direct(msg), slots),
+        }
+    }
+}
+
+impl Cond {
+    /// True when the message satisfies the test. A path with `[*]` is satisfied by any
     /// element; an index past the end of an array names no value, and a comparison with no
     /// value is false.
     pub(super) fn eval(&self, msg: MessageRef<'_>) -> bool {
         match self {
-            Node::Const(b) => *b,
-            Node::Or(items) => items.iter().any(|n| n.eval(msg)),
-            Node::And(items) => items.iter().all(|n| n.eval(msg)),
-            Node::Not(inner) => !inner.eval(msg),
-            Node::Num {
+            Cond::Num {
                 path,
                 func,
                 op,
@@ -24,26 +109,26 @@ impl Node {
             } => path.any(msg, |v| {
                 number(&v, *func).is_some_and(|x| cmp_num(x, *op, *rhs))
             }),
-            Node::Str { path, op, rhs } => {
+            Cond::Str { path, op, rhs } => {
                 path.any(msg, |v| string(&v).is_some_and(|s| cmp_bytes(s, *op, rhs)))
             }
-            Node::Like { path, needle } => {
+            Cond::Like { path, needle } => {
                 path.any(msg, |v| string(&v).is_some_and(|s| needle.is_in(s)))
             }
-            Node::Regex { path, re } => {
+            Cond::Regex { path, re } => {
                 path.any(msg, |v| string(&v).is_some_and(|s| re.is_match(s)))
             }
-            Node::Contains { path, needle } => {
+            Cond::Contains { path, needle } => {
                 path.any(msg, |v| string(&v).is_some_and(|s| needle.is_in(s)))
             }
-            Node::Truthy { path, func } => path.any(msg, |v| match (func, &v) {
+            Cond::Truthy { path, func } => path.any(msg, |v| match (func, &v) {
                 (Func::None, ValueRef::String(s)) => !s.is_empty(),
                 (Func::None, _) => number(&v, Func::Len)
                     .or_else(|| number(&v, Func::None))
                     .is_some_and(|x| x != Num::Int(0) && x != Num::Float(0.0)),
                 _ => number(&v, *func).is_some_and(|x| x != Num::Int(0) && x != Num::Float(0.0)),
             }),
-            Node::AnyText(needle) => any_string(&ValueRef::Message(msg), &mut |s| needle.is_in(s)),
+            Cond::AnyText(needle) => any_string(&ValueRef::Message(msg), &mut |s| needle.is_in(s)),
         }
     }
 }
@@ -87,16 +172,8 @@ fn number(v: &ValueRef<'_>, func: Func) -> Option<Num> {
     })
 }
 
-#[allow(clippy::cast_precision_loss)]
-fn as_f64(n: Num) -> f64 {
-    match n {
-        Num::Int(i) => i as f64,
-        Num::Float(f) => f,
-    }
-}
-
 /// `a op b`: integers exactly, otherwise as floats (NaN compares unequal to everything).
-fn cmp_num(a: Num, op: CmpOp, b: Num) -> bool {
+pub(super) fn cmp_num(a: Num, op: CmpOp, b: Num) -> bool {
     let ord = match (a, b) {
         (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
         _ => as_f64(a).partial_cmp(&as_f64(b)),

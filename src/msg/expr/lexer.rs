@@ -39,6 +39,31 @@ impl CmpOp {
     }
 }
 
+/// An arithmetic operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArithOp {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/` (true division, as Python's).
+    Div,
+}
+
+impl ArithOp {
+    /// The operator as written.
+    pub fn text(self) -> &'static str {
+        match self {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+            ArithOp::Div => "/",
+        }
+    }
+}
+
 /// One token.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Tok {
@@ -54,6 +79,10 @@ pub(super) enum Tok {
     Open,
     /// `)`.
     Close,
+    /// `+ - * /`.
+    Arith(ArithOp),
+    /// `,` between a function's arguments.
+    Comma,
     /// The end of the text.
     End,
 }
@@ -68,6 +97,8 @@ impl Tok {
             Tok::Cmp(op) => format!("'{}'", op.text()),
             Tok::Open => "'('".into(),
             Tok::Close => "')'".into(),
+            Tok::Arith(op) => format!("'{}'", op.text()),
+            Tok::Comma => "','".into(),
             Tok::End => "the end of the expression".into(),
         }
     }
@@ -128,9 +159,25 @@ pub(super) fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
                 out.push((Tok::Str(s), column));
                 i = next;
             }
-            c if c.is_ascii_digit()
-                || (matches!(c, '-' | '+' | '.')
-                    && at(i + 1).is_some_and(|d| d.is_ascii_digit())) =>
+            ',' => {
+                out.push((Tok::Comma, column));
+                i += 1;
+            }
+            '+' | '-' | '*' => {
+                let op = match c {
+                    '+' => ArithOp::Add,
+                    '-' => ArithOp::Sub,
+                    _ => ArithOp::Mul,
+                };
+                out.push((Tok::Arith(op), column));
+                i += 1;
+            }
+            // After a value `/` divides; elsewhere it starts a path (`/header/seq`).
+            '/' if ends_value(out.last()) || !at(i + 1).is_some_and(starts_name) => {
+                out.push((Tok::Arith(ArithOp::Div), column));
+                i += 1;
+            }
+            c if c.is_ascii_digit() || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) =>
             {
                 let start = i;
                 i += 1;
@@ -151,7 +198,10 @@ pub(super) fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
             c if c.is_ascii_alphabetic() || c == '_' || c == '/' => {
                 let start = i;
                 while let Some(d) = at(i) {
-                    if d.is_ascii_alphanumeric() || matches!(d, '_' | '.' | '/') {
+                    if d.is_ascii_alphanumeric() || matches!(d, '_' | '.') {
+                        i += 1;
+                    } else if d == '/' && at(i + 1).is_some_and(starts_name) && i > start {
+                        // `pose/position/x`: a path with ROS separators (`a / b` divides).
                         i += 1;
                     } else if d == '[' {
                         // An index or `[*]`: taken whole, checked by the path parser.
@@ -203,6 +253,18 @@ pub(super) fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
     }
     out.push((Tok::End, chars.len() + 1));
     Ok(out)
+}
+
+/// True when the token ends a value (a `/` after it divides).
+fn ends_value(last: Option<&(Tok, usize)>) -> bool {
+    matches!(
+        last,
+        Some((Tok::Word(_) | Tok::Num(_) | Tok::Str(_) | Tok::Close, _))
+    )
+}
+
+fn starts_name(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
 }
 
 /// A quoted string starting at `start` (the quote), with `\\`, `\"`, `\'`, `\n`, `\t`

@@ -23,6 +23,7 @@
 //! substring tests take time linear in the string searched.
 
 mod compile;
+mod compute;
 mod error;
 mod eval;
 mod lexer;
@@ -31,9 +32,14 @@ mod quantity;
 mod shared;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_compute;
+mod value;
 
+pub use compile::Num;
+pub use compute::FUNCTIONS;
 pub use error::{ExprError, ExprErrorKind};
-pub use lexer::{CmpOp, MAX_EXPR_LEN};
+pub use lexer::{ArithOp, CmpOp, MAX_EXPR_LEN};
 pub use parser::Func;
 pub use quantity::{Memory, Quantity};
 
@@ -75,10 +81,15 @@ impl Expr {
             ty,
             topic,
             shared: &self.shared,
+            slots: std::cell::Cell::new(0),
+            diffs: std::cell::Cell::new(0),
         };
+        let node = compiler.node(&self.ast)?;
         Ok(Filter {
-            node: compiler.node(&self.ast)?,
+            node,
             type_name: ty.name().to_string(),
+            width: compiler.slots.get(),
+            stateful: compiler.diffs.get() > 0,
         })
     }
 }
@@ -88,12 +99,16 @@ impl Expr {
 pub struct Filter {
     node: compile::Node,
     type_name: String,
+    /// Numbers gathered per message.
+    width: usize,
+    /// True when it uses `diff()` or `rate()`.
+    stateful: bool,
 }
 
 impl Filter {
     /// True when `msg` (a message of the type compiled for) satisfies the expression.
     pub fn matches(&self, msg: MessageRef<'_>) -> bool {
-        self.node.eval(msg)
+        self.node.eval(&eval::Direct(msg), None)
     }
 
     /// Decodes `payload` with `schema` (the type compiled for) and evaluates the expression.

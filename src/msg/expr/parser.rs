@@ -1,21 +1,25 @@
-//! Tokens → syntax tree, by recursive descent:
+//! Tokens → syntax tree, by recursive descent, with Python's precedences:
 //!
 //! ```text
-//! expr    := and ("or" and)*
-//! and     := unary ("and" unary)*
-//! unary   := "not" unary | primary
-//! primary := "(" expr ")"
-//!          | STRING                      any string field contains it (case-insensitive)
-//!          | STRING "in" operand         Python's substring test (case-sensitive)
-//!          | operand [CMP value]         without CMP: the value is true / non-zero / non-empty
-//! operand := PATH | ("len" | "abs") "(" PATH ")"
-//! value   := NUMBER | STRING | true | false | NAME   (NAME: a constant of the type)
+//! or      := and ("or" and)*
+//! and     := not ("and" not)*
+//! not     := "not" not | compare
+//! compare := STRING "in" sum             Python's substring test (case-sensitive)
+//!          | sum [CMP sum]               without CMP: the value is true / non-zero / non-empty
+//! sum     := product (("+" | "-") product)*
+//! product := unary (("*" | "/") unary)*
+//! unary   := ("-" | "+") unary | atom
+//! atom    := NUMBER | STRING | WORD | WORD "(" [or ("," or)*] ")" | "(" or ")"
 //! ```
+//!
+//! A WORD is a field path, a constant's name, `true`/`false` or `topic`: what it is depends
+//! on the message type, and is decided when compiling. A bare STRING as a condition searches
+//! every string field.
 
 use super::error::{ExprError, ExprErrorKind};
-use super::lexer::{CmpOp, Tok, tokens};
+use super::lexer::{ArithOp, CmpOp, Tok, tokens};
 
-/// A function applied to a field's value.
+/// A function applied to a field's value in the forms that test every element of `[*]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Func {
     /// The value itself.
@@ -26,48 +30,62 @@ pub enum Func {
     Abs,
 }
 
-/// A field path, maybe inside `len()` or `abs()`.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Operand {
-    pub(super) func: Func,
-    pub(super) path: String,
-    /// Column of the path text.
-    pub(super) column: usize,
-    /// Column of the operand (the function name, or the path).
-    pub(super) start: usize,
-}
-
-/// A value to compare with.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Literal {
-    Num(String),
-    Str(String),
-    Bool(bool),
-    /// A constant's name, maybe with a path to the type holding it (`m.WARN`, `status.STATUS_FIX`).
-    Name(String),
-}
-
-/// The syntax tree of an expression.
+/// The syntax tree of an expression; every node knows the column it starts at.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Ast {
     Or(Vec<Ast>),
     And(Vec<Ast>),
-    Not(Box<Ast>),
+    Not(Box<Ast>, usize),
     Compare {
-        operand: Operand,
+        lhs: Box<Ast>,
         op: CmpOp,
         op_column: usize,
-        value: Literal,
-        value_column: usize,
+        rhs: Box<Ast>,
     },
-    Truthy(Operand),
-    /// A bare string: any string field contains it, ignoring case.
-    Text(String),
-    /// `"text" in path`.
+    /// `"text" in operand`.
     In {
         needle: String,
-        operand: Operand,
+        column: usize,
+        operand: Box<Ast>,
     },
+    /// A number as written.
+    Num(String, usize),
+    /// A quoted string (as a condition: any string field contains it, ignoring case).
+    Str(String, usize),
+    /// A field path, a constant, `true`/`false` or `topic`.
+    Word(String, usize),
+    /// `-x` (the column of the `-`).
+    Neg(Box<Ast>, usize),
+    /// `a op b` (the column of the operator).
+    Arith {
+        op: ArithOp,
+        column: usize,
+        lhs: Box<Ast>,
+        rhs: Box<Ast>,
+    },
+    /// `name(args)` (the column of the name).
+    Call {
+        name: String,
+        column: usize,
+        args: Vec<Ast>,
+    },
+}
+
+impl Ast {
+    /// The column the node's text starts at.
+    pub(super) fn start(&self) -> usize {
+        match self {
+            Ast::Or(items) | Ast::And(items) => items.first().map_or(1, Ast::start),
+            Ast::Compare { lhs, .. } | Ast::Arith { lhs, .. } => lhs.start(),
+            Ast::Not(_, c)
+            | Ast::In { column: c, .. }
+            | Ast::Num(_, c)
+            | Ast::Str(_, c)
+            | Ast::Word(_, c)
+            | Ast::Neg(_, c)
+            | Ast::Call { column: c, .. } => *c,
+        }
+    }
 }
 
 /// Parses `text` into a syntax tree.
@@ -77,6 +95,7 @@ pub(super) fn parse(text: &str) -> Result<Ast, ExprError> {
         text,
         toks: &toks,
         at: 0,
+        depth: 0,
     };
     let ast = p.or()?;
     match p.peek() {
@@ -89,7 +108,12 @@ struct Parser<'a> {
     text: &'a str,
     toks: &'a [(Tok, usize)],
     at: usize,
+    /// Nesting of parentheses, calls and prefix operators (bounded: no stack overflow).
+    depth: usize,
 }
+
+/// Deepest nesting accepted.
+const MAX_DEPTH: usize = 200;
 
 const END: (Tok, usize) = (Tok::End, 0);
 
@@ -97,9 +121,8 @@ fn is_word(t: &Tok, w: &str) -> bool {
     matches!(t, Tok::Word(x) if x == w)
 }
 
-const KEYWORDS: [&str; 9] = [
-    "and", "or", "not", "in", "len", "abs", "true", "false", "None",
-];
+/// Words that cannot be field paths.
+const KEYWORDS: [&str; 5] = ["and", "or", "not", "in", "None"];
 
 impl Parser<'_> {
     fn peek(&self) -> (&Tok, usize) {
@@ -130,6 +153,18 @@ impl Parser<'_> {
         )
     }
 
+    fn deeper(&mut self, column: usize) -> Result<(), ExprError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ExprError::new(
+                self.text,
+                column,
+                ExprErrorKind::Mismatch(format!("nested more than {MAX_DEPTH} deep")),
+            ));
+        }
+        Ok(())
+    }
+
     fn or(&mut self) -> Result<Ast, ExprError> {
         let mut items = vec![self.and()?];
         while is_word(self.peek().0, "or") {
@@ -144,10 +179,10 @@ impl Parser<'_> {
     }
 
     fn and(&mut self) -> Result<Ast, ExprError> {
-        let mut items = vec![self.unary()?];
+        let mut items = vec![self.not()?];
         while is_word(self.peek().0, "and") {
             self.next();
-            items.push(self.unary()?);
+            items.push(self.not()?);
         }
         Ok(if items.len() == 1 {
             items.pop().unwrap_or(Ast::And(Vec::new()))
@@ -156,127 +191,183 @@ impl Parser<'_> {
         })
     }
 
-    fn unary(&mut self) -> Result<Ast, ExprError> {
-        if is_word(self.peek().0, "not") {
+    fn not(&mut self) -> Result<Ast, ExprError> {
+        let (t, column) = self.peek();
+        if is_word(t, "not") {
             self.next();
-            return Ok(Ast::Not(Box::new(self.unary()?)));
+            self.deeper(column)?;
+            let inner = self.not()?;
+            self.depth -= 1;
+            return Ok(Ast::Not(Box::new(inner), column));
         }
-        self.primary()
+        self.compare()
     }
 
-    fn primary(&mut self) -> Result<Ast, ExprError> {
+    fn compare(&mut self) -> Result<Ast, ExprError> {
+        if let (Tok::Str(s), column) = self.peek() {
+            if self
+                .toks
+                .get(self.at + 1)
+                .is_some_and(|(t, _)| is_word(t, "in"))
+            {
+                let needle = s.clone();
+                self.next();
+                self.next();
+                let operand = self.sum()?;
+                return Ok(Ast::In {
+                    needle,
+                    column,
+                    operand: Box::new(operand),
+                });
+            }
+        }
+        let lhs = self.sum()?;
+        let (op, op_column) = match self.peek() {
+            (Tok::Cmp(op), c) => (*op, c),
+            _ => return Ok(lhs),
+        };
+        self.next();
+        let rhs = match self.peek() {
+            (Tok::Word(w), _) if KEYWORDS.contains(&w.as_str()) => None,
+            (Tok::Num(_) | Tok::Str(_) | Tok::Word(_) | Tok::Open | Tok::Arith(_), _) => {
+                Some(self.sum()?)
+            }
+            _ => None,
+        };
+        let Some(rhs) = rhs else {
+            let (t, c) = self.peek();
+            return Err(self.expected(
+                c,
+                &format!(
+                    "a number, a \"string\", true, false, a constant's name or a computation after '{}'",
+                    op.text()
+                ),
+                t,
+            ));
+        };
+        Ok(Ast::Compare {
+            lhs: Box::new(lhs),
+            op,
+            op_column,
+            rhs: Box::new(rhs),
+        })
+    }
+
+    fn sum(&mut self) -> Result<Ast, ExprError> {
+        let mut lhs = self.product()?;
+        while let (Tok::Arith(op @ (ArithOp::Add | ArithOp::Sub)), column) = self.peek() {
+            let op = *op;
+            self.next();
+            let rhs = self.product()?;
+            lhs = Ast::Arith {
+                op,
+                column,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn product(&mut self) -> Result<Ast, ExprError> {
+        let mut lhs = self.unary()?;
+        while let (Tok::Arith(op @ (ArithOp::Mul | ArithOp::Div)), column) = self.peek() {
+            let op = *op;
+            self.next();
+            let rhs = self.unary()?;
+            lhs = Ast::Arith {
+                op,
+                column,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> Result<Ast, ExprError> {
+        match self.peek() {
+            (Tok::Arith(op @ (ArithOp::Sub | ArithOp::Add)), column) => {
+                let negate = *op == ArithOp::Sub;
+                self.next();
+                self.deeper(column)?;
+                let inner = self.unary()?;
+                self.depth -= 1;
+                Ok(if negate {
+                    Ast::Neg(Box::new(inner), column)
+                } else {
+                    inner
+                })
+            }
+            _ => self.atom(),
+        }
+    }
+
+    fn atom(&mut self) -> Result<Ast, ExprError> {
         let (tok, column) = self.next();
         match tok {
             Tok::Open => {
+                self.deeper(column)?;
                 let inner = self.or()?;
+                self.depth -= 1;
                 match self.next() {
                     (Tok::Close, _) => Ok(inner),
                     (t, c) => Err(self.expected(c, "')'", &t)),
                 }
             }
-            Tok::Str(s) => {
-                if is_word(self.peek().0, "in") {
-                    self.next();
-                    let (t, c) = self.next();
-                    let operand = self.operand(t, c)?;
-                    return Ok(Ast::In { needle: s, operand });
-                }
-                Ok(Ast::Text(s))
+            Tok::Num(n) => Ok(Ast::Num(n, column)),
+            Tok::Str(s) => Ok(Ast::Str(s, column)),
+            Tok::Word(w) if KEYWORDS.contains(&w.as_str()) => {
+                Err(self.expected(column, "a field, a value, \"text\", 'not' or '('", &Tok::Word(w)))
             }
-            t @ Tok::Word(_) => {
-                let operand = self.operand(t, column)?;
-                let (op, op_column) = match self.peek() {
-                    (Tok::Cmp(op), c) => (*op, c),
-                    _ => return Ok(Ast::Truthy(operand)),
-                };
+            Tok::Word(w) => {
+                if *self.peek().0 != Tok::Open {
+                    return Ok(Ast::Word(w, column));
+                }
                 self.next();
-                let (t, value_column) = self.next();
-                let value = match t {
-                    Tok::Num(n) => Literal::Num(n),
-                    Tok::Str(s) => Literal::Str(s),
-                    Tok::Word(w) if w == "true" || w == "True" => Literal::Bool(true),
-                    Tok::Word(w) if w == "false" || w == "False" => Literal::Bool(false),
-                    Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => Literal::Name(w),
-                    t => {
-                        return Err(self.expected(
-                            value_column,
-                            &format!(
-                                "a number, a \"string\", true, false or a constant's name after '{}'",
-                                op.text()
-                            ),
-                            &t,
-                        ));
+                self.deeper(column)?;
+                let mut args = Vec::new();
+                if *self.peek().0 == Tok::Close {
+                    self.next();
+                } else {
+                    loop {
+                        args.push(self.or()?);
+                        match self.next() {
+                            (Tok::Comma, _) => {}
+                            (Tok::Close, _) => break,
+                            (t, c) => return Err(self.expected(c, "',' or ')'", &t)),
+                        }
                     }
-                };
-                Ok(Ast::Compare {
-                    operand,
-                    op,
-                    op_column,
-                    value,
-                    value_column,
+                }
+                self.depth -= 1;
+                Ok(Ast::Call {
+                    name: w,
+                    column,
+                    args,
                 })
             }
-            t => Err(self.expected(column, "a field, \"text\", 'not' or '('", &t)),
-        }
-    }
-
-    /// A path or `len(path)` / `abs(path)`, starting with token `tok`.
-    fn operand(&mut self, tok: Tok, column: usize) -> Result<Operand, ExprError> {
-        let Tok::Word(w) = tok else {
-            return Err(self.expected(column, "a field", &tok));
-        };
-        let func = match w.as_str() {
-            "len" => Func::Len,
-            "abs" => Func::Abs,
-            w if KEYWORDS.contains(&w) => {
-                return Err(self.expected(column, "a field", &Tok::Word(w.to_string())));
-            }
-            _ => {
-                return Ok(Operand {
-                    func: Func::None,
-                    path: w,
-                    column,
-                    start: column,
-                });
-            }
-        };
-        if *self.peek().0 != Tok::Open {
-            let (t, c) = self.peek();
-            return Err(self.expected(c, &format!("'(' after {w}"), t));
-        }
-        self.next();
-        let (t, c) = self.next();
-        let path = match t {
-            Tok::Word(p) if !KEYWORDS.contains(&p.as_str()) => p,
-            t => return Err(self.expected(c, &format!("a field inside {w}( )"), &t)),
-        };
-        match self.next() {
-            (Tok::Close, _) => Ok(Operand {
-                func,
-                path,
-                column: c,
-                start: column,
-            }),
-            (t, c) => Err(self.expected(c, "')'", &t)),
+            t => Err(self.expected(column, "a field, a value, \"text\", 'not' or '('", &t)),
         }
     }
 }
 
 impl Ast {
-    /// True when an operand's path is `topic` or starts with `topic` or `m.topic`.
+    /// True when a word is `topic` or a path starting with `topic` or `m.topic`.
     pub(super) fn mentions_topic(&self) -> bool {
-        let names = |o: &Operand| {
-            let p = o.path.strip_prefix("m.").unwrap_or(&o.path);
-            p.strip_prefix("topic")
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
-        };
         match self {
             Ast::Or(items) | Ast::And(items) => items.iter().any(Ast::mentions_topic),
-            Ast::Not(inner) => inner.mentions_topic(),
-            Ast::Compare { operand, .. } | Ast::Truthy(operand) | Ast::In { operand, .. } => {
-                names(operand)
+            Ast::Not(inner, _) | Ast::Neg(inner, _) => inner.mentions_topic(),
+            Ast::Compare { lhs, rhs, .. } | Ast::Arith { lhs, rhs, .. } => {
+                lhs.mentions_topic() || rhs.mentions_topic()
             }
-            Ast::Text(_) => false,
+            Ast::In { operand, .. } => operand.mentions_topic(),
+            Ast::Call { args, .. } => args.iter().any(Ast::mentions_topic),
+            Ast::Word(w, _) => {
+                let p = w.strip_prefix("m.").unwrap_or(w);
+                p.strip_prefix("topic")
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+            }
+            Ast::Num(..) | Ast::Str(..) => false,
         }
     }
 }

@@ -16,16 +16,22 @@
 //! at once). When `is_stateful()` is false, `finish` needs no order and the memory is not
 //! used: parallel readers may evaluate each message where they decode it.
 
-use super::compile::Node;
+use std::cell::Cell;
+
+use super::compile::{Compiler, Num};
+use super::eval::{Direct, Gathered};
+use super::parser::Ast;
+use super::value::{Step, Value, missing};
 use super::{Expr, ExprError, Filter, MessageRef, MsgType};
-use crate::msg::path::ResolvedPath;
 
 /// What `diff()` and `rate()` remember of a topic's previous message: one per topic (per
 /// stream of messages evaluated in receive-time order), starting empty.
 #[derive(Debug, Clone, Default)]
 pub struct Memory {
-    /// The gathered numbers of the previous message.
+    /// The value each `diff()`/`rate()` argument had at the previous message (gathered form).
     previous: Vec<f64>,
+    /// The values at the message being evaluated (swapped into `previous` at its end).
+    current: Vec<f64>,
     /// Its receive time, nanoseconds since the epoch.
     previous_ns: Option<i64>,
 }
@@ -36,7 +42,7 @@ impl Memory {
         Memory::default()
     }
 
-    /// Forgets the previous message (a new stream, a jump in time).
+    /// Forgets the previous message (a new stream, a jump in time, a message lost).
     pub fn clear(&mut self) {
         self.previous.clear();
         self.previous_ns = None;
@@ -46,13 +52,35 @@ impl Memory {
     pub fn previous_ns(&self) -> Option<i64> {
         self.previous_ns
     }
+
+    /// Remembers `value` as argument `index`'s value at this message; its value at the
+    /// previous message, if there was one.
+    pub(super) fn swap_in(&mut self, index: usize, value: f64) -> Option<f64> {
+        if self.current.len() <= index {
+            self.current.resize(index + 1, missing());
+        }
+        if let Some(slot) = self.current.get_mut(index) {
+            *slot = value;
+        }
+        self.previous_ns?;
+        Some(self.previous.get(index).copied().unwrap_or_else(missing))
+    }
+
+    /// The message evaluated (received at `time_ns`) becomes the previous one.
+    fn commit(&mut self, time_ns: i64) {
+        std::mem::swap(&mut self.previous, &mut self.current);
+        self.previous_ns = Some(time_ns);
+    }
 }
 
 /// An expression compiled as a number per message of one type.
 #[derive(Debug, Clone)]
 pub struct Quantity {
-    path: ResolvedPath,
+    value: Value,
+    int: bool,
     text: String,
+    width: usize,
+    stateful: bool,
 }
 
 impl Expr {
@@ -61,20 +89,31 @@ impl Expr {
     /// is a condition (`x > 1`), names a string, or is not a number is an error pointing at
     /// its column.
     pub fn compile_quantity(&self, ty: &MsgType, topic: &str) -> Result<Quantity, ExprError> {
-        let filter = self.compile(ty, topic)?;
-        match filter.node {
-            Node::Truthy { path, .. } if path.leaf().is_plottable() => Ok(Quantity {
-                path,
-                text: self.text.clone(),
-            }),
-            _ => Err(ExprError::new(
-                &self.text,
-                1,
-                super::ExprErrorKind::Mismatch(
-                    "expected a number (a field or a computation)".into(),
-                ),
-            )),
+        let compiler = Compiler {
+            text: &self.text,
+            ty,
+            topic,
+            shared: &self.shared,
+            slots: Cell::new(0),
+            diffs: Cell::new(0),
+        };
+        if matches!(
+            self.ast,
+            Ast::Or(_) | Ast::And(_) | Ast::Not(..) | Ast::Compare { .. } | Ast::In { .. }
+        ) {
+            return Err(compiler.mismatch(
+                self.ast.start(),
+                "expected a number (a field or a computation), not a condition".into(),
+            ));
         }
+        let (value, int) = compiler.value(&self.ast)?;
+        Ok(Quantity {
+            value,
+            int,
+            text: self.text.clone(),
+            width: compiler.slots.get(),
+            stateful: compiler.diffs.get() > 0,
+        })
     }
 }
 
@@ -87,64 +126,110 @@ impl Quantity {
     /// True when it uses `diff()` or `rate()`: [`Quantity::finish`] must then see the topic's
     /// messages in receive-time order.
     pub fn is_stateful(&self) -> bool {
-        false
+        self.stateful
+    }
+
+    /// True when the value is an integer (Python's `int`: integer fields and numbers through
+    /// `+ - *`, `abs`, `diff`); [`Quantity::finish_num`] then gives [`Num::Int`].
+    pub fn is_integer(&self) -> bool {
+        self.int
     }
 
     /// How many numbers [`Quantity::gather`] appends per message.
     pub fn width(&self) -> usize {
-        1
+        self.width
     }
 
-    /// Stage 1: appends exactly [`Quantity::width`] numbers read from `msg` to `out` (NaN
-    /// where a field has no value).
+    /// Stage 1: appends exactly [`Quantity::width`] numbers read from `msg` to `out` (a NaN
+    /// with a payload of its own where a field has no value).
     pub fn gather(&self, msg: MessageRef<'_>, out: &mut Vec<f64>) {
-        out.push(self.path.get_f64(msg).unwrap_or(f64::NAN));
+        let base = out.len();
+        out.resize(base + self.width, missing());
+        if let Some(slots) = out.get_mut(base..) {
+            self.value.gather(&Direct(msg), slots);
+        }
     }
 
     /// Stage 2: the value of the message whose gathered numbers are `gathered`, received at
     /// `time_ns`, given the topic's `memory` (updated to remember this message). `None`
     /// when there is no value (a field without value, the first message for `diff`).
     pub fn finish(&self, gathered: &[f64], time_ns: i64, memory: &mut Memory) -> Option<f64> {
-        let _ = (time_ns, memory);
-        gathered.first().copied().filter(|v| !v.is_nan())
+        self.finish_num(gathered, time_ns, memory)
+            .map(super::value::as_f64)
+    }
+
+    /// [`Quantity::finish`] keeping integers exact.
+    pub fn finish_num(&self, gathered: &[f64], time_ns: i64, memory: &mut Memory) -> Option<Num> {
+        self.run(&Gathered(gathered), time_ns, memory)
     }
 
     /// Both stages for one message, for readers that walk the topic in time order.
     pub fn eval(&self, msg: MessageRef<'_>, time_ns: i64, memory: &mut Memory) -> Option<f64> {
-        let mut g = Vec::with_capacity(self.width());
-        self.gather(msg, &mut g);
-        self.finish(&g, time_ns, memory)
+        self.eval_num(msg, time_ns, memory)
+            .map(super::value::as_f64)
+    }
+
+    /// [`Quantity::eval`] keeping integers exact.
+    pub fn eval_num(&self, msg: MessageRef<'_>, time_ns: i64, memory: &mut Memory) -> Option<Num> {
+        self.run(&Direct(msg), time_ns, memory)
+    }
+
+    fn run<S: super::value::Source>(
+        &self,
+        src: &S,
+        time_ns: i64,
+        memory: &mut Memory,
+    ) -> Option<Num> {
+        if !self.stateful {
+            return self.value.eval(src, None);
+        }
+        let mut step = Step { memory, time_ns };
+        let v = self.value.eval(src, Some(&mut step));
+        step.memory.commit(time_ns);
+        v
     }
 }
 
 impl Filter {
     /// True when the condition uses `diff()` or `rate()`: [`Filter::finish`] must then see
-    /// the topic's messages in receive-time order ([`Filter::matches`] alone cannot decide).
+    /// the topic's messages in receive-time order ([`Filter::matches`] alone cannot decide:
+    /// it evaluates as for a topic's first message).
     pub fn is_stateful(&self) -> bool {
-        false
+        self.stateful
     }
 
     /// How many numbers [`Filter::gather`] appends per message.
     pub fn width(&self) -> usize {
-        1
+        self.width
     }
 
     /// Stage 1: appends exactly [`Filter::width`] numbers read from `msg` to `out`.
     pub fn gather(&self, msg: MessageRef<'_>, out: &mut Vec<f64>) {
-        out.push(if self.matches(msg) { 1.0 } else { 0.0 });
+        let base = out.len();
+        out.resize(base + self.width, missing());
+        if let Some(slots) = out.get_mut(base..) {
+            self.node.gather(msg, slots);
+        }
     }
 
     /// Stage 2: whether the message whose gathered numbers are `gathered`, received at
     /// `time_ns`, satisfies the condition, given the topic's `memory` (updated).
     pub fn finish(&self, gathered: &[f64], time_ns: i64, memory: &mut Memory) -> bool {
-        let _ = (time_ns, memory);
-        gathered.first().is_some_and(|v| *v != 0.0)
+        self.run(&Gathered(gathered), time_ns, memory)
     }
 
     /// Both stages for one message, for readers that walk the topic in time order.
     pub fn eval(&self, msg: MessageRef<'_>, time_ns: i64, memory: &mut Memory) -> bool {
-        let mut g = Vec::with_capacity(self.width());
-        self.gather(msg, &mut g);
-        self.finish(&g, time_ns, memory)
+        self.run(&Direct(msg), time_ns, memory)
+    }
+
+    fn run<S: super::eval::Truths>(&self, src: &S, time_ns: i64, memory: &mut Memory) -> bool {
+        if !self.stateful {
+            return self.node.eval(src, None);
+        }
+        let mut step = Step { memory, time_ns };
+        let v = self.node.eval(src, Some(&mut step));
+        step.memory.commit(time_ns);
+        v
     }
 }

@@ -16,7 +16,7 @@ use memchr::memmem;
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::lexer::CmpOp;
-use super::parser::{Ast, Literal};
+use super::parser::Ast;
 
 /// Largest compiled regular expression (bytes of the automaton).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
@@ -43,26 +43,22 @@ impl Shared {
     fn collect(&mut self, ast: &Ast) {
         match ast {
             Ast::Or(items) | Ast::And(items) => items.iter().for_each(|a| self.collect(a)),
-            Ast::Not(inner) => self.collect(inner),
-            Ast::Text(s) => self.add_folded(s),
+            Ast::Not(inner, _) => self.collect(inner),
+            Ast::Str(s, _) => self.add_folded(s),
             Ast::In { needle, .. } => {
                 let key: Box<[u8]> = needle.as_bytes().into();
                 self.exact
                     .entry(key)
                     .or_insert_with_key(|k| Arc::new(ExactNeedle::new(k)));
             }
-            Ast::Compare {
-                op,
-                value: Literal::Str(s),
-                ..
-            } => match op {
-                CmpOp::Regex => {
+            Ast::Compare { op, rhs, .. } => match (op, rhs.as_ref()) {
+                (CmpOp::Regex, Ast::Str(s, _)) => {
                     self.regexes.entry(s.clone()).or_default();
                 }
-                CmpOp::Like => self.add_folded(s),
+                (CmpOp::Like, Ast::Str(s, _)) => self.add_folded(s),
                 _ => {}
             },
-            Ast::Truthy(_) | Ast::Compare { .. } => {}
+            _ => {}
         }
     }
 
