@@ -184,7 +184,7 @@ impl Compiler<'_> {
                 op_column,
                 rhs,
             } => self.comparison(lhs, *op, *op_column, rhs)?,
-            other => match legacy_operand(other) {
+            other => match legacy_operand(other).filter(|_| self.as_division(other).is_none()) {
                 Some(operand) => {
                     if let Some(b) = self.topic_test(&operand, None) {
                         return Ok(Node::Const(b));
@@ -209,7 +209,7 @@ impl Compiler<'_> {
         op_column: usize,
         rhs: &Ast,
     ) -> Result<Node, ExprError> {
-        if let Some(operand) = legacy_operand(lhs) {
+        if let Some(operand) = legacy_operand(lhs).filter(|_| self.as_division(lhs).is_none()) {
             if let Some(literal) = self.literal(rhs, &operand)? {
                 if let Some(b) = self.topic_test(&operand, Some((op, &literal))) {
                     return Ok(Node::Const(b));

@@ -41,7 +41,10 @@ impl Compiler<'_> {
             Ast::Word(w, _) if matches!(w.as_str(), "false" | "False") => {
                 (Value::Const(Num::Int(0)), true)
             }
-            Ast::Word(w, column) => self.word(w, *column)?,
+            Ast::Word(w, column) => match self.as_division(ast) {
+                Some(division) => self.value(&division)?,
+                None => self.word(w, *column)?,
+            },
             Ast::Arith { op, lhs, rhs, .. } => {
                 let (a, ai) = self.value(lhs)?;
                 let (b, bi) = self.value(rhs)?;
@@ -88,10 +91,52 @@ impl Compiler<'_> {
                     Ok(super::compile::Literal::Bool(b)) => {
                         Ok((Value::Const(Num::Int(i128::from(b))), true))
                     }
+                    // A name in capitals was meant as a constant.
+                    Err(e) if !word.chars().any(|c| c.is_ascii_lowercase()) => Err(e),
                     _ => Err(path_error),
                 }
             }
         }
+    }
+
+    /// `a/b` written without spaces, when it is no path of the type but each part is a
+    /// number: the division (`pose/position/x`, a path, stays one).
+    pub(super) fn as_division(&self, ast: &Ast) -> Option<Ast> {
+        let Ast::Word(w, column) = ast else {
+            return None;
+        };
+        let (text, _) = self.strip_m(w, *column);
+        if !w.get(1..).is_some_and(|rest| rest.contains('/')) {
+            return None;
+        }
+        let resolves = |t: &str| {
+            ParsedPath::parse(t)
+                .ok()
+                .filter(|p| !p.segments().is_empty())
+                .and_then(|p| p.resolve(self.ty).ok())
+        };
+        if resolves(text).is_some() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        let mut at = *column;
+        for part in w.split('/') {
+            let (stripped, _) = self.strip_m(part, at);
+            let numeric = resolves(stripped).is_some_and(|r| r.leaf().is_plottable());
+            if !numeric {
+                return None;
+            }
+            parts.push(Ast::Word(part.to_string(), at));
+            at += part.chars().count() + 1;
+        }
+        let mut parts = parts.into_iter();
+        let first = parts.next()?;
+        Some(parts.fold(first, |lhs, rhs| Ast::Arith {
+            op: ArithOp::Div,
+            column: rhs.start().saturating_sub(1),
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        }))
     }
 
     /// The numeric field `text` (at `column`) as a leaf of a computation (`len`: its length).
