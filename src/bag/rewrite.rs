@@ -39,12 +39,13 @@ pub struct RewriteOptions<'a> {
     pub ids: ConnectionIds,
     /// Definitions for connections whose bag does not store one.
     pub definitions: &'a dyn DefinitionSource,
-    /// Copy only the messages (connection, payload) this returns true for; `None`: all.
+    /// Copy only the messages (connection, receive time, payload) this returns true for,
+    /// asked in receive-time order; `None`: all.
     pub keep: Option<&'a Keep<'a>>,
 }
 
-/// A test of which messages (connection, payload) to copy.
-pub type Keep<'a> = dyn Fn(ConnId, &[u8]) -> bool + 'a;
+/// A test of which messages (connection, receive time, payload) to copy.
+pub type Keep<'a> = dyn Fn(ConnId, RosTime, &[u8]) -> bool + 'a;
 
 /// Where the copy has got to (for progress display).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,7 +114,7 @@ pub fn rewrite(
         let entry = message.entry;
         if options
             .keep
-            .is_some_and(|keep| !keep(entry.conn, &message.data))
+            .is_some_and(|keep| !keep(entry.conn, entry.time, &message.data))
         {
             continue;
         }

@@ -57,10 +57,10 @@ pub fn run(args: &FilterArgs) -> Result<Outcome, CliError> {
     let filter = args
         .filter
         .compile(conns, &crate::catalog::Schemas::new(registry.clone()))?;
-    let keep = |conn: ConnId, data: &[u8]| {
+    let keep = |conn: ConnId, time: RosTime, data: &[u8]| {
         filter
             .as_ref()
-            .is_none_or(|f| f.keep(crate::catalog::BagConn::new(0, conn), data))
+            .is_none_or(|f| f.keep(crate::catalog::BagConn::new(0, conn), time, data))
     };
     let options = RewriteOptions {
         query,

@@ -1,22 +1,30 @@
 //! `--where EXPR` of `echo`, `export` and `filter`: keep only the messages an expression
 //! (docs/search.md) holds for, compiled once per message type (connections of one type share
 //! the schema and the filter, and every filter shares the expression's regular expressions).
+//!
+//! An expression with `diff()` or `rate()` compares a message with its topic's previous one:
+//! [`Where`] then keeps a [`Memory`] per topic (by name, across bags and connections), and
+//! the messages must be asked about in receive-time order ([`Where::is_stateful`]).
 
+use std::collections::HashMap;
 use std::io::Write;
+use std::sync::Mutex;
 
 use clap::Args;
 
 use crate::bag::Connection;
 use crate::catalog::{BagConn, DecodePlans, Kept, Schemas};
 use crate::msg::Decoded;
-use crate::msg::expr::{Expr, ExprError};
+use crate::msg::expr::{Expr, ExprError, Memory};
+use crate::time::RosTime;
 
 /// The `--where` option.
 #[derive(Args, Debug, Clone, Default)]
 pub struct WhereArgs {
     /// Keep only messages for which EXPR holds, e.g. `level >= WARN`,
-    /// `header.frame_id == "base"`, `transforms[*].child_frame_id ~ "arm"` (docs/search.md).
-    /// Every selected topic's type must have the fields it names.
+    /// `header.frame_id == "base"`, `transforms[*].child_frame_id ~ "arm"`,
+    /// `norm(twist.twist.linear) > 1`, `rate(header.seq) < 9` (docs/search.md). Every selected
+    /// topic's type must have the fields it names.
     #[arg(long = "where", value_name = "EXPR")]
     pub expr: Option<String>,
 }
@@ -27,6 +35,12 @@ pub struct Where {
     plans: DecodePlans,
     /// Messages that could not be decoded to test (not kept).
     undecodable: std::sync::atomic::AtomicU64,
+    /// True when the expression uses `diff()` or `rate()`.
+    stateful: bool,
+    /// The topic (an index into `memories`) of each connection, when stateful.
+    topics: HashMap<BagConn, usize>,
+    /// Each topic's memory of its previous message, when stateful.
+    memories: Mutex<Vec<Memory>>,
 }
 
 impl WhereArgs {
@@ -45,39 +59,108 @@ impl WhereArgs {
             context: String::new(),
             error: Box::new(e),
         })?;
+        let conns: Vec<(usize, &Connection)> = conns.into_iter().collect();
         // A connection without a schema cannot be decoded: it gets no plan, its messages
         // are reported when reading and never match.
-        let plans =
-            DecodePlans::new(conns, Some(&expr), schemas.registry()).map_err(|e| WhereError {
+        let plans = DecodePlans::new(conns.iter().copied(), Some(&expr), schemas.registry())
+            .map_err(|e| WhereError {
                 context: format!("topic '{}' ({}): ", e.topic, e.datatype),
                 error: e.error,
             })?;
+        let stateful = conns.iter().any(|(bag, c)| {
+            plans
+                .get(BagConn::new(*bag, c.id))
+                .and_then(|p| p.filter())
+                .is_some_and(|f| f.is_stateful())
+        });
+        let mut topics = HashMap::new();
+        let mut names: HashMap<&str, usize> = HashMap::new();
+        if stateful {
+            for (bag, c) in &conns {
+                let next = names.len();
+                let index = *names.entry(c.topic.as_str()).or_insert(next);
+                topics.insert(BagConn::new(*bag, c.id), index);
+            }
+        }
         Ok(Some(Where {
             plans,
             undecodable: std::sync::atomic::AtomicU64::new(0),
+            stateful,
+            topics,
+            memories: Mutex::new(vec![Memory::new(); names.len()]),
         }))
     }
 }
 
 impl Where {
-    /// True when the message `data` of connection `conn` satisfies the expression; a message
-    /// that does not decode does not (it is counted and reported by [`Where::report`]).
-    pub fn keep(&self, conn: BagConn, data: &[u8]) -> bool {
-        self.decode_kept(conn, data).is_some()
+    /// True when the expression uses `diff()` or `rate()`: [`Where::keep`] must then be asked
+    /// about each topic's messages in receive-time order (on one thread).
+    pub fn is_stateful(&self) -> bool {
+        self.stateful
     }
 
-    /// The message `data` of connection `conn` decoded, when it satisfies the expression:
-    /// [`Where::keep`] that hands on what it decoded.
-    pub fn decode_kept<'d>(&'d self, conn: BagConn, data: &'d [u8]) -> Option<Decoded<'d>> {
-        match self.plans.get(conn)?.keep(data) {
-            Kept::Yes(decoded) => Some(decoded),
-            Kept::No => None,
-            Kept::Undecodable(_) => {
-                self.undecodable
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    /// True when the message `data` of connection `conn`, received at `time`, satisfies the
+    /// expression; a message that does not decode does not (it is counted and reported by
+    /// [`Where::report`]).
+    pub fn keep(&self, conn: BagConn, time: RosTime, data: &[u8]) -> bool {
+        self.decode_kept(conn, time, data).is_some()
+    }
+
+    /// The message `data` of connection `conn` (received at `time`) decoded, when it
+    /// satisfies the expression: [`Where::keep`] that hands on what it decoded.
+    pub fn decode_kept<'d>(
+        &'d self,
+        conn: BagConn,
+        time: RosTime,
+        data: &'d [u8],
+    ) -> Option<Decoded<'d>> {
+        let plan = self.plans.get(conn)?;
+        if !self.stateful {
+            return match plan.keep(data) {
+                Kept::Yes(decoded) => Some(decoded),
+                Kept::No => None,
+                Kept::Undecodable(_) => {
+                    self.count_undecodable();
+                    None
+                }
+            };
+        }
+        let topic = *self.topics.get(&conn)?;
+        let mut memories = self
+            .memories
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let memory = memories.get_mut(topic)?;
+        match plan.decode(data) {
+            Ok(decoded) => {
+                let ns = i64::try_from(time.as_nanos()).unwrap_or(i64::MAX);
+                let kept = plan
+                    .filter()
+                    .is_some_and(|f| f.eval(decoded.root(), ns, memory));
+                kept.then_some(decoded)
+            }
+            Err(_) => {
+                // Its values are unknown: the next message has no previous one to compare.
+                memory.clear();
+                self.count_undecodable();
                 None
             }
         }
+    }
+
+    /// Forgets every topic's previous message (messages were lost to damage, which topics'
+    /// is unknown): `diff()` and `rate()` of the next message of each topic have no value.
+    pub fn forget(&self) {
+        let mut memories = self
+            .memories
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        memories.iter_mut().for_each(Memory::clear);
+    }
+
+    fn count_undecodable(&self) {
+        self.undecodable
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Prints how many messages could not be tested, if any.
@@ -159,7 +242,8 @@ mod tests {
         }));
         let mut payload = 21u32.to_le_bytes().to_vec();
         payload.extend(b"a_word_of_twenty_one_");
-        assert!(w.keep(BagConn::new(0, 2999), &payload));
-        assert!(!w.keep(BagConn::new(0, 2999), &[1, 0, 0, 0, b'a']));
+        assert!(w.keep(BagConn::new(0, 2999), RosTime::MIN, &payload));
+        assert!(!w.keep(BagConn::new(0, 2999), RosTime::MIN, &[1, 0, 0, 0, b'a']));
+        assert!(!w.is_stateful());
     }
 }

@@ -33,6 +33,12 @@ pub struct EchoArgs {
     /// The bags, and where the definitions they lack come from.
     #[command(flatten)]
     pub input: BagsArgs,
+    /// With `--where EXPR`: print the stretches of time in which EXPR held instead of the
+    /// messages, one line per run of consecutive messages of a topic for which it holds:
+    /// `START END COUNT` (receive times as `sec.nsec`; the topic as a 4th column when
+    /// several topics are selected).
+    #[arg(long)]
+    pub intervals: bool,
     /// Follow one bag that is still being recorded (`.bag.active`): print its messages,
     /// then each new one as it is written, until the recording ends or Ctrl-C.
     #[arg(long)]

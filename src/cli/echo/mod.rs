@@ -4,6 +4,7 @@
 pub mod all;
 pub mod args;
 mod follow;
+pub mod intervals;
 pub mod printer;
 
 use super::args::topics_from_bags;
@@ -21,6 +22,9 @@ pub fn run(args: &EchoArgs) -> Result<Outcome, CliError> {
     let mut args = args.clone();
     topics_from_bags(&mut args.input, &mut args.select);
     let args = &args;
+    if args.intervals {
+        return intervals::run(args);
+    }
     if args.follow {
         return follow::echo(args);
     }
@@ -33,7 +37,9 @@ pub fn run(args: &EchoArgs) -> Result<Outcome, CliError> {
     let mut out = Stdout::data();
     let mut written = 0u64;
     let mut unread = crate::bag::Unread::default();
-    if args.limit.is_none() {
+    // `diff()`/`rate()` in `--where`: every message in order, on this thread.
+    let in_order = filter.is_some_and(super::where_args::Where::is_stateful);
+    if args.limit.is_none() && !in_order {
         // Every message is printed: format on every core, in order.
         for (i, conn) in catalog.selected_connections(selection) {
             if let Some(bag) = catalog.bag(i) {
@@ -50,6 +56,10 @@ pub fn run(args: &EchoArgs) -> Result<Outcome, CliError> {
         for item in catalog.messages(selection) {
             if args.limit.is_some_and(|n| written >= n) {
                 break;
+            }
+            if item.is_err() {
+                // Messages of unknown topics lost: no previous message for diff()/rate().
+                filter.inspect(|f| f.forget());
             }
             let Some((m, bag)) = readable(catalog, item, &mut unread) else {
                 continue;

@@ -80,7 +80,7 @@ impl Printer {
             return Some(self.render(bag_index, bag, message));
         };
         let key = crate::catalog::BagConn::new(bag_index, message.entry.conn);
-        let decoded = filter.decode_kept(key, &message.data)?;
+        let decoded = filter.decode_kept(key, message.entry.time, &message.data)?;
         let Some(conn) = bag.connection(message.entry.conn) else {
             self.text.clear();
             return Some((&self.text, false));

@@ -36,6 +36,13 @@ pub struct ExportArgs {
     /// Which messages, by content.
     #[command(flatten)]
     pub filter: WhereArgs,
+    /// A computed column (repeatable), e.g. `--column speed='norm(twist.twist.linear)'`: the
+    /// CSV then has `%time` and these columns only, in the order given (an empty cell where
+    /// there is no value); JSON lines get `"values":{"speed":…}`. EXPR is a number of the
+    /// search language (docs/search.md): fields, `+ - * /`, `norm()`, `yaw()`, `diff()`,
+    /// `rate()`…
+    #[arg(long = "column", value_name = "NAME=EXPR")]
+    pub columns: Vec<String>,
     /// Write here instead of standard output (written to a temporary file, renamed at the
     /// end); with `--format images`, the directory the frames go to.
     #[arg(short = 'o', long = "output", value_name = "FILE")]

@@ -68,7 +68,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
         let bag_conn = BagConn::new(m.bag, conn.id);
         // With `--where`, a kept frame was decoded to test it: that value is used.
         let kept = match &ctx.filter {
-            Some(w) => match w.decode_kept(bag_conn, &m.message.data) {
+            Some(w) => match w.decode_kept(bag_conn, time, &m.message.data) {
                 Some(value) => Some(value),
                 None => continue,
             },

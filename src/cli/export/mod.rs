@@ -4,6 +4,7 @@
 use std::io::Write;
 
 pub mod args;
+pub mod columns;
 mod images;
 mod sink;
 mod text;
@@ -24,6 +25,12 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     let mut args = args.clone();
     topics_from_bags(&mut args.input, &mut args.select);
     let args = &args;
+    let columns = columns::parse(&args.columns).map_err(CliError::Usage)?;
+    if !columns.is_empty() && !matches!(args.format, ExportFormat::Csv | ExportFormat::Jsonl) {
+        return Err(CliError::Usage(
+            "--column makes CSV or JSON lines columns: use --format csv or jsonl".to_string(),
+        ));
+    }
     if matches!(args.format, ExportFormat::Mcap | ExportFormat::Parquet) {
         return sink::run(args);
     }
@@ -46,7 +53,14 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     } else {
         Fields::Any
     };
-    let ctx = Context::open(&Wanted::new(&args.input, &args.select, &args.filter).fields(fields))?;
+    let mut ctx =
+        Context::open(&Wanted::new(&args.input, &args.select, &args.filter).fields(fields))?;
+    if !columns.is_empty() && !ctx.paths.is_empty() {
+        return Err(CliError::Usage(
+            "--column computes the columns: give -t the topic alone (fields go in the expressions)"
+                .to_string(),
+        ));
+    }
     let mut outcome = ctx.outcome;
     let out: Box<dyn Write> = match &args.output {
         None => Box::new(Stdout::data()),
@@ -54,14 +68,19 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     };
     let mut out = out;
     let mut unread = crate::bag::Unread::default();
-    let export = text::TextExport {
-        format: args.format,
-        catalog: &ctx.catalog,
-        registry: ctx.registry().clone(),
-        paths: &ctx.paths,
-        keep: ctx.filter.as_ref(),
+    let result = if columns.is_empty() {
+        let export = text::TextExport {
+            format: args.format,
+            catalog: &ctx.catalog,
+            registry: ctx.registry().clone(),
+            paths: &ctx.paths,
+            keep: ctx.filter.as_ref(),
+        };
+        export.run(&ctx.selection, &mut out, &mut unread)
+    } else {
+        columns::run(&columns, args.format, &mut ctx, &mut out, &mut unread)?
     };
-    let written = match export.run(&ctx.selection, &mut out, &mut unread) {
+    let written = match result {
         Ok(w) => w,
         Err(e) => return Ok(write_failed(&e, outcome.max(report_unread(&unread)))),
     };

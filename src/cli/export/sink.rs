@@ -68,7 +68,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     let mut keep = |m: &crate::sink::SinkMessage<'_>| {
         filter
             .as_ref()
-            .is_none_or(|f| f.keep(BagConn::new(m.bag, m.conn.id), m.data))
+            .is_none_or(|f| f.keep(BagConn::new(m.bag, m.conn.id), m.time, m.data))
     };
     let result = drive(catalog, selection, sink, Some(&mut keep), &mut |p| {
         progress.update(p);

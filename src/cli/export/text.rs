@@ -74,12 +74,18 @@ impl TextExport<'_> {
             floats: FloatCache::default(),
             last_len: 0,
         };
-        let mut messages = self
-            .catalog
-            .messages(selection)
-            .filter_map(|item| readable(self.catalog, item, unread).map(|(m, _)| m));
-        // Until the CSV columns are known, one message at a time on this thread.
-        while self.format == ExportFormat::Csv && first.layout.is_none() {
+        let keep = self.keep;
+        let mut messages = self.catalog.messages(selection).filter_map(|item| {
+            if item.is_err() {
+                // Messages of unknown topics lost: no previous message for diff()/rate().
+                keep.inspect(|w| w.forget());
+            }
+            readable(self.catalog, item, unread).map(|(m, _)| m)
+        });
+        // Until the CSV columns are known, one message at a time on this thread; all of
+        // them when `--where` compares messages with their topic's previous one.
+        let in_order = keep.is_some_and(crate::cli::where_args::Where::is_stateful);
+        while (self.format == ExportFormat::Csv && first.layout.is_none()) || in_order {
             let Some(m) = messages.next() else { break };
             let mut piece = Piece::default();
             self.format_one(&mut first, &m, &mut piece);
@@ -158,7 +164,7 @@ impl TextExport<'_> {
         let bag_conn = BagConn::new(m.bag, conn.id);
         // With `--where`, a kept message was decoded to test it: that value is used.
         let kept = match self.keep {
-            Some(w) => match w.decode_kept(bag_conn, &m.message.data) {
+            Some(w) => match w.decode_kept(bag_conn, m.message.entry.time, &m.message.data) {
                 Some(value) => Some(value),
                 None => return,
             },
