@@ -20,6 +20,7 @@ use printer::Printer;
 /// [`topics_from_bags`]).
 pub fn run(args: &EchoArgs) -> Result<Outcome, CliError> {
     let mut args = args.clone();
+    slash_topics(&mut args.input.bags);
     topics_from_bags(&mut args.input, &mut args.select);
     let args = &args;
     if args.intervals {
@@ -92,4 +93,27 @@ pub fn run(args: &EchoArgs) -> Result<Outcome, CliError> {
         ));
     }
     Ok(out.finish(outcome))
+}
+
+/// `echo BAG odom/pose/pose`: a `BAG` argument that is no file and reads as a topic (and maybe
+/// a field) without its leading `/` — a name, then `/` and names, no dot before the first
+/// `/` — gets the `/`, so that it is taken as a topic when another argument is a bag (an
+/// unknown topic is then reported as such).
+fn slash_topics(bags: &mut [std::path::PathBuf]) {
+    if !bags.iter().any(|p| p.is_file()) {
+        return;
+    }
+    for p in bags.iter_mut() {
+        let Some(text) = p.to_str() else { continue };
+        let first = text.split('/').next().unwrap_or_default();
+        let name_like = first
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && first.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !text.contains('.');
+        if name_like && !p.exists() {
+            *p = std::path::PathBuf::from(format!("/{text}"));
+        }
+    }
 }

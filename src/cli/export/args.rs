@@ -26,8 +26,23 @@ pub enum ExportFormat {
 
 /// Arguments of `bagscope export`.
 #[derive(Args, Debug, Clone)]
+#[command(after_long_help = "\
+What it writes:
+  csv       one row per message of one topic, the columns of `rostopic echo -p`
+            (`-t /topic/field` for one field), or --column computed columns
+  jsonl     one JSON object per message (several topics), or --column values
+  mcap      one MCAP file of every selected topic (-o FILE)
+  parquet   a directory of Parquet files, one per topic (-o DIR)
+  images    one image file per camera frame (-o DIR)
+--where EXPR keeps only the messages for which EXPR holds, in every format.
+Examples:
+  bagscope export run.bag -t /odom --format csv --column speed='norm(twist.twist.linear)'
+  bagscope export run.bag -t /rosout --format jsonl --where 'level >= WARN'
+  bagscope export run.bag --format mcap -o run.mcap
+See docs/export.md.")]
 pub struct ExportArgs {
-    /// Which messages (at least one `-t TOPIC`; CSV takes exactly one).
+    /// Which messages (csv, jsonl and images need `-t TOPIC`, csv exactly one; mcap and
+    /// parquet take every topic without one).
     #[command(flatten)]
     pub select: SelectArgs,
     /// Output format.

@@ -94,6 +94,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
         return Ok(write_failed(&e, outcome.max(report_unread(&unread))));
     }
     let (rows, misfit, no_value) = (written.rows, written.misfit, written.no_value);
+    let (dropped, empty) = (written.dropped, written.empty_cells);
     outcome = outcome.max(report_unread(&unread));
     drop(out);
     if let Some(f) = &ctx.filter {
@@ -101,7 +102,7 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
     }
     if misfit > 0 {
         print_warning(format_args!(
-            "{misfit} of {rows} rows did not fit the columns of the first message (an array changed length; see docs/export.md)"
+            "{misfit} of {rows} rows did not fit the columns of the first message (an array changed length): {dropped} values dropped, {empty} cells left empty; --format jsonl keeps every value (see docs/export.md)"
         ));
     }
     if no_value > 0 {

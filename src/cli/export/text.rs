@@ -42,12 +42,25 @@ pub(super) struct Written {
     pub rows: u64,
     /// CSV rows that did not fit the first message's columns.
     pub misfit: u64,
+    /// Array elements of those rows left without a column (dropped).
+    pub dropped: u64,
+    /// Cells of those rows left empty (an array shorter than in the first message).
+    pub empty_cells: u64,
     /// Messages with no value at the field path.
     pub no_value: u64,
     /// Messages that could not be decoded, each said on standard error.
     pub undecoded: u64,
     /// Why the export stopped early (no definition for a connection), if it did.
     pub fatal: Option<String>,
+}
+
+impl Written {
+    /// Counts how a CSV row fitted the columns.
+    fn tally(&mut self, fit: crate::msg::csv::RowFit) {
+        self.misfit += u64::from(!fit.is_exact());
+        self.dropped += fit.dropped_elements as u64;
+        self.empty_cells += fit.missing_cells as u64;
+    }
 }
 
 /// One batch's text and tallies.
@@ -143,6 +156,8 @@ impl TextExport<'_> {
         let w = piece.written;
         total.rows += w.rows;
         total.misfit += w.misfit;
+        total.dropped += w.dropped;
+        total.empty_cells += w.empty_cells;
         total.no_value += w.no_value;
         total.undecoded += w.undecoded;
         if let Some(fatal) = w.fatal {
@@ -210,7 +225,7 @@ impl TextExport<'_> {
                 } else {
                     let l = layout_for(&mut f.layout, text, || CsvLayout::for_value(first));
                     if let Ok(fit) = l.write_value_row(text, time, first, &mut f.floats) {
-                        w.misfit += u64::from(!fit.is_exact());
+                        w.tally(fit);
                     }
                 }
             }
@@ -220,7 +235,7 @@ impl TextExport<'_> {
             None => {
                 let l = layout_for(&mut f.layout, text, || CsvLayout::new(&value));
                 if let Ok(fit) = l.write_row(text, time, &value, &mut f.floats) {
-                    w.misfit += u64::from(!fit.is_exact());
+                    w.tally(fit);
                 }
             }
         }
