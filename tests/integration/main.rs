@@ -15,6 +15,7 @@ mod common;
 
 mod active_scan;
 mod catalog_merge;
+mod cli_computed;
 mod cli_echo;
 mod cli_echo_field;
 mod cli_filter;
