@@ -41,6 +41,8 @@ pub struct Where {
     topics: HashMap<BagConn, usize>,
     /// Each topic's memory of its previous message, when stateful.
     memories: Mutex<Vec<Memory>>,
+    /// The topics' names, in the order of `memories`.
+    names: Vec<String>,
 }
 
 impl WhereArgs {
@@ -82,12 +84,15 @@ impl WhereArgs {
                 topics.insert(BagConn::new(*bag, c.id), index);
             }
         }
+        let mut order: Vec<(&str, usize)> = names.into_iter().collect();
+        order.sort_by_key(|(_, i)| *i);
         Ok(Some(Where {
             plans,
             undecodable: std::sync::atomic::AtomicU64::new(0),
             stateful,
             topics,
-            memories: Mutex::new(vec![Memory::new(); names.len()]),
+            memories: Mutex::new(vec![Memory::new(); order.len()]),
+            names: order.into_iter().map(|(n, _)| n.to_string()).collect(),
         }))
     }
 }
@@ -156,6 +161,30 @@ impl Where {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         memories.iter_mut().for_each(Memory::clear);
+    }
+
+    /// Takes over what `old` (the same expression compiled for fewer connections)
+    /// remembers of each topic and how many messages it could not decode: a followed
+    /// recording's filter is compiled again when connections appear.
+    pub fn take_over(&mut self, old: Where) {
+        let n = old.undecodable.into_inner();
+        self.undecodable
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        let memories = old
+            .memories
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mine = self
+            .memories
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (name, memory) in old.names.iter().zip(memories) {
+            if let Some(i) = self.names.iter().position(|n| n == name) {
+                if let Some(slot) = mine.get_mut(i) {
+                    *slot = memory;
+                }
+            }
+        }
     }
 
     fn count_undecodable(&self) {

@@ -1,5 +1,8 @@
 //! `bagscope echo --follow`: the messages of a bag still being recorded, printed as they are
-//! written (see [`crate::cli::follow`] for how a follow ends).
+//! written (see [`crate::cli::follow`] for how a follow ends). With `--where`, only those the
+//! expression keeps; it is compiled again for the connections seen so far whenever one
+//! appears (one it does not fit ends the follow with the error), keeping each topic's memory
+//! for `diff()`/`rate()`.
 
 use std::time::Duration;
 
@@ -34,6 +37,9 @@ pub fn echo(args: &EchoArgs) -> Result<Outcome, CliError> {
         })
         .collect();
     let stop = Stop::watch();
+    let schemas = crate::catalog::Schemas::new(registry.clone());
+    // A syntax error is told before anything is read.
+    let mut filter = args.filter.compile(std::iter::empty(), &schemas)?;
     let mut printer = Printer::new(args.format, registry);
     let mut out = Stdout::data();
     let mut outcome = Outcome::Ok;
@@ -49,6 +55,27 @@ pub fn echo(args: &EchoArgs) -> Result<Outcome, CliError> {
         if report_losses(path, &update) {
             outcome = outcome.max(Outcome::Problems);
         }
+        if !update.new_connections.is_empty() && args.filter.expr.is_some() {
+            // `--where`: compiled again for the connections seen so far (a new one must fit).
+            let conns = follower
+                .connections()
+                .iter()
+                .filter(|c| topics.is_empty() || topics.contains(&c.topic))
+                .map(|c| (0, c));
+            match args.filter.compile(conns, &schemas) {
+                Ok(Some(mut w)) => {
+                    if let Some(old) = filter.take() {
+                        w.take_over(old);
+                    }
+                    filter = Some(w);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    e.print();
+                    return Ok(out.finish(Outcome::Failed));
+                }
+            }
+        }
         for m in &update.messages {
             if args.limit.is_some_and(|n| written >= n) {
                 break;
@@ -58,6 +85,11 @@ pub fn echo(args: &EchoArgs) -> Result<Outcome, CliError> {
             };
             if !topics.is_empty() && !topics.contains(&conn.topic) {
                 continue;
+            }
+            if let Some(w) = &filter {
+                if !w.keep(crate::catalog::BagConn::new(0, conn.id), m.time, &m.data) {
+                    continue;
+                }
             }
             let (text, ok) = printer.render_conn(0, path, conn, m.time, &m.data);
             if !ok {
