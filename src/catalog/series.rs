@@ -540,10 +540,13 @@ fn plan(
             .iter()
             .filter(|c| topic_matches(&request.topic, &c.topic))
         {
-            let stream = streams.iter().position(|t| *t == c.topic).unwrap_or_else(|| {
-                streams.push(c.topic.clone());
-                streams.len() - 1
-            });
+            let stream = streams
+                .iter()
+                .position(|t| *t == c.topic)
+                .unwrap_or_else(|| {
+                    streams.push(c.topic.clone());
+                    streams.len() - 1
+                });
             let plan = match compile(c, registry).schema {
                 Err(e) => Err(SeriesError::NoSchema {
                     topic: topic.clone(),
@@ -584,10 +587,12 @@ fn quantity(
 ) -> Result<Quantity, SeriesError> {
     let value = &request.path;
     if let Some(plain) = &value.plain {
-        let path = plain.resolve(schema.root()).map_err(|error| SeriesError::Path {
-            topic: request.topic.clone(),
-            error,
-        })?;
+        let path = plain
+            .resolve(schema.root())
+            .map_err(|error| SeriesError::Path {
+                topic: request.topic.clone(),
+                error,
+            })?;
         if !path.leaf().is_plottable() {
             return Err(SeriesError::NotPlottable {
                 topic: request.topic.clone(),

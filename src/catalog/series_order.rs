@@ -151,7 +151,9 @@ impl InOrder {
         // Chunks arrive in start order: the records are mostly in runs already sorted.
         self.pending.records.sort_by_key(|r| r.place);
         let cut = below.map_or(self.pending.records.len(), |t| {
-            self.pending.records.partition_point(|r| r.place.time_ns < t)
+            self.pending
+                .records
+                .partition_point(|r| r.place.time_ns < t)
         });
         let rest = self.pending.records.split_off(cut);
         for r in &self.pending.records {

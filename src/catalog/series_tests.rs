@@ -328,8 +328,14 @@ fn a_field_after_a_colon_is_the_same_series_and_labels_say_how_it_was_written() 
     assert!(!a.is_empty());
     assert_eq!(a, b);
     let label = |spec| SeriesRequest::parse(&c, spec).unwrap().label();
-    assert_eq!(label("/imu/linear_acceleration/z"), "/imu/linear_acceleration/z");
-    assert_eq!(label("/imu: linear_acceleration.z"), "/imu/linear_acceleration.z");
+    assert_eq!(
+        label("/imu/linear_acceleration/z"),
+        "/imu/linear_acceleration/z"
+    );
+    assert_eq!(
+        label("/imu: linear_acceleration.z"),
+        "/imu/linear_acceleration.z"
+    );
     let computed = SeriesRequest::parse(&c, "/imu: abs(linear_acceleration.z)");
     // A computation is an expression (it compiles once the expression language has it).
     if let Ok(r) = &computed {
