@@ -481,17 +481,14 @@ fn read_chunk(
             continue;
         };
         if stateful && let Some(filter) = plan.decode.filter() {
-            match plan.decode.decode(&message.data) {
-                Ok(d) => {
-                    stats.tested += 1;
-                    g.push_numbers(at, plan.stream, entry.conn);
-                    filter.gather(d.root(), &mut g.numbers);
-                    g.close_numbers();
-                }
-                Err(_) => {
-                    stats.undecodable += 1;
-                    g.push(at, plan.stream, entry.conn, Outcome::Lost);
-                }
+            if let Ok(d) = plan.decode.decode(&message.data) {
+                stats.tested += 1;
+                g.push_numbers(at, plan.stream, entry.conn);
+                filter.gather(d.root(), &mut g.numbers);
+                g.close_numbers();
+            } else {
+                stats.undecodable += 1;
+                g.push(at, plan.stream, entry.conn, Outcome::Lost);
             }
             continue;
         }
