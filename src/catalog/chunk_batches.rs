@@ -3,7 +3,9 @@
 //!
 //! The first batch is small (a first piece arrives within milliseconds), later ones double up
 //! to [`MAX_BATCH`] chunks; each batch is read on the bags' threads and handed over in chunk
-//! order with the progress so far. Setting the cancel flag ends the reading at the next chunk.
+//! order with the progress so far and the start of the next chunk to read (what readers that
+//! need receive-time order wait for, see `series_order`). Setting the cancel flag ends the
+//! reading at the next chunk.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,6 +41,9 @@ pub(crate) struct Batch<R> {
     pub fraction: f64,
     /// True for the last batch (everything read, or cancelled).
     pub done: bool,
+    /// The start of the first chunk still to read (`None` on the last batch): no message
+    /// received before it is still to come, however the chunks overlap in time.
+    pub next: Option<RosTime>,
 }
 
 /// The connections with a plan (to read) and those without (to count as skipped), from the
@@ -133,10 +138,16 @@ pub(crate) fn read_batches_from<R: Send>(
         } else {
             (done_messages as f64 / total as f64).min(1.0)
         };
+        let next = if done {
+            None
+        } else {
+            rest.first().map(|j| j.start)
+        };
         let go_on = on_batch(Batch {
             results: kept,
             fraction,
             done,
+            next,
         });
         if !go_on || done {
             break;

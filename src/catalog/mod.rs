@@ -16,6 +16,7 @@ mod schemas;
 pub mod search;
 mod selected;
 pub mod series;
+mod series_order;
 #[cfg(test)]
 mod tests;
 pub mod time_index;

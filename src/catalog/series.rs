@@ -1,11 +1,16 @@
-//! One field of one topic over time, across bags: a compact column of `(time, value)` for
-//! plotting.
+//! One quantity of one topic over time, across bags: a compact column of `(time, value)` for
+//! plotting. The quantity is a field path (`/imu/linear_acceleration/z`) or an expression
+//! (`/odom: norm(twist.twist.linear)`), compiled per message type
+//! ([`crate::msg::expr::Expr::compile_quantity`]).
 //!
 //! Only the chunks that hold the topic's connections are read; they are decompressed and
 //! decoded on the bags' worker threads (within each bag's decode budget), in batches taken
 //! in time order, each batch delivered as a sorted [`SeriesUpdate::piece`] with the progress
 //! so far, so a plot fills in while the rest is read. The work stops at the next chunk when
 //! cancelled (a flag, a callback returning `false`, or the receiver of [`spawn`] dropped).
+//! A quantity that depends on the topic's previous message (`diff`, `rate`) is gathered on
+//! the workers and finished on the calling thread in receive-time order (`series_order`),
+//! so it is right when chunks overlap in time and when several bags interleave.
 //! Chunks or messages that cannot be read or decoded are counted in [`SeriesStats`], not
 //! fatal: the good part is plotted, the losses are reported.
 //!
@@ -26,12 +31,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 
-use crate::bag::{Bag, ConnId};
-use crate::msg::Registry;
-use crate::msg::path::{Leaf, ParsedPath, PathError, ResolvedPath, split_topic};
+use crate::bag::{Bag, ConnId, IndexEntry};
+use crate::msg::expr::{Expr, ExprError, Memory, Quantity};
+use crate::msg::path::{Leaf, ParsedPath, PathError, split_topic};
+use crate::msg::{Decoded, Registry};
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, messages_in, read_batches_from, usable_and_skipped};
+use super::series_order::{Gathered, InOrder, Place, finish_in_order};
 use super::{Catalog, DecodePlan, compile, topic_matches};
 
 /// Receive times and values, in time order: 16 bytes per point.
@@ -118,16 +125,87 @@ pub fn time_ns(t: RosTime) -> i64 {
     i64::from(t.sec) * 1_000_000_000 + i64::from(t.nsec)
 }
 
-/// What to extract: a topic and a field path, from the start or from where an earlier
-/// extraction ended.
+/// What to extract: a topic and what to compute per message, from the start or from where an
+/// earlier extraction ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeriesRequest {
     /// The topic, as the bags name it.
     pub topic: String,
-    /// The field path within its messages.
-    pub path: ParsedPath,
+    /// What is computed per message: a field path or an expression.
+    pub path: SeriesValue,
     /// Only the points after those a column already holds (`None`: all of them).
     pub from: Option<Resume>,
+}
+
+/// What a series computes per message: a field path (`linear_acceleration/z`,
+/// `pose.position.x`) or an expression (`norm(twist.twist.linear)`, `rate(header.seq)`).
+#[derive(Debug, Clone)]
+pub struct SeriesValue {
+    /// As written after the topic.
+    text: String,
+    /// The field path, when it is one.
+    plain: Option<ParsedPath>,
+    /// The expression (a field path is one too), or why it does not parse.
+    expr: Result<Expr, Box<ExprError>>,
+}
+
+impl PartialEq for SeriesValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text && self.plain.is_some() == other.plain.is_some()
+    }
+}
+
+impl Eq for SeriesValue {}
+
+impl SeriesValue {
+    /// A field path (`pose/position/x`, `pose.position.x`) or else an expression.
+    pub fn parse(text: &str) -> Result<SeriesValue, SeriesError> {
+        let text = text.trim();
+        if let Ok(path) = ParsedPath::parse(text) {
+            // The same path in the expression language: dots between fields.
+            let dotted = text.trim_start_matches(['/', '.']).replace('/', ".");
+            return Ok(SeriesValue {
+                text: text.to_string(),
+                plain: Some(path),
+                expr: Expr::parse(&dotted).map_err(Box::new),
+            });
+        }
+        let expr = Expr::parse(text).map_err(|e| SeriesError::Expr {
+            topic: String::new(),
+            error: Box::new(e),
+        })?;
+        Ok(SeriesValue {
+            text: text.to_string(),
+            plain: None,
+            expr: Ok(expr),
+        })
+    }
+
+    /// The text as written after the topic.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// True for a plain field path (no computation).
+    pub fn is_path(&self) -> bool {
+        self.plain.is_some()
+    }
+}
+
+impl SeriesRequest {
+    /// The series' name for legends: `/topic/field/path` for a field path, `/topic: EXPR`
+    /// for an expression (as the request is written).
+    pub fn label(&self) -> String {
+        if self.path.is_path() {
+            format!(
+                "{}/{}",
+                self.topic.trim_end_matches('/'),
+                self.path.text().trim_start_matches('/')
+            )
+        } else {
+            format!("{}: {}", self.topic, self.path.text())
+        }
+    }
 }
 
 /// Where an extraction resumes, for a column that grows with a followed recording: only
@@ -171,6 +249,14 @@ pub enum SeriesError {
         /// What is wrong.
         error: PathError,
     },
+    /// The expression does not parse, or does not compute a number for the topic's type.
+    #[error("{topic}: {error}")]
+    Expr {
+        /// The topic (empty while the expression is parsed before the topic is known).
+        topic: String,
+        /// What is wrong, with its column.
+        error: Box<ExprError>,
+    },
     /// The path names something that is not a number, bool, time or duration.
     #[error("{topic}: '{path}' is not a number, bool, time or duration (it is {leaf:?})")]
     NotPlottable {
@@ -193,7 +279,8 @@ pub enum SeriesError {
 
 impl SeriesRequest {
     /// Splits `/topic/field/path` against the catalog's topics (longest topic wins), or
-    /// `/topic: EXPRESSION` at the colon, and parses what follows the topic.
+    /// `/topic: EXPRESSION` at the colon (a field path there is the same as after a `/`), and
+    /// parses what follows the topic.
     pub fn parse(catalog: &Catalog, spec: &str) -> Result<SeriesRequest, SeriesError> {
         let mut topics: Vec<&str> = catalog
             .bags()
@@ -215,10 +302,26 @@ impl SeriesRequest {
             None => split_topic(spec, &topics),
         };
         let (topic, field) = split.ok_or_else(|| SeriesError::NoTopic(spec.to_string()))?;
-        let path = ParsedPath::parse(field).map_err(|error| SeriesError::Path {
-            topic: topic.to_string(),
-            error,
-        })?;
+        let path = if spec.contains(':') {
+            SeriesValue::parse(field).map_err(|e| match e {
+                SeriesError::Expr { error, .. } => SeriesError::Expr {
+                    topic: topic.to_string(),
+                    error,
+                },
+                e => e,
+            })?
+        } else {
+            let plain = ParsedPath::parse(field).map_err(|error| SeriesError::Path {
+                topic: topic.to_string(),
+                error,
+            })?;
+            let dotted = field.trim_start_matches(['/', '.']).replace('/', ".");
+            SeriesValue {
+                text: field.to_string(),
+                plain: Some(plain),
+                expr: Expr::parse(&dotted).map_err(Box::new),
+            }
+        };
         Ok(SeriesRequest {
             topic: topic.to_string(),
             path,
@@ -293,7 +396,9 @@ pub struct SeriesUpdate {
 /// The decode plan for one connection.
 struct ConnPlan {
     decode: DecodePlan,
-    path: ResolvedPath,
+    quantity: Quantity,
+    /// Its topic's stream number (the order and the memory of `diff` are per topic).
+    stream: u32,
 }
 
 /// Extracts the series: calls `on_update` after each batch (return `false` to stop) and
@@ -307,6 +412,11 @@ pub fn extract(
     mut on_update: impl FnMut(&SeriesUpdate) -> bool,
 ) -> Result<(Column, SeriesStats), SeriesError> {
     let plans = plan(catalog, request, registry)?;
+    let stateful = plans
+        .iter()
+        .flat_map(HashMap::values)
+        .flatten()
+        .any(|p| p.quantity.is_stateful());
     let mut stats = SeriesStats::default();
     // The topic's connections that can be plotted, and those skipped (wrong type).
     let (usable, skipped) = usable_and_skipped(&plans);
@@ -320,18 +430,47 @@ pub fn extract(
         .chunks_holding(Some(&usable))
         .map(|(c, _)| c.chunk.end)
         .max();
+    // With `diff` or `rate`: the gathered numbers wait here until their turn, and each topic
+    // remembers its previous message.
+    let mut order = InOrder::new();
+    let mut memories: Vec<Memory> = Vec::new();
     read_batches_from(
         catalog,
         &usable,
         from,
         cancel,
-        |bag, job| Some(read_chunk(bag, job, plans.get(job.bag)?, from)),
+        |bag, job| {
+            let plans = plans.get(job.bag)?;
+            Some(if stateful {
+                let (g, s) = gather_chunk(bag, job, plans, from);
+                (Vec::new(), Some(g), s)
+            } else {
+                let (p, s) = read_chunk(bag, job, plans, from);
+                (p, None, s)
+            })
+        },
         |batch| {
             let mut points = Vec::new();
             let mut batch_stats = SeriesStats::default();
-            for (p, s) in batch.results {
+            for (p, g, s) in batch.results {
                 points.extend(p);
+                if let Some(g) = g {
+                    order.add(g);
+                }
                 batch_stats.add(s);
+            }
+            if stateful {
+                let below = batch.next.map(time_ns);
+                let (finished, no_value) =
+                    finish_in_order(&mut order, below, &mut memories, |r, numbers, memory| {
+                        let plan = plans
+                            .get(r.place.bag as usize)
+                            .and_then(|p| p.get(&r.conn))
+                            .and_then(Option::as_ref)?;
+                        plan.quantity.finish(numbers, r.place.time_ns, memory)
+                    });
+                points = finished;
+                batch_stats.no_value += no_value;
             }
             let mut piece = Column::from_points(points);
             if skip > 0 {
@@ -358,14 +497,21 @@ pub fn extract(
             })
         },
     );
+    if order.late() > 0 {
+        stats.note(format!(
+            "{} message(s) came after later ones (a chunk's index times are wrong): \
+             computed in the order read",
+            order.late()
+        ));
+    }
     column.times.shrink_to_fit();
     column.values.shrink_to_fit();
     Ok((column, stats))
 }
 
 /// Checks that `request` can be extracted (the path exists in at least one connection's type
-/// and names a plottable leaf) without reading any message: the error an [`extract`] would
-/// start with.
+/// and names a plottable leaf, or the expression computes a number) without reading any
+/// message: the error an [`extract`] would start with.
 pub fn validate(
     catalog: &Catalog,
     request: &SeriesRequest,
@@ -386,6 +532,7 @@ fn plan(
     let mut plans = Vec::new();
     let mut first_error: Option<SeriesError> = None;
     let mut usable = 0usize;
+    let mut streams: Vec<String> = Vec::new();
     for bag in catalog.bags() {
         let mut conns = HashMap::new();
         for c in bag
@@ -393,26 +540,23 @@ fn plan(
             .iter()
             .filter(|c| topic_matches(&request.topic, &c.topic))
         {
+            let stream = streams
+                .iter()
+                .position(|t| *t == c.topic)
+                .unwrap_or_else(|| {
+                    streams.push(c.topic.clone());
+                    streams.len() - 1
+                });
             let plan = match compile(c, registry).schema {
                 Err(e) => Err(SeriesError::NoSchema {
                     topic: topic.clone(),
                     why: e.to_string(),
                 }),
-                Ok(schema) => match request.path.resolve(schema.root()) {
-                    Err(error) => Err(SeriesError::Path {
-                        topic: topic.clone(),
-                        error,
-                    }),
-                    Ok(path) if !path.leaf().is_plottable() => Err(SeriesError::NotPlottable {
-                        topic: topic.clone(),
-                        path: path.text().to_string(),
-                        leaf: path.leaf(),
-                    }),
-                    Ok(path) => Ok(ConnPlan {
-                        decode: DecodePlan::new(schema, None),
-                        path,
-                    }),
-                },
+                Ok(schema) => quantity(request, &schema, &c.topic).map(|quantity| ConnPlan {
+                    decode: DecodePlan::new(schema, None),
+                    quantity,
+                    stream: u32::try_from(stream).unwrap_or(u32::MAX),
+                }),
             };
             let plan = match plan {
                 Ok(p) => {
@@ -434,17 +578,50 @@ fn plan(
     Ok(plans)
 }
 
-/// Reads one chunk: the points of the planned connections received at or after `from`, in
-/// time order, and the counts.
-fn read_chunk(
+/// The request's quantity compiled for one message type: a field path checked as a path
+/// first (its errors name the path's fields), then compiled as an expression.
+fn quantity(
+    request: &SeriesRequest,
+    schema: &crate::msg::Schema,
+    topic: &str,
+) -> Result<Quantity, SeriesError> {
+    let value = &request.path;
+    if let Some(plain) = &value.plain {
+        let path = plain
+            .resolve(schema.root())
+            .map_err(|error| SeriesError::Path {
+                topic: request.topic.clone(),
+                error,
+            })?;
+        if !path.leaf().is_plottable() {
+            return Err(SeriesError::NotPlottable {
+                topic: request.topic.clone(),
+                path: path.text().to_string(),
+                leaf: path.leaf(),
+            });
+        }
+    }
+    let expr_error = |error: Box<ExprError>| SeriesError::Expr {
+        topic: request.topic.clone(),
+        error,
+    };
+    let expr = value.expr.as_ref().map_err(|e| expr_error(e.clone()))?;
+    expr.compile_quantity(schema.root(), topic)
+        .map_err(|e| expr_error(Box::new(e)))
+}
+
+/// Goes through the planned messages of one chunk received at or after `from`: `each` gets
+/// each message's position among the chunk's entries, its entry and plan, and its decoded
+/// value (`None`: lost, counted in the stats returned).
+fn each_message(
     bag: &Bag,
     job: &ChunkJob,
     plans: &HashMap<ConnId, Option<ConnPlan>>,
     from: Option<RosTime>,
-) -> (Vec<(i64, f64)>, SeriesStats) {
+    mut each: impl FnMut(u32, &IndexEntry, &ConnPlan, Option<&Decoded<'_>>),
+) -> (SeriesStats, u64) {
     let chunk = job.chunk;
     let mut stats = SeriesStats::default();
-    let mut points = Vec::new();
     let wanted = |c: ConnId| matches!(plans.get(&c), Some(Some(_)));
     let entries = bag.chunk_entries(chunk);
     let recent = |t: RosTime| from.is_none_or(|f| t >= f);
@@ -460,7 +637,7 @@ fn read_chunk(
             let lost = listed.max(job.messages);
             stats.unreadable += lost;
             stats.note(format!("{lost} message(s) unreadable: {e}"));
-            return (points, stats);
+            return (stats, 0);
         }
     };
     let unfound = bag.unfound(chunk, wanted);
@@ -471,22 +648,19 @@ fn read_chunk(
             bag.path().display()
         ));
     }
-    points.reserve(usize::try_from(listed).unwrap_or(0));
-    for entry in entries.iter().filter(|e| recent(e.time)) {
+    for (index, entry) in entries.iter().enumerate() {
+        if !recent(entry.time) {
+            continue;
+        }
         let Some(Some(plan)) = plans.get(&entry.conn) else {
             continue;
         };
+        let index = u32::try_from(index).unwrap_or(u32::MAX);
         match plan
             .decode
-            .read(bag, entry, &bytes, |d| plan.path.get_f64(d.root()))
+            .read(bag, entry, &bytes, |d| each(index, entry, plan, Some(d)))
         {
-            Ok(value) => {
-                stats.messages += 1;
-                match value {
-                    Some(v) => points.push((time_ns(entry.time), v)),
-                    None => stats.no_value += 1,
-                }
-            }
+            Ok(()) => stats.messages += 1,
             Err(lost) => {
                 if lost.is_unreadable() {
                     stats.unreadable += 1;
@@ -494,13 +668,77 @@ fn read_chunk(
                     stats.undecodable += 1;
                 }
                 stats.note(lost.note(bag, entry, "message"));
+                each(index, entry, plan, None);
             }
         }
     }
+    (stats, listed)
+}
+
+/// Reads one chunk of a quantity without state: the points of the planned connections
+/// received at or after `from`, in time order, and the counts.
+fn read_chunk(
+    bag: &Bag,
+    job: &ChunkJob,
+    plans: &HashMap<ConnId, Option<ConnPlan>>,
+    from: Option<RosTime>,
+) -> (Vec<(i64, f64)>, SeriesStats) {
+    let mut points = Vec::new();
+    let mut numbers = Vec::new();
+    // Not used: nothing is remembered without `diff` or `rate`.
+    let mut memory = Memory::new();
+    let mut no_value = 0u64;
+    let (mut stats, _) = each_message(bag, job, plans, from, |_, entry, plan, decoded| {
+        let Some(d) = decoded else {
+            return;
+        };
+        numbers.clear();
+        plan.quantity.gather(d.root(), &mut numbers);
+        let t = time_ns(entry.time);
+        match plan.quantity.finish(&numbers, t, &mut memory) {
+            Some(v) => points.push((t, v)),
+            None => no_value += 1,
+        }
+    });
+    stats.no_value += no_value;
     if !points.is_sorted_by_key(|p| p.0) {
         points.sort_by_key(|p| p.0);
     }
     (points, stats)
+}
+
+/// Gathers one chunk of a quantity with state (`diff`, `rate`): the numbers of each message
+/// (lost ones recorded as such), to be finished in receive-time order.
+fn gather_chunk(
+    bag: &Bag,
+    job: &ChunkJob,
+    plans: &HashMap<ConnId, Option<ConnPlan>>,
+    from: Option<RosTime>,
+) -> (Gathered, SeriesStats) {
+    let mut g = Gathered::default();
+    let bag_index = u32::try_from(job.bag).unwrap_or(u32::MAX);
+    let (stats, _) = each_message(bag, job, plans, from, |index, entry, plan, decoded| {
+        let place = Place {
+            time_ns: time_ns(entry.time),
+            bag: bag_index,
+            chunk: job.chunk,
+            index,
+        };
+        match decoded {
+            Some(d) => {
+                g.push_numbers(place, plan.stream, entry.conn);
+                plan.quantity.gather(d.root(), &mut g.numbers);
+                g.close_numbers();
+            }
+            None => g.push(
+                place,
+                plan.stream,
+                entry.conn,
+                super::series_order::Outcome::Lost,
+            ),
+        }
+    });
+    (g, stats)
 }
 
 /// A series extraction on its own thread.

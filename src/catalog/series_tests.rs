@@ -319,3 +319,33 @@ fn a_colon_names_the_topic_whole() {
         Err(SeriesError::NoTopic(_))
     ));
 }
+
+#[test]
+fn a_field_after_a_colon_is_the_same_series_and_labels_say_how_it_was_written() {
+    let c = catalog(&["recorded.bag"]);
+    let (a, _, _) = run(&c, "/imu/linear_acceleration/z");
+    let (b, _, _) = run(&c, "/imu: linear_acceleration.z");
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    let label = |spec| SeriesRequest::parse(&c, spec).unwrap().label();
+    assert_eq!(
+        label("/imu/linear_acceleration/z"),
+        "/imu/linear_acceleration/z"
+    );
+    assert_eq!(
+        label("/imu: linear_acceleration.z"),
+        "/imu/linear_acceleration.z"
+    );
+    let computed = SeriesRequest::parse(&c, "/imu: abs(linear_acceleration.z)");
+    // A computation is an expression (it compiles once the expression language has it).
+    if let Ok(r) = &computed {
+        assert!(!r.path.is_path());
+        assert_eq!(r.label(), "/imu: abs(linear_acceleration.z)");
+    }
+    // A syntax error names the topic and points at its column.
+    let e = SeriesRequest::parse(&c, "/imu: linear_acceleration.z >").unwrap_err();
+    assert!(
+        matches!(&e, SeriesError::Expr { topic, .. } if topic == "/imu"),
+        "{e:?}"
+    );
+}

@@ -48,16 +48,12 @@ impl App {
         }
     }
 
-    /// Checks `/topic/field` against the bags (topic, field path, plottable leaf) without
-    /// reading messages; gives the request and its label.
+    /// Checks `/topic/field` or `/topic: EXPRESSION` against the bags (topic, field path or
+    /// expression, a number) without reading messages; gives the request and its label.
     pub fn plot_request(&self, spec: &str) -> Result<(SeriesRequest, String), SeriesError> {
         let request = SeriesRequest::parse(&self.catalog, spec)?;
         series::validate(&self.catalog, &request, &self.settings.registry)?;
-        let label = format!(
-            "{}/{}",
-            request.topic.trim_end_matches('/'),
-            request.path.text()
-        );
+        let label = request.label();
         Ok((request, label))
     }
 

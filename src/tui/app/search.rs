@@ -1,7 +1,8 @@
 //! The content search (`f`): its prompt, checking the expression against the searched topics'
 //! types and starting the search in the background (a new one replaces the previous one once
 //! its expression is found to fit; the prompt stays open meanwhile, showing what is wrong if
-//! it does not), its news, and `n` / `N` going to the next / previous match.
+//! it does not), its news, and `n` / `N` going to the start of the next / previous stretch
+//! (a run of consecutive matching messages of one topic; a match alone is a stretch of one).
 //!
 //! What is searched: every topic the list shows while the topic filter (`/`) is set, else the
 //! selected topic.
@@ -224,14 +225,15 @@ impl App {
         self.views
             .search
             .search
-            .add(&u.matches, u.fraction, u.stats, u.done);
+            .add((&u.matches, &u.stretches), u.fraction, u.stats, u.done);
         if u.done {
             self.views.search.finder.job = None;
         }
     }
 
-    /// `n` / `N`: moves the time cursor to the next (previous) match and selects its message
-    /// (and its topic); past the last (first) match it wraps around, and says so.
+    /// `n` / `N`: moves the time cursor to the start of the next (previous) stretch and
+    /// selects its first message (and its topic); past the last (first) one it wraps around,
+    /// and says so.
     pub(super) fn go_to_match(&mut self, forward: bool) -> bool {
         if !self.views.search.search.is_active() {
             self.flash("no search: f to find messages by content", false);
@@ -244,15 +246,24 @@ impl App {
             self.views.search.search.prev(cursor)
         };
         let Some(step) = step else {
-            let text = if self.views.search.search.done {
-                "no match"
-            } else {
-                "no match yet"
+            let search = &self.views.search.search;
+            let text = match (search.done, search.matches.is_empty()) {
+                (true, _) => "no match",
+                (false, true) => "no match yet",
+                // Matches, but their stretches are still open (they end with the search).
+                (false, false) => "no stretch ended yet",
             };
             self.flash(text, false);
             return true;
         };
-        let Some(m) = self.views.search.search.matches.get(step.index).copied() else {
+        let Some(m) = self
+            .views
+            .search
+            .search
+            .stretches
+            .get(step.index)
+            .map(|s| s.first())
+        else {
             return false;
         };
         let topic = self
@@ -289,10 +300,11 @@ impl App {
             }
         }
         if step.wrapped {
+            let unit = self.views.search.search.unit();
             let end = if forward {
-                "wrapped to the first match"
+                format!("wrapped to the first {unit}")
             } else {
-                "wrapped to the last match"
+                format!("wrapped to the last {unit}")
             };
             self.flash(end, false);
         }

@@ -1,10 +1,13 @@
 //! The content search on the timeline: the `f` prompt with the expression's error under it
-//! (a `^` at the column it points at), and the row of marks where matches fall.
+//! (a `^` at the column it points at), and the row of marks: a bar `━` over the columns a
+//! stretch of several messages covers (at least one column, at any zoom), a `▼` where a match
+//! falls outside them. Lanes draw the same in each topic's lane.
 
 use ratatui::text::{Line, Span};
 
 use super::ctx::DrawCtx;
 use super::overlays::Mode;
+use crate::catalog::BagConn;
 use crate::time::RosTime;
 use crate::tui::jobs::notify::Notify;
 use crate::tui::jobs::searcher::{SearchJob, SearchNews};
@@ -43,6 +46,9 @@ pub struct Checking {
 const PREFIX: &str = "f ";
 /// The glyph of a column holding a match.
 const MARK: char = '▼';
+/// The glyph of a column a stretch of several messages covers (a shape, not only a colour:
+/// readable with `NO_COLOR`).
+const BAR: char = '━';
 
 /// The prompt's lines `w` wide, at most `rows` (the prompt, then the error wrapped under
 /// it, starting with a `^` under the column it points at); empty when the prompt is not open.
@@ -81,8 +87,8 @@ pub(super) fn prompt_lines(
     lines
 }
 
-/// The row of marks `w` wide: `▼` over each column where a match falls, the cursor's column
-/// as in the bars.
+/// The row of marks `w` wide: `━` over the columns stretches of several messages cover,
+/// `▼` over the other columns where a match falls, the cursor's column as in the bars.
 pub(super) fn marks_row(
     search: &SearchView,
     timeline: &Timeline,
@@ -90,8 +96,12 @@ pub(super) fn marks_row(
     w: usize,
     cursor_col: Option<usize>,
 ) -> Line<'static> {
+    let bars = bar_columns(&search.search, timeline, w, None);
     let spans: Vec<Span> = (0..w)
         .map(|col| {
+            if bars.get(col) == Some(&true) {
+                return bar_cell(cursor_col == Some(col), theme);
+            }
             let (from, to) = column_span(timeline, col, w);
             let hit = search.search.any_in(from, to);
             match (hit, cursor_col == Some(col)) {
@@ -123,4 +133,39 @@ pub(super) fn mark_cell(cursor: bool, theme: Theme) -> Span<'static> {
         theme.matched()
     };
     Span::styled(MARK.to_string(), style)
+}
+
+/// Which of the `w` columns of the timeline's view the stretches of several messages (on
+/// one of `conns`, when given: a lane) cover; each covers at least the column it starts in.
+pub(super) fn bar_columns(
+    search: &Search,
+    timeline: &Timeline,
+    w: usize,
+    conns: Option<&[BagConn]>,
+) -> Vec<bool> {
+    let mut cols = vec![false; w];
+    if search.stretches.is_empty() {
+        return cols;
+    }
+    let (v0, v1) = timeline.view();
+    for s in search.long_stretches_over((v0, v1), conns) {
+        let from = timeline.bin_of(s.start.max(v0), w);
+        let to = timeline.bin_of(s.end.min(v1), w);
+        if let (Some(a), Some(b)) = (from, to) {
+            for c in cols.get_mut(a..=b.max(a)).unwrap_or_default() {
+                *c = true;
+            }
+        }
+    }
+    cols
+}
+
+/// The cell of a column a stretch covers (`cursor`: the cursor's column too).
+pub(super) fn bar_cell(cursor: bool, theme: Theme) -> Span<'static> {
+    let style = if cursor {
+        theme.cursor()
+    } else {
+        theme.matched()
+    };
+    Span::styled(BAR.to_string(), style)
 }

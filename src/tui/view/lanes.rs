@@ -1,6 +1,6 @@
 //! The timeline in lanes mode: one row per shown topic (name, then its message density on the
 //! timeline's time axis), the cursor and the marks across every lane, a search's matches as
-//! `▼` in the lane of the topic they are on, the axis below.
+//! `▼` and its stretches as `━` bars in the lane of the topic they are on, the axis below.
 
 use std::fmt::Write as _;
 
@@ -170,8 +170,13 @@ fn density(
     theme: Theme,
 ) -> Vec<Span<'static>> {
     let searched = search.search.is_active() && !search.search.matches.is_empty();
+    let stretches =
+        super::find::bar_columns(&search.search, &tl.timeline, bars, Some(&lane.connections));
     (0..bars)
         .map(|col| {
+            if stretches.get(col) == Some(&true) {
+                return super::find::bar_cell(cursor_col == Some(col), theme);
+            }
             if searched {
                 let (from, to) = super::find::column_span(&tl.timeline, col, bars);
                 if search.search.any_of_in(from, to, &lane.connections) {
