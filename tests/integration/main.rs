@@ -68,6 +68,7 @@ mod tui_follow;
 mod tui_follow_plot;
 mod tui_graphics;
 mod tui_lanes;
+mod tui_thumbnails;
 mod tui_leaving;
 mod tui_log;
 mod tui_pictures;

@@ -102,7 +102,7 @@ impl Lanes {
             .map(|(_, r)| is_image_type(&r.datatype))
             .collect();
         let at = candidates.iter().position(|(i, _)| *i == selected);
-        let (skip, tall) = heights(&image, at, rows);
+        let (skip, tall) = heights(&image, at, (rows, thumbs::rows_for(width)));
         self.offset += skip;
         let old = std::mem::take(&mut self.lanes);
         self.lanes = candidates
@@ -170,9 +170,14 @@ fn keep_shown(slots: &mut [Slot], before: &[Slot]) {
 /// left out at the start and the rows of each lane kept.
 ///
 /// Rows left over go to image lanes, the selected one first, each getting at least
-/// [`MIN_ROWS`] rows of frames (at most [`MAX_ROWS`]); when none is left over, a selected
-/// image lane makes room for [`MIN_ROWS`] by leaving out lanes below it, then above it.
-pub fn heights(image: &[bool], selected: Option<usize>, rows: usize) -> (usize, Vec<usize>) {
+/// [`MIN_ROWS`] rows of frames (at most `film`, at most [`MAX_ROWS`]); when none is left
+/// over, a selected image lane makes room for [`MIN_ROWS`] by leaving out lanes below it,
+/// then above it.
+pub fn heights(
+    image: &[bool],
+    selected: Option<usize>,
+    (rows, film): (usize, usize),
+) -> (usize, Vec<usize>) {
     let (mut start, mut end) = (0, image.len().min(rows));
     let sel_image = selected.filter(|&s| image.get(s) == Some(&true) && s < end);
     if let Some(s) = sel_image {
@@ -197,7 +202,7 @@ pub fn heights(image: &[bool], selected: Option<usize>, rows: usize) -> (usize, 
         .collect();
     let k = order.len().min(spare / MIN_ROWS);
     if k > 0 {
-        let each = (spare / k).min(MAX_ROWS);
+        let each = (spare / k).min(film.clamp(MIN_ROWS, MAX_ROWS));
         for i in order.into_iter().take(k) {
             if let Some(h) = tall.get_mut(i) {
                 *h += each;
@@ -273,34 +278,36 @@ mod tests {
     #[test]
     fn image_lanes_take_the_rows_left_over_or_make_room_when_selected() {
         // Rows to spare: the image lanes share them, at most MAX_ROWS of frames each.
-        assert_eq!(heights(&[false, true, false], Some(0), 10), (0, vec![1, 8, 1]));
+        assert_eq!(heights(&[false, true, false], Some(0), (10, MAX_ROWS)), (0, vec![1, 8, 1]));
         assert_eq!(
-            heights(&[true, true, false], None, 10),
+            heights(&[true, true, false], None, (10, MAX_ROWS)),
             (0, vec![4, 4, 1]),
             "seven spare rows, two lanes of three frame rows"
         );
         assert_eq!(
-            heights(&[true, true, false], Some(1), 7),
+            heights(&[true, true, false], Some(1), (7, MAX_ROWS)),
             (0, vec![1, 5, 1]),
             "too few for both: the selected first"
         );
-        assert_eq!(heights(&[false, false], Some(0), 10), (0, vec![1, 1]));
+        assert_eq!(heights(&[false, false], Some(0), (10, MAX_ROWS)), (0, vec![1, 1]));
         // No rows to spare: the selected image lane leaves out lanes below, then above it.
         assert_eq!(
-            heights(&[false, true, false, false, false], Some(1), 5),
+            heights(&[false, true, false, false, false], Some(1), (5, MAX_ROWS)),
             (0, vec![1, 4])
         );
         assert_eq!(
-            heights(&[false, false, false, false, true], Some(4), 5),
+            heights(&[false, false, false, false, true], Some(4), (5, MAX_ROWS)),
             (3, vec![1, 4])
         );
         assert_eq!(
-            heights(&[false, true, false], Some(1), 3),
+            heights(&[false, true, false], Some(1), (3, MAX_ROWS)),
             (0, vec![1, 1, 1]),
             "three rows are too few for frames"
         );
         // A one-row image lane that is not selected stays one row.
-        assert_eq!(heights(&[true, false, false], Some(1), 3), (0, vec![1, 1, 1]));
+        assert_eq!(heights(&[true, false, false], Some(1), (3, MAX_ROWS)), (0, vec![1, 1, 1]));
+        // Frames no taller than the lane's width allows for five of them.
+        assert_eq!(heights(&[false, true], None, (10, 4)), (0, vec![1, 5]));
     }
 
     #[test]

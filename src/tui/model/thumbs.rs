@@ -22,6 +22,10 @@ pub const MIN_ROWS: usize = 3;
 /// Most rows of frames an image lane takes (sixteen pixels high).
 pub const MAX_ROWS: usize = 8;
 
+/// The fewest frames a lane should show: frames are made smaller (down to [`MIN_ROWS`]) rather
+/// than fewer than this.
+pub const MIN_SLOTS: usize = 5;
+
 /// Bytes of decoded frames the thumbnail cache keeps (pixels plus a small overhead each).
 pub const CACHE_BYTES: usize = 16 << 20;
 
@@ -77,6 +81,15 @@ impl Slot {
 /// pixel across and two down).
 pub fn slot_width(rows: usize) -> usize {
     (rows * 2 * 4).div_ceil(3)
+}
+
+/// The most rows of frames a lane `bars` columns wide takes: the tallest frames of which
+/// [`MIN_SLOTS`] still fit (at least [`MIN_ROWS`], at most [`MAX_ROWS`]).
+pub fn rows_for(bars: usize) -> usize {
+    (MIN_ROWS..=MAX_ROWS)
+        .rev()
+        .find(|&r| (bars + 1) / (slot_width(r) + 1) >= MIN_SLOTS)
+        .unwrap_or(MIN_ROWS)
 }
 
 /// The pixels a frame is downscaled to for a slot of `rows` rows.
@@ -303,6 +316,16 @@ mod tests {
         cache.put(msg(9), fit, Err("bad".into()));
         assert_eq!(cache.used(), before);
     }
+
+    #[test]
+    fn frames_shrink_to_keep_five_on_a_lane() {
+        assert_eq!(rows_for(64), 4, "five frames of 11 columns");
+        assert_eq!(slots(TEN, 64, rows_for(64)).len(), 5);
+        assert_eq!(rows_for(300), MAX_ROWS);
+        assert_eq!(rows_for(20), MIN_ROWS, "never lower than the least");
+    }
+
+    const TEN: (RosTime, RosTime) = (RosTime::new(0, 0), RosTime::new(10, 0));
 
     #[test]
     fn frame_bytes_bound_a_fitted_frame() {
