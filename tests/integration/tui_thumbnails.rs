@@ -79,7 +79,11 @@ fn write_bag(path: &Path) {
         let level = 40 + i * 20;
         let mut frame = rgb8_frame(IMAGE_W, IMAGE_H, |x, _| {
             let v = u8::try_from(level.min(255)).unwrap();
-            if x < IMAGE_W / 2 { [v, v, v] } else { [v / 4, v / 4, v / 4] }
+            if x < IMAGE_W / 2 {
+                [v, v, v]
+            } else {
+                [v / 4, v / 4, v / 4]
+            }
         });
         if BROKEN.contains(&i) {
             frame.truncate(frame.len() - 100);
@@ -206,7 +210,10 @@ fn a_small_terminal_shows_frames_on_the_focused_timeline() {
     h.scan();
     h.act(&[Action::Down, Action::Down]);
     open_lanes(&mut h);
-    assert!(slots(&h, "/camera/image_raw").is_empty(), "too low at 80×24");
+    assert!(
+        slots(&h, "/camera/image_raw").is_empty(),
+        "too low at 80×24"
+    );
     h.app.views.inspector.picture.depth = ColorDepth::Grey;
     h.act(&[Action::Resize(64, 24), Action::Focus(Pane::Histogram)]);
     wait_frames(&mut h);
@@ -314,14 +321,26 @@ fn frames_come_from_the_cache_within_its_budget() {
         }],
     };
     let mut got = Vec::new();
-    maker.serve(&request, || false, |n| {
-        got.push(n);
-        true
-    });
+    maker.serve(
+        &request,
+        || false,
+        |n| {
+            got.push(n);
+            true
+        },
+    );
     assert_eq!(got.len(), 10);
     let failed = got
         .iter()
-        .filter(|n| matches!(n, ThumbNews::Slot { shown: Shown::Failed(_), .. }))
+        .filter(|n| {
+            matches!(
+                n,
+                ThumbNews::Slot {
+                    shown: Shown::Failed(_),
+                    ..
+                }
+            )
+        })
         .count();
     assert_eq!(failed, BROKEN.len());
     assert!(maker.cache().used() <= 3 * one, "{}", maker.cache().used());
@@ -361,4 +380,81 @@ fn tmux_lanes_show_frames_and_ticks() {
     });
     let rosout = lane_line(&screen, "/rosout");
     assert!(rosout.contains('E') && rosout.contains('F'), "{screen}");
+}
+
+/// The cost of the thumbnails of one view on a long recording: 20 000 camera frames (64×48,
+/// 30 Hz, one chunk each), seven slots over the whole bag and over 1 % of it, cold and from the
+/// cache. Prints the figures (docs/performance.md).
+#[test]
+#[ignore = "a measurement: cargo test --test integration thumbnails_cost -- --ignored --nocapture"]
+fn thumbnails_cost() {
+    use std::time::Instant;
+    const N: u32 = 20_000;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.bag");
+    {
+        let mut w = plain_writer(&path);
+        let cam = w
+            .add_connection(
+                "/camera/image_raw",
+                &header("/camera/image_raw", "sensor_msgs/Image"),
+            )
+            .unwrap();
+        let frame = rgb8_frame(IMAGE_W, IMAGE_H, crate::common::pictures::frame_pixel);
+        for i in 0..N {
+            let t = RosTime::new(100, 0).saturating_add_nanos(i128::from(i) * 33_333_333);
+            w.write(cam, t, &frame).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let start = Instant::now();
+    let catalog = Catalog::new(vec![Bag::open(&path).unwrap()]);
+    println!("open: {:?}", start.elapsed());
+    let connections = vec![bagscope::catalog::BagConn::new(0, 0)];
+    let (t0, t1) = (catalog.start_time().unwrap(), catalog.end_time().unwrap());
+    let fit = thumbs::fit(3);
+    let ask = |window: (RosTime, RosTime)| {
+        let slots = thumbs::slots(window, 64, 3);
+        LaneAsk {
+            topic: "/camera/image_raw".into(),
+            connections: connections.clone(),
+            fit,
+            slots: slots.iter().enumerate().map(|(i, s)| (i, s.span)).collect(),
+        }
+    };
+    let mut maker = Frames::new(Registry::bundled());
+    let mut serve = |what: &str, window: (RosTime, RosTime)| {
+        let request = ThumbRequest {
+            generation: 1,
+            catalog: catalog.clone(),
+            lanes: vec![ask(window)],
+        };
+        let start = Instant::now();
+        let mut n = 0;
+        maker.serve(
+            &request,
+            || false,
+            |news| {
+                n += usize::from(matches!(
+                    news,
+                    ThumbNews::Slot {
+                        shown: Shown::Frame { .. },
+                        ..
+                    }
+                ));
+                true
+            },
+        );
+        println!("{what}: {n} frames in {:?}", start.elapsed());
+        n
+    };
+    assert_eq!(serve("whole bag, cold", (t0, t1)), 7);
+    assert_eq!(serve("whole bag, cached", (t0, t1)), 7);
+    let span = t1.nanos_since(t0) / 100;
+    let zoom = (
+        t0.saturating_add_nanos(span * 50),
+        t0.saturating_add_nanos(span * 51),
+    );
+    assert_eq!(serve("1 % of it, cold", zoom), 7);
+    println!("cache: {} bytes", maker.cache().used());
 }

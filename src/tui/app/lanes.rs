@@ -212,10 +212,14 @@ impl App {
             .inline
             .get_or_insert_with(|| Frames::new(registry));
         let mut done = Vec::new();
-        frames.serve(&request, || false, |n| {
-            done.push(n);
-            true
-        });
+        frames.serve(
+            &request,
+            || false,
+            |n| {
+                done.push(n);
+                true
+            },
+        );
         for news in done {
             self.thumb_news(news);
         }

@@ -170,9 +170,7 @@ impl Frames {
     /// Reads `msg` and draws it downscaled to `fit`.
     fn draw(&mut self, catalog: &Catalog, msg: MsgRef, fit: Fit) -> Thumb {
         let bag = catalog.bag(msg.bag).ok_or("the bag is gone")?;
-        let conn = bag
-            .connection(msg.entry.conn)
-            .ok_or("no such connection")?;
+        let conn = bag.connection(msg.entry.conn).ok_or("no such connection")?;
         let schema = self
             .schemas
             .get(msg.bag, conn)
@@ -194,9 +192,7 @@ pub fn nearest(
     connections: &[BagConn],
     span: (RosTime, RosTime),
 ) -> Option<MsgRef> {
-    let center = span
-        .0
-        .saturating_add_nanos(span.1.nanos_since(span.0) / 2);
+    let center = span.0.saturating_add_nanos(span.1.nanos_since(span.0) / 2);
     let window = catalog.window(connections, center, 1, 1);
     window
         .entries

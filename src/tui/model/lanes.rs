@@ -201,8 +201,8 @@ pub fn heights(
         .map(|i| i - start)
         .collect();
     let k = order.len().min(spare / MIN_ROWS);
-    if k > 0 {
-        let each = (spare / k).min(film.clamp(MIN_ROWS, MAX_ROWS));
+    if let Some(each) = spare.checked_div(k) {
+        let each = each.min(film.clamp(MIN_ROWS, MAX_ROWS));
         for i in order.into_iter().take(k) {
             if let Some(h) = tall.get_mut(i) {
                 *h += each;
@@ -278,7 +278,10 @@ mod tests {
     #[test]
     fn image_lanes_take_the_rows_left_over_or_make_room_when_selected() {
         // Rows to spare: the image lanes share them, at most MAX_ROWS of frames each.
-        assert_eq!(heights(&[false, true, false], Some(0), (10, MAX_ROWS)), (0, vec![1, 8, 1]));
+        assert_eq!(
+            heights(&[false, true, false], Some(0), (10, MAX_ROWS)),
+            (0, vec![1, 8, 1])
+        );
         assert_eq!(
             heights(&[true, true, false], None, (10, MAX_ROWS)),
             (0, vec![4, 4, 1]),
@@ -289,7 +292,10 @@ mod tests {
             (0, vec![1, 5, 1]),
             "too few for both: the selected first"
         );
-        assert_eq!(heights(&[false, false], Some(0), (10, MAX_ROWS)), (0, vec![1, 1]));
+        assert_eq!(
+            heights(&[false, false], Some(0), (10, MAX_ROWS)),
+            (0, vec![1, 1])
+        );
         // No rows to spare: the selected image lane leaves out lanes below, then above it.
         assert_eq!(
             heights(&[false, true, false, false, false], Some(1), (5, MAX_ROWS)),
@@ -305,7 +311,10 @@ mod tests {
             "three rows are too few for frames"
         );
         // A one-row image lane that is not selected stays one row.
-        assert_eq!(heights(&[true, false, false], Some(1), (3, MAX_ROWS)), (0, vec![1, 1, 1]));
+        assert_eq!(
+            heights(&[true, false, false], Some(1), (3, MAX_ROWS)),
+            (0, vec![1, 1, 1])
+        );
         // Frames no taller than the lane's width allows for five of them.
         assert_eq!(heights(&[false, true], None, (10, 4)), (0, vec![1, 5]));
     }

@@ -255,12 +255,14 @@ mod tests {
         }
     }
 
+    #[allow(clippy::unnecessary_wraps)] // A cache entry, as the cache keeps it.
     fn frame(px: usize) -> Thumb {
-        Ok(Arc::new(Raster {
+        let raster = Arc::new(Raster {
             width: u32::try_from(px).unwrap(),
             height: 1,
             rgb: vec![0; px * 3],
-        }))
+        });
+        Thumb::Ok(raster)
     }
 
     #[test]
@@ -279,7 +281,10 @@ mod tests {
             assert!(w[0].span.1 <= w[1].span.0);
         }
         assert_eq!(s[0].span.0, window.0);
-        assert!(s.last().unwrap().span.1 > window.1, "the end is inside the last");
+        assert!(
+            s.last().unwrap().span.1 > window.1,
+            "the end is inside the last"
+        );
         let one = slots(window, 10, 3);
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].left, 1, "a single slot is centred");
@@ -300,7 +305,10 @@ mod tests {
         cache.put(msg(3), fit, frame(100));
         assert_eq!(cache.len(), 3);
         assert!(cache.used() <= 3 * each);
-        assert!(cache.get(msg(1), fit).is_none(), "the least recently used went");
+        assert!(
+            cache.get(msg(1), fit).is_none(),
+            "the least recently used went"
+        );
         assert!(cache.get(msg(0), fit).is_some());
         assert!(cache.get(msg(3), fit).is_some());
         // Another size is another frame.

@@ -22,10 +22,10 @@ use super::block::block;
 use super::ctx::DrawCtx;
 use super::find::SearchView;
 use super::timeline::TimelineView;
+use crate::catalog::log::LogLevel;
 use crate::printable::escape_line;
 use crate::tui::action::Pane;
 use crate::tui::layout::inner;
-use crate::catalog::log::LogLevel;
 use crate::tui::model::lanes::{self, Lane, Lanes};
 use crate::tui::model::thumbs::Shown;
 use crate::tui::model::timefmt::{TimeFormat, offset};
@@ -125,10 +125,27 @@ pub fn draw(
             theme.dim(),
         ));
     }
+    let unprompted = (!films.is_empty()).then(|| lines.clone());
     super::axis::prompts(&mut lines, search, ctx, w, inner.height as usize);
+    // A prompt takes the last rows: frames stay above it.
+    let kept = unprompted.map_or(0, |u| {
+        u.iter().zip(&lines).take_while(|(a, b)| a == b).count()
+    });
+    let kept = Rect::new(
+        inner.x,
+        inner.y,
+        inner.width,
+        u16::try_from(kept).unwrap_or(u16::MAX),
+    );
     frame.render_widget(Paragraph::new(lines), inner);
     for (lane, area) in films {
-        thumbnails(lane, lanes, area, theme, frame.buffer_mut());
+        thumbnails(
+            lane,
+            lanes,
+            area.intersection(kept),
+            theme,
+            frame.buffer_mut(),
+        );
     }
 }
 
