@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::tui::jobs::lanes::LaneJobs;
 use crate::tui::jobs::live::{LiveJob, LiveNews, LiveStatus};
 use crate::tui::jobs::notify::Notify;
 use crate::tui::jobs::publish::{Publisher, Publishing, RosEvent};
@@ -33,6 +34,8 @@ pub struct Jobs {
     pub play: Option<Play>,
     /// The latest ROS publishing run, as shown in the status bar.
     pub publishing: Option<Publishing>,
+    /// The lanes' thumbnails and ERROR/FATAL ticks.
+    pub lanes: LaneJobs,
 }
 
 impl Jobs {
@@ -48,6 +51,7 @@ impl Jobs {
             scan_clock: ScanClock::default(),
             play: None,
             publishing: None,
+            lanes: LaneJobs::default(),
         }
     }
 }

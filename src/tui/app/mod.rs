@@ -335,6 +335,7 @@ impl App {
         // In the compact layout a pane becomes visible (and gets its real height) here.
         if self.layout != before {
             self.fit_viewports();
+            self.refresh_histogram();
         }
     }
 

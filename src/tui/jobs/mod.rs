@@ -17,10 +17,14 @@
 //!   the visible window is a newest-wins [`Job`](job::Job) of `app/view_bandwidth.rs`).
 //! - [`searcher`]: the content search; [`logger`]: the log lines; [`topic_filter`]: the topic
 //!   filter over very many rows, scored in parts ([`parallel`]).
+//! - [`thumbnailer`]: the lanes' camera thumbnails (newest-wins, cached); [`error_ticks`]: the
+//!   lanes' ERROR/FATAL ticks; [`lanes`]: what the app holds of both.
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP as events.
 
+pub mod error_ticks;
 pub mod gate;
 pub mod job;
+pub mod lanes;
 pub mod live;
 pub mod logger;
 pub mod notify;
@@ -30,6 +34,7 @@ pub mod plotter;
 pub mod publish;
 pub mod searcher;
 pub mod signals;
+pub mod thumbnailer;
 pub mod topic_filter;
 pub mod worker;
 pub mod xy_painter;

@@ -10,6 +10,7 @@
 //! ([`topic_filter`]).
 
 pub mod diff;
+pub mod error_ticks;
 pub mod health;
 pub mod histogram;
 pub mod inspector;
@@ -25,6 +26,7 @@ pub mod scan;
 pub mod scroll;
 pub mod search;
 pub mod text_view;
+pub mod thumbs;
 pub mod timefmt;
 pub mod timeline;
 pub mod topic_filter;

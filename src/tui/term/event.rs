@@ -47,6 +47,10 @@ pub enum AppEvent {
     Bandwidth(crate::catalog::window_bytes::WindowBytes),
     /// Log lines read in the background.
     Log(crate::catalog::log::LogPiece),
+    /// A lane's camera thumbnail made in the background.
+    Thumb(crate::tui::jobs::thumbnailer::ThumbNews),
+    /// ERROR/FATAL ticks for the lanes read in the background.
+    Ticks(crate::tui::jobs::error_ticks::TickNews),
     /// Matches of the content search found in the background.
     Search(crate::tui::jobs::searcher::SearchNews),
     /// News of the thread following a growing recording (`F`).
@@ -129,6 +133,10 @@ impl App {
         self.set_xy_notify(notify(&events, AppEvent::Xy));
         self.set_bandwidth_notify(notify(&events, AppEvent::Bandwidth));
         self.start_log_reading(notify(&events, AppEvent::Log), first_frame);
+        self.set_lanes_notify(
+            notify(&events, AppEvent::Thumb),
+            notify(&events, AppEvent::Ticks),
+        );
         self.set_search_notify(notify(&events, AppEvent::Search));
         self.set_follow_notify(
             notify(&events, AppEvent::Follow),
@@ -160,6 +168,8 @@ impl App {
             AppEvent::Filtered(done) => self.filtered(done),
             AppEvent::Plot(news) => self.plot_news(news),
             AppEvent::Log(piece) => self.log_piece(piece),
+            AppEvent::Thumb(news) => self.thumb_news(news),
+            AppEvent::Ticks(news) => self.tick_news(news),
             AppEvent::Search(news) => self.search_news(news),
             AppEvent::Follow(news) => self.live_news(news),
             AppEvent::Xy(raster) => self.xy_news(raster),
