@@ -80,6 +80,11 @@ impl Where {
         }
     }
 
+    /// How many messages could not be decoded to test (none of them kept).
+    pub fn undecodable(&self) -> u64 {
+        self.undecodable.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Prints how many messages could not be tested, if any.
     pub fn report(&self) {
         let n = self.undecodable.load(std::sync::atomic::Ordering::Relaxed);
