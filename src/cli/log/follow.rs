@@ -64,16 +64,14 @@ impl Readings<'_> {
             return Ok(Reading::Test(Box::new(w)));
         }
         let plans = DecodePlans::new(one, None, self.schemas.registry()).unwrap_or_default();
-        match plans.get(BagConn::new(0, conn.id)) {
-            Some(p) => Ok(Reading::Decode(p.clone())),
-            None => {
-                print_error(format_args!(
-                    "{}: no usable definition of {}: its messages cannot be read",
-                    conn.topic, conn.datatype
-                ));
-                Ok(Reading::Skip)
-            }
+        if let Some(p) = plans.get(BagConn::new(0, conn.id)) {
+            return Ok(Reading::Decode(p.clone()));
         }
+        print_error(format_args!(
+            "{}: no usable definition of {}: its messages cannot be read",
+            conn.topic, conn.datatype
+        ));
+        Ok(Reading::Skip)
     }
 }
 

@@ -76,7 +76,7 @@ fn push_json_str(out: &mut String, bytes: &[u8]) {
 
 impl LineStyle {
     /// Appends the line of `record`, received at `time` on `topic`, newline included.
-    pub fn push(&self, out: &mut String, topic: &str, time: RosTime, record: &LogRecord<'_>) {
+    pub fn push(self, out: &mut String, topic: &str, time: RosTime, record: &LogRecord<'_>) {
         match self.format {
             LogFormat::Text => self.push_text(out, record),
             LogFormat::Json => push_json(out, topic, time, record),
@@ -84,7 +84,7 @@ impl LineStyle {
         out.push('\n');
     }
 
-    fn push_text(&self, out: &mut String, r: &LogRecord<'_>) {
+    fn push_text(self, out: &mut String, r: &LogRecord<'_>) {
         let level = LogLevel::from_number(r.level);
         let colour = colour(level).filter(|_| self.colour);
         if let Some(c) = colour {
