@@ -173,9 +173,15 @@ fn title(view: &LogView, typing: Option<&str>) -> String {
 /// The width of the node picker's box: the longest name, its count and the check box, at
 /// least the keys line's width, at most 64 columns.
 fn picker_width(view: &LogView, picker: &NodePicker) -> u16 {
-    let count_w = picker.counts.iter().max().map_or(1, |m| m.to_string().len());
+    let count_w = picker
+        .counts
+        .iter()
+        .max()
+        .map_or(1, |m| m.to_string().len());
     let name_w = view.node_width(48);
-    u16::try_from(name_w + count_w + 8).unwrap_or(64).clamp(52, 64)
+    u16::try_from(name_w + count_w + 8)
+        .unwrap_or(64)
+        .clamp(52, 64)
 }
 
 /// The node picker in a box over `area` (the list's rows): "every node", then each node
