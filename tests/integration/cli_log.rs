@@ -2,7 +2,7 @@
 //! reader (every line's stamp, level, node and text; counts per level and node), and exact
 //! outputs on made bags: rosconsole's line layout, escaping (ESC, newline, U+202E), `--level`,
 //! `--node`, `--where`, JSON, several bags merged in time order, `--follow` on a recording
-//! that grows.
+//! that grows, colour on a terminal only, a damaged bag (exit 1).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -441,4 +441,66 @@ fn log_follows_a_growing_recording() {
          [ERROR] [102.000000000] [/driver]: stalled\n\
          [FATAL] [103.000000000] [/planner]: gave up\n"
     );
+}
+
+/// On a terminal (a pty through `script`) the lines are coloured by level, as rosconsole's;
+/// `NO_COLOR` and pipes get none.
+#[test]
+fn log_colours_by_level_on_a_terminal_only() {
+    if Command::new("script").arg("--version").output().is_err() {
+        skip("`script` (util-linux) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bag = log_bag(&dir.path().join("a.bag"), &entries());
+    let cmd = format!(
+        "{} log {} 2>/dev/null",
+        env!("CARGO_BIN_EXE_bagscope"),
+        bag.display()
+    );
+    let on_pty = |no_color: Option<&str>| {
+        let mut c = Command::new("script");
+        c.args(["-qec", &cmd, "/dev/null"]).stdin(Stdio::null());
+        match no_color {
+            Some(v) => c.env("NO_COLOR", v),
+            None => c.env_remove("NO_COLOR"),
+        };
+        String::from_utf8_lossy(&c.output().unwrap().stdout).into_owned()
+    };
+    let coloured = on_pty(None);
+    assert!(
+        coloured.contains(
+            "\u{1b}[33m[ WARN] [101.000000000] [/planner]: a\\u{1b}[2J\\nb\\u{202e}c\u{1b}[0m"
+        ),
+        "{coloured:?}"
+    );
+    assert!(coloured.contains("\u{1b}[31m[ERROR]"), "{coloured:?}");
+    assert!(
+        coloured.contains("\r\n[ INFO] [100.123456789]"),
+        "INFO plain: {coloured:?}"
+    );
+    let plain = on_pty(Some("1"));
+    assert!(!plain.contains('\u{1b}'), "NO_COLOR: {plain:?}");
+    assert!(plain.contains("[ WARN]"), "{plain:?}");
+    let (piped, _, _) = run_bagscope(&["log", bag.to_str().unwrap()]);
+    assert!(!piped.contains('\u{1b}'), "{piped:?}");
+}
+
+/// A damaged bag: the lines that can be read, the damage on stderr, exit 1 (as `echo`).
+#[test]
+fn log_of_a_damaged_bag_prints_what_it_can_and_exits_1() {
+    let bag = common::fixtures_dir().join("truncated.bag");
+    let (out, err, code) = run_bagscope(&["log", bag.to_str().unwrap()]);
+    let (echoed, _, echo_code) = run_bagscope(&[
+        "echo",
+        bag.to_str().unwrap(),
+        "-t",
+        "/rosout",
+        "--format",
+        "json",
+    ]);
+    assert_eq!((code, echo_code), (1, 1), "{err}");
+    assert!(err.contains("lost"), "{err}");
+    assert_eq!(out.lines().count(), echoed.lines().count(), "{out}");
+    assert!(out.lines().count() > 0);
 }
