@@ -266,7 +266,12 @@ if '/rosout' in topics:
     topics = [t for t in topics if t != '/rosout_agg']
 def level(n):
     return 'DEBUG' if n <= 1 else 'INFO' if n <= 3 else 'WARN' if n <= 7 else 'ERROR' if n <= 15 else 'FATAL'
-for topic, m, t in b.read_messages(topics=topics):
+if b.version == 102:
+    # Debian's rosbag 1.15 calls the 1.2 reader with one argument too many.
+    messages = b._reader.read_messages(topics, None, None, None, False)
+else:
+    messages = b.read_messages(topics=topics)
+for topic, m, t in messages:
     text = lambda s: s if isinstance(s, str) else s.decode('utf-8', 'replace')
     print(json.dumps([m.header.stamp.secs * 10**9 + m.header.stamp.nsecs, level(m.level), text(m.name), text(m.msg)]))
 "#;
