@@ -11,15 +11,14 @@
 //! only `/rosout` is read: [`log_topics`] says which were left out.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
 
 use crate::bag::{Bag, ConnId};
 use crate::msg::Registry;
-use crate::msg::{MessageRef, ValueRef};
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, read_batches};
+use super::log_record::LogRecord;
 use super::{BagConn, Catalog, DecodePlan, compile};
 
 /// The message types read as log lines.
@@ -356,17 +355,17 @@ fn read_chunk(
             continue;
         };
         let read = plan.decode.read(bag, entry, &bytes, |d| {
-            let root = d.root();
-            let name: Box<str> = string_field(&root, "name").into();
+            let record = LogRecord::read(&d.root());
+            let name: Box<str> = String::from_utf8_lossy(record.name).into();
             let next = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
             let node = *nodes.entry(name).or_insert(next);
             out.lines.push(LogLine {
                 time: entry.time,
-                level: LogLevel::from_number(int_field(&root, "level").unwrap_or(0)),
+                level: LogLevel::from_number(record.level),
                 node,
                 topic: plan.topic,
-                text: string_field(&root, "msg").into(),
-                origin: origin(&root).into(),
+                text: String::from_utf8_lossy(record.msg).into(),
+                origin: record.origin().into(),
             });
         });
         if let Err(lost) = read {
@@ -385,45 +384,6 @@ fn read_chunk(
         out.lines.sort_by_key(|l| l.time);
     }
     (out, stats)
-}
-
-fn string_field(m: &MessageRef<'_>, name: &str) -> String {
-    match m.get(name) {
-        Some(ValueRef::String(b)) => String::from_utf8_lossy(b).into_owned(),
-        _ => String::new(),
-    }
-}
-
-fn int_field(m: &MessageRef<'_>, name: &str) -> Option<i64> {
-    match m.get(name)? {
-        ValueRef::I8(v) => Some(i64::from(v)),
-        ValueRef::U8(v) => Some(i64::from(v)),
-        ValueRef::I16(v) => Some(i64::from(v)),
-        ValueRef::U16(v) => Some(i64::from(v)),
-        ValueRef::I32(v) => Some(i64::from(v)),
-        ValueRef::U32(v) => Some(i64::from(v)),
-        ValueRef::I64(v) => Some(v),
-        ValueRef::U64(v) => i64::try_from(v).ok(),
-        _ => None,
-    }
-}
-
-/// `file:line (function)`, or what of it the message has.
-fn origin(m: &MessageRef<'_>) -> String {
-    let file = string_field(m, "file");
-    let function = string_field(m, "function");
-    let line = int_field(m, "line").unwrap_or(0);
-    let mut out = file;
-    if !out.is_empty() && line > 0 {
-        let _ = write!(out, ":{line}");
-    }
-    if !function.is_empty() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        let _ = write!(out, "({function})");
-    }
-    out
 }
 
 #[cfg(test)]

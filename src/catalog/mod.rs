@@ -11,6 +11,7 @@ pub mod export;
 pub mod health;
 pub mod index;
 pub mod log;
+pub mod log_record;
 mod merge;
 mod schemas;
 pub mod search;

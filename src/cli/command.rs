@@ -4,7 +4,7 @@
 use clap::{Parser, Subcommand};
 
 use super::{
-    call, convert, echo, export, filter, index, info, play, reindex, serve, shell, verify,
+    call, convert, echo, export, filter, index, info, log, play, reindex, serve, shell, verify,
 };
 
 /// bagscope: explore, check and convert ROS1 bag files of every version.
@@ -49,6 +49,8 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Print decoded messages in receive-time order (`rostopic echo` YAML or JSON lines).
     Echo(echo::args::EchoArgs),
+    /// Log messages (/rosout) as rosconsole prints them: at least a level, only some nodes.
+    Log(log::args::LogArgs),
     /// Read, decompress and decode every message; report every problem (exit 1 if any).
     Verify(verify::VerifyArgs),
     /// One row per message of a topic: CSV (`rostopic echo -p` columns) or JSON lines.

@@ -30,6 +30,7 @@ mod follow;
 pub mod index;
 pub mod info;
 pub mod json;
+pub mod log;
 mod one_subcommand;
 pub mod ordered;
 pub mod outcome;
@@ -108,6 +109,7 @@ pub fn run(cli: &Cli) -> Outcome {
     let result = match &cli.command {
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Echo(args)) => echo::run(args),
+        Some(Command::Log(args)) => log::run(args),
         Some(Command::Verify(args)) => verify::run(args),
         Some(Command::Export(args)) => export::run(args),
         Some(Command::Index(args)) => Ok(index::run(args)),

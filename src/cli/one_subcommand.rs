@@ -22,6 +22,7 @@ pub fn parse(argv: &[OsString]) -> Option<Cli> {
     let command = match name {
         "info" => only("info", argv, Command::Info),
         "echo" => only("echo", argv, Command::Echo),
+        "log" => only("log", argv, Command::Log),
         "verify" => only("verify", argv, Command::Verify),
         "export" => only("export", argv, Command::Export),
         "index" => only("index", argv, Command::Index),

@@ -49,6 +49,13 @@ impl Stdout {
         Self::new(escape_data())
     }
 
+    /// For outputs that escape their text themselves and may colour it (`log`): written as
+    /// they are.
+    #[must_use]
+    pub fn escaped_by_caller() -> Self {
+        Self::new(false)
+    }
+
     fn new(escaped: bool) -> Self {
         Stdout {
             out: Escaping::new(

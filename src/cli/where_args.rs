@@ -192,6 +192,11 @@ impl Where {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// How many messages could not be decoded to test (none of them kept).
+    pub fn undecodable(&self) -> u64 {
+        self.undecodable.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Prints how many messages could not be tested, if any.
     pub fn report(&self) {
         let n = self.undecodable.load(std::sync::atomic::Ordering::Relaxed);

@@ -136,8 +136,10 @@ pub enum Action {
     ToggleLog,
     /// Log view: the next minimum level.
     LogLevel,
-    /// Log view: type the node filter.
+    /// Log view: pick the nodes shown.
     LogNodeFilter,
+    /// Log view: only the minimum level itself, or every level from it up.
+    LogExactLevel,
     /// Log view: type the text filter.
     LogTextFilter,
     /// Show the selected message's type definition (`rosmsg show`).

@@ -100,7 +100,12 @@ fn reading_bindings() -> Vec<Binding> {
             A::LogLevel,
             "minimum level DEBUG/INFO/WARN/ERROR/FATAL",
         ),
-        log(K::Char('@'), A::LogNodeFilter, "filter by node"),
+        log(
+            K::Char('='),
+            A::LogExactLevel,
+            "only the minimum level (toggle)",
+        ),
+        log(K::Char('@'), A::LogNodeFilter, "pick the nodes shown"),
         log(K::Char('/'), A::LogTextFilter, "filter by text"),
         log(K::Enter, A::Enter, "go to the line's message"),
         log(K::Char('r'), A::ToggleLog, "close (also Esc)"),

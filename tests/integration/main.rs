@@ -21,6 +21,7 @@ mod cli_echo_field;
 mod cli_filter;
 mod cli_help;
 mod cli_info;
+mod cli_log;
 mod cli_play;
 mod cli_serve;
 mod cli_terminal;

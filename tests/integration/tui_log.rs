@@ -1,6 +1,6 @@
 //! The log view (`r`) on the demo bag's `/rosout`: the lines with their levels, the minimum
-//! level, node and text filters, `Enter` going to the line's message; snapshots at 80×24 and
-//! 160×48; and end to end in tmux.
+//! and exact level, the node picker and the text filter, `Enter` going to the line's message;
+//! snapshots at 80×24 and 160×48; and end to end in tmux.
 
 use std::time::Duration;
 
@@ -86,6 +86,44 @@ fn log_view_snapshots() {
         h.act(&[Action::LogTextFilter]);
         h.type_text("cap");
         insta::assert_snapshot!(format!("log_typing_{w}x{hh}"), h.screen());
+    }
+}
+
+#[test]
+fn log_view_node_picker_and_exact_level() {
+    for (w, hh) in [(80u16, 24u16), (160, 48)] {
+        let mut h = demo_with_log(w, hh);
+        h.act(&[Action::ToggleLog, Action::LogNodeFilter]);
+        assert_eq!(h.app.overlays.mode, Mode::LogPrompt);
+        insta::assert_snapshot!(format!("log_picker_{w}x{hh}"), h.screen());
+        // Type to narrow, Space to check: /usb_cam and /battery_monitor.
+        h.type_text("cam ");
+        h.act(&[Action::ClearInput]);
+        h.type_text("batt ");
+        insta::assert_snapshot!(format!("log_picker_checked_{w}x{hh}"), h.screen());
+        h.act(&[Action::Enter]);
+        assert_eq!(h.app.overlays.mode, Mode::Log);
+        let view = &h.app.views.log.view;
+        assert_eq!(view.node_names(), ["/battery_monitor", "/usb_cam"]);
+        assert_eq!(
+            view.shown.len(),
+            4,
+            "3 lines of /usb_cam, 1 of /battery_monitor"
+        );
+        // WARN and up, then WARN only.
+        h.act(&[Action::LogLevel, Action::LogLevel]);
+        assert_eq!(h.app.views.log.view.shown.len(), 3);
+        h.act(&[Action::LogExactLevel]);
+        assert_eq!(h.app.views.log.view.shown.len(), 2);
+        insta::assert_snapshot!(format!("log_exact_{w}x{hh}"), h.screen());
+        // Esc in the picker changes nothing; "every node" shows all again.
+        h.act(&[Action::LogNodeFilter, Action::Back]);
+        assert_eq!(h.app.views.log.view.nodes.len(), 2);
+        h.act(&[Action::LogNodeFilter]);
+        h.act(&[Action::Up; 8]);
+        h.act(&[Action::Input(' '), Action::Enter]);
+        assert!(h.app.views.log.view.nodes.is_empty());
+        assert_eq!(h.app.views.log.view.shown.len(), 2, "every WARN");
     }
 }
 

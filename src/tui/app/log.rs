@@ -1,11 +1,11 @@
 //! The log view (`r`): reading the log topics in the background from the start, its keys
-//! (minimum level, node and text filters, `Enter` to go to a line) and its prompts.
+//! (minimum or exact level, the node picker, the text filter, `Enter` to go to a line) and
+//! its prompts (the picker and the text filter are typed in `Mode::LogPrompt`).
 
 use super::super::action::Action;
 use super::super::jobs::gate::Gate;
 use super::super::jobs::logger;
 use super::super::jobs::notify::Notify;
-use super::super::model::log::LogField;
 use super::{App, Mode};
 use crate::catalog::log::{LogPiece, log_topics};
 
@@ -77,14 +77,16 @@ impl App {
     /// Keys in the log view.
     pub(super) fn log_action(&mut self, action: Action) -> bool {
         match action {
-            Action::LogNodeFilter | Action::LogTextFilter => {
-                let field = if action == Action::LogNodeFilter {
-                    LogField::Node
-                } else {
-                    LogField::Text
-                };
-                self.views.log.view.begin_edit(field);
-                self.overlays.prompt = self.views.log.view.filter(field).to_string();
+            Action::LogNodeFilter => {
+                self.views.log.view.open_picker();
+                self.overlays.prompt.clear();
+                self.overlays.mode = Mode::LogPrompt;
+                self.scroll_picker();
+                true
+            }
+            Action::LogTextFilter => {
+                self.views.log.view.begin_edit();
+                self.overlays.prompt = self.views.log.view.text_filter.clone();
                 self.overlays.mode = Mode::LogPrompt;
                 true
             }
@@ -102,8 +104,69 @@ impl App {
         }
     }
 
+    /// Rows of the node picker's list (inside its box over the log list).
+    pub fn log_picker_rows(&self) -> usize {
+        self.log_rows().saturating_sub(2).max(1)
+    }
+
+    fn scroll_picker(&mut self) {
+        let rows = self.log_picker_rows();
+        let view = &mut self.views.log.view;
+        if let Some(p) = view.picker.as_mut() {
+            p.scroll_into_view(rows, &view.lines);
+        }
+    }
+
+    /// Keys in the node picker: typing narrows, `↑↓` move, `Space` checks, `Enter` shows,
+    /// `Esc` cancels.
+    fn log_picker_action(&mut self, action: Action) -> bool {
+        let page = isize::try_from(self.log_picker_rows()).unwrap_or(1);
+        let view = &mut self.views.log.view;
+        let Some(picker) = view.picker.as_mut() else {
+            return false;
+        };
+        match action {
+            Action::Input(' ') => picker.toggle(&view.lines),
+            Action::Input(c) => {
+                self.overlays.prompt.push(c);
+                picker.set_query(&self.overlays.prompt, &view.lines);
+            }
+            Action::Backspace => {
+                self.overlays.prompt.pop();
+                picker.set_query(&self.overlays.prompt, &view.lines);
+            }
+            Action::ClearInput => {
+                self.overlays.prompt.clear();
+                picker.set_query("", &view.lines);
+            }
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+                let delta = match action {
+                    Action::Up => -1,
+                    Action::Down => 1,
+                    Action::PageUp => -page,
+                    _ => page,
+                };
+                picker.move_by(delta, &view.lines);
+            }
+            Action::Enter | Action::Back => {
+                view.close_picker(action == Action::Enter);
+                self.overlays.prompt.clear();
+                self.overlays.mode = Mode::Log;
+                self.views.log.view.scroll_into_view(self.log_rows());
+                return true;
+            }
+            Action::Resize(w, h) => return self.resize(w, h),
+            _ => return false,
+        }
+        self.scroll_picker();
+        true
+    }
+
     /// Keys while typing a log filter: the list follows each character.
     pub(super) fn log_prompt_action(&mut self, action: Action) -> bool {
+        if self.views.log.view.picker.is_some() {
+            return self.log_picker_action(action);
+        }
         match action {
             Action::Input(c) => self.overlays.prompt.push(c),
             Action::Backspace => {

@@ -1,18 +1,11 @@
-//! The log view's state: the log lines read in the background, the filters (minimum level,
-//! node, text), the lines they let through and the selection. No ratatui here.
+//! The log view's state: the log lines read in the background, the filters (minimum or exact
+//! level, the nodes shown, text), the lines they let through and the selection. No ratatui
+//! here.
 
 use crate::catalog::log::{LogLevel, LogLine, LogLines, LogStats, LogTopics};
 
+use super::log_nodes::NodePicker;
 use super::scroll::offset_for;
-
-/// Which filter a prompt edits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LogField {
-    /// The node filter (substring of the node name, any case).
-    Node,
-    /// The text filter (substring of the message, any case).
-    Text,
-}
 
 /// The log view.
 #[derive(Clone, Debug, Default)]
@@ -27,14 +20,18 @@ pub struct LogView {
     pub done: bool,
     /// What reading lost.
     pub stats: LogStats,
-    /// Lines below this level are hidden.
+    /// Lines below this level are hidden (all but this level with `exact_level`).
     pub min_level: LogLevel,
-    /// Node filter (empty: every node).
-    pub node_filter: String,
+    /// Only lines of `min_level` itself are shown.
+    pub exact_level: bool,
+    /// The nodes shown (indices into `lines.nodes`, ascending; empty: every node).
+    pub nodes: Vec<u32>,
+    /// The node picker, while it is open.
+    pub picker: Option<NodePicker>,
     /// Text filter (empty: every line).
     pub text_filter: String,
-    /// The filter being typed, with the value it had before.
-    pub editing: Option<(LogField, String)>,
+    /// The text filter before it was being typed (`Some` while typing).
+    pub editing: Option<String>,
     /// Indices into `lines.lines` of the lines shown, ascending.
     pub shown: Vec<u32>,
     /// Selected row of `shown`.
@@ -79,10 +76,16 @@ impl LogView {
         self.lines.lines.get(i as usize)
     }
 
-    /// True when the line passes the filters.
-    fn passes(&self, line: &LogLine, node: &str, text: &str) -> bool {
-        line.level >= self.min_level
-            && contains_folded(self.lines.node(line), node)
+    /// True when the line passes the level and text filters (`nodes`: which nodes pass, by
+    /// index; empty: all).
+    fn passes(&self, line: &LogLine, nodes: &[bool], text: &str) -> bool {
+        let level = if self.exact_level {
+            line.level == self.min_level
+        } else {
+            line.level >= self.min_level
+        };
+        level
+            && (nodes.is_empty() || nodes.get(line.node as usize).copied().unwrap_or(false))
             && contains_folded(&line.text, text)
     }
 
@@ -94,7 +97,15 @@ impl LogView {
     }
 
     fn refilter_keeping(&mut self, keep: Option<crate::time::RosTime>) {
-        let node = self.node_filter.to_ascii_lowercase();
+        let mut nodes = Vec::new();
+        if !self.nodes.is_empty() {
+            nodes.resize(self.lines.nodes.len(), false);
+            for &n in &self.nodes {
+                if let Some(slot) = nodes.get_mut(n as usize) {
+                    *slot = true;
+                }
+            }
+        }
         let text = self.text_filter.to_ascii_lowercase();
         let mut shown = std::mem::take(&mut self.shown);
         shown.clear();
@@ -103,7 +114,7 @@ impl LogView {
                 .lines
                 .iter()
                 .enumerate()
-                .filter(|(_, l)| self.passes(l, &node, &text))
+                .filter(|(_, l)| self.passes(l, &nodes, &text))
                 .map(|(i, _)| u32::try_from(i).unwrap_or(u32::MAX)),
         );
         self.shown = shown;
@@ -140,44 +151,63 @@ impl LogView {
         self.refilter();
     }
 
-    /// Starts typing `field`'s filter.
-    pub fn begin_edit(&mut self, field: LogField) {
-        let before = self.filter(field).to_string();
-        self.editing = Some((field, before));
-    }
-
-    /// The filter text of `field`.
-    pub fn filter(&self, field: LogField) -> &str {
-        match field {
-            LogField::Node => &self.node_filter,
-            LogField::Text => &self.text_filter,
-        }
-    }
-
-    /// Sets the filter being typed (live) and filters again.
-    pub fn set_edited(&mut self, text: &str) {
-        let Some((field, _)) = &self.editing else {
-            return;
-        };
-        match field {
-            LogField::Node => text.clone_into(&mut self.node_filter),
-            LogField::Text => text.clone_into(&mut self.text_filter),
-        }
+    /// Shows only the minimum level's lines, or again every level from it up.
+    pub fn toggle_exact_level(&mut self) {
+        self.exact_level = !self.exact_level;
         self.refilter();
     }
 
-    /// Ends typing: keeps the filter (`accept`) or restores the one before.
+    /// Starts typing the text filter.
+    pub fn begin_edit(&mut self) {
+        self.editing = Some(self.text_filter.clone());
+    }
+
+    /// Sets the text filter being typed (live) and filters again.
+    pub fn set_edited(&mut self, text: &str) {
+        if self.editing.is_none() {
+            return;
+        }
+        text.clone_into(&mut self.text_filter);
+        self.refilter();
+    }
+
+    /// Ends typing: keeps the text filter (`accept`) or restores the one before.
     pub fn end_edit(&mut self, accept: bool) {
-        let Some((field, before)) = self.editing.take() else {
+        let Some(before) = self.editing.take() else {
             return;
         };
         if !accept {
-            match field {
-                LogField::Node => self.node_filter = before,
-                LogField::Text => self.text_filter = before,
-            }
+            self.text_filter = before;
             self.refilter();
         }
+    }
+
+    /// Opens the node picker on the nodes shown now.
+    pub fn open_picker(&mut self) {
+        self.picker = Some(NodePicker::open(&self.lines, &self.nodes));
+    }
+
+    /// Closes the node picker, showing what it chose (`accept`) or leaving the nodes as
+    /// they were.
+    pub fn close_picker(&mut self, accept: bool) {
+        let Some(picker) = self.picker.take() else {
+            return;
+        };
+        if accept {
+            self.nodes = picker.choice(&self.lines);
+            self.refilter();
+        }
+    }
+
+    /// The names of the nodes shown, sorted (empty: every node).
+    pub fn node_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .nodes
+            .iter()
+            .filter_map(|&n| self.lines.nodes.get(n as usize).map(|s| &**s))
+            .collect();
+        names.sort_unstable();
+        names
     }
 
     /// Widest node name (for the node column), at most `max`.
@@ -228,16 +258,29 @@ mod tests {
         v.cycle_level();
         v.cycle_level(); // ERROR and up: 3, 4, 8, 9
         assert_eq!(v.shown, vec![3, 4, 8, 9]);
-        v.begin_edit(LogField::Node);
-        v.set_edited("DRIV");
+        v.nodes = vec![1]; // /Driver
+        v.refilter();
         assert_eq!(v.shown, vec![3, 9]);
-        v.end_edit(false);
-        assert_eq!(v.node_filter, "");
-        v.begin_edit(LogField::Text);
+        v.open_picker();
+        v.close_picker(false);
+        assert_eq!(v.nodes, vec![1], "a cancelled picker changes nothing");
+        v.open_picker();
+        let all = v.lines.clone();
+        let picker = v.picker.as_mut().unwrap();
+        assert_eq!(picker.cursor, 1, "on /Driver");
+        picker.move_by(-1, &all);
+        picker.toggle(&all); // on "every node": unchecks all
+        v.close_picker(true);
+        assert_eq!(v.nodes, Vec::<u32>::new(), "every node");
+        assert_eq!(v.shown, vec![3, 4, 8, 9]);
+        v.toggle_exact_level();
+        assert_eq!(v.shown, vec![3, 8], "ERROR only");
+        v.toggle_exact_level();
+        v.begin_edit();
         v.set_edited("timeOUT");
         v.end_edit(true);
         assert_eq!(v.shown.len(), 4);
-        v.begin_edit(LogField::Text);
+        v.begin_edit();
         v.set_edited("line 8");
         v.end_edit(true);
         assert_eq!(v.shown, vec![8]);

@@ -16,6 +16,7 @@ pub mod histogram;
 pub mod inspector;
 pub mod lanes;
 pub mod log;
+pub mod log_nodes;
 pub mod messages;
 pub mod picture;
 pub mod play;

@@ -1,7 +1,7 @@
 //! The log view (`r`): one line per log message — time, level, node, text — coloured by
 //! severity (the level is always written out, so `NO_COLOR` loses nothing), and under it the
-//! selected message wrapped in full with where it came from. Only the visible rows are
-//! formatted.
+//! selected message wrapped in full with where it came from; the node picker (`@`) in a box
+//! over the list. Only the visible rows are formatted.
 
 use std::fmt::Write as _;
 
@@ -18,7 +18,8 @@ use crate::catalog::log::{LogLevel, LogLine};
 use crate::printable::{escape, escape_line};
 use crate::tui::action::Action;
 use crate::tui::jobs::logger::LogJob;
-use crate::tui::model::log::{LogField, LogView};
+use crate::tui::model::log::LogView;
+use crate::tui::model::log_nodes::NodePicker;
 use crate::tui::text::{fit, pad, width, wrap};
 use crate::tui::theme::Theme;
 
@@ -40,6 +41,11 @@ impl LogPane {
             Action::ToggleHelp => ctx.then(Effect::ShowHelp),
             Action::LogLevel => {
                 self.view.cycle_level();
+                self.view.scroll_into_view(ctx.rows);
+                Handled::Yes
+            }
+            Action::LogExactLevel => {
+                self.view.toggle_exact_level();
                 self.view.scroll_into_view(ctx.rows);
                 Handled::Yes
             }
@@ -117,8 +123,9 @@ fn row<'a>(
     l
 }
 
-/// The title: what is shown of what, the filters, the progress.
-fn title(view: &LogView, prompt: Option<(LogField, &str)>) -> String {
+/// The title: what is shown of what, the filters, the progress (`typing`: the text filter
+/// being typed).
+fn title(view: &LogView, typing: Option<&str>) -> String {
     let topics: Vec<_> = view.topics.topics.iter().map(|t| escape_line(t)).collect();
     let topics = topics.join(" ");
     let mut t = format!(" Log {topics} · ");
@@ -133,18 +140,22 @@ fn title(view: &LogView, prompt: Option<(LogField, &str)>) -> String {
             view.lines.lines.len()
         );
     }
-    let _ = write!(t, "≥{} ", view.min_level.name());
-    let node = match prompt {
-        Some((LogField::Node, p)) => format!("· node:{p}▏ "),
-        _ if !view.node_filter.is_empty() => format!("· node:{} ", view.node_filter),
-        _ => String::new(),
+    let sign = if view.exact_level { "=" } else { "≥" };
+    let _ = write!(t, "{sign}{} ", view.min_level.name());
+    match view.node_names().as_slice() {
+        [] => {}
+        [one] => {
+            let _ = write!(t, "· node {} ", escape_line(one));
+        }
+        many => {
+            let _ = write!(t, "· {} nodes ", many.len());
+        }
+    }
+    let text = match typing {
+        Some(p) => format!("· text:{p}▏ "),
+        None if !view.text_filter.is_empty() => format!("· text:\"{}\" ", view.text_filter),
+        None => String::new(),
     };
-    let text = match prompt {
-        Some((LogField::Text, p)) => format!("· text:{p}▏ "),
-        _ if !view.text_filter.is_empty() => format!("· text:\"{}\" ", view.text_filter),
-        _ => String::new(),
-    };
-    t.push_str(&escape_line(&node));
     t.push_str(&escape_line(&text));
     if !view.done {
         let _ = write!(t, "· reading {:.0}% ", view.progress * 100.0);
@@ -159,6 +170,101 @@ fn title(view: &LogView, prompt: Option<(LogField, &str)>) -> String {
     t
 }
 
+/// The width of the node picker's box: the longest name, its count and the check box, at
+/// least the keys line's width, at most 64 columns.
+fn picker_width(view: &LogView, picker: &NodePicker) -> u16 {
+    let count_w = picker
+        .counts
+        .iter()
+        .max()
+        .map_or(1, |m| m.to_string().len());
+    let name_w = view.node_width(48);
+    u16::try_from(name_w + count_w + 8)
+        .unwrap_or(64)
+        .clamp(52, 64)
+}
+
+/// The node picker in a box over `area` (the list's rows): "every node", then each node
+/// that matches what is typed, checked or not, with its line count.
+fn draw_picker(
+    frame: &mut Frame<'_>,
+    view: &LogView,
+    picker: &NodePicker,
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
+    let w = area.width.saturating_sub(2) as usize;
+    let rows = picker.rows(&view.lines);
+    let height = area.height.saturating_sub(2) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    let count_w = picker
+        .counts
+        .iter()
+        .max()
+        .map_or(1, |m| m.to_string().len());
+    for r in (picker.scroll..=rows.len()).take(height) {
+        let cursor = r == picker.cursor;
+        let (mark, name, count) = if r == 0 {
+            let mark = if picker.checked.is_empty() {
+                "(•)"
+            } else {
+                "( )"
+            };
+            (mark, "every node".to_string(), String::new())
+        } else {
+            let Some(&node) = rows.get(r - 1) else {
+                continue;
+            };
+            let mark = if picker.is_checked(node) {
+                "[x]"
+            } else {
+                "[ ]"
+            };
+            let name = view.lines.nodes.get(node as usize).map_or("", |n| n);
+            let count = picker.counts.get(node as usize).copied().unwrap_or(0);
+            (
+                mark,
+                escape_line(name).into_owned(),
+                format!("{count:>count_w$}"),
+            )
+        };
+        let room = w.saturating_sub(4 + count.len() + 1);
+        let text = format!("{mark} {} {count}", pad(&name, room));
+        let style = if cursor {
+            theme.selected(true)
+        } else if r == 0 {
+            theme.dim()
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(fit(&text, w), style));
+    }
+    if rows.is_empty() {
+        lines.push(Line::styled(fit("no node matches", w), theme.dim()));
+    }
+    let checked = match picker.checked.len() {
+        0 => String::new(),
+        n => format!("{n} checked · "),
+    };
+    let title = format!(
+        " Nodes · {checked}type to narrow: {}▏ ",
+        escape_line(ctx.prompt)
+    );
+    let keys = " ↑↓ move · Space check · Enter show · Esc cancel ";
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(fit(&title, w))
+                .title_bottom(fit(keys, w))
+                .border_style(theme.border(true)),
+        ),
+        area,
+    );
+}
+
 /// Draws the log view over `area`.
 pub fn draw(
     frame: &mut Frame<'_>,
@@ -170,11 +276,8 @@ pub fn draw(
     let theme = ctx.theme;
     let w = area.width.saturating_sub(2) as usize;
     let view = &pane.view;
-    let node_w = if w >= 60 {
-        view.node_width((w / 5).max(8))
-    } else {
-        0
-    };
+    // The node on every row: at most a fifth of the width (at least 6 columns).
+    let node_w = view.node_width((w / 5).max(6));
     let mut lines: Vec<Line> = (view.scroll..view.shown.len())
         .take(rows)
         .filter_map(|r| Some((r, view.shown_line(r)?)))
@@ -186,7 +289,7 @@ pub fn draw(
         } else if view.lines.lines.is_empty() {
             "no log lines"
         } else {
-            "no line passes the filters (Tab: level, @: node, /: text)"
+            "no line passes the filters (Tab/=: level, @: nodes, /: text)"
         };
         lines.push(Line::styled(fit(what, w), theme.dim()));
     }
@@ -195,22 +298,32 @@ pub fn draw(
     }
     lines.push(Line::styled("─".repeat(w), theme.dim()));
     lines.extend(detail(pane, ctx, w, detail_rows, theme));
-    let prompt = match (ctx.mode, &view.editing) {
-        (Mode::LogPrompt, Some((field, _))) => Some((*field, ctx.prompt)),
+    let typing = match (ctx.mode, &view.editing) {
+        (Mode::LogPrompt, Some(_)) => Some(ctx.prompt),
         _ => None,
     };
-    let keys = " Tab level · @ node · / text · Enter go there · r/Esc close ";
+    let keys = " Tab level · = only · @ nodes · / text · Enter go there · r/Esc close ";
     frame.render_widget(Clear, area);
     frame.render_widget(
         Paragraph::new(lines).block(
             Block::default()
                 .borders(Borders::ALL)
-                .title(fit(&title(view, prompt), w))
+                .title(fit(&title(view, typing), w))
                 .title_bottom(fit(keys, w))
                 .border_style(theme.border(true)),
         ),
         area,
     );
+    if let Some(picker) = &view.picker {
+        let rows = u16::try_from(rows).unwrap_or(u16::MAX);
+        let over = Rect {
+            x: area.x.saturating_add(1),
+            y: area.y.saturating_add(1),
+            width: picker_width(view, picker).min(area.width.saturating_sub(2)),
+            height: rows.min(area.height.saturating_sub(2)),
+        };
+        draw_picker(frame, view, picker, ctx, over);
+    }
 }
 
 /// The detail area: the selected line's time, level, node and origin, then its text wrapped

@@ -1,0 +1,116 @@
+//! Which log messages `bagscope log` prints by level and node, and the nodes it met (to name
+//! them when a `--node` matched none).
+
+use std::collections::BTreeSet;
+
+use crate::catalog::log::LogLevel;
+use crate::catalog::log_record::LogRecord;
+use crate::cli::term::print_warning;
+
+/// The level and node conditions.
+#[derive(Clone, Debug, Default)]
+pub struct Pick {
+    /// At least this level.
+    pub level: LogLevel,
+    /// Only these nodes (none: every node), as given.
+    pub nodes: Vec<String>,
+}
+
+/// True when node `name` is `given` (a missing leading `/` in `given` tolerated).
+fn same_node(given: &str, name: &[u8]) -> bool {
+    let given = given.as_bytes();
+    name == given || (!given.starts_with(b"/") && name.strip_prefix(b"/") == Some(given))
+}
+
+impl Pick {
+    /// True when `record` is printed.
+    pub fn keeps(&self, record: &LogRecord<'_>) -> bool {
+        LogLevel::from_number(record.level) >= self.level
+            && (self.nodes.is_empty() || self.nodes.iter().any(|n| same_node(n, record.name)))
+    }
+
+    /// Whether the nodes met must be kept (to name them when a `--node` matched none).
+    pub fn wants_nodes(&self) -> bool {
+        !self.nodes.is_empty()
+    }
+
+    /// Warns, on stderr, of each `--node` that no message read came from, naming the nodes
+    /// that log (`seen`); `where_given`: the messages were those `--where` kept.
+    pub fn warn_unseen(&self, seen: &Seen, where_given: bool) {
+        let missing: Vec<&str> = self
+            .nodes
+            .iter()
+            .filter(|n| !seen.0.iter().any(|s| same_node(n, s)))
+            .map(String::as_str)
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        let names: Vec<String> = seen
+            .0
+            .iter()
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect();
+        let those = if where_given {
+            "of the messages --where keeps, the nodes that log are"
+        } else {
+            "the nodes that log are"
+        };
+        print_warning(format_args!(
+            "--node {}: no log message from {}; {those}: {}",
+            missing.join(", "),
+            if missing.len() == 1 {
+                "this node"
+            } else {
+                "these nodes"
+            },
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ));
+    }
+}
+
+/// The node names met, sorted.
+#[derive(Clone, Debug, Default)]
+pub struct Seen(BTreeSet<Box<[u8]>>);
+
+impl Seen {
+    /// Notes node `name` (no allocation when it is known).
+    pub fn note(&mut self, name: &[u8]) {
+        if !self.0.contains(name) {
+            self.0.insert(name.into());
+        }
+    }
+
+    /// Adds the nodes of `other`.
+    pub fn add(&mut self, other: Seen) {
+        self.0.extend(other.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_by_level_and_exact_node() {
+        let pick = Pick {
+            level: LogLevel::Warn,
+            nodes: vec!["planner".into(), "/driver".into()],
+        };
+        let r = |level, name: &'static [u8]| LogRecord {
+            level,
+            name,
+            ..LogRecord::default()
+        };
+        assert!(pick.keeps(&r(4, b"/planner")));
+        assert!(pick.keeps(&r(16, b"/driver")));
+        assert!(!pick.keeps(&r(2, b"/planner")), "below WARN");
+        assert!(!pick.keeps(&r(8, b"/planner2")), "names are exact");
+        assert!(!pick.keeps(&r(8, b"driver")), "a given leading / is kept");
+        assert!(Pick::default().keeps(&r(0, b"")));
+    }
+}
