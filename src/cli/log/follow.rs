@@ -127,7 +127,7 @@ pub fn log(args: &LogArgs, style: LineStyle, pick: &Pick) -> Result<Outcome, Cli
                 Reading::Skip => continue,
                 Reading::Test(w) => {
                     let before = w.undecodable();
-                    let Some(d) = w.decode_kept(BagConn::new(0, conn.id), &m.data) else {
+                    let Some(d) = w.decode_kept(BagConn::new(0, conn.id), m.time, &m.data) else {
                         if w.undecodable() > before {
                             undecodable += 1;
                         }

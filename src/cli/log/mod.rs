@@ -85,9 +85,12 @@ pub fn run(args: &LogArgs) -> Result<Outcome, CliError> {
     let messages = catalog
         .messages(&selection)
         .filter_map(|item| readable(&catalog, item, &mut unread).map(|(m, _)| m));
+    // `diff()`/`rate()` in `--where`: one worker, so each topic's messages are tested in
+    // receive-time order (batches are taken in order).
+    let stateful = filter.as_ref().is_some_and(|f| f.is_stateful());
     ordered_map(
         messages,
-        workers(),
+        if stateful { 1 } else { workers() },
         BatchLimit::default(),
         |m| m.message.data.len() + 64,
         || (),
@@ -97,7 +100,7 @@ pub fn run(args: &LogArgs) -> Result<Outcome, CliError> {
                 let conn = BagConn::new(m.bag, m.message.entry.conn);
                 let data: &[u8] = &m.message.data;
                 let decoded = if let Some(f) = &filter {
-                    f.decode_kept(conn, data)
+                    f.decode_kept(conn, m.message.entry.time, data)
                 } else {
                     match plans.get(conn).map(|p| p.decode(data)) {
                         Some(Ok(d)) => Some(d),
