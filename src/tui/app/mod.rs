@@ -229,14 +229,20 @@ impl App {
             Mode::ConfirmPublish => return self.confirm_publish_action(action),
             Mode::Normal => {}
         }
-        self.flash = None;
+        // A message goes at the next key; an error stays until Esc (or `!`, which lists it).
+        self.flash = self.pending_error();
+        if action == Action::Back && self.flash.is_some() {
+            self.overlays.health.session.dismiss();
+            self.flash = None;
+            return true;
+        }
         // The focused view first, then the global keys.
         if let Some(redraw) = self.offer_focused(action) {
             return redraw;
         }
         match action {
             Action::ToggleHelp => self.overlays.mode = Mode::Help,
-            Action::ToggleHealth => self.overlays.mode = Mode::Health,
+            Action::ToggleHealth => self.open_health(),
             Action::FocusNext | Action::FocusPrev => self.cycle_focus(action == Action::FocusNext),
             Action::Focus(p) => self.set_focus(p),
             Action::StartFilter => {
@@ -356,11 +362,30 @@ impl App {
         self.request_sizes();
     }
 
+    /// Shows `text` in the status bar (until the next key; an error until dismissed) and
+    /// lists it in the health view.
     pub(crate) fn flash(&mut self, text: impl Into<String>, error: bool) {
-        self.flash = Some(Flash {
-            text: text.into(),
-            error,
-        });
+        let text = text.into();
+        self.overlays.health.session.record(&text, error);
+        self.flash = if error {
+            self.pending_error()
+        } else {
+            Some(Flash {
+                text,
+                error,
+                more: 0,
+            })
+        };
+    }
+
+    /// The latest error not dismissed, with the count of the others.
+    fn pending_error(&self) -> Option<Flash> {
+        let (text, more) = self.overlays.health.session.pending()?;
+        Some(Flash {
+            text: text.to_string(),
+            error: true,
+            more,
+        })
     }
 
     pub(crate) fn resize(&mut self, w: u16, h: u16) -> bool {

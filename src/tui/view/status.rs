@@ -18,6 +18,8 @@ pub struct Flash {
     pub text: String,
     /// Shown as an error.
     pub error: bool,
+    /// Errors before this one not yet dismissed (`!` lists them all).
+    pub more: usize,
 }
 
 /// Cells of the file name and cursor time kept beside the ROS state.
@@ -122,6 +124,12 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
     };
     let warnings = losses + warnings;
     let right = match (parts.flash, warnings) {
+        // Earlier errors not dismissed: counted after the latest, which is cut first.
+        (Some(f), _) if f.more > 0 => {
+            let more = format!(" · +{} more (! lists, Esc dismisses)", f.more);
+            let room = w.saturating_sub(MIN_LEFT + 3 + width(&more));
+            format!("{}{more}", fit(&f.text, room.max(MIN_RIGHT)))
+        }
         (Some(f), _) => f.text.clone(),
         (None, 0) => "? help".to_string(),
         (None, _) => format!("{problems} · ! health"),
