@@ -79,6 +79,7 @@ mod tui_snapshots;
 mod tui_startup;
 mod tui_threads;
 mod tui_tmux;
+mod tui_truths;
 mod tui_xy;
 mod writer_layout;
 mod writer_roundtrip;

@@ -227,6 +227,7 @@ impl App {
             Mode::Text => return self.text_action(action),
             Mode::Find => return self.find_prompt_action(action),
             Mode::ConfirmPublish => return self.confirm_publish_action(action),
+            Mode::ExportDir => return self.export_dir_action(action),
             Mode::Normal => {}
         }
         // A message goes at the next key; an error stays until Esc (or `!`, which lists it).
