@@ -7,10 +7,10 @@ use super::{
     call, convert, echo, export, filter, index, info, play, reindex, serve, shell, verify,
 };
 
-/// bagscope: explore, search, plot and export ROS1 bag files of every version; check, repair,
-/// convert and replay them.
+/// A terminal explorer and command-line toolkit for ROS1 bag files of every version: explore,
+/// search, plot and export their messages; check, repair, convert and replay them.
 #[derive(Parser, Debug)]
-#[command(name = "bagscope", version, about, long_about = None)]
+#[command(name = "bagscope", version, long_about = None)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// Subcommand; without one, BAG files open in the terminal explorer.

@@ -111,11 +111,11 @@ pub fn run(args: &IndexArgs) -> Outcome {
                     }
                     outln!(
                         out,
-                        "topic:    {} {} [{}] {} msgs",
+                        "topic:    {} {} [{}] {}",
                         t.topic,
                         t.datatype,
                         t.md5sum,
-                        t.count
+                        crate::wording::count(t.count, "msg")
                     );
                 }
                 out.finish(Outcome::Ok)

@@ -441,7 +441,8 @@ fn draw_cloud(each: &Points<'_>, fit: Fit, title: &str, names: &[String]) -> Pic
         frame.axes(len);
         format!(
             "white: the origin, its x axis (up) and y axis (left), {} m each",
-            short(len)
+            // 1, 2 or 5 times a power of ten: exact once rounded (`0.2`, not `0.200`).
+            (len * 1e9).round() / 1e9
         )
     } else if b.valid() {
         "the origin is far from the points: not drawn".to_string()

@@ -142,7 +142,7 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
     let right = match (parts.flash, warnings) {
         // Earlier errors not dismissed: counted after the latest, which is cut first.
         (Some(f), _) if f.more > 0 => {
-            let more = format!(" · +{} more (! lists, Esc dismisses)", f.more);
+            let more = format!(" · +{} more, ! lists", f.more);
             let room = w.saturating_sub(MIN_LEFT + 3 + width(&more));
             format!("{}{more}", fit(&f.text, room.max(MIN_RIGHT)))
         }
