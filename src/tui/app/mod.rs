@@ -200,8 +200,11 @@ impl App {
 
     /// Applies an action; returns true when the screen must be redrawn.
     pub fn apply(&mut self, action: Action) -> bool {
+        // What goes wrong now answers this key: shown at once, gone at the next key.
+        self.overlays.health.session.set_answering(true);
         let redraw = self.apply_action(action);
         self.sync_xy();
+        self.overlays.health.session.set_answering(false);
         redraw
     }
 
@@ -230,7 +233,8 @@ impl App {
             Mode::ExportDir => return self.export_dir_action(action),
             Mode::Normal => {}
         }
-        // A message goes at the next key; an error stays until Esc (or `!`, which lists it).
+        // A message goes at the next key; an error that came on its own stays until Esc (or
+        // `!`, which lists it).
         self.flash = self.pending_error();
         if action == Action::Back && self.flash.is_some() {
             self.overlays.health.session.dismiss();
@@ -363,12 +367,12 @@ impl App {
         self.request_sizes();
     }
 
-    /// Shows `text` in the status bar (until the next key; an error until dismissed) and
-    /// lists it in the health view.
+    /// Shows `text` in the status bar (until the next key; an error that does not answer a
+    /// key until dismissed) and lists it in the health view.
     pub(crate) fn flash(&mut self, text: impl Into<String>, error: bool) {
         let text = text.into();
-        self.overlays.health.session.record(&text, error);
-        self.flash = if error {
+        let pending = self.overlays.health.session.record(&text, error);
+        self.flash = if pending {
             self.pending_error()
         } else {
             Some(Flash {

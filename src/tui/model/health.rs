@@ -235,7 +235,7 @@ pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
 pub fn session_lines(session: &SessionLog, width: usize) -> Vec<Line> {
     let w = width.max(20);
     let mut out = Vec::new();
-    if session.entries().len() == 0 {
+    if session.is_empty() {
         return out;
     }
     let errors = session.errors();

@@ -1,6 +1,8 @@
 //! What the explorer said in this session: every status-bar message, in order (the health
-//! view, `!`, lists them), and the errors not yet dismissed (they stay in the status bar
-//! until `Esc`, or until `!` has shown them).
+//! view, `!`, lists them), and the errors not yet dismissed. An error that answers the key
+//! just pressed is seen at once and goes at the next key, like any message; one that comes
+//! later, on its own (a `--plot` that cannot be plotted, a failed export or scan), stays in the
+//! status bar until `Esc`, or until `!` has shown it.
 
 use std::collections::VecDeque;
 
@@ -28,12 +30,21 @@ pub struct SessionLog {
     latest_error: Option<String>,
     /// Entries dropped to stay within [`MAX_ENTRIES`].
     dropped: u64,
+    /// A key is being answered: its errors are not kept pending.
+    answering: bool,
 }
 
 impl SessionLog {
-    /// Records a message (a repeat of the previous one is counted, not listed again).
-    pub fn record(&mut self, text: &str, error: bool) {
-        if error {
+    /// Whether what is recorded answers the key just pressed (set while a key is handled).
+    pub fn set_answering(&mut self, answering: bool) {
+        self.answering = answering;
+    }
+
+    /// Records a message (a repeat of the previous one is counted, not listed again); an
+    /// error that does not answer a key is pending until dismissed. True when it is pending.
+    pub fn record(&mut self, text: &str, error: bool) -> bool {
+        let pending = error && !self.answering;
+        if pending {
             self.undismissed += 1;
             self.latest_error = Some(text.to_string());
         }
@@ -43,7 +54,7 @@ impl SessionLog {
             .filter(|l| l.text == text && l.error == error)
         {
             last.repeats = last.repeats.saturating_add(1);
-            return;
+            return pending;
         }
         if self.entries.len() == MAX_ENTRIES {
             self.entries.pop_front();
@@ -54,6 +65,7 @@ impl SessionLog {
             error,
             repeats: 1,
         });
+        pending
     }
 
     /// The latest error not dismissed and how many others came before it since the last
@@ -72,6 +84,11 @@ impl SessionLog {
     /// The messages, oldest first.
     pub fn entries(&self) -> impl ExactSizeIterator<Item = &Entry> {
         self.entries.iter()
+    }
+
+    /// Whether nothing was said.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 
     /// How many errors are listed.
@@ -99,15 +116,22 @@ mod tests {
         log.record("--plot /b/y: no topic /b", true);
         assert_eq!(log.pending(), Some(("--plot /b/y: no topic /b", 2)));
         assert_eq!(log.entries().len(), 3);
+        // An error answering a key is listed, not pending.
+        log.set_answering(true);
+        assert!(!log.record("mark an interval first", true));
+        log.set_answering(false);
+        assert_eq!(log.pending(), Some(("--plot /b/y: no topic /b", 2)));
+        assert_eq!(log.errors(), 3);
+        log.record("x", false);
         assert_eq!(log.entries().last().unwrap().repeats, 2);
         assert_eq!(log.errors(), 2);
         log.dismiss();
         assert_eq!(log.pending(), None);
-        assert_eq!(log.entries().len(), 3, "dismissed errors stay listed");
+        assert_eq!(log.entries().len(), 5, "dismissed errors stay listed");
         for i in 0..MAX_ENTRIES + 5 {
             log.record(&format!("m{i}"), false);
         }
         assert_eq!(log.entries().len(), MAX_ENTRIES);
-        assert_eq!(log.dropped(), 8);
+        assert_eq!(log.dropped(), 10);
     }
 }
