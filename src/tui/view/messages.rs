@@ -92,7 +92,11 @@ pub fn draw(frame: &mut Frame<'_>, list: &MessageList, total: u64, ctx: &DrawCtx
         .get(list.offset)
         .map_or(0, |m| width(&ctx.time_format.short(m.entry.time, start)));
     let time_text_w = time_text_w.max(width(&label));
-    let wide = w.saturating_sub(WIDE_SIZE + bag_w) >= time_text_w + 2 + MIN_PREVIEW;
+    let room = |size_w: usize, gap: usize| {
+        w.saturating_sub(size_w + bag_w) >= time_text_w + gap + MIN_PREVIEW
+    };
+    // Compact only when that makes room for a preview.
+    let wide = room(WIDE_SIZE, 2) || !room(COMPACT_SIZE, 1);
     let (size_w, gap) = if wide {
         (WIDE_SIZE, 2)
     } else {
