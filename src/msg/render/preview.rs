@@ -313,9 +313,9 @@ mod tests {
         }
     }
 
-    fn preview_of(ty: &str, bytes: Bytes) -> String {
+    fn preview_of(ty: &str, Bytes(bytes): Bytes) -> String {
         let s = schema(ty);
-        let d = decode(&s, &bytes.0).unwrap();
+        let d = decode(&s, &bytes).unwrap();
         preview(d.root())
     }
 
@@ -329,7 +329,7 @@ mod tests {
         let b = Bytes::default().header("map").f64s(&[
             1.2,
             3.4,
-            -0.0000001,
+            -0.000_000_1,
             0.0,
             0.0,
             0.382_683_4,

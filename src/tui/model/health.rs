@@ -11,6 +11,7 @@ use super::session_log::SessionLog;
 use super::timefmt::{TimeFormat, span};
 use super::topics::TopicRow;
 use crate::tui::text::{bytes, fit_middle, pad, pad_left, wrap};
+use crate::wording::count;
 
 /// How a line is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -238,16 +239,18 @@ pub fn session_lines(session: &SessionLog, width: usize) -> Vec<Line> {
     if session.is_empty() {
         return out;
     }
-    let errors = session.errors();
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
-    let n = session.entries().len();
-    let mut heading = format!("This session: {n} message{}", plural(n));
-    if errors > 0 {
-        heading.push_str(&format!(", {errors} error{}", plural(errors)));
-    }
-    if session.dropped() > 0 {
-        heading.push_str(&format!(" ({} older ones not kept)", session.dropped()));
-    }
+    let errors = match session.errors() {
+        0 => String::new(),
+        n => format!(", {}", count(n as u64, "error")),
+    };
+    let dropped = match session.dropped() {
+        0 => String::new(),
+        n => format!(" ({n} older ones not kept)"),
+    };
+    let heading = format!(
+        "This session: {}{errors}{dropped}",
+        count(session.entries().len() as u64, "message")
+    );
     push_wrapped(&mut out, w, &heading, (Kind::Header, 2));
     for e in session.entries() {
         let mark = if e.error { "✗" } else { "·" };
