@@ -2,7 +2,7 @@
 //!
 //! Layers, the most basic first; each imports only from the layers listed before it
 //! (`time, stats, ros → format, msg → bag, picture → catalog, rockin → play, sink → tui → cli`,
-//! checked by `tests/integration/layering.rs`), and [`printable`] from anywhere:
+//! checked by `tests/integration/layering.rs`), and [`printable`] and [`wording`] from anywhere:
 //!
 //! * [`time`] — ROS time and duration values; [`stats`] — the median rosbag uses; [`ros`] — a
 //!   native ROS1 node (XML-RPC, master/slave APIs, TCPROS), independent of bags.
@@ -17,7 +17,9 @@
 //! * [`tui`] — the terminal explorer.
 //! * [`cli`] — the command-line subcommands.
 //!
-//! [`printable`] — text made safe for a terminal — is a leaf: it imports nothing from the crate.
+//! [`printable`] — text made safe for a terminal — and [`wording`] — counts and signed numbers
+//! as people read them (`1 message`, never `-0.0`) — are leaves: they import nothing from the
+//! crate.
 
 pub mod bag;
 pub mod catalog;
@@ -33,3 +35,4 @@ pub mod sink;
 pub mod stats;
 pub mod time;
 pub mod tui;
+pub mod wording;

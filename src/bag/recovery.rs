@@ -28,7 +28,7 @@ impl fmt::Display for Loss {
             write!(f, "{} bytes at byte {}", self.bytes, self.offset)?;
         }
         if let Some(m) = self.messages {
-            write!(f, " ({m} messages)")?;
+            write!(f, " ({})", crate::wording::count(m, "message"))?;
         }
         write!(f, ": {}", self.reason)
     }

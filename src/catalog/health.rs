@@ -276,8 +276,8 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                 };
                 if r.complete_chunks + r.partial_chunks > 0 {
                     report.notes.push(format!(
-                        "{name}: recovered {} messages from {} complete and {} partial chunks{so_far}",
-                        bag.message_count(),
+                        "{name}: recovered {} from {} complete and {} partial chunks{so_far}",
+                        crate::wording::count(bag.message_count(), "message"),
                         r.complete_chunks,
                         r.partial_chunks
                     ));

@@ -7,9 +7,10 @@ use super::{
     call, convert, echo, export, filter, index, info, log, play, reindex, serve, shell, verify,
 };
 
-/// bagscope: explore, check and convert ROS1 bag files of every version.
+/// A terminal explorer and command-line toolkit for ROS1 bag files of every version: explore,
+/// search, plot and export their messages; check, repair, convert and replay them.
 #[derive(Parser, Debug)]
-#[command(name = "bagscope", version, about, long_about = None)]
+#[command(name = "bagscope", version, long_about = None)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// Subcommand; without one, BAG files open in the terminal explorer.
@@ -31,10 +32,15 @@ pub struct Cli {
     /// Where definitions the bags lack come from.
     #[command(flatten)]
     pub msg: super::args::MsgPathArgs,
-    /// Open the explorer with this field plotted (`/topic/field`, e.g.
-    /// `/imu/data/linear_acceleration/z` or `/scan/ranges[10]`); repeatable.
-    #[arg(long = "plot", value_name = "PATH")]
+    /// Open the explorer with this series plotted: a field (`/topic/field`, e.g.
+    /// `/imu/data/linear_acceleration/z` or `/scan/ranges[10]`) or a value computed from a
+    /// topic's messages (`/odom: norm(twist.twist.linear)`, docs/search.md); repeatable.
+    #[arg(long = "plot", value_name = "SERIES")]
     pub plot: Vec<String>,
+    /// Where `E` writes the marked interval (default: beside the first bag; when that
+    /// directory cannot be written, `E` asks, offering the current directory or $HOME).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<std::path::PathBuf>,
 }
 
 /// A namespace ROS accepts, as a global name.
@@ -45,21 +51,23 @@ fn parse_namespace(s: &str) -> Result<String, String> {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Summarise bags (the `rosbag info` layout, or YAML/JSON).
+    /// Summarise bags: the `rosbag info` layout (or YAML/JSON), rates, health notes.
     Info(info::InfoArgs),
-    /// Print decoded messages in receive-time order (`rostopic echo` YAML or JSON lines).
+    /// Print decoded messages in receive-time order (`rostopic echo` YAML or JSON lines),
+    /// selected by content (`--where`), as stretches (`--intervals`) or live (`--follow`).
     Echo(echo::args::EchoArgs),
     /// Log messages (/rosout) as rosconsole prints them: at least a level, only some nodes.
     Log(log::args::LogArgs),
     /// Read, decompress and decode every message; report every problem (exit 1 if any).
     Verify(verify::VerifyArgs),
-    /// One row per message of a topic: CSV (`rostopic echo -p` columns) or JSON lines.
+    /// Export messages: CSV (`rostopic echo -p` columns, or computed `--column`s), JSON lines,
+    /// MCAP, Parquet or image files.
     Export(export::args::ExportArgs),
     /// Build or inspect a persistent index over many bags (`index build INDEX BAG...`).
     Index(index::IndexArgs),
     /// Every indexed message of an interval, in time order, printed or written to a bag.
     Query(index::QueryArgs),
-    /// Write a V2.0 copy of the messages on some topics within a time range.
+    /// Write a V2.0 copy of the messages on some topics within a time range (and `--where`).
     Filter(filter::FilterArgs),
     /// Write a complete, indexed V2.0 copy of an unindexed, truncated or old bag.
     Reindex(reindex::ReindexArgs),
@@ -95,6 +103,28 @@ mod tests {
                 roff.contains(&format!(".SH \"BAGSCOPE {sub}\"")),
                 "no section for {sub}"
             );
+        }
+        // The explorer's keys, from the keymap, and the environment, before the subcommands.
+        let keys = roff.find(".SH KEYS").expect("a KEYS section");
+        let env = roff
+            .find(".SH ENVIRONMENT")
+            .expect("an ENVIRONMENT section");
+        let info = roff.find(".SH \"BAGSCOPE INFO\"").unwrap();
+        assert!(keys < env && env < info);
+        let km = crate::tui::keymap::KeyMap::default();
+        for (_, what) in km.help(crate::tui::keymap::Context::Global) {
+            assert!(
+                roff.contains(&what.replace('-', "\\-")),
+                "KEYS lacks {what}"
+            );
+        }
+        for var in [
+            "BAGSCOPE_GRAPHICS",
+            "BAGSCOPE_CACHE_DIR",
+            "NO_COLOR",
+            "ROS_MASTER_URI",
+        ] {
+            assert!(roff.contains(&format!("\\fB{var}\\fR")), "no {var}");
         }
     }
 }

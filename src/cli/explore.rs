@@ -58,6 +58,7 @@ pub fn explore(cli: &Cli) -> Outcome {
         mouse: !cli.no_mouse,
         registry,
         plots: cli.plot.clone(),
+        out_dir: cli.out_dir.clone(),
         publish: crate::tui::jobs::publish::Settings {
             namespace: cli.ros_namespace.clone().unwrap_or_else(|| "/".to_string()),
             rate: cli.ros_rate,

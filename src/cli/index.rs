@@ -69,8 +69,8 @@ pub fn run(args: &IndexArgs) -> Outcome {
             match index::build(index, bags, topics, &mut progress) {
                 Ok(r) => {
                     print_note(format_args!(
-                        "indexed {} messages of {} topic(s) in {} bag(s) in {:.2} s: {} ({} bytes)",
-                        r.entries,
+                        "indexed {} of {} topic(s) in {} bag(s) in {:.2} s: {} ({} bytes)",
+                        crate::wording::count(r.entries, "message"),
                         r.topics,
                         r.files,
                         started.elapsed().as_secs_f64(),
@@ -111,11 +111,11 @@ pub fn run(args: &IndexArgs) -> Outcome {
                     }
                     outln!(
                         out,
-                        "topic:    {} {} [{}] {} msgs",
+                        "topic:    {} {} [{}] {}",
                         t.topic,
                         t.datatype,
                         t.md5sum,
-                        t.count
+                        crate::wording::count(t.count, "msg")
                     );
                 }
                 out.finish(Outcome::Ok)
@@ -285,8 +285,8 @@ fn write_bag(
                 print_error(format!("{}: {s}", args.index.display()));
             }
             print_note(format_args!(
-                "wrote {} messages to {}",
-                done.summary.messages,
+                "wrote {} to {}",
+                crate::wording::count(done.summary.messages, "message"),
                 path.display()
             ));
             let outcome = report_unread(&unread.borrow());

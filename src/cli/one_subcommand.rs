@@ -46,6 +46,7 @@ pub fn parse(argv: &[OsString]) -> Option<Cli> {
         ros_rate: 1.0,
         msg: MsgPathArgs::default(),
         plot: Vec::new(),
+        out_dir: None,
     })
 }
 

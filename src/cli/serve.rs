@@ -129,9 +129,9 @@ pub fn run(args: &ServeArgs) -> Outcome {
         _ => String::new(),
     };
     print_note(format_args!(
-        "serving {} ({} messages of {} topic(s) in {} bag(s){span}) as {} (master {master_uri})",
+        "serving {} ({} of {} topic(s) in {} bag(s){span}) as {} (master {master_uri})",
         args.index.display(),
-        ix.entry_count(),
+        crate::wording::count(ix.entry_count(), "message"),
         server.output_topics().len(),
         ix.files().len(),
         node.name(),

@@ -15,6 +15,7 @@ use super::error::CliError;
 use super::outcome::Outcome;
 use super::term::{Stdout, outln};
 use super::term::{print_error, print_warning};
+use crate::wording::count;
 
 /// Arguments of `bagscope verify`.
 #[derive(Args, Debug)]
@@ -100,14 +101,13 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, CliError> {
         }
         outln!(
             out,
-            "{shown}: {} messages in {} chunks verified in {:.2} s: {}",
-            report.messages,
-            report.chunks,
+            "{shown}: {} in {} verified in {:.2} s: {}",
+            count(report.messages, "message"),
+            count(report.chunks, "chunk"),
             started.elapsed().as_secs_f64(),
             match report.problems.len() {
                 0 => "no problems".to_string(),
-                1 => "1 problem".to_string(),
-                n => format!("{n} problems"),
+                n => count(n as u64, "problem"),
             }
         );
         total_msgs += report.messages;
@@ -119,8 +119,10 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, CliError> {
     if args.input.bags.len() > 1 {
         outln!(
             out,
-            "total: {} bags, {total_msgs} messages, {total_problems} problems",
-            args.input.bags.len()
+            "total: {} bags, {}, {}",
+            args.input.bags.len(),
+            count(total_msgs, "message"),
+            count(total_problems as u64, "problem")
         );
     }
     Ok(out.finish(outcome))

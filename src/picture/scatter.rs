@@ -1,7 +1,8 @@
 //! Laser scans and point clouds seen from above: x forward is up, y left is left, both axes
 //! at the same scale. Cloud points are coloured by z (false colour over the z range), scan
-//! points are green with the sensor in red. Clouds also get a summary: points, fields, x/y/z
-//! bounds and how many points have a NaN coordinate.
+//! points are green with the sensor in red. A cloud's origin, with its x and y axes, is drawn
+//! in white when it is near the points. Clouds also get a summary: points, fields, x/y/z
+//! bounds, how many points have a NaN coordinate, and the axes' length.
 
 use super::colormap::{turbo, unit};
 use super::raster::{Fit, Raster};
@@ -16,6 +17,8 @@ const SCAN: [u8; 3] = [80, 255, 80];
 /// The sensor.
 /// (Brighter than a scan point: a braille cell holding both takes the brightest colour.)
 const ORIGIN: [u8; 3] = [255, 110, 110];
+/// A cloud's origin and axes.
+const AXES: [u8; 3] = [255, 255, 255];
 
 /// Bounds and counts of a set of points.
 #[derive(Debug, Clone, Copy)]
@@ -109,6 +112,24 @@ impl Frame {
             scale,
             left,
             top,
+        }
+    }
+
+    /// The origin as a small white cross, and the x (up) and y (left) axes, `len` long, in
+    /// white (false colour never is).
+    fn axes(&mut self, len: f64) {
+        let px = 1.0 / self.scale.max(1e-12);
+        let steps = (len * self.scale).ceil().clamp(1.0, 8192.0);
+        let mut i = 0.0;
+        while i <= steps {
+            let t = len * i / steps;
+            self.plot(t, 0.0, AXES);
+            self.plot(0.0, t, AXES);
+            i += 1.0;
+        }
+        for d in [-2.0, -1.0, 1.0, 2.0] {
+            self.plot(d * px, 0.0, AXES);
+            self.plot(0.0, d * px, AXES);
         }
     }
 
@@ -401,17 +422,33 @@ pub(crate) fn cloud1(msg: MessageRef<'_>, fit: Fit) -> Result<Picture, PictureEr
     ))
 }
 
-/// Draws the points `each` yields (twice: bounds, then pixels) and writes the summary.
+/// Draws the points `each` yields (twice: bounds, then pixels), the origin and the axes when
+/// the origin is near the cloud, and writes the summary.
 fn draw_cloud(each: &Points<'_>, fit: Fit, title: &str, names: &[String]) -> Picture {
     let mut b = Bounds::new();
     each(&mut |p| b.add(p));
-    let mut frame = Frame::new(&b, fit, false);
+    let near = origin_near(&b);
+    let mut frame = Frame::new(&b, fit, near);
     let (zlo, zhi) = (b.lo[2], b.hi[2]);
     each(&mut |[x, y, z]| {
         if z.is_finite() {
             frame.plot(x, y, turbo(unit(z, zlo, zhi)));
         }
     });
+    let origin = if near {
+        let span = (b.hi[0] - b.lo[0]).max(b.hi[1] - b.lo[1]).max(0.0);
+        let len = axis_length(span);
+        frame.axes(len);
+        format!(
+            "white: the origin, its x axis (up) and y axis (left), {} m each",
+            // 1, 2 or 5 times a power of ten: exact once rounded (`0.2`, not `0.200`).
+            (len * 1e9).round() / 1e9
+        )
+    } else if b.valid() {
+        "the origin is far from the points: not drawn".to_string()
+    } else {
+        "no point to draw".to_string()
+    };
     Picture {
         raster: frame.raster,
         title: if b.valid() {
@@ -428,6 +465,36 @@ fn draw_cloud(each: &Points<'_>, fit: Fit, title: &str, names: &[String]) -> Pic
             format!("{} points, fields {}", b.points, names.join(" ")),
             format!("{}  {}  {}", b.axis(0, "x"), b.axis(1, "y"), b.axis(2, "z")),
             format!("{} with NaN coordinates", b.nan),
+            origin,
         ],
     }
+}
+
+/// Whether the origin is within one cloud size of the points' x/y bounds (so that drawing it
+/// does not shrink the cloud to a speck).
+fn origin_near(b: &Bounds) -> bool {
+    if !b.valid() {
+        return false;
+    }
+    let span = (b.hi[0] - b.lo[0]).max(b.hi[1] - b.lo[1]).max(1e-9);
+    (0..2).all(|i| {
+        let (lo, hi) = (b.lo.get(i).copied(), b.hi.get(i).copied());
+        lo.zip(hi)
+            .is_some_and(|(lo, hi)| lo - span <= 0.0 && 0.0 <= hi + span)
+    })
+}
+
+/// The length of the drawn axes: the largest of 1, 2 or 5 times a power of ten that is at
+/// most a quarter of `span` (1 m for an empty span).
+fn axis_length(span: f64) -> f64 {
+    let quarter = span / 4.0;
+    if !(quarter.is_finite() && quarter > 0.0) {
+        return 1.0;
+    }
+    let decade = 10f64.powf(quarter.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|l| *l <= quarter)
+        .unwrap_or(decade)
 }

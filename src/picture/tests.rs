@@ -372,7 +372,8 @@ fn point_cloud2_summary_and_colours_by_z() {
         [
             "3 points, fields x y z intensity",
             "x 0.000 – 1.000  y 0.000 – 1.000  z -1.000 – 3.000",
-            "1 with NaN coordinates"
+            "1 with NaN coordinates",
+            "white: the origin, its x axis (up) and y axis (left), 0.2 m each"
         ]
     );
     let r = &pic.raster;
@@ -384,6 +385,31 @@ fn point_cloud2_summary_and_colours_by_z() {
         colours.contains(&colormap::turbo(0.0)) && colours.contains(&colormap::turbo(1.0)),
         "{colours:?}"
     );
+    // The origin (the bottom-right corner: x up, y left) and the axes, in white: the x axis
+    // goes up from it, the y axis left.
+    let white = |x: u32, y: u32| r.get(x, y) == [255; 3];
+    let origin = (0..40)
+        .flat_map(|y| (0..40).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            white(x, y) && white(x, y.saturating_sub(3)) && white(x.saturating_sub(3), y)
+        })
+        .max_by_key(|&(x, y)| x + y)
+        .expect("a white origin with both axes");
+    assert!(origin.0 > 30 && origin.1 > 30, "{origin:?}");
+    // Far from the origin: not drawn, and said so.
+    let far = [[100.0, 100.0, 0.0], [101.0, 101.0, 1.0]];
+    let pic = picture(
+        "sensor_msgs/PointCloud2",
+        &cloud2(&far, 16, &xyz),
+        Fit::new(40, 40),
+    )
+    .unwrap();
+    assert_eq!(
+        pic.summary.last().unwrap(),
+        "the origin is far from the points: not drawn"
+    );
+    let r = &pic.raster;
+    assert!((0..40).all(|y| (0..40).all(|x| r.get(x, y) != [255; 3])));
     // A field past the end of a point, no x/y, too short data.
     let e = picture(
         "sensor_msgs/PointCloud2",
@@ -540,5 +566,5 @@ fn a_cloud_whose_sizes_do_not_match_its_data_draws_what_is_there_and_says_so() {
     )
     .unwrap();
     assert!(pic.title.starts_with("20 points (10×2)"), "{}", pic.title);
-    assert_eq!(pic.summary.len(), 3, "{:?}", pic.summary);
+    assert_eq!(pic.summary.len(), 4, "{:?}", pic.summary);
 }

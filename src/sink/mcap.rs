@@ -16,6 +16,7 @@ use ::mcap::{Compression, WriteOptions, Writer};
 
 use crate::bag::writer::AtomicFile;
 use crate::bag::{ConnId, Connection, DefinitionSource};
+use crate::wording::count;
 
 use super::{Finished, MessageSink, SinkError, SinkMessage};
 
@@ -170,7 +171,11 @@ impl MessageSink for McapSink<'_> {
         file.commit()?;
         Ok(Finished {
             wrote: vec![format!(
-                "wrote {messages} messages on {channels} channels ({schemas} schemas, {chunks} chunks) to {}",
+                "wrote {} on {} ({}, {}) to {}",
+                count(messages, "message"),
+                count(channels as u64, "channel"),
+                count(schemas as u64, "schema"),
+                count(chunks as u64, "chunk"),
                 path.display()
             )],
             left_out: Vec::new(),

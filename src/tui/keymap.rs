@@ -206,7 +206,7 @@ fn view_bindings() -> Vec<Binding> {
         b(
             K::Char('s'),
             A::CycleSort,
-            "sort topics by name/count/rate/size",
+            "sort topics by name/count/rate/size/bandwidth",
         ),
         b(
             K::Char('t'),

@@ -49,6 +49,8 @@ pub struct Options {
     /// `--plot /topic/field`: series plotted from the start (a bad one is reported in the
     /// status bar once the bags are open).
     pub plots: Vec<String>,
+    /// `--out-dir DIR`: where `E` writes (default: beside the first bag).
+    pub out_dir: Option<std::path::PathBuf>,
 }
 
 /// How long leaving waits for a running ROS publication to stop and unregister.
@@ -119,6 +121,9 @@ pub fn run(bags: Bags, options: &Options) -> io::Result<Ended> {
     app.settings.note.clone_from(&options.note);
     app.views.inspector.picture.graphics = graphics;
     app.settings.publish.clone_from(&options.publish);
+    if let Some(dir) = &options.out_dir {
+        app.settings.output_dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+    }
     // The terminal may have been resized while opening (laid out again only then: the
     // histogram of a million chunks is tens of milliseconds before the first frame).
     let (w, h) = crossterm::terminal::size()?;

@@ -104,21 +104,39 @@ fn the_man_page_renders_without_warnings_and_names_every_subcommand() {
             "the rendered page lacks {sub}"
         );
     }
+    for section in ["KEYS", "ENVIRONMENT"] {
+        assert!(
+            text.lines().any(|l| l == section),
+            "the rendered page lacks {section}"
+        );
+    }
+    for words in [
+        "sort topics by name/count/rate/size/bandwidth",
+        "BAGSCOPE_GRAPHICS",
+        "BAGSCOPE_CACHE_DIR",
+        "NO_COLOR",
+        "ROS_MASTER_URI",
+    ] {
+        assert!(text.contains(words), "the rendered page lacks {words}");
+    }
 }
 
 #[test]
 fn manpage_out_writes_one_file_per_subcommand() {
-    let dir = tempfile::tempdir().unwrap();
+    let top = tempfile::tempdir().unwrap();
+    // A directory that does not exist yet, nor its parent: created.
+    let dir = top.path().join("share").join("man1");
     let out = bagscope()
         .args(["manpage", "--out"])
-        .arg(dir.path())
+        .arg(&dir)
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    assert!(dir.path().join("bagscope.1").is_file());
+    let main = std::fs::read_to_string(dir.join("bagscope.1")).unwrap();
+    assert!(main.contains(".SH KEYS") && main.contains(".SH ENVIRONMENT"));
     for sub in subcommands() {
-        let f = dir.path().join(format!("bagscope-{sub}.1"));
+        let f = dir.join(format!("bagscope-{sub}.1"));
         assert!(f.is_file(), "{} missing", f.display());
     }
-    assert!(dir.path().join("bagscope-index-build.1").is_file());
+    assert!(dir.join("bagscope-index-build.1").is_file());
 }

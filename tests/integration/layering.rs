@@ -34,7 +34,7 @@ const LAYERS: &[(&str, u8)] = &[
 ];
 
 /// Leaf modules every layer may use: they import nothing from the crate.
-const LEAVES: &[&str] = &["printable"];
+const LEAVES: &[&str] = &["printable", "wording"];
 
 /// Every `.rs` file below `dir`, sorted.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {

@@ -82,6 +82,7 @@ mod tui_startup;
 mod tui_threads;
 mod tui_thumbnails;
 mod tui_tmux;
+mod tui_truths;
 mod tui_xy;
 mod writer_layout;
 mod writer_roundtrip;

@@ -10,7 +10,12 @@ use crate::time::RosTime;
 pub(super) fn health_text(h: &crate::catalog::health::HealthReport) -> String {
     let mut out = String::from("health:");
     for t in &h.topics {
-        let _ = write!(out, "\n  {}: {} msgs", t.topic, t.count);
+        let _ = write!(
+            out,
+            "\n  {}: {}",
+            t.topic,
+            crate::wording::count(t.count, "msg")
+        );
         if let Some(r) = t.rate() {
             let _ = write!(out, ", {r:.2} Hz median");
         }

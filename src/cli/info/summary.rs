@@ -189,8 +189,8 @@ impl Summary {
                 rows.push((
                     "read",
                     format!(
-                        "{} messages from {} complete and {} partial chunks",
-                        bag.message_count(),
+                        "{} from {} complete and {} partial chunks",
+                        crate::wording::count(bag.message_count(), "message"),
                         r.complete_chunks,
                         r.partial_chunks
                     ),

@@ -217,7 +217,11 @@ impl MessageSink for ParquetSink {
                 .map_err(|e| parquet_error(&path, &e))?;
             // Complete, and closed until its turn to be put in place.
             file.park()?;
-            lines.push(format!("wrote {rows} rows to {}", path.display()));
+            lines.push(format!(
+                "wrote {} to {}",
+                crate::wording::count(rows, "row"),
+                path.display()
+            ));
             done.push(file);
         }
         // Every file complete: only now are they put in place.
@@ -230,7 +234,7 @@ impl MessageSink for ParquetSink {
             wrote: lines,
             left_out: left
                 .into_iter()
-                .map(|(why, n)| format!("left out {n} messages: {why}"))
+                .map(|(why, n)| format!("left out {}: {why}", crate::wording::count(*n, "message")))
                 .collect(),
         })
     }

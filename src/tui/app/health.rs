@@ -1,5 +1,6 @@
-//! The health view's keys: moving through its lines, `Enter` on a topic or a gap, and
-//! rebuilding its lines when the report, the width or the time format changes.
+//! The health view's keys: opening it (`!`, which also dismisses the errors it lists), moving
+//! through its lines, `Enter` on a topic or a gap, and rebuilding its lines when the report,
+//! the width or the time format changes.
 
 use super::super::action::Action;
 use super::super::model::health::{self, Context};
@@ -20,9 +21,24 @@ impl App {
             .max(1)
     }
 
+    /// `!`: opens the health view, its lines current (the session's messages first); the
+    /// errors it lists are dismissed from the status bar.
+    pub(crate) fn open_health(&mut self) {
+        self.overlays.health.session.dismiss();
+        self.flash = None;
+        self.rebuild_health();
+        self.overlays.mode = Mode::Health;
+    }
+
     /// Lays the health report out again for the current width and time format.
     pub(crate) fn rebuild_health(&mut self) {
         let Some(report) = &self.overlays.health.report else {
+            // No report yet: the session's messages only (under the progress line).
+            let width = self.area.width.saturating_sub(2) as usize;
+            self.overlays.health.lines =
+                health::session_lines(&self.overlays.health.session, width);
+            let rows = self.health_rows();
+            self.overlays.health.scroll_into_view(rows);
             return;
         };
         let bags: Vec<String> = self
@@ -38,6 +54,7 @@ impl App {
             bags: &bags,
             rows: self.views.topics.list.rows(),
             unopened: &self.settings.unopened,
+            session: &self.overlays.health.session,
         };
         let built = health::build(report, &cx);
         self.overlays.health.lines = built.lines;

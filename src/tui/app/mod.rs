@@ -200,8 +200,11 @@ impl App {
 
     /// Applies an action; returns true when the screen must be redrawn.
     pub fn apply(&mut self, action: Action) -> bool {
+        // What goes wrong now answers this key: shown at once, gone at the next key.
+        self.overlays.health.session.set_answering(true);
         let redraw = self.apply_action(action);
         self.sync_xy();
+        self.overlays.health.session.set_answering(false);
         redraw
     }
 
@@ -227,16 +230,24 @@ impl App {
             Mode::Text => return self.text_action(action),
             Mode::Find => return self.find_prompt_action(action),
             Mode::ConfirmPublish => return self.confirm_publish_action(action),
+            Mode::ExportDir => return self.export_dir_action(action),
             Mode::Normal => {}
         }
-        self.flash = None;
+        // A message goes at the next key; an error that came on its own stays until Esc (or
+        // `!`, which lists it).
+        self.flash = self.pending_error();
+        if action == Action::Back && self.flash.is_some() {
+            self.overlays.health.session.dismiss();
+            self.flash = None;
+            return true;
+        }
         // The focused view first, then the global keys.
         if let Some(redraw) = self.offer_focused(action) {
             return redraw;
         }
         match action {
             Action::ToggleHelp => self.overlays.mode = Mode::Help,
-            Action::ToggleHealth => self.overlays.mode = Mode::Health,
+            Action::ToggleHealth => self.open_health(),
             Action::FocusNext | Action::FocusPrev => self.cycle_focus(action == Action::FocusNext),
             Action::Focus(p) => self.set_focus(p),
             Action::StartFilter => {
@@ -357,11 +368,30 @@ impl App {
         self.request_sizes();
     }
 
+    /// Shows `text` in the status bar (until the next key; an error that does not answer a
+    /// key until dismissed) and lists it in the health view.
     pub(crate) fn flash(&mut self, text: impl Into<String>, error: bool) {
-        self.flash = Some(Flash {
-            text: text.into(),
-            error,
-        });
+        let text = text.into();
+        let pending = self.overlays.health.session.record(&text, error);
+        self.flash = if pending {
+            self.pending_error()
+        } else {
+            Some(Flash {
+                text,
+                error,
+                more: 0,
+            })
+        };
+    }
+
+    /// The latest error not dismissed, with the count of the others.
+    fn pending_error(&self) -> Option<Flash> {
+        let (text, more) = self.overlays.health.session.pending()?;
+        Some(Flash {
+            text: text.to_string(),
+            error: true,
+            more,
+        })
     }
 
     pub(crate) fn resize(&mut self, w: u16, h: u16) -> bool {

@@ -123,15 +123,16 @@ impl App {
         self.toggle_plot(&spec);
     }
 
-    /// `--plot`: plots each `/topic/field`; the ones that cannot be plotted are named in the
-    /// status bar with why (the field paths that exist, for a wrong one).
+    /// `--plot`: plots each `/topic/field`; each one that cannot be plotted is an error of its
+    /// own with why (the field paths that exist, for a wrong one): the status bar shows the
+    /// last and counts the others until `Esc`, `!` lists them all.
     pub fn plot_all(&mut self, specs: &[String]) {
         let errors: Vec<String> = specs
             .iter()
             .filter_map(|s| self.plot_field(s).err().map(|e| format!("--plot {s}: {e}")))
             .collect();
-        if !errors.is_empty() {
-            self.flash(errors.join(" · "), true);
+        for e in errors {
+            self.flash(e, true);
         }
     }
 

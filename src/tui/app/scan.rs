@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::App;
 use crate::tui::jobs::opening::{self, Progress};
+use crate::wording::count;
 
 impl App {
     /// Bag `bag` of the catalog is shown as found so far while its scan, started at
@@ -64,10 +65,15 @@ impl App {
                         // zooms' histogram and lanes then cost O(bins · log chunks).
                         opening::index_by_time(self.catalog.clone());
                         let text = if lost == 0 {
-                            format!("scan finished: {chunks} chunks, nothing lost")
+                            format!(
+                                "scan finished: {}, nothing lost",
+                                count(chunks as u64, "chunk")
+                            )
                         } else {
                             format!(
-                                "scan finished: {chunks} chunks, {lost} damaged parts (! health)"
+                                "scan finished: {}, {} (! health)",
+                                count(chunks as u64, "chunk"),
+                                count(lost as u64, "damaged part")
                             )
                         };
                         self.flash(text, lost > 0);

@@ -1,13 +1,17 @@
 //! The health view as lines for a width: built once when the report arrives (or the width or
-//! time format changes), so drawing and scrolling touch only the visible lines, whatever the
-//! number of topics. Long lines (notes, gaps, the column legend) are wrapped, not cut.
+//! time format changes, or the view opens), so drawing and scrolling touch only the visible
+//! lines, whatever the number of topics. Long lines (the session's messages, notes, gaps, the
+//! column legend) are wrapped, not cut. The session's messages (errors first in mind: the
+//! status bar sends the user here) come first, then the report.
 
 use crate::catalog::health::{ChunkHealth, GAP_FACTOR, GAP_MIN_SECONDS, HealthReport, TopicHealth};
 use crate::time::RosTime;
 
+use super::session_log::SessionLog;
 use super::timefmt::{TimeFormat, span};
 use super::topics::TopicRow;
 use crate::tui::text::{bytes, fit_middle, pad, pad_left, wrap};
+use crate::wording::count;
 
 /// How a line is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +69,8 @@ pub struct HealthView {
     pub selected: usize,
     /// First line shown.
     pub scroll: usize,
+    /// What the explorer said in this session (listed first).
+    pub session: SessionLog,
 }
 
 impl HealthView {
@@ -155,6 +161,8 @@ pub struct Context<'a> {
     pub rows: &'a [TopicRow],
     /// Bags that could not be opened (`FILE: WHAT`).
     pub unopened: &'a [String],
+    /// The session's messages.
+    pub session: &'a SessionLog,
 }
 
 /// Widths of the numeric columns: msgs, rate, max gap, gaps, out of order.
@@ -163,7 +171,7 @@ const COLS: [usize; 5] = [9, 10, 11, 6, 13];
 /// The lines of the report for `cx.width` cells.
 pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
     let w = cx.width.max(20);
-    let mut out: Vec<Line> = Vec::new();
+    let mut out: Vec<Line> = session_lines(cx.session, w);
     push_wrapped(
         &mut out,
         w,
@@ -221,6 +229,41 @@ pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
         name_width: name_w,
         topic_bags,
     }
+}
+
+/// The session's messages for `width` cells (none when nothing was said), oldest first,
+/// each wrapped, then a blank line.
+pub fn session_lines(session: &SessionLog, width: usize) -> Vec<Line> {
+    let w = width.max(20);
+    let mut out = Vec::new();
+    if session.is_empty() {
+        return out;
+    }
+    let errors = match session.errors() {
+        0 => String::new(),
+        n => format!(", {}", count(n as u64, "error")),
+    };
+    let dropped = match session.dropped() {
+        0 => String::new(),
+        n => format!(" ({n} older ones not kept)"),
+    };
+    let heading = format!(
+        "This session: {}{errors}{dropped}",
+        count(session.entries().len() as u64, "message")
+    );
+    push_wrapped(&mut out, w, &heading, (Kind::Header, 2));
+    for e in session.entries() {
+        let mark = if e.error { "✗" } else { "·" };
+        let times = if e.repeats > 1 {
+            format!(" (×{})", e.repeats)
+        } else {
+            String::new()
+        };
+        let kind = if e.error { Kind::Bad } else { Kind::Dim };
+        push_wrapped(&mut out, w, &format!("{mark} {}{times}", e.text), (kind, 2));
+    }
+    out.push(blank());
+    out
 }
 
 /// `text` wrapped to `w` cells as lines of `kind`, continuation lines indented by `indent`.
@@ -303,8 +346,8 @@ fn chunk_lines(out: &mut Vec<Line>, report: &HealthReport, w: usize) {
         out,
         w,
         &format!(
-            "{} chunks · {} → {} · ratio per chunk: min {:.0}%, median {:.0}%, max {:.0}%",
-            report.chunks.len(),
+            "{} · {} → {} · ratio per chunk: min {:.0}%, median {:.0}%, max {:.0}%",
+            crate::wording::count(report.chunks.len() as u64, "chunk"),
             bytes(unc),
             bytes(comp),
             min * 100.0,
@@ -330,12 +373,12 @@ fn chunk_lines(out: &mut Vec<Line>, report: &HealthReport, w: usize) {
             out,
             w,
             &format!(
-                "    least compressed: chunk {} of bag #{} at byte {}: {:.0}% ({} messages)",
+                "    least compressed: chunk {} of bag #{} at byte {}: {:.0}% ({})",
                 c.chunk,
                 c.bag + 1,
                 c.pos,
                 c.ratio() * 100.0,
-                c.messages
+                crate::wording::count(u64::from(c.messages), "message")
             ),
             (Kind::Dim, 6),
         );
@@ -398,6 +441,7 @@ mod tests {
             bags: &[],
             rows: &[],
             unopened: &[],
+            session: &SessionLog::default(),
         };
         let built = build(&r, &cx);
         let mut v = HealthView {

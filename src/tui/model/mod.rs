@@ -26,6 +26,7 @@ pub mod publish_plan;
 pub mod scan;
 pub mod scroll;
 pub mod search;
+pub mod session_log;
 pub mod text_view;
 pub mod thumbs;
 pub mod timefmt;

@@ -71,7 +71,7 @@ impl TimeFormat {
 /// `+12.345` seconds since `start` (negative before it).
 pub fn offset(t: RosTime, start: RosTime, decimals: usize) -> String {
     let d = t.nanos_since(start) as f64 / 1e9;
-    format!("{d:+.decimals$}")
+    crate::wording::signed(d, decimals)
 }
 
 /// Whole seconds `secs` formatted with `fmt` in local time or UTC (the number itself when out
@@ -106,7 +106,7 @@ fn short_date(t: RosTime, local: bool) -> String {
 pub fn span(nanos: i128) -> String {
     let s = nanos as f64 / 1e9;
     if s.abs() < 1.0 {
-        format!("{:.0} ms", s * 1e3)
+        format!("{} ms", crate::wording::fixed(s * 1e3, 0))
     } else if s.abs() < 60.0 {
         format!("{s:.1} s")
     } else if s.abs() < 3600.0 {
@@ -123,6 +123,14 @@ pub fn span(nanos: i128) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_that_rounds_to_the_start_is_plus_zero() {
+        let start = RosTime::new(100, 0);
+        assert_eq!(offset(RosTime::new(99, 990_000_000), start, 1), "+0.0");
+        assert_eq!(offset(RosTime::new(99, 900_000_000), start, 1), "-0.1");
+        assert_eq!(span(-400_000), "0 ms");
+    }
 
     #[test]
     fn formats_each_mode() {

@@ -185,7 +185,9 @@ impl App {
         match input {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
                 let context = match self.overlays.mode {
-                    Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find => Context::Prompt,
+                    Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find | Mode::ExportDir => {
+                        Context::Prompt
+                    }
                     Mode::Log => Context::Log,
                     Mode::ConfirmPublish => Context::Confirm,
                     _ => Context::Global,
@@ -207,7 +209,7 @@ impl App {
             Event::Paste(text)
                 if matches!(
                     self.overlays.mode,
-                    Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find
+                    Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find | Mode::ExportDir
                 ) =>
             {
                 for c in text.chars().filter(|c| !c.is_control()) {

@@ -13,6 +13,7 @@ use crate::printable::escape_line;
 use crate::tui::model::publish_plan::PublishPlan;
 use crate::tui::text::{fit, pad, pad_left};
 use crate::tui::theme::Theme;
+use crate::wording::count;
 
 /// Draws the question over the middle of `area` (nothing when no plan is pending).
 pub fn draw(frame: &mut Frame<'_>, plan: Option<&PublishPlan>, ctx: &DrawCtx<'_>, area: Rect) {
@@ -64,9 +65,9 @@ fn lines(
     let mut head = vec![
         Line::raw(fit(
             &format!(
-                "{approx}{} messages on {} topics · {scope}",
-                plan.messages(),
-                plan.topics.len()
+                "{approx}{} on {} · {scope}",
+                count(plan.messages(), "message"),
+                count(plan.topics.len() as u64, "topic")
             ),
             w,
         )),

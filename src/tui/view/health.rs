@@ -27,7 +27,8 @@ pub fn draw(
             .collect()
     });
     let rows = (area.height.saturating_sub(2) as usize).saturating_sub(banner.len());
-    let body: Vec<Line> = if view.report.is_none() {
+    // Before the report: how far it is, then the session's messages (the lines so far).
+    let progress: Vec<Line> = if view.report.is_none() {
         vec![Line::styled(
             fit(
                 &format!("reading the index… {:.0}%", view.progress * 100.0),
@@ -36,25 +37,27 @@ pub fn draw(
             theme.dim(),
         )]
     } else {
-        (view.scroll..view.lines.len())
-            .take(rows)
-            .filter_map(|i| Some((i, view.line(i, w)?)))
-            .map(|(i, (text, kind))| {
-                let style = match kind {
-                    Kind::Bad => theme.warning(),
-                    Kind::Header => theme.header(),
-                    Kind::Plain => ratatui::style::Style::new(),
-                    Kind::Dim => theme.dim(),
-                };
-                if i == view.selected {
-                    Line::styled(pad(&text, w), style.patch(theme.selected(true)))
-                } else {
-                    Line::styled(fit(&text, w), style)
-                }
-            })
-            .collect()
+        Vec::new()
     };
-    let lines: Vec<Line> = banner.into_iter().chain(body).collect();
+    let rows = rows.saturating_sub(progress.len());
+    let body: Vec<Line> = (view.scroll..view.lines.len())
+        .take(rows)
+        .filter_map(|i| Some((i, view.line(i, w)?)))
+        .map(|(i, (text, kind))| {
+            let style = match kind {
+                Kind::Bad => theme.warning(),
+                Kind::Header => theme.header(),
+                Kind::Plain => ratatui::style::Style::new(),
+                Kind::Dim => theme.dim(),
+            };
+            if i == view.selected {
+                Line::styled(pad(&text, w), style.patch(theme.selected(true)))
+            } else {
+                Line::styled(fit(&text, w), style)
+            }
+        })
+        .collect();
+    let lines: Vec<Line> = banner.into_iter().chain(progress).chain(body).collect();
     let position = if view.lines.is_empty() {
         String::new()
     } else {

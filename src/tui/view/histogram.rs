@@ -124,7 +124,10 @@ fn title(tl: &TimelineView, topics: &TopicList, ctx: &DrawCtx<'_>) -> String {
     let (v0, v1) = tl.timeline.view();
     let zoom = end.nanos_since(start) as f64 / v1.nanos_since(v0).max(1) as f64;
     let mut title = super::axis::started(tl, ctx.play);
-    let _ = write!(title, "Timeline · {scope} · {:.0} msgs in view", h.total());
+    // Rounded as before (an estimate spreads a chunk's messages over bins in fractions).
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let shown = crate::wording::count(h.total().round().max(0.0) as u64, "msg");
+    let _ = write!(title, "Timeline · {scope} · {shown} in view");
     if !h.exact {
         title.push_str(" (est.)");
     }

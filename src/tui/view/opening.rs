@@ -20,7 +20,10 @@ pub fn draw(frame: &mut Frame<'_>, opening: &Opening, elapsed: Duration, theme: 
     let mut text: Vec<(String, bool)> = Vec::new();
     if let Some(c) = opening.preparing {
         text.push((
-            format!("preparing the topics of {c} connections… {secs:.1} s"),
+            format!(
+                "preparing the topics of {}… {secs:.1} s",
+                crate::wording::count(c as u64, "connection")
+            ),
             false,
         ));
     } else {

@@ -31,6 +31,8 @@ pub enum Mode {
     Find,
     /// The question before `p` publishes ([`Overlays::publish_plan`]).
     ConfirmPublish,
+    /// Typing the directory `E` writes to (the default one cannot be written).
+    ExportDir,
 }
 
 /// The overlays' state.

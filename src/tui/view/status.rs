@@ -1,5 +1,6 @@
 //! The status bar: file(s), version, size, time at the cursor, the ROS publishing state,
-//! warnings and messages.
+//! warnings and messages (an error with the count of the others not yet dismissed); or the
+//! prompt for the directory `E` writes to.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,6 +11,7 @@ use super::ctx::DrawCtx;
 use crate::time::RosTime;
 use crate::tui::jobs::publish::Publishing;
 use crate::tui::text::{bytes, fit, width};
+use crate::tui::view::overlays::Mode;
 
 /// A short message in the status bar.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,6 +20,8 @@ pub struct Flash {
     pub text: String,
     /// Shown as an error.
     pub error: bool,
+    /// Errors before this one not yet dismissed (`!` lists them all).
+    pub more: usize,
 }
 
 /// Cells of the file name and cursor time kept beside the ROS state.
@@ -53,6 +57,20 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
         return;
     }
     let w = area.width as usize;
+    // `E` asks where to write: the prompt takes the bar, then why it asks.
+    if ctx.mode == Mode::ExportDir {
+        let why = parts
+            .flash
+            .map(|f| format!("  ({})", f.text))
+            .unwrap_or_default();
+        let typed = crate::printable::escape_line(ctx.prompt);
+        let line = fit(&format!(" E writes to: {typed}█{why}"), w);
+        frame.render_widget(
+            Paragraph::new(Line::styled(line, theme.matched())).style(theme.status()),
+            area,
+        );
+        return;
+    }
     let bags = ctx.catalog.bags();
     let files = match bags {
         [one] => {
@@ -122,6 +140,12 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
     };
     let warnings = losses + warnings;
     let right = match (parts.flash, warnings) {
+        // Earlier errors not dismissed: counted after the latest, which is cut first.
+        (Some(f), _) if f.more > 0 => {
+            let more = format!(" · +{} more, ! lists", f.more);
+            let room = w.saturating_sub(MIN_LEFT + 3 + width(&more));
+            format!("{}{more}", fit(&f.text, room.max(MIN_RIGHT)))
+        }
         (Some(f), _) => f.text.clone(),
         (None, 0) => "? help".to_string(),
         (None, _) => format!("{problems} · ! health"),

@@ -77,12 +77,19 @@ pub fn write(catalog: &Catalog, request: ExportRequest) -> Reply {
             let skipped = if done.skipped.is_empty() {
                 String::new()
             } else {
-                format!(" ({} unreadable messages skipped)", lost.get())
+                format!(
+                    " ({} skipped)",
+                    crate::wording::count_of(
+                        lost.get(),
+                        "unreadable message",
+                        "unreadable messages"
+                    )
+                )
             };
             format!(
-                "wrote {}: {} messages{skipped}",
+                "wrote {}: {}{skipped}",
                 path.display(),
-                done.summary.messages
+                crate::wording::count(done.summary.messages, "message")
             )
         })
         .map_err(|e| e.to_string());
