@@ -14,18 +14,11 @@ use super::error::{ExprError, ExprErrorKind};
 use super::lexer::CmpOp;
 use super::parser::{Ast, Func};
 use super::shared::{ExactNeedle, FoldedNeedle, Shared};
+use super::num::Num;
 use super::value::Value;
 use crate::msg::path::{Leaf, ParsedPath, ResolvedPath, Segment, Step};
 use crate::msg::{ConstValue, Elem, MsgType, Primitive};
 
-/// A number: integers exactly (Python's `int`), floats as `f64`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Num {
-    /// An integer.
-    Int(i128),
-    /// A float.
-    Float(f64),
-}
 
 /// A field path, maybe inside `len()` or `abs()`, in the forms that test every element.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,8 @@
 //! `sqrt`, `atan2`, `yaw`/`roll`/`pitch`, `len`, `diff`, `rate`) into a [`Value`], checked
 //! against the message type with errors pointing at the column.
 
-use super::compile::{Compiler, Num, Operand, describe, is_integer, message_at, parse_number};
+use super::compile::{Compiler, Operand, describe, is_integer, message_at, parse_number};
+use super::num::Num;
 use super::error::{ExprError, ExprErrorKind};
 use super::lexer::ArithOp;
 use super::parser::{Ast, Func};
