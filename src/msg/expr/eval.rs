@@ -51,12 +51,20 @@ impl Node {
     pub(super) fn eval<S: Truths>(&self, src: &S, mut step: Option<&mut Step<'_>>) -> bool {
         match self {
             Node::Const(b) => *b,
-            Node::Or(items) if step.is_some() => items
-                .iter()
-                .fold(false, |any, n| n.eval(src, step.as_deref_mut()) || any),
-            Node::And(items) if step.is_some() => items
-                .iter()
-                .fold(true, |all, n| n.eval(src, step.as_deref_mut()) && all),
+            Node::Or(items) if step.is_some() => {
+                let mut any = false;
+                for n in items {
+                    any |= n.eval(src, step.as_deref_mut());
+                }
+                any
+            }
+            Node::And(items) if step.is_some() => {
+                let mut all = true;
+                for n in items {
+                    all &= n.eval(src, step.as_deref_mut());
+                }
+                all
+            }
             Node::Or(items) => items.iter().any(|n| n.eval(src, None)),
             Node::And(items) => items.iter().all(|n| n.eval(src, None)),
             Node::Not(inner) => !inner.eval(src, step),
@@ -78,7 +86,9 @@ impl Node {
         match self {
             Node::Const(_) => {}
             Node::Or(items) | Node::And(items) => {
-                items.iter().for_each(|n| n.gather(msg, slots));
+                for n in items {
+                    n.gather(msg, slots);
+                }
             }
             Node::Not(inner) => inner.gather(msg, slots),
             Node::Leaf { cond, slot } => {

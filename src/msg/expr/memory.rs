@@ -50,4 +50,3 @@ impl Memory {
         self.previous_ns = Some(time_ns);
     }
 }
-

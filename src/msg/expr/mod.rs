@@ -43,11 +43,11 @@ mod tests;
 mod tests_compute;
 mod value;
 
-pub use memory::Memory;
-pub use num::Num;
 pub use compute::FUNCTIONS;
 pub use error::{ExprError, ExprErrorKind};
 pub use lexer::{ArithOp, CmpOp, MAX_EXPR_LEN};
+pub use memory::Memory;
+pub use num::Num;
 pub use parser::Func;
 pub use quantity::Quantity;
 

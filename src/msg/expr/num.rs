@@ -93,4 +93,3 @@ pub(super) fn cmp_num(a: Num, op: CmpOp, b: Num) -> bool {
         (CmpOp::Ge, Some(o)) => o.is_ge(),
     }
 }
-

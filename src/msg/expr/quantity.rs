@@ -107,8 +107,7 @@ impl Quantity {
     /// `time_ns`, given the topic's `memory` (updated to remember this message). `None`
     /// when there is no value (a field without value, the first message for `diff`).
     pub fn finish(&self, gathered: &[f64], time_ns: i64, memory: &mut Memory) -> Option<f64> {
-        self.finish_num(gathered, time_ns, memory)
-            .map(as_f64)
+        self.finish_num(gathered, time_ns, memory).map(as_f64)
     }
 
     /// [`Quantity::finish`] keeping integers exact.
@@ -118,8 +117,7 @@ impl Quantity {
 
     /// Both stages for one message, for readers that walk the topic in time order.
     pub fn eval(&self, msg: MessageRef<'_>, time_ns: i64, memory: &mut Memory) -> Option<f64> {
-        self.eval_num(msg, time_ns, memory)
-            .map(as_f64)
+        self.eval_num(msg, time_ns, memory).map(as_f64)
     }
 
     /// [`Quantity::eval`] keeping integers exact.

@@ -75,6 +75,7 @@ const TF_EPS: f64 = f64::EPSILON * 4.0;
 /// The angle `axis` (radians) of quaternion (x, y, z, w), as
 /// `tf.transformations.euler_from_quaternion(q, 'sxyz')` computes it: the rotation matrix of
 /// the normalised quaternion, then the angles read off it, operation for operation.
+#[allow(clippy::many_single_char_names, reason = "tf's names")]
 pub(super) fn euler(axis: Axis, q: [f64; 4]) -> f64 {
     let [x, y, z, w] = q;
     let nq = x * x + y * y + z * z + w * w;
