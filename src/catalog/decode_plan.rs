@@ -54,7 +54,9 @@ impl DecodePlan {
         crate::msg::decode(&self.schema, payload)
     }
 
-    /// Decodes `payload` (once) and tests the expression on it.
+    /// Decodes `payload` (once) and tests the expression on it, as on a topic's first
+    /// message: an expression with `diff()`/`rate()` ([`Filter::is_stateful`]) needs the
+    /// topic's previous message, so its readers decode and call [`Filter::eval`] in order.
     pub fn keep<'d>(&'d self, payload: &'d [u8]) -> Kept<'d> {
         match self.decode(payload) {
             Ok(d) if self.filter.as_ref().is_none_or(|f| f.matches(d.root())) => Kept::Yes(d),

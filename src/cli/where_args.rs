@@ -136,20 +136,17 @@ impl Where {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let memory = memories.get_mut(topic)?;
-        match plan.decode(data) {
-            Ok(decoded) => {
-                let ns = i64::try_from(time.as_nanos()).unwrap_or(i64::MAX);
-                let kept = plan
-                    .filter()
-                    .is_some_and(|f| f.eval(decoded.root(), ns, memory));
-                kept.then_some(decoded)
-            }
-            Err(_) => {
-                // Its values are unknown: the next message has no previous one to compare.
-                memory.clear();
-                self.count_undecodable();
-                None
-            }
+        if let Ok(decoded) = plan.decode(data) {
+            let ns = i64::try_from(time.as_nanos()).unwrap_or(i64::MAX);
+            let kept = plan
+                .filter()
+                .is_some_and(|f| f.eval(decoded.root(), ns, memory));
+            kept.then_some(decoded)
+        } else {
+            // Its values are unknown: the next message has no previous one to compare.
+            memory.clear();
+            self.count_undecodable();
+            None
         }
     }
 

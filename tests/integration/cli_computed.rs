@@ -138,8 +138,14 @@ const COLUMNS: &[Case] = &[
         &[
             ("norm(twist.twist.linear)", "norm(m.twist.twist.linear)"),
             ("yaw(pose.pose.orientation)", "yaw(m.pose.pose.orientation)"),
-            ("roll(pose.pose.orientation)", "roll(m.pose.pose.orientation)"),
-            ("pitch(pose.pose.orientation)", "pitch(m.pose.pose.orientation)"),
+            (
+                "roll(pose.pose.orientation)",
+                "roll(m.pose.pose.orientation)",
+            ),
+            (
+                "pitch(pose.pose.orientation)",
+                "pitch(m.pose.pose.orientation)",
+            ),
             ("diff(header.seq)", "m.header.seq - P.header.seq"),
             (
                 "rate(pose.pose.position.x)",
@@ -178,7 +184,10 @@ const COLUMNS: &[Case] = &[
         &[
             ("yaw(pose.orientation)", "yaw(m.pose.orientation)"),
             ("norm(pose.position)", "norm(m.pose.position)"),
-            ("diff(yaw(pose.orientation))", "yaw(m.pose.orientation) - yaw(P.pose.orientation)"),
+            (
+                "diff(yaw(pose.orientation))",
+                "yaw(m.pose.orientation) - yaw(P.pose.orientation)",
+            ),
         ],
     ),
     (
@@ -196,7 +205,10 @@ const COLUMNS: &[Case] = &[
         &[
             ("norm(x, y)", "math.sqrt(m.x * m.x + m.y * m.y)"),
             ("rate(theta)", "(m.theta - P.theta) / dt"),
-            ("x / (y - 5.544444561004639)", "m.x / (m.y - 5.544444561004639)"),
+            (
+                "x / (y - 5.544444561004639)",
+                "m.x / (m.y - 5.544444561004639)",
+            ),
         ],
     ),
 ];
@@ -317,10 +329,7 @@ fn intervals_equal_the_runs_python_finds() {
         assert!(!want.is_empty(), "{name} {topic} {ours}: some stretch");
         let stretches = want.lines().count();
         let s = if stretches == 1 { "" } else { "es" };
-        assert!(
-            err.contains(&format!("{stretches} stretch{s}, ")),
-            "{err}"
-        );
+        assert!(err.contains(&format!("{stretches} stretch{s}, ")), "{err}");
     }
 }
 
@@ -330,28 +339,62 @@ fn columns_and_intervals_say_what_is_wrong() {
     let path = bag.to_string_lossy();
     for (args, want) in [
         (
-            vec!["export", &path, "-t", "/odom", "--format", "csv", "--column", "a=nrm(twist.twist.linear)"],
+            vec![
+                "export",
+                &path,
+                "-t",
+                "/odom",
+                "--format",
+                "csv",
+                "--column",
+                "a=nrm(twist.twist.linear)",
+            ],
             "unknown function 'nrm'",
         ),
         (
-            vec!["export", &path, "-t", "/odom", "--format", "csv", "--column", "a=1", "--column", "a=2"],
+            vec![
+                "export", &path, "-t", "/odom", "--format", "csv", "--column", "a=1", "--column",
+                "a=2",
+            ],
             "already a column named 'a'",
         ),
         (
-            vec!["export", &path, "-t", "/odom", "--format", "csv", "--column", "=1"],
+            vec![
+                "export", &path, "-t", "/odom", "--format", "csv", "--column", "=1",
+            ],
             "needs a name",
         ),
         (
-            vec!["export", &path, "-t", "/odom", "--format", "mcap", "-o", "x.mcap", "--column", "a=1"],
+            vec![
+                "export", &path, "-t", "/odom", "--format", "mcap", "-o", "x.mcap", "--column",
+                "a=1",
+            ],
             "--format csv or jsonl",
         ),
         (
-            vec!["export", &path, "-t", "/odom", "--format", "csv", "--column", "a=yaw(pose.pose.position)"],
+            vec![
+                "export",
+                &path,
+                "-t",
+                "/odom",
+                "--format",
+                "csv",
+                "--column",
+                "a=yaw(pose.pose.position)",
+            ],
             "no numeric field 'w'",
         ),
         (vec!["echo", &path, "-t", "/odom", "--intervals"], "--where"),
         (
-            vec!["echo", &path, "-t", "/odom", "--where", "transforms[*].x * 2 > 1", "--intervals"],
+            vec![
+                "echo",
+                &path,
+                "-t",
+                "/odom",
+                "--where",
+                "transforms[*].x * 2 > 1",
+                "--intervals",
+            ],
             "has no field",
         ),
     ] {
@@ -362,12 +405,25 @@ fn columns_and_intervals_say_what_is_wrong() {
     }
     // jsonl takes --column; no value is null.
     let (out, err, code) = run_bagscope(&[
-        "export", &path, "-t", "/odom", "--format", "jsonl", "--column", "d=diff(header.seq)",
+        "export",
+        &path,
+        "-t",
+        "/odom",
+        "--format",
+        "jsonl",
+        "--column",
+        "d=diff(header.seq)",
     ]);
     assert_eq!(code, 0, "{err}");
     let first = out.lines().next().unwrap();
     assert!(first.ends_with(r#""values":{"d":null}}"#), "{first}");
-    assert!(out.lines().nth(1).unwrap().ends_with(r#""values":{"d":1}}"#), "{out}");
+    assert!(
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(r#""values":{"d":1}}"#),
+        "{out}"
+    );
     // A topic without its leading '/' (the bag has /odom), with a field.
     let (out, err, code) = run_bagscope(&["echo", &path, "odom/header/seq", "-n", "2"]);
     assert_eq!(code, 0, "{err}");

@@ -235,10 +235,38 @@ mod tests {
         assert_eq!(
             runs.finish(),
             vec![
-                ("/a".into(), Stretch { start: t(1), end: t(3), count: 2 }),
-                ("/b".into(), Stretch { start: t(2), end: t(2), count: 1 }),
-                ("/a".into(), Stretch { start: t(6), end: t(6), count: 1 }),
-                ("/b".into(), Stretch { start: t(7), end: t(7), count: 1 }),
+                (
+                    "/a".into(),
+                    Stretch {
+                        start: t(1),
+                        end: t(3),
+                        count: 2
+                    }
+                ),
+                (
+                    "/b".into(),
+                    Stretch {
+                        start: t(2),
+                        end: t(2),
+                        count: 1
+                    }
+                ),
+                (
+                    "/a".into(),
+                    Stretch {
+                        start: t(6),
+                        end: t(6),
+                        count: 1
+                    }
+                ),
+                (
+                    "/b".into(),
+                    Stretch {
+                        start: t(7),
+                        end: t(7),
+                        count: 1
+                    }
+                ),
             ]
         );
         let mut runs = Runs::default();
@@ -246,6 +274,9 @@ mod tests {
         runs.break_all();
         runs.message("/a", t(2), true);
         assert_eq!(runs.finish().len(), 2);
-        assert_eq!(time_text(t(1_700_000_000_000_000_042)), "1700000000.000000042");
+        assert_eq!(
+            time_text(t(1_700_000_000_000_000_042)),
+            "1700000000.000000042"
+        );
     }
 }

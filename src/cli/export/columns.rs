@@ -40,11 +40,15 @@ pub fn parse(values: &[String]) -> Result<Vec<Column>, String> {
     let mut out: Vec<Column> = Vec::new();
     for v in values {
         let Some((name, text)) = v.split_once('=') else {
-            return Err(format!("--column '{v}': expected NAME=EXPR (e.g. speed='norm(twist.twist.linear)')"));
+            return Err(format!(
+                "--column '{v}': expected NAME=EXPR (e.g. speed='norm(twist.twist.linear)')"
+            ));
         };
         let name = name.trim();
         if name.is_empty() {
-            return Err(format!("--column '{v}': the column needs a name before '='"));
+            return Err(format!(
+                "--column '{v}': the column needs a name before '='"
+            ));
         }
         if name.chars().any(|c| c == ',' || c == '"' || c.is_control()) || name == "%time" {
             return Err(format!(
@@ -52,10 +56,16 @@ pub fn parse(values: &[String]) -> Result<Vec<Column>, String> {
             ));
         }
         if out.iter().any(|c| c.name == name) {
-            return Err(format!("--column '{v}': there is already a column named '{name}'"));
+            return Err(format!(
+                "--column '{v}': there is already a column named '{name}'"
+            ));
         }
         let expr = Expr::parse(text.trim()).map_err(|e| {
-            format!("--column {name}: {}\n  {}", e.message(), e.pointer().replace('\n', "\n  "))
+            format!(
+                "--column {name}: {}\n  {}",
+                e.message(),
+                e.pointer().replace('\n', "\n  ")
+            )
         })?;
         out.push(Column {
             name: name.to_string(),
@@ -191,15 +201,14 @@ pub(super) fn run(
         {
             continue;
         }
-        match format {
-            ExportFormat::Csv => {
-                let _ = write!(line, "{}", time.as_nanos());
-                for v in &values {
-                    line.push(',');
-                    write_csv(&mut line, *v);
-                }
+        if format == ExportFormat::Csv {
+            let _ = write!(line, "{}", time.as_nanos());
+            for v in &values {
+                line.push(',');
+                write_csv(&mut line, *v);
             }
-            _ => {
+        } else {
+            {
                 line.push_str("{\"topic\":");
                 let _ = json::write_str(&mut line, &conn.topic);
                 let _ = write!(

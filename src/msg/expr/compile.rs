@@ -12,20 +12,12 @@ use regex::bytes::Regex;
 
 use super::error::{ExprError, ExprErrorKind};
 use super::lexer::CmpOp;
+use super::num::Num;
 use super::parser::{Ast, Func};
 use super::shared::{ExactNeedle, FoldedNeedle, Shared};
 use super::value::Value;
 use crate::msg::path::{Leaf, ParsedPath, ResolvedPath, Segment, Step};
 use crate::msg::{ConstValue, Elem, MsgType, Primitive};
-
-/// A number: integers exactly (Python's `int`), floats as `f64`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Num {
-    /// An integer.
-    Int(i128),
-    /// A float.
-    Float(f64),
-}
 
 /// A field path, maybe inside `len()` or `abs()`, in the forms that test every element.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,9 +46,16 @@ pub(super) enum Node {
     And(Vec<Node>),
     Not(Box<Node>),
     /// A test of a field, evaluated on the message; `slot`: where its truth is gathered.
-    Leaf { cond: Cond, slot: usize },
+    Leaf {
+        cond: Cond,
+        slot: usize,
+    },
     /// A comparison of computed values.
-    Cmp { lhs: Value, op: CmpOp, rhs: Value },
+    Cmp {
+        lhs: Value,
+        op: CmpOp,
+        rhs: Value,
+    },
     /// A computed value used as a condition: true when non-zero.
     NonZero(Value),
 }
@@ -157,7 +156,9 @@ impl Compiler<'_> {
             ),
             Ast::Not(inner, _) => Node::Not(Box::new(self.node(inner)?)),
             Ast::Str(s, _) => self.leaf(Cond::AnyText(self.shared.folded(s))),
-            Ast::In { needle, operand, .. } => {
+            Ast::In {
+                needle, operand, ..
+            } => {
                 let Some(operand) = legacy_operand(operand) else {
                     return Err(self.mismatch(
                         operand.start(),
@@ -223,10 +224,7 @@ impl Compiler<'_> {
         if matches!(op, CmpOp::Like | CmpOp::Regex) {
             return Err(self.mismatch(
                 op_column,
-                format!(
-                    "'{}' compares a string field with a \"string\"",
-                    op.text()
-                ),
+                format!("'{}' compares a string field with a \"string\"", op.text()),
             ));
         }
         let (lhs, _) = self.value(lhs)?;

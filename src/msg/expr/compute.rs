@@ -2,9 +2,10 @@
 //! `sqrt`, `atan2`, `yaw`/`roll`/`pitch`, `len`, `diff`, `rate`) into a [`Value`], checked
 //! against the message type with errors pointing at the column.
 
-use super::compile::{Compiler, Num, Operand, describe, is_integer, message_at, parse_number};
+use super::compile::{Compiler, Operand, describe, is_integer, message_at, parse_number};
 use super::error::{ExprError, ExprErrorKind};
 use super::lexer::ArithOp;
+use super::num::Num;
 use super::parser::{Ast, Func};
 use super::value::{Axis, Field, Value};
 use crate::msg::MsgType;
@@ -55,10 +56,9 @@ impl Compiler<'_> {
             }
             Ast::Call { name, column, args } => self.call(name, *column, args)?,
             Ast::Or(_) | Ast::And(_) | Ast::Not(..) | Ast::Compare { .. } | Ast::In { .. } => {
-                return Err(self.mismatch(
-                    ast.start(),
-                    "a condition where a number is expected".into(),
-                ));
+                return Err(
+                    self.mismatch(ast.start(), "a condition where a number is expected".into())
+                );
             }
         })
     }
@@ -160,11 +160,15 @@ impl Compiler<'_> {
         }
         let leaf = path.leaf();
         match (len, leaf) {
-            (false, Leaf::Number | Leaf::Bool | Leaf::Time) | (true, Leaf::Array | Leaf::String) => {}
+            (false, Leaf::Number | Leaf::Bool | Leaf::Time)
+            | (true, Leaf::Array | Leaf::String) => {}
             (true, _) => {
                 return Err(self.mismatch(
                     column,
-                    format!("len() takes an array or a string; {text} is {}", describe(leaf)),
+                    format!(
+                        "len() takes an array or a string; {text} is {}",
+                        describe(leaf)
+                    ),
                 ));
             }
             (false, Leaf::String) => {
@@ -265,10 +269,10 @@ impl Compiler<'_> {
                     ));
                 };
                 let q = self.components(name, w, *c, &["x", "y", "z", "w"], 4)?;
-                let [x, y, z, w] = <[Field; 4]>::try_from(q).map_err(|_| {
+                let [qx, qy, qz, qw] = <[Field; 4]>::try_from(q).map_err(|_| {
                     self.mismatch(*c, format!("{name}() takes a quaternion (x, y, z, w)"))
                 })?;
-                (Value::Euler(axis, Box::new([x, y, z, w])), false)
+                (Value::Euler(axis, Box::new([qx, qy, qz, qw])), false)
             }
             "diff" | "rate" => {
                 let (inner, int) = one("one number")?;

@@ -2,10 +2,10 @@
 //! it: values are read in place from the payload (strings compared as bytes where they lie),
 //! nothing is allocated.
 
-use super::compile::{Cond, Node, Num, cmp_bytes};
-use super::lexer::CmpOp;
+use super::compile::{Cond, Node, cmp_bytes};
+use super::num::{Num, cmp_num, decode};
 use super::parser::Func;
-use super::value::{Field, Source, Step, as_f64, decode};
+use super::value::{Field, Source, Step};
 use crate::msg::{MessageRef, ValueRef};
 
 /// Leaf numbers read straight from a decoded message.
@@ -51,12 +51,20 @@ impl Node {
     pub(super) fn eval<S: Truths>(&self, src: &S, mut step: Option<&mut Step<'_>>) -> bool {
         match self {
             Node::Const(b) => *b,
-            Node::Or(items) if step.is_some() => items
-                .iter()
-                .fold(false, |any, n| n.eval(src, step.as_deref_mut()) || any),
-            Node::And(items) if step.is_some() => items
-                .iter()
-                .fold(true, |all, n| n.eval(src, step.as_deref_mut()) && all),
+            Node::Or(items) if step.is_some() => {
+                let mut any = false;
+                for n in items {
+                    any |= n.eval(src, step.as_deref_mut());
+                }
+                any
+            }
+            Node::And(items) if step.is_some() => {
+                let mut all = true;
+                for n in items {
+                    all &= n.eval(src, step.as_deref_mut());
+                }
+                all
+            }
             Node::Or(items) => items.iter().any(|n| n.eval(src, None)),
             Node::And(items) => items.iter().all(|n| n.eval(src, None)),
             Node::Not(inner) => !inner.eval(src, step),
@@ -78,7 +86,9 @@ impl Node {
         match self {
             Node::Const(_) => {}
             Node::Or(items) | Node::And(items) => {
-                items.iter().for_each(|n| n.gather(msg, slots));
+                for n in items {
+                    n.gather(msg, slots);
+                }
             }
             Node::Not(inner) => inner.gather(msg, slots),
             Node::Leaf { cond, slot } => {
@@ -170,24 +180,6 @@ fn number(v: &ValueRef<'_>, func: Func) -> Option<Num> {
         (Func::Abs, Num::Float(f)) => Num::Float(f.abs()),
         _ => x,
     })
-}
-
-/// `a op b`: integers exactly, otherwise as floats (NaN compares unequal to everything).
-pub(super) fn cmp_num(a: Num, op: CmpOp, b: Num) -> bool {
-    let ord = match (a, b) {
-        (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
-        _ => as_f64(a).partial_cmp(&as_f64(b)),
-    };
-    match (op, ord) {
-        (CmpOp::Ne, None) => true,
-        (_, None) | (CmpOp::Like | CmpOp::Regex, Some(_)) => false,
-        (CmpOp::Eq, Some(o)) => o.is_eq(),
-        (CmpOp::Ne, Some(o)) => o.is_ne(),
-        (CmpOp::Lt, Some(o)) => o.is_lt(),
-        (CmpOp::Le, Some(o)) => o.is_le(),
-        (CmpOp::Gt, Some(o)) => o.is_gt(),
-        (CmpOp::Ge, Some(o)) => o.is_ge(),
-    }
 }
 
 /// True when `f` holds for some string inside `v` (fields of messages, elements of arrays).

@@ -177,7 +177,8 @@ pub(super) fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
                 out.push((Tok::Arith(ArithOp::Div), column));
                 i += 1;
             }
-            c if c.is_ascii_digit() || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) =>
+            c if c.is_ascii_digit()
+                || (c == '.' && at(i + 1).is_some_and(|d| d.is_ascii_digit())) =>
             {
                 let start = i;
                 i += 1;

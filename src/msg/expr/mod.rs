@@ -13,12 +13,17 @@
 //!   case-sensitive substring test);
 //! - `and`, `or`, `not`, parentheses; a bare `"text"` searches every string field;
 //! - a path alone is true when its value is non-zero / non-empty; `topic` (when the type has
-//!   no such field) is the topic's name.
+//!   no such field) is the topic's name;
+//! - computations wherever a field goes (either side of a comparison): `+ - * /`, unary
+//!   minus, `norm(v)` / `norm(a, b…)`, `abs`, `sqrt`, `atan2(y, x)`, `yaw`/`roll`/`pitch` of a
+//!   quaternion (as `tf.transformations`), `diff(x)` and `rate(x)` against the topic's
+//!   previous message ([`Quantity`], two-stage evaluation with a [`Memory`] per topic).
 //!
 //! [`Expr::parse`] checks the syntax once; [`Expr::compile`] resolves it against a message
 //! type (unknown fields and constants, and operators that do not fit a field's type, are
 //! errors pointing at their column); [`Filter::matches`] evaluates it on decoded messages
-//! without allocating. The regular expressions and substring searchers of an expression are
+//! without allocating ([`Filter::eval`] with the topic's [`Memory`] when it uses `diff` or
+//! `rate`); [`Expr::compile_quantity`] compiles it as a number per message. The regular expressions and substring searchers of an expression are
 //! built once and shared by every filter compiled from it (one per connection searched), and
 //! substring tests take time linear in the string searched.
 
@@ -27,6 +32,8 @@ mod compute;
 mod error;
 mod eval;
 mod lexer;
+mod memory;
+mod num;
 mod parser;
 mod quantity;
 mod shared;
@@ -36,12 +43,13 @@ mod tests;
 mod tests_compute;
 mod value;
 
-pub use compile::Num;
 pub use compute::FUNCTIONS;
 pub use error::{ExprError, ExprErrorKind};
 pub use lexer::{ArithOp, CmpOp, MAX_EXPR_LEN};
+pub use memory::Memory;
+pub use num::Num;
 pub use parser::Func;
-pub use quantity::{Memory, Quantity};
+pub use quantity::Quantity;
 
 use std::sync::Arc;
 

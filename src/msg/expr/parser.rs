@@ -317,9 +317,11 @@ impl Parser<'_> {
             }
             Tok::Num(n) => Ok(Ast::Num(n, column)),
             Tok::Str(s) => Ok(Ast::Str(s, column)),
-            Tok::Word(w) if KEYWORDS.contains(&w.as_str()) => {
-                Err(self.expected(column, "a field, a value, \"text\", 'not' or '('", &Tok::Word(w)))
-            }
+            Tok::Word(w) if KEYWORDS.contains(&w.as_str()) => Err(self.expected(
+                column,
+                "a field, a value, \"text\", 'not' or '('",
+                &Tok::Word(w),
+            )),
             Tok::Word(w) => {
                 if *self.peek().0 != Tok::Open {
                     return Ok(Ast::Word(w, column));

@@ -18,60 +18,13 @@
 
 use std::cell::Cell;
 
-use super::compile::{Compiler, Num};
+use super::compile::Compiler;
 use super::eval::{Direct, Gathered};
+use super::memory::Memory;
+use super::num::{Num, as_f64, missing};
 use super::parser::Ast;
-use super::value::{Step, Value, missing};
+use super::value::{Step, Value};
 use super::{Expr, ExprError, Filter, MessageRef, MsgType};
-
-/// What `diff()` and `rate()` remember of a topic's previous message: one per topic (per
-/// stream of messages evaluated in receive-time order), starting empty.
-#[derive(Debug, Clone, Default)]
-pub struct Memory {
-    /// The value each `diff()`/`rate()` argument had at the previous message (gathered form).
-    previous: Vec<f64>,
-    /// The values at the message being evaluated (swapped into `previous` at its end).
-    current: Vec<f64>,
-    /// Its receive time, nanoseconds since the epoch.
-    previous_ns: Option<i64>,
-}
-
-impl Memory {
-    /// A memory of nothing: the next message is the topic's first.
-    pub fn new() -> Memory {
-        Memory::default()
-    }
-
-    /// Forgets the previous message (a new stream, a jump in time, a message lost).
-    pub fn clear(&mut self) {
-        self.previous.clear();
-        self.previous_ns = None;
-    }
-
-    /// The receive time of the message remembered, if any.
-    pub fn previous_ns(&self) -> Option<i64> {
-        self.previous_ns
-    }
-
-    /// Remembers `value` as argument `index`'s value at this message; its value at the
-    /// previous message, if there was one.
-    pub(super) fn swap_in(&mut self, index: usize, value: f64) -> Option<f64> {
-        if self.current.len() <= index {
-            self.current.resize(index + 1, missing());
-        }
-        if let Some(slot) = self.current.get_mut(index) {
-            *slot = value;
-        }
-        self.previous_ns?;
-        Some(self.previous.get(index).copied().unwrap_or_else(missing))
-    }
-
-    /// The message evaluated (received at `time_ns`) becomes the previous one.
-    fn commit(&mut self, time_ns: i64) {
-        std::mem::swap(&mut self.previous, &mut self.current);
-        self.previous_ns = Some(time_ns);
-    }
-}
 
 /// An expression compiled as a number per message of one type.
 #[derive(Debug, Clone)]
@@ -154,8 +107,7 @@ impl Quantity {
     /// `time_ns`, given the topic's `memory` (updated to remember this message). `None`
     /// when there is no value (a field without value, the first message for `diff`).
     pub fn finish(&self, gathered: &[f64], time_ns: i64, memory: &mut Memory) -> Option<f64> {
-        self.finish_num(gathered, time_ns, memory)
-            .map(super::value::as_f64)
+        self.finish_num(gathered, time_ns, memory).map(as_f64)
     }
 
     /// [`Quantity::finish`] keeping integers exact.
@@ -165,8 +117,7 @@ impl Quantity {
 
     /// Both stages for one message, for readers that walk the topic in time order.
     pub fn eval(&self, msg: MessageRef<'_>, time_ns: i64, memory: &mut Memory) -> Option<f64> {
-        self.eval_num(msg, time_ns, memory)
-            .map(super::value::as_f64)
+        self.eval_num(msg, time_ns, memory).map(as_f64)
     }
 
     /// [`Quantity::eval`] keeping integers exact.

@@ -13,7 +13,10 @@ fn schema(name: &str) -> Arc<Schema> {
 
 /// A `geometry_msgs/Pose`.
 fn pose(p: [f64; 3], q: [f64; 4]) -> Vec<u8> {
-    p.iter().chain(q.iter()).flat_map(|x| x.to_le_bytes()).collect()
+    p.iter()
+        .chain(q.iter())
+        .flat_map(|x| x.to_le_bytes())
+        .collect()
 }
 
 /// A `rosgraph_msgs/Log` with `level` and `line` (and `name`).
@@ -93,15 +96,30 @@ fn arithmetic_has_pythons_precedence_and_types() {
         (LOG, &l, "level + WARN", Num::Int(8)),
         (LOG, &l, "len(name) * 10", Num::Int(50)),
         (LOG, &l, "abs(3 - line)", Num::Int(39)),
-        (POSE, &p, "position.x + position.y * position.z", Num::Float(7.0)),
+        (
+            POSE,
+            &p,
+            "position.x + position.y * position.z",
+            Num::Float(7.0),
+        ),
         (POSE, &p, "position/y - 1", Num::Float(1.0)),
         (POSE, &p, "position.z/position.y", Num::Float(1.5)),
         (POSE, &p, "norm(position)", Num::Float(14f64.sqrt())),
-        (POSE, &p, "norm(position.x, position.y)", Num::Float(5f64.sqrt())),
+        (
+            POSE,
+            &p,
+            "norm(position.x, position.y)",
+            Num::Float(5f64.sqrt()),
+        ),
         (POSE, &p, "norm(3, 4)", Num::Float(5.0)),
         (POSE, &p, "sqrt(16)", Num::Float(4.0)),
         (POSE, &p, "abs(-position.z)", Num::Float(3.0)),
-        (POSE, &p, "atan2(position.y, position.x)", Num::Float(2f64.atan2(1.0))),
+        (
+            POSE,
+            &p,
+            "atan2(position.y, position.x)",
+            Num::Float(2f64.atan2(1.0)),
+        ),
         (POSE, &p, "norm(orientation)", Num::Float(1.0)),
     ] {
         assert_eq!(value(ty, payload, expr), Some(want), "{expr}");
@@ -130,6 +148,11 @@ fn arithmetic_has_pythons_precedence_and_types() {
 }
 
 #[test]
+#[allow(
+    clippy::unreadable_literal,
+    clippy::approx_constant,
+    reason = "the values as Python prints them"
+)]
 fn angles_equal_tf_transformations() {
     // tf.transformations.euler_from_quaternion(q) (roll, pitch, yaw), computed in Python.
     let cases: [([f64; 4], [f64; 3]); 7] = [
@@ -142,14 +165,21 @@ fn angles_equal_tf_transformations() {
             [0.0, 0.0, 0.479425538604203, 0.8775825618903728],
             [0.0, -0.0, 1.0],
         ),
-        ([0.5, 0.5, 0.5, 0.5], [1.5707963267948968, -0.0, 1.5707963267948968]),
+        (
+            [0.5, 0.5, 0.5, 0.5],
+            [1.5707963267948968, -0.0, 1.5707963267948968],
+        ),
         (
             [0.7071067811865476, 0.0, 0.7071067811865475, 0.0],
             [-3.141592653589793, -1.5707963267948966, 0.0],
         ),
         (
             [1e-9, -2e-9, 0.25, -0.968],
-            [-2.9373982015439347e-09, 3.3736058363781165e-09, -0.5054834578251596],
+            [
+                -2.9373982015439347e-09,
+                3.3736058363781165e-09,
+                -0.5054834578251596,
+            ],
         ),
         (
             [1.0, 2.0, 3.0, 4.0],
@@ -164,7 +194,10 @@ fn angles_equal_tf_transformations() {
                 panic!("{f}{q:?}: {got:?}")
             };
             let tolerance = 1e-15 * want.abs().max(1e-300);
-            assert!((got - want).abs() <= tolerance, "{f}{q:?}: {got:?} != {want:?}");
+            assert!(
+                (got - want).abs() <= tolerance,
+                "{f}{q:?}: {got:?} != {want:?}"
+            );
         }
     }
     // A zero quaternion is the identity, as in tf.
@@ -175,7 +208,12 @@ fn angles_equal_tf_transformations() {
 #[test]
 fn no_value_makes_comparisons_false() {
     let p = pose([1.0, 0.0, -4.0], [0.0, 0.0, 0.0, 1.0]);
-    for expr in ["1 / 0", "position.x / position.y", "sqrt(position.z)", "diff(position.x)"] {
+    for expr in [
+        "1 / 0",
+        "position.x / position.y",
+        "sqrt(position.z)",
+        "diff(position.x)",
+    ] {
         assert_eq!(value(POSE, &p, expr), None, "{expr}");
     }
     for (expr, want) in [
@@ -205,10 +243,7 @@ fn computation_errors_point_at_the_column() {
     assert!(e.kind.to_string().contains("given 1 argument"), "{e}");
     let e = error(LOG, "norm(header) > 1");
     assert_eq!(e.column, 6);
-    assert!(
-        e.kind.to_string().contains("no numeric field 'x'"),
-        "{e}"
-    );
+    assert!(e.kind.to_string().contains("no numeric field 'x'"), "{e}");
     let e = error(POSE, "yaw(position) > 1");
     assert_eq!(e.column, 5);
     assert!(e.kind.to_string().contains("quaternion"), "{e}");
@@ -230,7 +265,10 @@ fn computation_errors_point_at_the_column() {
     let e = error(POSE, "position.q + 1");
     assert_eq!(e.column, 10);
     let e = error(LOG, "diff(line, level) > 1");
-    assert!(e.kind.to_string().contains("diff() takes one number"), "{e}");
+    assert!(
+        e.kind.to_string().contains("diff() takes one number"),
+        "{e}"
+    );
     let e = error(LOG, "level * 2 >= WARNING");
     assert_eq!(e.column, 14);
     assert!(e.kind.to_string().contains("not a constant"), "{e}");
@@ -293,7 +331,10 @@ fn diff_and_rate_over_a_topic() {
     memories[0].clear();
     let m = log(4, 1);
     let m = decode(&schema, &m).unwrap();
-    assert_eq!(diff.eval_num(m.root(), 4_000_000_000, &mut memories[0]), None);
+    assert_eq!(
+        diff.eval_num(m.root(), 4_000_000_000, &mut memories[0]),
+        None
+    );
 }
 
 #[test]
@@ -308,7 +349,10 @@ fn gathering_in_any_order_then_finishing_in_order_equals_eval() {
         "not diff(line)",
     ];
     for text in filters {
-        let f = Expr::parse(text).unwrap().compile(schema.root(), "/t").unwrap();
+        let f = Expr::parse(text)
+            .unwrap()
+            .compile(schema.root(), "/t")
+            .unwrap();
         // Gathered last message first (as workers may), finished in order.
         let mut gathered = vec![Vec::new(); payloads.len()];
         for (i, p) in payloads.iter().enumerate().rev() {
@@ -323,7 +367,11 @@ fn gathering_in_any_order_then_finishing_in_order_equals_eval() {
             assert_eq!(f.finish(&gathered[i], *t, &mut b), direct, "{text} at {i}");
         }
     }
-    for text in ["rate(line) * 2 + diff(level)", "line - 1", "norm(line, diff(line))"] {
+    for text in [
+        "rate(line) * 2 + diff(level)",
+        "line - 1",
+        "norm(line, diff(line))",
+    ] {
         let q = quantity(LOG, text);
         let mut all = Vec::new();
         for p in payloads.iter().rev() {

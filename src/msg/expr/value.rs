@@ -8,9 +8,9 @@
 //! index past the end), a division by zero, `sqrt` of a negative number, and `diff`/`rate`
 //! of a topic's first message; it makes the whole computation valueless.
 
-use super::compile::Num;
 use super::lexer::ArithOp;
-use super::quantity::Memory;
+use super::memory::Memory;
+use super::num::{Num, arith, as_f64, decode, encode};
 use crate::msg::path::ResolvedPath;
 
 /// A number read from the message: one slot of the gathered numbers.
@@ -69,75 +69,13 @@ pub(super) struct Step<'m> {
     pub(super) time_ns: i64,
 }
 
-/// The bits of the NaN that marks a gathered number as "no value" (a quiet NaN with a
-/// payload; NaNs read from messages are stored as the canonical NaN, so they stay values).
-const MISSING_BITS: u64 = 0x7ff8_0000_0000_0b5e;
-
-/// The gathered form of "no value".
-pub(super) fn missing() -> f64 {
-    f64::from_bits(MISSING_BITS)
-}
-
-/// A number (or none) as one gathered `f64`: integers as floats (exact up to 2^53).
-#[allow(clippy::cast_precision_loss)]
-pub(super) fn encode(n: Option<Num>) -> f64 {
-    match n {
-        None => missing(),
-        Some(Num::Int(i)) => i as f64,
-        Some(Num::Float(f)) if f.is_nan() => f64::NAN,
-        Some(Num::Float(f)) => f,
-    }
-}
-
-/// The number a gathered `f64` stands for (`int`: it was an integer).
-#[allow(clippy::cast_possible_truncation)]
-pub(super) fn decode(x: f64, int: bool) -> Option<Num> {
-    if x.to_bits() == MISSING_BITS {
-        None
-    } else if int {
-        Some(Num::Int(x as i128))
-    } else {
-        Some(Num::Float(x))
-    }
-}
-
-#[allow(clippy::cast_precision_loss)]
-pub(super) fn as_f64(n: Num) -> f64 {
-    match n {
-        Num::Int(i) => i as f64,
-        Num::Float(f) => f,
-    }
-}
-
-/// `a op b` as Python computes it; `None` for a division by zero.
-pub(super) fn arith(op: ArithOp, a: Num, b: Num) -> Option<Num> {
-    if let (Num::Int(x), Num::Int(y)) = (a, b) {
-        let exact = match op {
-            ArithOp::Add => x.checked_add(y),
-            ArithOp::Sub => x.checked_sub(y),
-            ArithOp::Mul => x.checked_mul(y),
-            ArithOp::Div => None,
-        };
-        if let Some(i) = exact {
-            return Some(Num::Int(i));
-        }
-    }
-    let (x, y) = (as_f64(a), as_f64(b));
-    Some(Num::Float(match op {
-        ArithOp::Add => x + y,
-        ArithOp::Sub => x - y,
-        ArithOp::Mul => x * y,
-        ArithOp::Div if y == 0.0 => return None,
-        ArithOp::Div => x / y,
-    }))
-}
-
 /// `numpy.finfo(float).eps * 4.0`, the threshold of `tf.transformations`.
 const TF_EPS: f64 = f64::EPSILON * 4.0;
 
 /// The angle `axis` (radians) of quaternion (x, y, z, w), as
 /// `tf.transformations.euler_from_quaternion(q, 'sxyz')` computes it: the rotation matrix of
 /// the normalised quaternion, then the angles read off it, operation for operation.
+#[allow(clippy::many_single_char_names, reason = "tf's names")]
 pub(super) fn euler(axis: Axis, q: [f64; 4]) -> f64 {
     let [x, y, z, w] = q;
     let nq = x * x + y * y + z * z + w * w;
