@@ -12,7 +12,10 @@
 //! gives the legend's value at the cursor and exact min/max over the visible range.
 
 mod levels;
+pub mod names;
+pub mod numbers;
 mod ticks;
+pub mod time_ticks;
 mod times;
 pub mod xy;
 pub mod xy_raster;
@@ -20,6 +23,7 @@ pub mod xy_raster;
 use std::ops::Range;
 
 pub use levels::{BLOCK, Levels, MinMax};
+pub use numbers::Precision;
 pub use ticks::{Axis, nice_step, tick_label, value_label};
 pub use times::{TIME_BLOCK, Times};
 
@@ -165,9 +169,9 @@ impl PlotSeries {
             return;
         }
         let n = piece.len();
+        let values = piece.values.get(..n).unwrap_or_default();
         self.times.extend(piece.times.get(..n).unwrap_or_default());
-        self.values
-            .extend_from_slice(piece.values.get(..n).unwrap_or_default());
+        self.values.extend_from_slice(values);
         self.levels.update(&self.values, before);
         self.period_ns = median_interval(&self.times);
     }
@@ -190,6 +194,20 @@ impl PlotSeries {
     /// The values of the points.
     pub fn values(&self) -> &[f64] {
         &self.values
+    }
+
+    /// The first point with `start <= time <= end` holding the largest (`max`) or smallest
+    /// finite value there.
+    pub fn extreme(&self, start_ns: i64, end_ns: i64, max: bool) -> Option<(i64, f64)> {
+        let (lo, hi) = self.min_max(start_ns, end_ns)?;
+        let target = if max { hi } else { lo };
+        let range = self.range_of(start_ns, end_ns);
+        let at = self
+            .values
+            .get(range.clone())?
+            .iter()
+            .position(|v| *v == target)?;
+        self.point(range.start + at)
     }
 
     /// The `i`-th point.
