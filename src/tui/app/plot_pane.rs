@@ -187,6 +187,7 @@ impl App {
 }
 
 /// What is wrong with `text` (typed at the prompt), at its column in `text`.
+#[allow(clippy::match_wildcard_for_single_variants)]
 fn spec_error(text: &str, e: &SeriesError) -> SpecError {
     // The column (1-based, in characters) where the field or expression starts.
     let start = |topic: &str| {
@@ -202,6 +203,7 @@ fn spec_error(text: &str, e: &SeriesError) -> SpecError {
         SeriesError::NotPlottable { topic, .. } | SeriesError::NoSchema { topic, .. } => {
             (start(topic) + 1, e.to_string())
         }
+        // No such topic, and whatever else is wrong with the whole spec: at its start.
         other => (lead + 1, other.to_string()),
     };
     SpecError { column, message }

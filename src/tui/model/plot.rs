@@ -202,6 +202,8 @@ impl PlotSeries {
         let (lo, hi) = self.min_max(start_ns, end_ns)?;
         let target = if max { hi } else { lo };
         let range = self.range_of(start_ns, end_ns);
+        // The very value the levels found among these.
+        #[allow(clippy::float_cmp)]
         let at = self
             .values
             .get(range.clone())?

@@ -24,7 +24,7 @@ use crate::tui::jobs::notify::Notify;
 use crate::tui::jobs::plotter::{PlotJob, PlotNews};
 use crate::tui::layout::inner;
 use crate::tui::model::plot::time_ticks::{TimeTick, time_ticks};
-use crate::tui::model::plot::{TimeView, YMode, time_ns, value_label};
+use crate::tui::model::plot::{Legend, TimeView, YMode, time_ns, value_label};
 use crate::tui::model::plots::{Plots, SpecError};
 use crate::tui::model::timefmt::TimeFormat;
 use crate::tui::text::{fit, width};
@@ -191,6 +191,7 @@ fn draw_prompt(frame: &mut Frame<'_>, v: &PlotView, ctx: &DrawCtx<'_>, area: Rec
 }
 
 /// The plot in time mode.
+#[allow(clippy::many_single_char_names)]
 fn draw_series(
     frame: &mut Frame<'_>,
     v: &PlotView,
@@ -308,44 +309,11 @@ fn draw_series(
         },
         theme,
     );
-    // The legend: the rows around the selected series when not all fit.
-    let names = v.plots.names();
-    let first = if focused {
-        selected.saturating_sub(legend_rows.saturating_sub(1))
-    } else {
-        0
-    };
-    let mut lines: Vec<Line> = Vec::with_capacity(legend_rows);
-    for (i, ((e, l), name)) in v
-        .plots
-        .entries
-        .iter()
-        .zip(&f.legends)
-        .zip(&names)
-        .enumerate()
-        .skip(first)
-        .take(legend_rows)
-    {
-        let name = crate::printable::escape_line(name);
-        let row = LegendRow {
-            index: i,
-            name: &name,
-            legend: l,
-            precision: e.precision,
-            selected: focused.then_some(i == selected),
-        };
-        let style = if focused && i == selected {
-            theme.series(i).add_modifier(Modifier::BOLD)
-        } else {
-            theme.series(i)
-        };
-        lines.push(Line::styled(legend_line(&row, w), style));
-    }
     let legend_area = Rect {
         height: legend_y.min(inner.height),
         ..inner
     };
-    frame.render_widget(Paragraph::new(lines), legend_area);
+    draw_legend(frame, v, (&f.legends, focused), theme, legend_area);
     // Time ticks in the bottom border, under the plot's columns: offsets from the start
     // where times are shown as epoch seconds (ten digits a tick would not read).
     let tick_format = match ctx.time_format {
@@ -367,6 +335,52 @@ fn draw_series(
         (x0, bottom, area.right().saturating_sub(1)),
         theme,
     );
+}
+
+/// The legend lines in `area` (one per series; the rows around the selected one when not
+/// all fit).
+fn draw_legend(
+    frame: &mut Frame<'_>,
+    v: &PlotView,
+    (legends, focused): (&[Legend], bool),
+    theme: Theme,
+    area: Rect,
+) {
+    let rows = area.height as usize;
+    let selected = v.plots.selected;
+    let names = v.plots.names();
+    let first = if focused {
+        selected.saturating_sub(rows.saturating_sub(1))
+    } else {
+        0
+    };
+    let mut lines: Vec<Line> = Vec::with_capacity(rows);
+    for (i, ((e, l), name)) in v
+        .plots
+        .entries
+        .iter()
+        .zip(legends)
+        .zip(&names)
+        .enumerate()
+        .skip(first)
+        .take(rows)
+    {
+        let name = crate::printable::escape_line(name);
+        let row = LegendRow {
+            index: i,
+            name: &name,
+            legend: l,
+            precision: e.precision,
+            selected: focused.then_some(i == selected),
+        };
+        let style = if focused && i == selected {
+            theme.series(i).add_modifier(Modifier::BOLD)
+        } else {
+            theme.series(i)
+        };
+        lines.push(Line::styled(legend_line(&row, area.width as usize), style));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 /// Writes `ticks` into the border row `y`: `┴` at each tick's column (from `x0`), its label

@@ -114,7 +114,8 @@ fn shorten_expr(expr: &str) -> String {
             .next()
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
         if starts_name && parts.len() > 2 && parts.iter().all(|p| !p.is_empty()) {
-            out.push_str(&parts[parts.len() - 2..].join("."));
+            let last_two = parts.get(parts.len() - 2..).unwrap_or_default();
+            out.push_str(&last_two.join("."));
         } else {
             out.push_str(token);
         }

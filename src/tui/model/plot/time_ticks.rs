@@ -174,6 +174,7 @@ enum OffsetStyle {
 }
 
 /// The label of tick `t` (offsets in `style`).
+#[allow(clippy::many_single_char_names)]
 fn label(t: i64, step: i64, format: TimeFormat, origin: i64, style: OffsetStyle) -> String {
     let d = decimals(step);
     match format {
