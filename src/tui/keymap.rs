@@ -171,7 +171,7 @@ fn general_bindings() -> Vec<Binding> {
         b(
             K::Char('5'),
             A::Focus(super::action::Pane::Plot),
-            "focus the plot (while something is plotted)",
+            "focus plot (while shown)",
         ),
     ]
 }

@@ -41,7 +41,8 @@ pub struct LegendRow<'a> {
 
 /// One legend line `w` wide. In full: `● name  now 1.25  min -1.5  max 3.5`. When that does
 /// not fit, `now` goes first (`● name  [-1.5, 3.5]`), then the name is cut from the left; the
-/// selected series keeps its `now` (exact: the cursor readout) instead of min and max.
+/// selected series keeps its `now` (exact: the cursor readout; in six digits when the exact
+/// value leaves no room for the whole name) instead of min and max.
 pub fn legend_line(row: &LegendRow<'_>, w: usize) -> String {
     let LegendRow {
         index,
@@ -57,17 +58,21 @@ pub fn legend_line(row: &LegendRow<'_>, w: usize) -> String {
         Some(false) => " ".to_string(),
     };
     let g = glyph(index);
-    let now = legend.at_cursor.map_or_else(
-        || "–".to_string(),
-        |(_, v)| {
-            if readout {
-                exact(v, precision)
-            } else {
-                short(v, precision)
-            }
-        },
-    );
-    let now = format!("  now {now}");
+    let value = |exactly: bool| {
+        legend.at_cursor.map_or_else(
+            || "–".to_string(),
+            |(_, v)| {
+                if exactly {
+                    exact(v, precision)
+                } else {
+                    short(v, precision)
+                }
+            },
+        )
+    };
+    let now = format!("  now {}", value(readout));
+    // The readout in six digits, when the exact value leaves no room for the name.
+    let now_short = format!("  now {}", value(false));
     let (range, bracket) = match legend.min_max {
         Some((lo, hi)) => {
             let (lo, hi) = (short(lo, precision), short(hi, precision));
@@ -79,10 +84,10 @@ pub fn legend_line(row: &LegendRow<'_>, w: usize) -> String {
         ),
     };
     let head = format!("{prefix}{g} ");
-    let tiers: [&[&str]; 3] = if readout {
-        [&[&now, &range], &[&now, &bracket], &[&now]]
+    let tiers: &[&[&str]] = if readout {
+        &[&[&now, &range], &[&now, &bracket], &[&now], &[&now_short]]
     } else {
-        [&[&now, &range], &[&now, &bracket], &[&bracket]]
+        &[&[&now, &range], &[&now, &bracket], &[&bracket]]
     };
     for tail in tiers {
         let line = format!("{head}{name}{}", tail.concat());
@@ -91,7 +96,7 @@ pub fn legend_line(row: &LegendRow<'_>, w: usize) -> String {
         }
     }
     // The name cut from the left, if enough of it stays.
-    let tail = tiers[2].concat();
+    let tail = tiers.last().map(|t| t.concat()).unwrap_or_default();
     let room = w.saturating_sub(width(&head) + width(&tail));
     if room >= 6 {
         return format!("{head}{}{tail}", fit_left(name, room));
@@ -202,6 +207,7 @@ mod tests {
             "▸● voltage  now 2.1178875  min 2.11789  max 3"
         );
         assert_eq!(legend_line(&r, 30), "▸● voltage  now 2.1178875");
+        assert_eq!(legend_line(&r, 23), "▸● voltage  now 2.11789");
         r.selected = Some(false);
         assert_eq!(
             legend_line(&r, 80),
