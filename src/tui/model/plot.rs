@@ -9,7 +9,9 @@
 //! [`PlotSeries::gap_threshold`] are not joined. The work per frame is O(width · log n): the
 //! visible range and each column's points are found by binary search, their min/max from
 //! the levels. [`frame`] puts several series on one (shared or normalised) y [`Axis`] and
-//! gives the legend's value at the cursor and exact min/max over the visible range.
+//! gives the legend's value at the cursor and exact min/max over the visible range. Beside:
+//! the legend's short names (`names`), how numbers print (`numbers`: six significant digits,
+//! float32 as float32), the y axis (`ticks`) and the time axis (`time_ticks`).
 
 mod levels;
 pub mod names;
