@@ -11,8 +11,8 @@
 //! - what the selection fetches and the worker's replies (`fetch`); reading in full, `d` and
 //!   `w` (`reading`); comparing messages, `m` and `D` (`diff`); the picture preview (`picture`);
 //! - the plot pane (`plot`), its keys and the `P` prompt (`plot_pane`), XY mode's picture
-//!   (`xy_view`), series that grow with a followed
-//!   recording (`plot_growth`), the bandwidth over the visible window (`view_bandwidth`);
+//!   (`xy_view`), series that grow with a followed recording (`plot_growth`), the bandwidth
+//!   over the visible window (`view_bandwidth`);
 //! - the topic filter's background results (`filter`), the content search (`search`), the log
 //!   view (`log`), the health view (`health`);
 //! - following a growing recording (`follow`), exploring a bag while its recovery scan runs
