@@ -299,6 +299,7 @@ impl ParsedPath {
             type_name: ty.name().to_string(),
             steps,
             leaf,
+            leaf_type: at.describe(),
         })
     }
 }
@@ -375,6 +376,7 @@ pub struct ResolvedPath {
     type_name: String,
     steps: Vec<RStep>,
     leaf: Leaf,
+    leaf_type: String,
 }
 
 impl fmt::Display for ResolvedPath {
@@ -397,6 +399,12 @@ impl ResolvedPath {
     /// What the path ends on.
     pub fn leaf(&self) -> Leaf {
         self.leaf
+    }
+
+    /// The type of what the path ends on, as a definition names it (`float32`,
+    /// `geometry_msgs/Vector3`, `float64[9]`).
+    pub fn leaf_type(&self) -> &str {
+        &self.leaf_type
     }
 
     /// True when the path holds a `[*]` (may give several values per message).

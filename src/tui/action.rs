@@ -12,15 +12,18 @@ pub enum Pane {
     Messages,
     /// Decoded message.
     Inspector,
+    /// The plot (only while something is plotted).
+    Plot,
 }
 
 impl Pane {
-    /// Focus order for Tab.
-    pub const ORDER: [Pane; 4] = [
+    /// Focus order for Tab (the plot is skipped while nothing is plotted).
+    pub const ORDER: [Pane; 5] = [
         Pane::Topics,
         Pane::Histogram,
         Pane::Messages,
         Pane::Inspector,
+        Pane::Plot,
     ];
 
     /// Title shown on the pane border.
@@ -30,6 +33,7 @@ impl Pane {
             Pane::Histogram => "Timeline",
             Pane::Messages => "Messages",
             Pane::Inspector => "Inspector",
+            Pane::Plot => "Plot",
         }
     }
 }
@@ -116,8 +120,17 @@ pub enum Action {
     CopyYaml,
     /// Save the selected message as YAML to a file.
     SaveYaml,
-    /// Plot the inspector's selected numeric field (or stop plotting it).
-    TogglePlotField,
+    /// `P`: open the plot prompt, prefilled with the selected field as `/topic: field.path`
+    /// (or the plot pane's selected series) for the user to edit into an expression.
+    PlotPrompt,
+    /// The plot pane: stop plotting the selected series.
+    RemovePlotSeries,
+    /// The plot pane: stop plotting every series.
+    ClearPlot,
+    /// The plot pane: the cursor to the selected series' largest value in view.
+    PlotMax,
+    /// The plot pane: the cursor to the selected series' smallest value in view.
+    PlotMin,
     /// The plot: one shared y scale / one per series.
     TogglePlotScale,
     /// A character typed into the filter or jump prompt.

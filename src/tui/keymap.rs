@@ -16,6 +16,8 @@ pub enum Context {
     Log,
     /// A question (publish?): `y` confirms, Ctrl-C quits, any other key cancels.
     Confirm,
+    /// The focused plot pane (keys not bound here mean what they mean in `Global`).
+    Plot,
 }
 
 /// One binding: a key (with modifiers), its context, the action and a description.
@@ -54,6 +56,16 @@ fn log(code: KeyCode, action: Action, help: &'static str) -> Binding {
         code,
         modifiers: KeyModifiers::NONE,
         context: Context::Log,
+        action,
+        help,
+    }
+}
+
+fn plot(code: KeyCode, action: Action, help: &'static str) -> Binding {
+    Binding {
+        code,
+        modifiers: KeyModifiers::NONE,
+        context: Context::Plot,
         action,
         help,
     }
@@ -161,6 +173,50 @@ fn general_bindings() -> Vec<Binding> {
             A::Focus(super::action::Pane::Inspector),
             "focus inspector",
         ),
+        b(
+            K::Char('5'),
+            A::Focus(super::action::Pane::Plot),
+            "focus plot (while shown)",
+        ),
+    ]
+}
+
+/// The focused plot pane: selecting, removing, the extremes of a series.
+fn plot_bindings() -> Vec<Binding> {
+    use Action as A;
+    use KeyCode as K;
+    vec![
+        plot(K::Up, A::Up, "select the series above"),
+        plot(K::Char('k'), A::Up, ""),
+        plot(K::Down, A::Down, "select the series below"),
+        plot(K::Char('j'), A::Down, ""),
+        plot(
+            K::Char('x'),
+            A::RemovePlotSeries,
+            "stop plotting the selected series",
+        ),
+        plot(K::Delete, A::RemovePlotSeries, ""),
+        plot(K::Char('X'), A::ClearPlot, "stop plotting every series"),
+        plot(
+            K::Char(']'),
+            A::PlotMax,
+            "cursor to the selected series' maximum in view",
+        ),
+        plot(
+            K::Char('['),
+            A::PlotMin,
+            "cursor to the selected series' minimum in view",
+        ),
+        plot(
+            K::Char('P'),
+            A::PlotPrompt,
+            "edit the selected series' spec into a new one",
+        ),
+        plot(
+            K::Char('V'),
+            A::TogglePlotXy,
+            "time / XY (x outside the plot pane)",
+        ),
     ]
 }
 
@@ -240,8 +296,8 @@ fn message_bindings() -> Vec<Binding> {
         b(K::Char('Y'), A::SaveYaml, "save message as YAML to a file"),
         b(
             K::Char('P'),
-            A::TogglePlotField,
-            "plot the inspector's field / stop plotting it",
+            A::PlotPrompt,
+            "plot: a field or expression (prefilled with the inspector's field)",
         ),
         b(
             K::Char('v'),
@@ -363,6 +419,7 @@ impl Default for KeyMap {
             prompt_bindings(),
             reading_bindings(),
             search_bindings(),
+            plot_bindings(),
         ]
         .concat();
         KeyMap { bindings }
@@ -387,7 +444,7 @@ impl KeyMap {
             }
             (Context::Prompt, KeyCode::Up) => Some(Action::Up),
             (Context::Prompt, KeyCode::Down) => Some(Action::Down),
-            (Context::Log, _) => self.action(key, Context::Global),
+            (Context::Log | Context::Plot, _) => self.action(key, Context::Global),
             (Context::Confirm, _) => Some(Action::Back),
             _ => None,
         }
@@ -446,6 +503,7 @@ pub fn key_name(code: KeyCode, modifiers: KeyModifiers) -> String {
         KeyCode::PageDown => "PgDn".into(),
         KeyCode::Home => "Home".into(),
         KeyCode::End => "End".into(),
+        KeyCode::Delete => "Del".into(),
         other => format!("{other:?}"),
     };
     if modifiers.contains(KeyModifiers::CONTROL) {

@@ -101,6 +101,7 @@ impl Layout {
             Pane::Histogram => self.histogram,
             Pane::Messages => self.messages,
             Pane::Inspector => self.inspector,
+            Pane::Plot => self.plot,
         }
     }
 
@@ -110,6 +111,7 @@ impl Layout {
             Pane::Histogram => &mut self.histogram,
             Pane::Messages => &mut self.messages,
             Pane::Inspector => &mut self.inspector,
+            Pane::Plot => &mut self.plot,
         }
     }
 
@@ -127,7 +129,7 @@ impl Layout {
             Pane::Topics => self.topics_rows(),
             Pane::Messages => self.messages_rows(),
             Pane::Inspector => self.inspector_rows(),
-            Pane::Histogram => 0,
+            Pane::Histogram | Pane::Plot => 0,
         }
     }
 

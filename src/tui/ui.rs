@@ -18,6 +18,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, theme: Theme) {
     if l.compact {
         let tabs: Vec<Span> = Pane::ORDER
             .iter()
+            .filter(|p| **p != Pane::Plot || app.shows_plot())
             .enumerate()
             .flat_map(|(i, p)| {
                 let style = if *p == app.focus {

@@ -73,6 +73,7 @@ mod tui_lanes;
 mod tui_leaving;
 mod tui_log;
 mod tui_pictures;
+mod tui_plot;
 mod tui_read;
 mod tui_ros;
 mod tui_scan;

@@ -191,7 +191,7 @@ fn no_pane_or_title_shows_a_bags_control_characters_raw() {
             .position(|r| r.path == "data")
             .unwrap();
         h.app.views.inspector.tree.selected = row;
-        h.act(&[Action::TogglePlotField]);
+        h.act(&[Action::PlotPrompt, Action::Enter]);
         h.wait_until("the series", Duration::from_secs(30), |a| {
             a.views.plot.plots.entries.len() == 1 && a.views.plot.plots.progress().is_none()
         });

@@ -256,14 +256,25 @@ fn plot_flag_legend_min_max_match_the_official_reader() {
     });
     let legend = screen
         .lines()
-        .find(|l| l.contains("/imu/linear_acceleration/z  now"))
+        .find(|l| l.contains("● linear_acceleration/z  now"))
         .unwrap_or_else(|| panic!("{screen}"));
-    let num = |key: &str| -> f64 {
-        let rest = &legend[legend.find(key).unwrap() + key.len()..];
+    let num = |line: &str, key: &str| -> f64 {
+        let rest = &line[line.find(key).unwrap() + key.len()..];
         rest.split_whitespace().next().unwrap().parse().unwrap()
     };
-    assert_eq!(num(" min ").to_bits(), lo.to_bits(), "{legend}");
-    assert_eq!(num(" max ").to_bits(), hi.to_bits(), "{legend}");
+    // The legend: six significant digits of the official values.
+    let six = |v: f64| format!("{v:.5e}").parse::<f64>().unwrap();
+    assert_eq!(num(legend, " min "), six(lo), "{legend}");
+    assert_eq!(num(legend, " max "), six(hi), "{legend}");
+    // The focused plot pane's `]` / `[`: the exact values, in the status bar.
+    s.keys(&["5", "]"]);
+    let screen = s.wait("the maximum", |t| t.contains("linear_acceleration/z: max "));
+    let bar = screen.lines().find(|l| l.contains(": max ")).unwrap();
+    assert_eq!(num(bar, ": max ").to_bits(), hi.to_bits(), "{bar}");
+    s.keys(&["["]);
+    let screen = s.wait("the minimum", |t| t.contains("linear_acceleration/z: min "));
+    let bar = screen.lines().find(|l| l.contains(": min ")).unwrap();
+    assert_eq!(num(bar, ": min ").to_bits(), lo.to_bits(), "{bar}");
     s.keys(&["q"]);
     exited_with(&s, 0);
 }

@@ -119,6 +119,7 @@ impl App {
                     self.cursor_moved();
                 }
             }
+            Pane::Plot => {}
             Pane::Inspector => {
                 if y > rect.y {
                     let row = (y - rect.y - 1) as usize + self.views.inspector.tree.offset;
@@ -149,12 +150,15 @@ impl App {
         if self.focus == Pane::Histogram {
             return self.offer_timeline(action);
         }
+        if self.focus == Pane::Plot {
+            return self.offer_plot(action);
+        }
         let mut ctx = self.handle_ctx(self.layout.rows(self.focus));
         let v = &mut self.views;
         let handled = match self.focus {
             Pane::Topics => v.topics.handle(action, &mut ctx),
             Pane::Messages => view::messages::handle(&mut v.messages, action, &mut ctx),
-            Pane::Inspector | Pane::Histogram => v.inspector.handle(action, &mut ctx),
+            Pane::Inspector | Pane::Histogram | Pane::Plot => v.inspector.handle(action, &mut ctx),
         };
         (handled == Handled::Yes).then(|| self.apply_effects(handled, ctx.effects))
     }

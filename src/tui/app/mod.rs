@@ -10,8 +10,9 @@
 //! - keys, the mouse and the prompts (`input`); the timeline's scope, `a` (`lanes`);
 //! - what the selection fetches and the worker's replies (`fetch`); reading in full, `d` and
 //!   `w` (`reading`); comparing messages, `m` and `D` (`diff`); the picture preview (`picture`);
-//! - the plot pane (`plot`), XY mode's picture (`xy_view`), series that grow with a followed
-//!   recording (`plot_growth`), the bandwidth over the visible window (`view_bandwidth`);
+//! - the plot pane (`plot`), its keys and the `P` prompt (`plot_pane`), XY mode's picture
+//!   (`xy_view`), series that grow with a followed recording (`plot_growth`), the bandwidth
+//!   over the visible window (`view_bandwidth`);
 //! - the topic filter's background results (`filter`), the content search (`search`), the log
 //!   view (`log`), the health view (`health`);
 //! - following a growing recording (`follow`), exploring a bag while its recovery scan runs
@@ -32,6 +33,7 @@ mod picture;
 mod playback;
 mod plot;
 mod plot_growth;
+mod plot_pane;
 mod publishing;
 mod reading;
 mod scan;
@@ -229,6 +231,7 @@ impl App {
             Mode::LogPrompt => return self.log_prompt_action(action),
             Mode::Text => return self.text_action(action),
             Mode::Find => return self.find_prompt_action(action),
+            Mode::PlotPrompt => return self.plot_prompt_action(action),
             Mode::ConfirmPublish => return self.confirm_publish_action(action),
             Mode::ExportDir => return self.export_dir_action(action),
             Mode::Normal => {}
@@ -296,7 +299,7 @@ impl App {
             Action::Faster | Action::Slower => self.change_speed(action == Action::Faster),
             Action::CopyYaml => self.copy_yaml(),
             Action::SaveYaml => self.save_yaml(),
-            Action::TogglePlotField => self.plot_selected_field(),
+            Action::PlotPrompt => self.start_plot_prompt(),
             Action::TogglePlotScale => self.toggle_plot_scale(),
             Action::ToggleLog => self.open_log(),
             Action::ShowDefinition => self.show_definition(),
@@ -331,18 +334,32 @@ impl App {
             .position(|p| *p == self.focus)
             .unwrap_or(0);
         let n = Pane::ORDER.len();
-        let next = if forward {
-            (i + 1) % n
-        } else {
-            (i + n - 1) % n
-        };
+        let mut next = i;
+        for _ in 0..n {
+            next = if forward {
+                (next + 1) % n
+            } else {
+                (next + n - 1) % n
+            };
+            // The plot is a pane only while something is plotted.
+            if Pane::ORDER.get(next) != Some(&Pane::Plot) || self.shows_plot() {
+                break;
+            }
+        }
         self.set_focus(Pane::ORDER.get(next).copied().unwrap_or(Pane::Topics));
     }
 
     pub(super) fn set_focus(&mut self, pane: Pane) {
+        if pane == Pane::Plot && !self.shows_plot() {
+            self.flash(
+                "nothing is plotted: P plots a field or an expression",
+                false,
+            );
+            return;
+        }
         self.focus = pane;
         let before = self.layout;
-        self.layout = layout(self.area, pane, !self.views.plot.plots.is_empty());
+        self.layout = layout(self.area, pane, self.shows_plot());
         // In the compact layout a pane becomes visible (and gets its real height) here.
         if self.layout != before {
             self.fit_viewports();
@@ -396,7 +413,7 @@ impl App {
 
     pub(crate) fn resize(&mut self, w: u16, h: u16) -> bool {
         self.area = Rect::new(0, 0, w, h);
-        self.layout = layout(self.area, self.focus, !self.views.plot.plots.is_empty());
+        self.layout = layout(self.area, self.focus, self.shows_plot());
         self.fit_viewports();
         self.refresh_histogram();
         self.rebuild_health();

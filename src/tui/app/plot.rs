@@ -5,8 +5,12 @@
 
 use super::App;
 use crate::catalog::series::{self, SeriesError, SeriesRequest};
+use crate::catalog::{compile, topic_matches};
+use crate::msg::path::ParsedPath;
 use crate::tui::jobs::plotter::{self, PlotNews};
 use crate::tui::model::plot::PlotSeries;
+use crate::tui::model::plot::Precision;
+use crate::tui::model::plot::names::{canonical, plain_field};
 
 impl App {
     /// Plots `series` as `label` (replacing a series of that label); `progress` is the
@@ -17,11 +21,15 @@ impl App {
         added
     }
 
-    /// Stops plotting `label` (and computing it); true when it was plotted.
+    /// Stops plotting `label` (and computing it); true when it was plotted. The plot pane
+    /// gives the focus back to the topics when it goes.
     pub fn remove_plot(&mut self, label: &str) -> bool {
         self.views.plot.jobs.remove(label);
         self.views.plot.growth.forget(label);
         let removed = self.views.plot.plots.remove(label);
+        if self.focus == crate::tui::action::Pane::Plot && !self.shows_plot() {
+            self.focus = crate::tui::action::Pane::Topics;
+        }
         self.relayout();
         removed
     }
@@ -48,13 +56,42 @@ impl App {
         }
     }
 
-    /// Checks `/topic/field` or `/topic: EXPRESSION` against the bags (topic, field path or
-    /// expression, a number) without reading messages; gives the request and its label.
+    /// Checks `/topic/field` or `/topic: EXPRESSION` against the bags (topic, field path,
+    /// plottable value) without reading messages; gives the request and its label (the spec
+    /// in one text, [`canonical`]).
     pub fn plot_request(&self, spec: &str) -> Result<(SeriesRequest, String), SeriesError> {
         let request = SeriesRequest::parse(&self.catalog, spec)?;
         series::validate(&self.catalog, &request, &self.settings.registry)?;
-        let label = request.label();
+        let label = canonical(&request.topic, spec);
         Ok((request, label))
+    }
+
+    /// How the values of `spec` print: as float32 when it names a float32 field (by the
+    /// definition of the topic's first connection that can be decoded), else as `f64`
+    /// (computed values are).
+    fn field_precision(&self, topic: &str, spec: &str) -> Precision {
+        let Some(path) = plain_field(topic, spec).and_then(|f| ParsedPath::parse(f).ok()) else {
+            return Precision::F64;
+        };
+        let float32 = self
+            .catalog
+            .bags()
+            .iter()
+            .flat_map(|b| b.connections().iter())
+            .filter(|c| topic_matches(topic, &c.topic))
+            .find_map(|c| compile(c, &self.settings.registry).schema.ok())
+            .and_then(|schema| path.resolve(schema.root()).ok())
+            .is_some_and(|p| p.leaf_type() == "float32");
+        if float32 {
+            Precision::F32
+        } else {
+            Precision::F64
+        }
+    }
+
+    /// True when the plot pane is shown: something is plotted, or the `P` prompt is open.
+    pub fn shows_plot(&self) -> bool {
+        !self.views.plot.plots.is_empty() || self.overlays.mode == super::Mode::PlotPrompt
     }
 
     /// Plots `/topic/field`, computed in the background (shown as it fills in); plotting it
@@ -67,7 +104,7 @@ impl App {
         {
             self.flash(
                 format!(
-                    "at most {} series: remove one first (P on it)",
+                    "at most {} series: remove one first (x in the plot pane, 5)",
                     crate::tui::model::plots::MAX_SERIES
                 ),
                 true,
@@ -89,38 +126,15 @@ impl App {
             notify,
         ) {
             Ok(job) => {
+                let precision = self.field_precision(&topic, spec);
                 self.views.plot.jobs.insert(label.clone(), job);
                 self.add_plot(&label, PlotSeries::default(), Some(0));
                 self.views.plot.plots.set_topic(&label, topic);
+                self.views.plot.plots.set_precision(&label, precision);
             }
             Err(e) => self.flash(format!("cannot start a thread to plot: {e}"), true),
         }
         Ok(label)
-    }
-
-    /// `P`: the inspector's selected field plotted, or no longer plotted.
-    pub fn plot_selected_field(&mut self) {
-        let Some(topic) = self
-            .views
-            .inspector
-            .tree
-            .data
-            .as_ref()
-            .map(|d| d.topic.clone())
-        else {
-            self.flash("P plots a field of the inspected message: select one", true);
-            return;
-        };
-        let Some(row) = self.views.inspector.tree.selected_row() else {
-            self.flash("P plots a field of the inspected message: select one", true);
-            return;
-        };
-        if row.more.is_some() || row.path.is_empty() {
-            self.flash("P plots a number, bool, time or duration field", true);
-            return;
-        }
-        let spec = format!("{}/{}", topic.trim_end_matches('/'), row.path);
-        self.toggle_plot(&spec);
     }
 
     /// `--plot`: plots each `/topic/field`; each one that cannot be plotted is an error of its
@@ -200,10 +214,9 @@ impl App {
     }
 
     /// Recomputes the layout (the plot pane appears or goes) and fits the lists into it.
-    fn relayout(&mut self) {
+    pub(super) fn relayout(&mut self) {
         let before = self.layout;
-        self.layout =
-            crate::tui::layout::layout(self.area, self.focus, !self.views.plot.plots.is_empty());
+        self.layout = crate::tui::layout::layout(self.area, self.focus, self.shows_plot());
         if self.layout != before {
             self.fit_viewports();
         }

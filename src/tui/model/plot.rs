@@ -9,10 +9,15 @@
 //! [`PlotSeries::gap_threshold`] are not joined. The work per frame is O(width · log n): the
 //! visible range and each column's points are found by binary search, their min/max from
 //! the levels. [`frame`] puts several series on one (shared or normalised) y [`Axis`] and
-//! gives the legend's value at the cursor and exact min/max over the visible range.
+//! gives the legend's value at the cursor and exact min/max over the visible range. Beside:
+//! the legend's short names (`names`), how numbers print (`numbers`: six significant digits,
+//! float32 as float32), the y axis (`ticks`) and the time axis (`time_ticks`).
 
 mod levels;
+pub mod names;
+pub mod numbers;
 mod ticks;
+pub mod time_ticks;
 mod times;
 pub mod xy;
 pub mod xy_raster;
@@ -20,6 +25,7 @@ pub mod xy_raster;
 use std::ops::Range;
 
 pub use levels::{BLOCK, Levels, MinMax};
+pub use numbers::Precision;
 pub use ticks::{Axis, nice_step, tick_label, value_label};
 pub use times::{TIME_BLOCK, Times};
 
@@ -165,9 +171,9 @@ impl PlotSeries {
             return;
         }
         let n = piece.len();
+        let values = piece.values.get(..n).unwrap_or_default();
         self.times.extend(piece.times.get(..n).unwrap_or_default());
-        self.values
-            .extend_from_slice(piece.values.get(..n).unwrap_or_default());
+        self.values.extend_from_slice(values);
         self.levels.update(&self.values, before);
         self.period_ns = median_interval(&self.times);
     }
@@ -190,6 +196,22 @@ impl PlotSeries {
     /// The values of the points.
     pub fn values(&self) -> &[f64] {
         &self.values
+    }
+
+    /// The first point with `start <= time <= end` holding the largest (`max`) or smallest
+    /// finite value there.
+    pub fn extreme(&self, start_ns: i64, end_ns: i64, max: bool) -> Option<(i64, f64)> {
+        let (lo, hi) = self.min_max(start_ns, end_ns)?;
+        let target = if max { hi } else { lo };
+        let range = self.range_of(start_ns, end_ns);
+        // The very value the levels found among these.
+        #[allow(clippy::float_cmp)]
+        let at = self
+            .values
+            .get(range.clone())?
+            .iter()
+            .position(|v| *v == target)?;
+        self.point(range.start + at)
     }
 
     /// The `i`-th point.

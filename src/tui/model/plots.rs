@@ -1,20 +1,22 @@
 //! The series plotted under the timeline: which fields, their cached columns, how far their
-//! extraction has got, and the y-scale mode. Plain state; the plot pane draws a
+//! extraction has got, their short legend names, the selected one (the focused pane's keys act
+//! on it) and the y-scale mode. Plain state; the plot pane draws a
 //! [`plot::frame`] of it for the timeline's visible range, or in XY mode the
 //! [`XyRaster`](super::plot::xy_raster::XyRaster) of its two series made for [`Plots::xy_key`].
 
 use std::sync::Arc;
 
 use super::plot::xy_raster::XyKey;
-use super::plot::{self, Frame, PlotSeries, TimeView, YMode};
+use super::plot::{self, Frame, PlotSeries, Precision, TimeView, YMode, names};
 
 /// At most this many series at once.
 pub const MAX_SERIES: usize = 8;
 
-/// One plotted field.
+/// One plotted field or computed value.
 #[derive(Debug, Clone)]
 pub struct PlotEntry {
-    /// The field path as shown in the legend (`/topic/field`).
+    /// Its spec, which names it: `/topic/field/path` or `/topic: EXPRESSION` (see
+    /// [`names::canonical`]); the legend shows a short name made of it.
     pub label: String,
     /// The cached points (filled in as the extraction goes; shared with the thread that
     /// draws XY mode, so a piece is appended with `Arc::make_mut`).
@@ -23,6 +25,8 @@ pub struct PlotEntry {
     pub progress: Option<u8>,
     /// The topic the field belongs to, when known (XY mode needs two of one topic).
     pub topic: Option<String>,
+    /// How its values print (as float32 for a float32 field).
+    pub precision: Precision,
 }
 
 /// The plotted series and the y mode.
@@ -35,6 +39,17 @@ pub struct Plots {
     /// XY mode: the two series drawn against each other (only while they are two fields
     /// of one topic).
     pub xy: bool,
+    /// The selected series (an index into `entries`; the last one added by default).
+    pub selected: usize,
+}
+
+/// What is wrong with a series spec typed at the `P` prompt, shown under it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError {
+    /// 1-based column of the problem in the prompt's text.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
 }
 
 impl Default for Plots {
@@ -43,6 +58,7 @@ impl Default for Plots {
             entries: Vec::new(),
             mode: YMode::Shared,
             xy: false,
+            selected: 0,
         }
     }
 }
@@ -71,6 +87,7 @@ impl Plots {
                 e.series = Arc::new(series);
                 e.progress = progress;
             }
+            self.selected = i;
             return true;
         }
         if self.entries.len() >= MAX_SERIES {
@@ -81,17 +98,46 @@ impl Plots {
             series: Arc::new(series),
             progress,
             topic: None,
+            precision: Precision::F64,
         });
+        self.selected = self.entries.len() - 1;
         self.xy &= self.xy_pair().is_some();
         true
     }
 
-    /// Removes the series labelled `label`; true when it was plotted.
+    /// Removes the series labelled `label`; true when it was plotted. The selection stays on
+    /// the same series, or moves to the next one (the previous one after the last).
     pub fn remove(&mut self, label: &str) -> bool {
-        let before = self.entries.len();
-        self.entries.retain(|e| e.label != label);
+        let Some(i) = self.position(label) else {
+            return false;
+        };
+        self.entries.remove(i);
+        if self.selected > i || self.selected >= self.entries.len() {
+            self.selected = self.selected.saturating_sub(1);
+        }
         self.xy &= self.xy_pair().is_some();
-        self.entries.len() != before
+        true
+    }
+
+    /// The selected series, when something is plotted.
+    pub fn selected_entry(&self) -> Option<&PlotEntry> {
+        self.entries.get(self.selected)
+    }
+
+    /// Moves the selection by `delta` series (stopping at the first and last).
+    pub fn select_by(&mut self, delta: isize) {
+        let last = self.entries.len().saturating_sub(1);
+        self.selected = self.selected.saturating_add_signed(delta).min(last);
+    }
+
+    /// The legend names: each series' spec as short as keeps it apart from the others.
+    pub fn names(&self) -> Vec<String> {
+        let labels: Vec<(&str, Option<&str>)> = self
+            .entries
+            .iter()
+            .map(|e| (e.label.as_str(), e.topic.as_deref()))
+            .collect();
+        names::short_names(&labels)
     }
 
     /// Switches between one shared y scale and one per series.
@@ -111,6 +157,13 @@ impl Plots {
     pub fn set_topic(&mut self, label: &str, topic: impl Into<String>) {
         if let Some(e) = self.entries.iter_mut().find(|e| e.label == label) {
             e.topic = Some(topic.into());
+        }
+    }
+
+    /// Records how the values of the series labelled `label` print.
+    pub fn set_precision(&mut self, label: &str, precision: Precision) {
+        if let Some(e) = self.entries.iter_mut().find(|e| e.label == label) {
+            e.precision = precision;
         }
     }
 
@@ -186,9 +239,40 @@ mod tests {
         }
         assert!(!p.add("/too/many", series(&[]), None));
         assert_eq!(p.progress(), Some(1));
+        assert_eq!(p.selected, MAX_SERIES - 1, "the last one added");
+        p.select_by(-2);
+        assert_eq!(
+            p.selected_entry().unwrap().label,
+            format!("/b/{}", MAX_SERIES - 3)
+        );
         assert!(p.remove("/a/x"));
         assert!(!p.remove("/a/x"));
+        assert_eq!(
+            p.selected_entry().unwrap().label,
+            format!("/b/{}", MAX_SERIES - 3),
+            "the selection stays on its series"
+        );
         assert_eq!(p.position("/b/2"), Some(1));
+        p.select_by(100);
+        assert_eq!(p.selected, p.entries.len() - 1);
+        assert!(p.remove(&format!("/b/{}", MAX_SERIES - 1)));
+        assert_eq!(
+            p.selected,
+            p.entries.len() - 1,
+            "after the last: the previous one"
+        );
+        p.select_by(-100);
+        assert_eq!(p.selected, 0);
+    }
+
+    #[test]
+    fn names_come_from_the_specs_and_topics() {
+        let mut p = Plots::default();
+        p.add("/imu/data/linear_acceleration/z", series(&[]), None);
+        p.add("/imu/data/angular_velocity/z", series(&[]), None);
+        p.set_topic("/imu/data/linear_acceleration/z", "/imu/data");
+        p.set_topic("/imu/data/angular_velocity/z", "/imu/data");
+        assert_eq!(p.names(), ["linear_acceleration/z", "angular_velocity/z"]);
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub fn offset(t: RosTime, start: RosTime, decimals: usize) -> String {
 
 /// Whole seconds `secs` formatted with `fmt` in local time or UTC (the number itself when out
 /// of the calendar's range).
-fn clock(secs: i64, local: bool, fmt: &str) -> String {
+pub(crate) fn clock(secs: i64, local: bool, fmt: &str) -> String {
     let formatted = if local {
         Local
             .timestamp_opt(secs, 0)

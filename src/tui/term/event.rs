@@ -10,7 +10,7 @@ use crossterm::event::{Event, KeyEventKind, MouseButton, MouseEventKind};
 use crate::bag::BagError;
 use crate::catalog::Catalog;
 
-use super::super::action::Action;
+use super::super::action::{Action, Pane};
 use super::super::app::{App, Mode};
 use super::super::jobs::gate::Gate;
 use super::super::jobs::notify::Notify;
@@ -185,11 +185,15 @@ impl App {
         match input {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
                 let context = match self.overlays.mode {
-                    Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find | Mode::ExportDir => {
-                        Context::Prompt
-                    }
+                    Mode::Filter
+                    | Mode::Jump
+                    | Mode::LogPrompt
+                    | Mode::Find
+                    | Mode::ExportDir
+                    | Mode::PlotPrompt => Context::Prompt,
                     Mode::Log => Context::Log,
                     Mode::ConfirmPublish => Context::Confirm,
+                    _ if self.focus == Pane::Plot => Context::Plot,
                     _ => Context::Global,
                 };
                 match self.settings.keymap.action(k, context) {
@@ -209,7 +213,12 @@ impl App {
             Event::Paste(text)
                 if matches!(
                     self.overlays.mode,
-                    Mode::Filter | Mode::Jump | Mode::LogPrompt | Mode::Find | Mode::ExportDir
+                    Mode::Filter
+                        | Mode::Jump
+                        | Mode::LogPrompt
+                        | Mode::Find
+                        | Mode::ExportDir
+                        | Mode::PlotPrompt
                 ) =>
             {
                 for c in text.chars().filter(|c| !c.is_control()) {

@@ -25,6 +25,13 @@ pub fn draw(frame: &mut Frame<'_>, (keymap, scroll): (&KeyMap, usize), theme: Th
             .into_iter()
             .map(|(k, d)| (k, d.to_string(), false)),
     );
+    entries.push((String::new(), "In the plot pane (5)".into(), true));
+    entries.extend(
+        keymap
+            .help(Context::Plot)
+            .into_iter()
+            .map(|(k, d)| (k, d.to_string(), false)),
+    );
     entries.push((String::new(), "In the log view (r)".into(), true));
     entries.extend(
         keymap

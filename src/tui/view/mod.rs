@@ -26,6 +26,7 @@ pub mod opening;
 pub mod overlays;
 pub mod picture;
 pub mod plot;
+pub mod plot_legend;
 pub mod plot_xy;
 pub mod status;
 pub mod text_view;

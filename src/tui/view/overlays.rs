@@ -29,6 +29,8 @@ pub enum Mode {
     Text,
     /// Typing a search expression (`f`).
     Find,
+    /// Typing a series to plot (`P`).
+    PlotPrompt,
     /// The question before `p` publishes ([`Overlays::publish_plan`]).
     ConfirmPublish,
     /// Typing the directory `E` writes to (the default one cannot be written).

@@ -1,7 +1,7 @@
 //! The plot pane under the timeline: the plotted series over the timeline's visible range
 //! (same cursor, zoom and marks), braille strokes per series, a y axis with the model's tick
-//! labels and one legend line per series (marker, field path, value at the cursor, min and max
-//! over the visible range).
+//! labels, time ticks in the bottom border, one legend line per series at the top
+//! ([`plot_legend`](super::plot_legend)) and the `P` prompt over the last rows while open.
 
 use std::fmt::Write as _;
 
@@ -14,17 +14,22 @@ use ratatui::widgets::Paragraph;
 
 use super::braille::Grid;
 use super::ctx::DrawCtx;
+use super::plot_legend::{LegendRow, glyph, legend_line};
 use super::plot_xy::XyView;
 use super::timeline::TimelineView;
 use crate::catalog::series::SeriesRequest;
 use crate::time::RosTime;
+use crate::tui::action::Pane;
 use crate::tui::jobs::notify::Notify;
 use crate::tui::jobs::plotter::{PlotJob, PlotNews};
 use crate::tui::layout::inner;
+use crate::tui::model::plot::time_ticks::{TimeTick, time_ticks};
 use crate::tui::model::plot::{Legend, TimeView, YMode, time_ns, value_label};
-use crate::tui::model::plots::Plots;
-use crate::tui::text::{fit, fit_left, width};
-use crate::tui::theme::{SERIES_GLYPHS, Theme};
+use crate::tui::model::plots::{Plots, SpecError};
+use crate::tui::model::timefmt::TimeFormat;
+use crate::tui::text::{fit, width};
+use crate::tui::theme::Theme;
+use ratatui::style::Modifier;
 use std::collections::HashMap;
 
 /// The plot pane's state: the plotted series, the threads computing them, XY mode's
@@ -43,6 +48,10 @@ pub struct PlotView {
     pub(crate) xy: XyView,
     /// The plotted series extended as a followed recording grows.
     pub(crate) growth: PlotGrowth,
+    /// What is wrong with the text of the open `P` prompt.
+    pub prompt_error: Option<SpecError>,
+    /// The pane focused before the `P` prompt took the screen (compact layout).
+    pub(crate) prompt_return: Option<Pane>,
 }
 
 /// What the app remembers to extend its plotted series.
@@ -99,16 +108,9 @@ impl PlotGrowth {
     }
 }
 
-/// The marker of series `i`.
-pub fn glyph(i: usize) -> char {
-    SERIES_GLYPHS
-        .get(i % SERIES_GLYPHS.len())
-        .copied()
-        .unwrap_or('●')
-}
-
-/// The pane's title: series count, scale mode, progress while computing.
-fn title(v: &PlotView) -> String {
+/// The pane's title: progress while computing, series count, scale mode, and the y labels'
+/// offset when they count from one.
+fn title(v: &PlotView, offset: f64) -> String {
     let p = &v.plots;
     let mut t = String::from(" ");
     if let Some(pct) = p.progress() {
@@ -123,42 +125,15 @@ fn title(v: &PlotView) -> String {
             YMode::Normalised => "normalised y",
         }
     );
+    if offset != 0.0 {
+        let _ = write!(t, "· y from {} ", value_label(offset));
+    }
     t
 }
 
-/// One legend line `w` wide: marker, field path, value at the cursor, min and max. When it
-/// does not fit, the path is shortened (its end kept), then dropped, then the cursor's value:
-/// min and max are what must stay readable (last as `[min, max]`).
-pub fn legend_line(i: usize, label: &str, legend: &Legend, w: usize) -> String {
-    let now = legend
-        .at_cursor
-        .map_or_else(|| "–".to_string(), |(_, v)| value_label(v));
-    let range = match legend.min_max {
-        Some((lo, hi)) => format!("  min {}  max {}", value_label(lo), value_label(hi)),
-        None => "  (no values in view)".to_string(),
-    };
-    let now = format!("  now {now}");
-    let g = glyph(i);
-    let full = format!("{g} {label}{now}{range}");
-    if width(&full) <= w {
-        return full;
-    }
-    let room = w.saturating_sub(2 + width(&now) + width(&range));
-    if room >= 8 {
-        return format!("{g} {}{now}{range}", fit_left(label, room));
-    }
-    let short = format!("{g}{now}{range}");
-    if width(&short) <= w {
-        return short;
-    }
-    let compact = legend.min_max.map_or_else(
-        || "–".to_string(),
-        |(lo, hi)| format!("[{}, {}]", value_label(lo), value_label(hi)),
-    );
-    fit(&format!("{g} {compact}"), w)
-}
-
-/// Draws the plot pane.
+/// Draws the plot pane: the legend at the top, the series under it with the y labels on
+/// the left, the time ticks in the bottom border; the `P` prompt over the last rows while
+/// it is open (the pane is shown for it even with nothing plotted).
 #[allow(clippy::many_single_char_names)]
 pub fn draw(
     frame: &mut Frame<'_>,
@@ -168,31 +143,70 @@ pub fn draw(
     area: Rect,
 ) {
     let theme = ctx.theme;
-    let (timeline, marks) = (&tl.timeline, tl.marks);
-    if area.width == 0 || area.height == 0 || v.plots.is_empty() {
+    let focused = ctx.focus == Pane::Plot;
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    if v.plots.is_empty() {
+        frame.render_widget(
+            super::block::block(focused, theme, fit(" Plot ", area.width as usize)),
+            area,
+        );
+        draw_prompt(frame, v, ctx, area);
         return;
     }
     if v.plots.xy
         && super::plot_xy::draw(
             frame,
             (&v.plots, v.xy.shown.as_deref()),
-            (timeline, xy_pending),
+            (&tl.timeline, xy_pending),
             ctx,
             area,
         )
     {
+        draw_prompt(frame, v, ctx, area);
         return;
     }
-    let t = title(v);
-    frame.render_widget(
-        super::block::block(false, theme, fit(&t, area.width.saturating_sub(2) as usize)),
-        area,
-    );
+    draw_series(frame, v, (tl, focused), ctx, area);
+    draw_prompt(frame, v, ctx, area);
+}
+
+/// The `P` prompt over the last rows of the pane, when open.
+fn draw_prompt(frame: &mut Frame<'_>, v: &PlotView, ctx: &DrawCtx<'_>, area: Rect) {
+    let inner = inner(area);
+    let rows = (inner.height as usize).min(6);
+    let lines =
+        super::plot_legend::prompt_lines(v.prompt_error.as_ref(), ctx, inner.width as usize, rows);
+    if lines.is_empty() {
+        return;
+    }
+    let n = u16::try_from(lines.len()).unwrap_or(0);
+    let at = Rect {
+        y: inner.y + inner.height.saturating_sub(n),
+        height: n.min(inner.height),
+        ..inner
+    };
+    frame.render_widget(ratatui::widgets::Clear, at);
+    frame.render_widget(Paragraph::new(lines), at);
+}
+
+/// The plot in time mode.
+#[allow(clippy::many_single_char_names)]
+fn draw_series(
+    frame: &mut Frame<'_>,
+    v: &PlotView,
+    (tl, focused): (&TimelineView, bool),
+    ctx: &DrawCtx<'_>,
+    area: Rect,
+) {
+    let theme = ctx.theme;
+    let (timeline, marks) = (&tl.timeline, tl.marks);
     let inner = inner(area);
     let w = inner.width as usize;
     let h = inner.height as usize;
     let n = v.plots.entries.len();
     if w < 4 || h == 0 {
+        frame.render_widget(super::block::block(focused, theme, String::new()), area);
         return;
     }
     let legend_rows = n.min(h.saturating_sub(2).max(1));
@@ -208,6 +222,15 @@ pub fn draw(
         width_px: 1,
     };
     let axis = v.plots.frame(&probe, None, max_ticks).axis;
+    let t = title(v, axis.offset);
+    frame.render_widget(
+        super::block::block(
+            focused,
+            theme,
+            fit(&t, area.width.saturating_sub(2) as usize),
+        ),
+        area,
+    );
     let label_w = axis
         .labels
         .iter()
@@ -222,9 +245,18 @@ pub fn draw(
         width_px: cols * 2,
     };
     let f = v.plots.frame(&view, Some(cursor), max_ticks);
+    let selected = v.plots.selected;
     let mut grid = Grid::new(cols, plot_rows);
-    for (i, (env, scale)) in f.envelopes.iter().zip(&f.scales).enumerate() {
-        grid.draw(env, &view, scale, i);
+    // The selected series last, over the others, when the pane is focused.
+    let mut order: Vec<usize> = (0..f.envelopes.len()).collect();
+    if focused {
+        order.retain(|i| *i != selected);
+        order.push(selected);
+    }
+    for i in order {
+        if let (Some(env), Some(scale)) = (f.envelopes.get(i), f.scales.get(i)) {
+            grid.draw(env, &view, scale, i);
+        }
     }
     // Per row: which tick label (if any) sits there.
     let mut row_labels: Vec<Option<&str>> = vec![None; plot_rows];
@@ -258,9 +290,15 @@ pub fn draw(
     } else {
         Vec::new()
     };
+    let legend_y = u16::try_from(legend_rows).unwrap_or(u16::MAX);
+    let plot_area = Rect {
+        y: inner.y.saturating_add(legend_y),
+        height: inner.height.saturating_sub(legend_y),
+        ..inner
+    };
     put_rows(
         frame.buffer_mut(),
-        inner,
+        plot_area,
         &Rows {
             grid: &grid,
             labels: &row_labels,
@@ -271,30 +309,111 @@ pub fn draw(
         },
         theme,
     );
-    let mut lines: Vec<Line> = Vec::with_capacity(legend_rows);
-    for (i, (e, l)) in v
+    let legend_area = Rect {
+        height: legend_y.min(inner.height),
+        ..inner
+    };
+    draw_legend(frame, v, (&f.legends, focused), theme, legend_area);
+    // Time ticks in the bottom border, under the plot's columns: offsets from the start
+    // where times are shown as epoch seconds (ten digits a tick would not read).
+    let tick_format = match ctx.time_format {
+        TimeFormat::Epoch => TimeFormat::Offset,
+        f => f,
+    };
+    let ticks = time_ticks(
+        (view.start_ns, view.end_ns),
+        cols,
+        tick_format,
+        time_ns(ctx.start),
+    );
+    let x0 = inner.x as usize + label_w + 1;
+    let bottom = area.y + area.height - 1;
+    put_time_ticks(
+        frame.buffer_mut(),
+        &ticks,
+        &view,
+        (x0, bottom, area.right().saturating_sub(1)),
+        theme,
+    );
+}
+
+/// The legend lines in `area` (one per series; the rows around the selected one when not
+/// all fit).
+fn draw_legend(
+    frame: &mut Frame<'_>,
+    v: &PlotView,
+    (legends, focused): (&[Legend], bool),
+    theme: Theme,
+    area: Rect,
+) {
+    let rows = area.height as usize;
+    let selected = v.plots.selected;
+    let names = v.plots.names();
+    let first = if focused {
+        selected.saturating_sub(rows.saturating_sub(1))
+    } else {
+        0
+    };
+    let mut lines: Vec<Line> = Vec::with_capacity(rows);
+    for (i, ((e, l), name)) in v
         .plots
         .entries
         .iter()
-        .zip(&f.legends)
+        .zip(legends)
+        .zip(&names)
         .enumerate()
-        .take(legend_rows)
+        .skip(first)
+        .take(rows)
     {
-        lines.push(Line::styled(
-            legend_line(i, &crate::printable::escape_line(&e.label), l, w),
-            theme.series(i),
-        ));
+        let name = crate::printable::escape_line(name);
+        let row = LegendRow {
+            index: i,
+            name: &name,
+            legend: l,
+            precision: e.precision,
+            selected: focused.then_some(i == selected),
+        };
+        let style = if focused && i == selected {
+            theme.series(i).add_modifier(Modifier::BOLD)
+        } else {
+            theme.series(i)
+        };
+        lines.push(Line::styled(legend_line(&row, area.width as usize), style));
     }
-    let legend_area = Rect {
-        y: inner
-            .y
-            .saturating_add(u16::try_from(plot_rows).unwrap_or(u16::MAX)),
-        height: inner
-            .height
-            .saturating_sub(u16::try_from(plot_rows).unwrap_or(u16::MAX)),
-        ..inner
-    };
-    frame.render_widget(Paragraph::new(lines), legend_area);
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// Writes `ticks` into the border row `y`: `┴` at each tick's column (from `x0`), its label
+/// after it, up to (not including) column `end`; a label that would touch the next one or the
+/// corner is left out.
+fn put_time_ticks(
+    buf: &mut Buffer,
+    ticks: &[TimeTick],
+    view: &TimeView,
+    (x0, y, end): (usize, u16, u16),
+    theme: Theme,
+) {
+    let mut free_from = 0usize;
+    for t in ticks {
+        let Some(col) = view.column_of(t.time_ns).map(|px| px / 2) else {
+            continue;
+        };
+        let x = x0 + col;
+        let w = width(&t.label);
+        if x < free_from || x + w + 1 >= usize::from(end) {
+            continue;
+        }
+        let text = std::iter::once('┴').chain(t.label.chars());
+        for (k, ch) in text.enumerate() {
+            let Ok(cx) = u16::try_from(x + k) else {
+                break;
+            };
+            if let Some(cell) = buf.cell_mut(Position::new(cx, y)) {
+                cell.set_char(ch).set_style(theme.dim());
+            }
+        }
+        free_from = x + w + 2;
+    }
 }
 
 /// What the plot's rows show: the raster, the y labels and what sits at the cursor.
@@ -365,37 +484,5 @@ fn put_rows(buf: &mut Buffer, inner: Rect, rows: &Rows<'_>, theme: Theme) {
             };
             put(label_w + 1 + c, r, ch, style);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn legend_keeps_min_and_max_when_narrow() {
-        let l = Legend {
-            at_cursor: Some((0, 1.25)),
-            min_max: Some((-1.499_999_998_655_011_9, 3.499_999_999_999_999_6)),
-        };
-        let label = "/imu/linear_acceleration/z";
-        let wide = legend_line(0, label, &l, 120);
-        assert_eq!(
-            wide,
-            "● /imu/linear_acceleration/z  now 1.25  min -1.4999999986550119  max 3.4999999999999996"
-        );
-        let mid = legend_line(1, label, &l, 70);
-        assert!(mid.starts_with("■ …"), "{mid}");
-        assert!(mid.ends_with("max 3.4999999999999996"), "{mid}");
-        let narrow = legend_line(2, label, &l, 46);
-        assert_eq!(narrow, "▲ [-1.4999999986550119, 3.4999999999999996]");
-        let none = Legend {
-            at_cursor: None,
-            min_max: None,
-        };
-        assert_eq!(
-            legend_line(3, "/a", &none, 80),
-            "◆ /a  now –  (no values in view)"
-        );
     }
 }

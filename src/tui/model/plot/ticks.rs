@@ -1,5 +1,7 @@
 //! A y axis: a range that holds the data, cut at "nice" ticks (1, 2 or 5 × 10^k), with
-//! labels that read well (`0.3`, not `0.30000000000000004`; `1.5e6` for large magnitudes).
+//! labels that read well (`0.3`, not `0.30000000000000004`; `1.5e6` for large magnitudes) in
+//! at most six significant digits: ticks that need more (1 700 000 000 to 1 700 000 300, 100
+//! apart) are labelled from an [`Axis::offset`] shown once (`+100` from `1700000000`).
 
 /// A value axis.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,8 +14,11 @@ pub struct Axis {
     pub step: f64,
     /// Tick values, ascending, within `lo..=hi`.
     pub ticks: Vec<f64>,
-    /// One label per tick.
+    /// One label per tick (relative to `offset` when that is not 0).
     pub labels: Vec<String>,
+    /// What the labels count from (0 unless the ticks need more than six significant
+    /// digits; then a round number at or below `lo`, and the labels read `+100`).
+    pub offset: f64,
 }
 
 /// Most ticks an axis gets, whatever is asked.
@@ -71,13 +76,24 @@ impl Axis {
             ticks.push(k * step);
             k += 1.0;
         }
-        let labels = ticks.iter().map(|t| label(*t, step, decimals)).collect();
+        let offset = label_offset(first * step, last * step, step);
+        let labels = ticks
+            .iter()
+            .map(|t| {
+                if offset == 0.0 {
+                    label(*t, step, decimals)
+                } else {
+                    format!("+{}", label(*t - offset, step, decimals))
+                }
+            })
+            .collect();
         Axis {
             lo: first * step,
             hi: last * step,
             step,
             ticks,
             labels,
+            offset,
         }
     }
 
@@ -85,6 +101,23 @@ impl Axis {
     pub fn fraction(&self, v: f64) -> f64 {
         fraction(self.lo, self.hi, v)
     }
+}
+
+/// What the labels of ticks `step` apart from `lo` to `hi` count from: 0 when they read in
+/// [`SIG_DIGITS`](super::numbers::SIG_DIGITS) significant digits, else `lo` rounded down to a
+/// power of ten above the span (labels then need at most four).
+fn label_offset(lo: f64, hi: f64, step: f64) -> f64 {
+    let top = lo.abs().max(hi.abs());
+    if !(top > 0.0 && step > 0.0 && hi > lo) {
+        return 0.0;
+    }
+    let digits = top.log10().floor() - step.log10().floor() + 1.0;
+    #[allow(clippy::cast_precision_loss)]
+    if digits <= super::numbers::SIG_DIGITS as f64 {
+        return 0.0;
+    }
+    let unit = 10f64.powf((hi - lo).log10().floor() + 1.0);
+    (lo / unit).floor() * unit
 }
 
 /// Digits after the point that tell ticks `step` apart.
@@ -187,10 +220,13 @@ mod tests {
         let a = Axis::new(-9.81, 9.81, 5);
         assert_eq!(a.labels, ["-10", "-5", "0", "5", "10"]);
         let a = Axis::new(1_700_000_000.0, 1_700_000_300.0, 4);
-        assert_eq!(
-            a.labels,
-            ["1.7e9", "1.7000001e9", "1.7000002e9", "1.7000003e9"]
-        );
+        assert_eq!(a.labels, ["+0", "+100", "+200", "+300"]);
+        assert!((a.offset - 1.7e9).abs() < f64::EPSILON);
+        let a = Axis::new(1_710_421_200.25, 1_710_421_224.24, 6);
+        assert_eq!(a.labels, ["+0", "+5", "+10", "+15", "+20", "+25"]);
+        assert!((a.offset - 1_710_421_200.0).abs() < f64::EPSILON);
+        let a = Axis::new(2.5e6, 3.5e6, 3);
+        assert_eq!((a.labels[0].as_str(), a.offset), ("2.5e6", 0.0));
         let a = Axis::new(12.5, 12.5, 5);
         assert!(a.lo < 12.5 && a.hi > 12.5 && a.ticks.len() >= 2);
         let a = Axis::new(0.0, 0.0, 5);
