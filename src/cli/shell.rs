@@ -164,8 +164,9 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
 ];
 
 /// The key contexts of the explorer as the KEYS section lists them, with their headings.
-const KEY_CONTEXTS: [Context; 4] = [
+const KEY_CONTEXTS: [Context; 5] = [
     Context::Global,
+    Context::Plot,
     Context::Prompt,
     Context::Log,
     Context::Confirm,
@@ -175,6 +176,7 @@ const KEY_CONTEXTS: [Context; 4] = [
 fn context_heading(context: Context) -> &'static str {
     match context {
         Context::Global => "Everywhere (a pane may give a key its own meaning)",
+        Context::Plot => "In the plot pane (5)",
         Context::Prompt => "Typing a filter, a time or an expression",
         Context::Log => "In the log view (r)",
         Context::Confirm => "Answering a question",
