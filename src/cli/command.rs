@@ -32,7 +32,8 @@ pub struct Cli {
     #[command(flatten)]
     pub msg: super::args::MsgPathArgs,
     /// Open the explorer with this field plotted (`/topic/field`, e.g.
-    /// `/imu/data/linear_acceleration/z` or `/scan/ranges[10]`); repeatable.
+    /// `/imu/data/linear_acceleration/z` or `/scan/ranges[10]`) or this quantity
+    /// (`'/odom: norm(twist.twist.linear)'`); repeatable.
     #[arg(long = "plot", value_name = "PATH")]
     pub plot: Vec<String>,
 }
