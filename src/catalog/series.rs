@@ -409,14 +409,46 @@ pub fn extract(
     request: &SeriesRequest,
     registry: &Registry,
     cancel: &AtomicBool,
+    on_update: impl FnMut(&SeriesUpdate) -> bool,
+) -> Result<(Column, SeriesStats), SeriesError> {
+    extract_with(catalog, request, registry, cancel, on_update, false)
+}
+
+/// [`extract`], taking the quantity through the receive-time order (as `diff` and `rate`
+/// need) even when it does not need it: how tests check and time that path with any
+/// quantity.
+#[cfg(test)]
+pub(crate) fn extract_in_order(
+    catalog: &Catalog,
+    request: &SeriesRequest,
+    registry: &Registry,
+    on_update: impl FnMut(&SeriesUpdate) -> bool,
+) -> Result<(Column, SeriesStats), SeriesError> {
+    extract_with(
+        catalog,
+        request,
+        registry,
+        &AtomicBool::new(false),
+        on_update,
+        true,
+    )
+}
+
+fn extract_with(
+    catalog: &Catalog,
+    request: &SeriesRequest,
+    registry: &Registry,
+    cancel: &AtomicBool,
     mut on_update: impl FnMut(&SeriesUpdate) -> bool,
+    in_order: bool,
 ) -> Result<(Column, SeriesStats), SeriesError> {
     let plans = plan(catalog, request, registry)?;
-    let stateful = plans
-        .iter()
-        .flat_map(HashMap::values)
-        .flatten()
-        .any(|p| p.quantity.is_stateful());
+    let stateful = in_order
+        || plans
+            .iter()
+            .flat_map(HashMap::values)
+            .flatten()
+            .any(|p| p.quantity.is_stateful());
     let mut stats = SeriesStats::default();
     // The topic's connections that can be plotted, and those skipped (wrong type).
     let (usable, skipped) = usable_and_skipped(&plans);
