@@ -392,6 +392,7 @@ fn the_ordered_path_gives_the_same_column() {
 /// -- --ignored --nocapture` (the test profile's optimisation; release is faster).
 #[test]
 #[ignore = "writes a 1 M message bag; run by hand for docs/performance.md"]
+#[allow(clippy::cast_possible_truncation)]
 fn series_over_a_million_messages() {
     use crate::bag::writer::{BagWriter, WriterOptions};
     use crate::format::{Compression, ConnectionHeader};
@@ -453,7 +454,11 @@ fn series_over_a_million_messages() {
         assert_eq!(column.len() as u64, n);
         println!(
             "{n} messages, {}: {:.0} ms",
-            if ordered { "in receive-time order" } else { "plain" },
+            if ordered {
+                "in receive-time order"
+            } else {
+                "plain"
+            },
             took.as_secs_f64() * 1e3
         );
     }

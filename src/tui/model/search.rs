@@ -116,7 +116,9 @@ impl Search {
             return;
         }
         let room = MAX_MATCHES.saturating_sub(self.stretches.len());
-        let new = stretches.get(..room.min(stretches.len())).unwrap_or_default();
+        let new = stretches
+            .get(..room.min(stretches.len()))
+            .unwrap_or_default();
         let sorted = match (self.stretches.last(), new.first()) {
             (Some(last), Some(first)) => Stretch::order(last, first).is_le(),
             _ => true,
@@ -438,7 +440,10 @@ mod tests {
             SearchStats::default(),
             true,
         );
-        assert!(s.stretches.is_sorted_by(|a, b| Stretch::order(a, b).is_le()));
+        assert!(
+            s.stretches
+                .is_sorted_by(|a, b| Stretch::order(a, b).is_le())
+        );
         let times: Vec<u32> = s.matches.iter().map(|m| m.time.sec).collect();
         assert_eq!(times, [10, 20, 30]);
         assert!(s.any_in(t(15), t(21)));
@@ -539,10 +544,7 @@ mod tests {
             s.status(t(35)).as_deref(),
             Some("f: stretch 2/3, 25.0 s (4 matches)")
         );
-        assert_eq!(
-            s.status(t(50)).as_deref(),
-            Some("f: stretch 3/3")
-        );
+        assert_eq!(s.status(t(50)).as_deref(), Some("f: stretch 3/3"));
         assert_eq!(s.containing(t(45)), None);
         // The one `n` went to wins while the cursor is in it.
         let mut s = s;
