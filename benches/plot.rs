@@ -2,7 +2,9 @@
 //! column (uncompressed and lz4 bags), the time to the first partial piece, and the
 //! per-frame plot model (envelope at 320 px, legend numbers) over the whole column, the
 //! explorer's input + draw per frame at 160×48 with 4 series of 1 M points (ratatui's
-//! `TestBackend`), and one XY-mode frame over 1 M pairs. CPU time (user + system, from
+//! `TestBackend`), and one XY-mode frame over 1 M pairs; and series computed per message
+//! (`/imu: norm(linear_acceleration)`, `diff`, `rate`: the last two finished in receive-time
+//! order) over the lz4 bag. CPU time (user + system, from
 //! `/proc/self/stat`) is printed beside wall time: the machine may be shared.
 //!
 //! ```sh
@@ -295,6 +297,7 @@ fn main() {
             p(&frames4, 0.99).as_secs_f64() * 1e3
         );
     }
+    computed_series(last_path.as_deref().unwrap(), runs, n);
     explorer_frames(last_path.as_deref().unwrap(), &series);
     xy_frames(&series);
     xy_explorer_frames(last_path.as_deref().unwrap(), &series);
@@ -452,4 +455,50 @@ fn xy_explorer_frames(path: &Path, series: &PlotSeries) {
         p(&latency, 0.5),
         p(&latency, 0.99),
     );
+}
+
+/// Series computed per message over the lz4 bag (docs/performance.md, "Computed series"):
+/// the plain field written as an expression, a norm, and the two that are finished in
+/// receive-time order (`diff`, `rate`). An expression the build cannot compute prints why.
+fn computed_series(path: &Path, runs: usize, n: u64) {
+    println!("\n| computed series (lz4) | extract | points |");
+    println!("|---|---|---|");
+    for spec in [
+        "/imu: linear_acceleration.z",
+        "/imu: norm(linear_acceleration)",
+        "/imu: diff(linear_acceleration.z)",
+        "/imu: rate(header.seq)",
+    ] {
+        let mut times = Vec::new();
+        let mut points = 0;
+        for _ in 0..runs {
+            let bag = Bag::open_with(path, OpenOptions::default()).unwrap();
+            let catalog = Catalog::new(vec![bag]);
+            let result = SeriesRequest::parse(&catalog, spec).and_then(|request| {
+                let start = Instant::now();
+                let (c, _) = extract(
+                    &catalog,
+                    &request,
+                    &Registry::bundled(),
+                    &AtomicBool::new(false),
+                    |_| true,
+                )?;
+                Ok((start.elapsed(), c.len()))
+            });
+            match result {
+                Ok((t, len)) => {
+                    times.push(t);
+                    points = len;
+                }
+                Err(e) => {
+                    println!("| `{spec}` | {e} | - |");
+                    break;
+                }
+            }
+        }
+        if times.len() == runs {
+            assert!(points as u64 + 1 >= n, "{spec}: {points} points");
+            println!("| `{spec}` | {} | {points} |", ms(median(times)));
+        }
+    }
 }

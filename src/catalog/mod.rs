@@ -18,6 +18,7 @@ pub mod search;
 mod selected;
 pub mod series;
 mod series_order;
+mod series_request;
 #[cfg(test)]
 mod tests;
 pub mod time_index;

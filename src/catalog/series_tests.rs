@@ -349,3 +349,135 @@ fn a_field_after_a_colon_is_the_same_series_and_labels_say_how_it_was_written() 
         "{e:?}"
     );
 }
+
+/// The path `diff` and `rate` take (gathered on the workers, finished in receive-time order
+/// per topic) gives the same column as evaluating where the messages are decoded, on single
+/// bags and on a catalog whose bags interleave.
+#[test]
+fn the_ordered_path_gives_the_same_column() {
+    for names in [
+        &["recorded.bag"][..],
+        &["recorded_lz4.bag"][..],
+        &["recorded.bag", "recorded_bz2.bag"][..],
+    ] {
+        let c = catalog(names);
+        for spec in ["/imu/linear_acceleration/z", "/odom: twist.twist.linear.x"] {
+            let (want, want_stats, _) = run(&c, spec);
+            let request = SeriesRequest::parse(&c, spec).unwrap();
+            let mut pieces = Vec::new();
+            let (got, stats) = extract_in_order(&c, &request, &Registry::bundled(), |u| {
+                pieces.push(u.piece.clone());
+                true
+            })
+            .unwrap();
+            assert!(!want.is_empty(), "{names:?} {spec}");
+            assert_eq!(got, want, "{names:?} {spec}");
+            assert_eq!(stats, want_stats, "{names:?} {spec}");
+            // Each piece in order, and after the one before.
+            let mut merged = Column::new();
+            for p in pieces {
+                assert!(p.times.is_sorted());
+                if let (Some(a), Some(b)) = (merged.times.last(), p.times.first()) {
+                    assert!(a <= b);
+                }
+                merged.merge(p);
+            }
+            assert_eq!(merged, want);
+        }
+    }
+}
+
+/// Times a series over 1 M `Imu` messages (lz4) as plain evaluation and through the
+/// receive-time order that `diff` / `rate` take: `cargo test --lib series_over_a_million
+/// -- --ignored --nocapture` (the test profile's optimisation; release is faster).
+#[test]
+#[ignore = "writes a 1 M message bag; run by hand for docs/performance.md"]
+#[allow(clippy::cast_possible_truncation)]
+fn series_over_a_million_messages() {
+    use crate::bag::writer::{BagWriter, WriterOptions};
+    use crate::format::{Compression, ConnectionHeader};
+    use crate::msg::Schema;
+    use std::time::Instant;
+    let n: u64 = std::env::var("SERIES_MESSAGES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("imu.bag");
+    let schema = Schema::from_registry("sensor_msgs/Imu", None, &Registry::bundled()).unwrap();
+    let header = ConnectionHeader {
+        topic: Some("/imu".into()),
+        datatype: "sensor_msgs/Imu".into(),
+        md5sum: schema.md5sum().into(),
+        message_definition: schema.full_text(),
+        callerid: Some("/bench".into()),
+        latching: None,
+        raw: Vec::new(),
+    };
+    let mut w = BagWriter::create(
+        &path,
+        WriterOptions {
+            compression: Compression::Lz4,
+            ..WriterOptions::default()
+        },
+    )
+    .unwrap();
+    let conn = w.add_connection("/imu", &header).unwrap();
+    let mut buf = Vec::new();
+    for i in 0..n {
+        buf.clear();
+        buf.extend((i as u32).to_le_bytes());
+        buf.extend((1_700_000_000u32 + (i / 100) as u32).to_le_bytes());
+        buf.extend((((i % 100) * 10_000_000) as u32).to_le_bytes());
+        buf.extend(8u32.to_le_bytes());
+        buf.extend(b"imu_link");
+        for k in 0..37u64 {
+            buf.extend((((i + k) as f64) * 0.01).sin().to_le_bytes());
+        }
+        let t = RosTime::from_nanos(1_700_000_000_000_000_000 + i * 1_000_000);
+        w.write(conn, t, &buf).unwrap();
+    }
+    w.finish().unwrap();
+    let spec = "/imu/linear_acceleration/z";
+    for ordered in [false, true, false, true] {
+        let bag = Bag::open(&path).unwrap();
+        let c = Catalog::new(vec![bag]);
+        let request = SeriesRequest::parse(&c, spec).unwrap();
+        let start = Instant::now();
+        let (column, _) = if ordered {
+            extract_in_order(&c, &request, &Registry::bundled(), |_| true).unwrap()
+        } else {
+            let cancel = AtomicBool::new(false);
+            extract(&c, &request, &Registry::bundled(), &cancel, |_| true).unwrap()
+        };
+        let took = start.elapsed();
+        assert_eq!(column.len() as u64, n);
+        println!(
+            "{n} messages, {}: {:.0} ms",
+            if ordered {
+                "in receive-time order"
+            } else {
+                "plain"
+            },
+            took.as_secs_f64() * 1e3
+        );
+    }
+    // The search (`f`) takes every outcome through the same order, for its stretches.
+    for _ in 0..2 {
+        use crate::catalog::search::{SearchRequest, find_all};
+        let bag = Bag::open(&path).unwrap();
+        let c = Catalog::new(vec![bag]);
+        let request = SearchRequest {
+            topics: vec!["/imu".into()],
+            expr: crate::msg::expr::Expr::parse("linear_acceleration.z > 0.5").unwrap(),
+        };
+        let start = Instant::now();
+        let found = find_all(&c, &request, &Registry::bundled(), &AtomicBool::new(false)).unwrap();
+        println!(
+            "{n} messages searched: {:.0} ms, {} matches in {} stretches",
+            start.elapsed().as_secs_f64() * 1e3,
+            found.matches.len(),
+            found.stretches.len()
+        );
+    }
+}

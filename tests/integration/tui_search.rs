@@ -1,10 +1,12 @@
 //! The content search of the explorer (`f`, `n`, `N`) on the demo bag: the expression checked
 //! in the background (the prompt stays open meanwhile), a wrong one shown under the prompt,
-//! the matches found in the background, counted and marked, `n` / `N` selecting them (and
-//! their topic), wrapping at the ends; snapshots at 80×24 and 160×48; and end to end in tmux.
+//! the matches found in the background and the stretches they form, counted, timed and
+//! marked (bars for stretches), `n` / `N` going from stretch to stretch (and their topic),
+//! wrapping at the ends; snapshots at 80×24 and 160×48; and end to end in tmux.
 
 use std::time::Duration;
 
+use bagscope::time::RosTime;
 use bagscope::tui::action::Action;
 use bagscope::tui::app::Mode;
 
@@ -50,16 +52,28 @@ fn finds_counts_and_goes_to_the_matches() {
     find(&mut h, "level >= WARN");
     assert_eq!(h.app.overlays.mode, Mode::Normal, "the prompt closes");
     wait_done(&mut h);
-    // The two warnings and the error (as the log view counts them).
+    // The two warnings and the error (as the log view counts them): the first two are
+    // consecutive /rosout messages, one stretch; the error another.
     let matches = h.app.views.search.search.matches.clone();
     assert_eq!(matches.len(), 3);
     assert!(matches.windows(2).all(|w| w[0].time <= w[1].time));
-    assert!(
-        h.status_bar().contains("f: 3 matches"),
-        "{}",
-        h.status_bar()
+    let stretches = h.app.views.search.search.stretches.clone();
+    let runs: Vec<(RosTime, RosTime, u64)> = stretches
+        .iter()
+        .map(|s| (s.start, s.end, s.count))
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            (matches[0].time, matches[1].time, 2),
+            (matches[2].time, matches[2].time, 1)
+        ]
     );
-    // Away to another topic at the start: `n` selects /rosout and the first match.
+    assert!(stretches.iter().all(|s| &*s.topic == "/rosout"));
+    let total = matches[1].time.nanos_since(matches[0].time) as f64 / 1e9;
+    let want = format!("f: 2 stretches, {total:.1} s in total (3 matches)");
+    assert!(h.status_bar().contains(&want), "{want}: {}", h.status_bar());
+    // Away to another topic at the start: `n` selects /rosout and the first stretch's start.
     select_topic(&mut h, "/battery");
     h.act(&[Action::Top]);
     h.act(&[Action::NextMatch]);
@@ -67,29 +81,35 @@ fn finds_counts_and_goes_to_the_matches() {
     assert_eq!(h.app.views.timeline.timeline.cursor(), matches[0].time);
     let sel = h.app.views.messages.selected_ref().unwrap();
     assert_eq!(sel.entry.time, matches[0].time);
-    assert!(h.status_bar().contains("f: 1/3"), "{}", h.status_bar());
-    h.act(&[Action::NextMatch, Action::NextMatch]);
+    let want = format!("f: stretch 1/2, {total:.1} s (2 matches)");
+    assert!(h.status_bar().contains(&want), "{want}: {}", h.status_bar());
+    // `n` skips the rest of the stretch: the next one starts at the error.
+    h.act(&[Action::NextMatch]);
     assert_eq!(h.app.views.timeline.timeline.cursor(), matches[2].time);
-    assert!(h.status_bar().contains("f: 3/3"), "{}", h.status_bar());
+    assert!(
+        h.status_bar().contains("f: stretch 2/2"),
+        "{}",
+        h.status_bar()
+    );
     // Past the last: back to the first, and the status says so.
     h.act(&[Action::NextMatch]);
     assert_eq!(h.app.views.timeline.timeline.cursor(), matches[0].time);
     assert!(
-        h.status_bar().contains("wrapped to the first"),
+        h.status_bar().contains("wrapped to the first stretch"),
         "{}",
         h.status_bar()
     );
     h.act(&[Action::PrevMatch]);
     assert_eq!(h.app.views.timeline.timeline.cursor(), matches[2].time);
     assert!(
-        h.status_bar().contains("wrapped to the last"),
+        h.status_bar().contains("wrapped to the last stretch"),
         "{}",
         h.status_bar()
     );
     h.act(&[Action::PrevMatch]);
-    assert_eq!(h.app.views.timeline.timeline.cursor(), matches[1].time);
+    assert_eq!(h.app.views.timeline.timeline.cursor(), matches[0].time);
     let sel = h.app.views.messages.selected_ref().unwrap();
-    assert_eq!(sel.entry.time, matches[1].time);
+    assert_eq!(sel.entry.time, matches[0].time);
 }
 
 #[test]
@@ -231,15 +251,17 @@ fn search_in_tmux() {
     s.wait("the prompt", |t| t.contains("Esc: cancel"));
     s.keys(&["level >= WARN"]);
     s.keys(&["Enter"]);
-    s.wait("the count", |t| t.contains("f: 3 matches"));
+    s.wait("the count", |t| t.contains("(3 matches)"));
     s.keys(&["n"]);
-    s.wait("the first match", |t| {
-        t.contains("f: 1/3") && t.contains("rosgraph_msgs/Log")
+    s.wait("the first stretch", |t| {
+        t.contains("f: stretch 1/2") && t.contains("rosgraph_msgs/Log")
     });
     s.keys(&["n"]);
-    s.wait("the second match", |t| t.contains("f: 2/3"));
+    s.wait("the second stretch", |t| t.contains("f: stretch 2/2"));
     s.keys(&["N", "N"]);
-    s.wait("wrapped to the last", |t| t.contains("f: 3/3"));
+    s.wait("wrapped to the last", |t| {
+        t.contains("wrapped to the last stretch")
+    });
     s.keys(&["q"]);
     s.wait("the shell", |t| t.contains("EXITED:0"));
 }

@@ -262,7 +262,7 @@ impl App {
             .search
             .stretches
             .get(step.index)
-            .map(|s| s.first())
+            .map(crate::catalog::search::Stretch::first)
         else {
             return false;
         };

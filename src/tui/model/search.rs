@@ -279,7 +279,8 @@ impl Search {
     }
 
     /// The status bar's part: `f: 12 stretches, 41.3 s in total (230 matches)`,
-    /// `f: stretch 3/12, 2.1 s (41 matches)` while the cursor is in one; when every stretch is
+    /// `f: stretch 3/12, 2.1 s (41 matches)` while the cursor is in one (`f: stretch 4/12`
+    /// for one of a single message); when every stretch is
     /// one message, `f: 42 matches`, `f: 3/42`; `f: 12… 40%` while it runs, `f: no match`.
     pub fn status(&self, cursor: RosTime) -> Option<String> {
         if !self.is_active() {
@@ -297,7 +298,7 @@ impl Search {
                 let s = self.stretches.get(i)?;
                 let matches = plural(s.count, "match", "matches");
                 Some(if s.count == 1 {
-                    format!("stretch {}/{k} ({matches})", i + 1)
+                    format!("stretch {}/{k}", i + 1)
                 } else {
                     format!("stretch {}/{k}, {} ({matches})", i + 1, seconds(s.nanos()))
                 })
@@ -543,7 +544,7 @@ mod tests {
             s.status(t(35)).as_deref(),
             Some("f: stretch 2/3, 25.0 s (4 matches)")
         );
-        assert_eq!(s.status(t(50)).as_deref(), Some("f: stretch 3/3 (1 match)"));
+        assert_eq!(s.status(t(50)).as_deref(), Some("f: stretch 3/3"));
         assert_eq!(s.containing(t(45)), None);
         // The one `n` went to wins while the cursor is in it.
         let mut s = s;
