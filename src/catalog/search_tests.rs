@@ -305,3 +305,52 @@ fn stretches_are_those_of_a_message_by_message_walk() {
         }
     }
 }
+
+/// The matches of a condition with `diff`/`rate`, computed one message at a time in receive
+/// order with one memory per topic.
+fn in_order_one_by_one(c: &Catalog, r: &SearchRequest) -> Vec<Match> {
+    let registry = Registry::bundled();
+    let mut memories: HashMap<String, crate::msg::expr::Memory> = HashMap::new();
+    let mut out = Vec::new();
+    for (i, bag) in c.bags().iter().enumerate() {
+        let mut messages: Vec<_> = bag.messages(&Query::all()).map(|m| m.unwrap()).collect();
+        messages.sort_by_key(|m| m.entry.time);
+        for m in messages {
+            let conn = bag.connection(m.entry.conn).unwrap();
+            if !r.topics.iter().any(|t| topic_matches(t, &conn.topic)) {
+                continue;
+            }
+            let schema = compile(conn, &registry).schema.unwrap();
+            let filter = r.expr.compile(schema.root(), &conn.topic).unwrap();
+            let decoded = crate::msg::decode(&schema, &m.data).unwrap();
+            let memory = memories.entry(conn.topic.clone()).or_default();
+            let ns = i64::try_from(m.entry.time.as_nanos()).unwrap();
+            if filter.eval(decoded.root(), ns, memory) {
+                out.push(Match {
+                    time: m.entry.time,
+                    conn: BagConn::new(i, m.entry.conn),
+                });
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn diff_and_rate_conditions_see_each_topic_in_receive_order() {
+    let c = catalog("recorded.bag");
+    for text in [
+        "diff(header.seq) == 1",
+        "rate(header.seq) > 19.99 and diff(linear_acceleration.z) > 0",
+        "not diff(header.seq) == 1",
+    ] {
+        let r = request(&["/imu"], text);
+        let (found, stats) = run(&c, &r);
+        assert_eq!(found, in_order_one_by_one(&c, &r), "{text}");
+        assert_eq!(stats.matched, found.len() as u64, "{text}");
+    }
+    // Every /imu message but the first (no previous one) follows its predecessor by one.
+    let (found, _) = run(&c, &request(&["/imu"], "diff(header.seq) == 1"));
+    assert_eq!(found.len(), 54);
+}

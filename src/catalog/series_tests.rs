@@ -386,3 +386,29 @@ fn the_ordered_path_gives_the_same_column() {
         }
     }
 }
+
+#[test]
+fn computed_series_with_diff_and_rate_follow_the_topic_in_receive_order() {
+    let c = catalog(&["recorded.bag"]);
+    let (plain, _, _) = run(&c, "/imu/linear_acceleration/z");
+    let (seq, _, _) = run(&c, "/imu/header/seq");
+    let (diff, stats, _) = run(&c, "/imu: diff(linear_acceleration.z)");
+    let (rate, _, _) = run(&c, "/imu: rate(header.seq)");
+    let (norm, _, _) = run(
+        &c,
+        "/imu: norm(linear_acceleration) - abs(linear_acceleration.z)",
+    );
+    // The first message has no previous one: no value.
+    assert_eq!(diff.len(), plain.len() - 1);
+    assert_eq!(stats.no_value, 1);
+    for i in 1..plain.len() {
+        assert_eq!(diff.times[i - 1], plain.times[i]);
+        let want = plain.values[i] - plain.values[i - 1];
+        assert!((diff.values[i - 1] - want).abs() <= 1e-12 * want.abs().max(1.0));
+        let dt = (seq.times[i] - seq.times[i - 1]) as f64 / 1e9;
+        let want = (seq.values[i] - seq.values[i - 1]) / dt;
+        assert!((rate.values[i - 1] - want).abs() <= 1e-12 * want.abs());
+    }
+    assert_eq!(norm.len(), plain.len());
+    assert!(norm.values.iter().all(|v| *v >= -1e-12));
+}

@@ -509,3 +509,34 @@ fn log_of_a_damaged_bag_prints_what_it_can_and_exits_1() {
     assert_eq!(out.lines().count(), echoed.lines().count(), "{out}");
     assert!(out.lines().count() > 0);
 }
+
+/// `--where` with `diff()` compares each log line with the previous one of its topic, in
+/// receive order (one worker): the lines kept are those whose `header.seq` is one more than
+/// the previous line's, computed here from the JSON form.
+#[test]
+fn where_with_diff_compares_each_line_with_the_previous_one() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo.bag");
+    let demo = demo.to_str().unwrap();
+    let (all, _, code) = run_bagscope(&["log", demo]);
+    assert_eq!(code, 0, "{all}");
+    let (json, _, code) = run_bagscope(&["log", demo, "--format", "json"]);
+    assert_eq!(code, 0, "{json}");
+    let seqs: Vec<i64> = json
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["seq"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    let lines: Vec<&str> = all.lines().collect();
+    assert_eq!(lines.len(), seqs.len());
+    let want: Vec<&str> = (1..lines.len())
+        .filter(|&i| seqs[i] - seqs[i - 1] == 1)
+        .map(|i| lines[i])
+        .collect();
+    assert!(!want.is_empty() && want.len() < lines.len() - 1, "{seqs:?}");
+    let (kept, err, code) = run_bagscope(&["log", demo, "--where", "diff(header.seq) == 1"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(kept.lines().collect::<Vec<_>>(), want);
+}

@@ -87,7 +87,9 @@ pub fn run(args: &LogArgs) -> Result<Outcome, CliError> {
         .filter_map(|item| readable(&catalog, item, &mut unread).map(|(m, _)| m));
     // `diff()`/`rate()` in `--where`: one worker, so each topic's messages are tested in
     // receive-time order (batches are taken in order).
-    let stateful = filter.as_ref().is_some_and(super::where_args::Where::is_stateful);
+    let stateful = filter
+        .as_ref()
+        .is_some_and(super::where_args::Where::is_stateful);
     ordered_map(
         messages,
         if stateful { 1 } else { workers() },
