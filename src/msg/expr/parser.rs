@@ -254,27 +254,28 @@ impl Parser<'_> {
     }
 
     fn sum(&mut self) -> Result<Ast, ExprError> {
-        let mut lhs = self.product()?;
-        while let (Tok::Arith(op @ (ArithOp::Add | ArithOp::Sub)), column) = self.peek() {
-            let op = *op;
-            self.next();
-            let rhs = self.product()?;
-            lhs = Ast::Arith {
-                op,
-                column,
-                lhs: Box::new(lhs),
-                rhs: Box::new(rhs),
-            };
-        }
-        Ok(lhs)
+        self.left_assoc([ArithOp::Add, ArithOp::Sub], Self::product)
     }
 
     fn product(&mut self) -> Result<Ast, ExprError> {
-        let mut lhs = self.unary()?;
-        while let (Tok::Arith(op @ (ArithOp::Mul | ArithOp::Div)), column) = self.peek() {
+        self.left_assoc([ArithOp::Mul, ArithOp::Div], Self::unary)
+    }
+
+    /// `operand (OP operand)*` for the two operators `ops` of one precedence, grouped from the
+    /// left (`a - b - c` is `(a - b) - c`).
+    fn left_assoc(
+        &mut self,
+        ops: [ArithOp; 2],
+        operand: fn(&mut Self) -> Result<Ast, ExprError>,
+    ) -> Result<Ast, ExprError> {
+        let mut lhs = operand(self)?;
+        while let (Tok::Arith(op), column) = self.peek() {
             let op = *op;
+            if !ops.contains(&op) {
+                break;
+            }
             self.next();
-            let rhs = self.unary()?;
+            let rhs = operand(self)?;
             lhs = Ast::Arith {
                 op,
                 column,
