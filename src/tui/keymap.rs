@@ -134,8 +134,8 @@ fn search_bindings() -> Vec<Binding> {
             A::StartFind,
             "find messages by content (expression)",
         ),
-        b(K::Char('n'), A::NextMatch, "next match (wraps)"),
-        b(K::Char('N'), A::PrevMatch, "previous match (wraps)"),
+        b(K::Char('n'), A::NextMatch, "next match or stretch (wraps)"),
+        b(K::Char('N'), A::PrevMatch, "previous match or stretch (wraps)"),
     ]
 }
 
