@@ -135,7 +135,11 @@ fn search_bindings() -> Vec<Binding> {
             "find messages by content (expression)",
         ),
         b(K::Char('n'), A::NextMatch, "next match or stretch (wraps)"),
-        b(K::Char('N'), A::PrevMatch, "previous match or stretch (wraps)"),
+        b(
+            K::Char('N'),
+            A::PrevMatch,
+            "previous match or stretch (wraps)",
+        ),
     ]
 }
 

@@ -203,6 +203,16 @@ fn spec_error(text: &str, e: &SeriesError) -> SpecError {
         SeriesError::NotPlottable { topic, .. } | SeriesError::NoSchema { topic, .. } => {
             (start(topic) + 1, e.to_string())
         }
+        // `/topic: EXPRESSION`: the expression's own column, counted from where it starts
+        // after the colon.
+        SeriesError::Expr { error, .. } => {
+            let start = text.find(':').map_or(lead, |i| {
+                let after = text.get(i + 1..).unwrap_or_default();
+                let head = text.get(..=i).unwrap_or_default();
+                head.chars().count() + after.chars().take_while(|c| c.is_whitespace()).count()
+            });
+            (start + error.column, error.kind.to_string())
+        }
         // No such topic, and whatever else is wrong with the whole spec: at its start.
         other => (lead + 1, other.to_string()),
     };
@@ -217,5 +227,24 @@ fn path_column(e: &PathError) -> usize {
         | PathError::NotAMessage { column, .. }
         | PathError::NotAnArray { column, .. }
         | PathError::IndexOutOfRange { column, .. } => *column,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::expr::Expr;
+
+    #[test]
+    fn an_expression_error_points_at_its_column_in_the_prompt() {
+        let text = "/odom:  norm(x,";
+        let error = Expr::parse("norm(x,").unwrap_err();
+        let e = SeriesError::Expr {
+            topic: "/odom".into(),
+            error: Box::new(error.clone()),
+        };
+        let got = spec_error(text, &e);
+        assert_eq!(got.column, "/odom:  ".chars().count() + error.column);
+        assert_eq!(got.message, error.kind.to_string());
     }
 }
