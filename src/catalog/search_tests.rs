@@ -32,14 +32,16 @@ fn run(c: &Catalog, r: &SearchRequest) -> (Vec<Match>, SearchStats) {
     .unwrap()
 }
 
-/// The matches found one message at a time, in reading order (those that do not decode do
-/// not match).
+/// The matches found one message at a time, each bag's messages in receive order with one
+/// memory per topic (for `diff`/`rate`); those that do not decode do not match.
 fn one_by_one(c: &Catalog, r: &SearchRequest) -> Vec<Match> {
     let registry = Registry::bundled();
+    let mut memories: HashMap<String, crate::msg::expr::Memory> = HashMap::new();
     let mut out = Vec::new();
     for (i, bag) in c.bags().iter().enumerate() {
-        for m in bag.messages(&Query::all()) {
-            let m = m.unwrap();
+        let mut messages: Vec<_> = bag.messages(&Query::all()).map(|m| m.unwrap()).collect();
+        messages.sort_by_key(|m| m.entry.time);
+        for m in messages {
             let conn = bag.connection(m.entry.conn).unwrap();
             if !(r.topics.is_empty() || r.topics.iter().any(|t| topic_matches(t, &conn.topic))) {
                 continue;
@@ -48,7 +50,13 @@ fn one_by_one(c: &Catalog, r: &SearchRequest) -> Vec<Match> {
             let Ok(filter) = r.expr.compile(schema.root(), &conn.topic) else {
                 continue;
             };
-            if filter.matches_payload(&schema, &m.data).unwrap_or(false) {
+            let memory = memories.entry(conn.topic.clone()).or_default();
+            let Ok(decoded) = crate::msg::decode(&schema, &m.data) else {
+                memory.clear();
+                continue;
+            };
+            let ns = i64::try_from(m.entry.time.as_nanos()).unwrap();
+            if filter.eval(decoded.root(), ns, memory) {
                 out.push(Match {
                     time: m.entry.time,
                     conn: BagConn::new(i, m.entry.conn),
@@ -306,37 +314,6 @@ fn stretches_are_those_of_a_message_by_message_walk() {
     }
 }
 
-/// The matches of a condition with `diff`/`rate`, computed one message at a time in receive
-/// order with one memory per topic.
-fn in_order_one_by_one(c: &Catalog, r: &SearchRequest) -> Vec<Match> {
-    let registry = Registry::bundled();
-    let mut memories: HashMap<String, crate::msg::expr::Memory> = HashMap::new();
-    let mut out = Vec::new();
-    for (i, bag) in c.bags().iter().enumerate() {
-        let mut messages: Vec<_> = bag.messages(&Query::all()).map(|m| m.unwrap()).collect();
-        messages.sort_by_key(|m| m.entry.time);
-        for m in messages {
-            let conn = bag.connection(m.entry.conn).unwrap();
-            if !r.topics.iter().any(|t| topic_matches(t, &conn.topic)) {
-                continue;
-            }
-            let schema = compile(conn, &registry).schema.unwrap();
-            let filter = r.expr.compile(schema.root(), &conn.topic).unwrap();
-            let decoded = crate::msg::decode(&schema, &m.data).unwrap();
-            let memory = memories.entry(conn.topic.clone()).or_default();
-            let ns = i64::try_from(m.entry.time.as_nanos()).unwrap();
-            if filter.eval(decoded.root(), ns, memory) {
-                out.push(Match {
-                    time: m.entry.time,
-                    conn: BagConn::new(i, m.entry.conn),
-                });
-            }
-        }
-    }
-    out.sort_unstable();
-    out
-}
-
 #[test]
 fn diff_and_rate_conditions_see_each_topic_in_receive_order() {
     let c = catalog("recorded.bag");
@@ -347,7 +324,7 @@ fn diff_and_rate_conditions_see_each_topic_in_receive_order() {
     ] {
         let r = request(&["/imu"], text);
         let (found, stats) = run(&c, &r);
-        assert_eq!(found, in_order_one_by_one(&c, &r), "{text}");
+        assert_eq!(found, one_by_one(&c, &r), "{text}");
         assert_eq!(stats.matched, found.len() as u64, "{text}");
     }
     // Every /imu message but the first (no previous one) follows its predecessor by one.
