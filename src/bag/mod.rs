@@ -48,6 +48,7 @@ mod recover_v2;
 mod recovery;
 mod resync;
 pub mod rewrite;
+pub mod ros2;
 mod slots;
 mod source;
 pub mod stats_cache;

@@ -28,6 +28,7 @@ mod schema;
 mod service;
 mod types;
 mod value;
+mod wire;
 
 pub use constant::{ConstValue, Constant};
 pub use decode::{MAX_ZERO_SIZE_ELEMENTS, decode, validate, values_allowed};
@@ -48,6 +49,7 @@ pub use schema::{MAX_DEPTH, Schema};
 pub use service::ServiceSchema;
 pub use types::{ArrayKind, Elem, Field, FieldType, MsgType};
 pub use value::{Message, Value};
+pub use wire::{SchemaEncoding, Wire};
 
 #[cfg(test)]
 mod tests {

