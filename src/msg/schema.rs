@@ -115,7 +115,10 @@ impl Schema {
         encoding: SchemaEncoding,
         registry: &super::Registry,
     ) -> Result<Arc<Schema>, MsgError> {
-        let _ = (definition, encoding, registry);
+        let _ = registry;
+        if encoding == SchemaEncoding::Ros2Idl {
+            let _sections = super::idl::to_msg_sections(datatype, definition)?;
+        }
         Err(MsgError::NotInRegistry {
             datatype: datatype.to_string(),
         })

@@ -9,11 +9,23 @@ use crate::msg::schema::Schema;
 /// Decodes one CDR payload of `schema` (see [`super::decode`]).
 pub(super) fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
     validate(schema, bytes)?;
-    Err(DecodeError::new(0, DecodeErrorKind::Truncated { needed: 4, available: 0 }))
+    Err(DecodeError::new(
+        0,
+        DecodeErrorKind::Truncated {
+            needed: 4,
+            available: 0,
+        },
+    ))
 }
 
 /// Checks one CDR payload of `schema` without building values (see [`super::validate`]).
 pub(super) fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
     let _ = (schema, bytes);
-    Err(DecodeError::new(0, DecodeErrorKind::Truncated { needed: 4, available: 0 }))
+    Err(DecodeError::new(
+        0,
+        DecodeErrorKind::Truncated {
+            needed: 4,
+            available: 0,
+        },
+    ))
 }
