@@ -320,9 +320,7 @@ fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
     let data = data
         .get(..usize::try_from(prefix.compressed_size).unwrap_or(usize::MAX))
         .unwrap_or(data);
-    let Some(method) = Compression::parse(prefix.compression.as_bytes())
-        .or_else(|| prefix.compression.is_empty().then_some(Compression::None))
-    else {
+    let Some(method) = super::summary::parse_compression(&prefix.compression) else {
         found.losses.push(Loss {
             offset: at,
             bytes: bytes.len() as u64,
@@ -388,7 +386,12 @@ fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
     let head = ChunkHead {
         data_offset: at + fmt::FRAME + prefix.records_start as u64,
         compressed_size: data.len() as u64,
-        uncompressed_size: prefix.uncompressed_size,
+        // A chunk cut off or damaged holds what decoded, whatever its header says.
+        uncompressed_size: if state == ChunkState::Complete {
+            prefix.uncompressed_size
+        } else {
+            out.len() as u64
+        },
         compression: method,
         index_data_pos: None,
     };

@@ -199,6 +199,49 @@ fn chunk_counts(c: &ChunkIndex) -> Result<Vec<(u16, u32)>, String> {
     Ok(counts)
 }
 
+/// A chunk's compression (`""` is none).
+pub(crate) fn parse_compression(name: &str) -> Option<Compression> {
+    if name.is_empty() {
+        return Some(Compression::None);
+    }
+    Compression::parse(name.as_bytes())
+}
+
+/// Messages per channel of one chunk, read from its message index records.
+fn read_counts(source: &Source, c: &ChunkIndex) -> Result<Result<Vec<(u16, u32)>, String>, Changed> {
+    let start = c.chunk_start_offset.saturating_add(c.chunk_length);
+    let len = c.message_index_length.min(MAX_SUMMARY);
+    let bytes = source.read_exact_at(start, len)?;
+    let mut counts = Vec::new();
+    let mut at = 0u64;
+    while at < bytes.len() as u64 {
+        let frame = match fmt::frame_at(&bytes, at, start) {
+            Ok(f) => f,
+            Err(e) => return Ok(Err(format!("a message index: {e}"))),
+        };
+        if frame.op == op::MESSAGE_INDEX {
+            let entries = frame
+                .body
+                .get(2..6)
+                .and_then(|b| b.try_into().ok())
+                .map(u32::from_le_bytes)
+                .ok_or_else(|| format!("a message index at byte {} is too short", start + at));
+            let channel = frame
+                .body
+                .first_chunk::<2>()
+                .map(|b| u16::from_le_bytes(*b))
+                .unwrap_or(0);
+            match entries {
+                Ok(n) if n / 16 > 0 => counts.push((channel, n / 16)),
+                Ok(_) => {}
+                Err(why) => return Ok(Err(why)),
+            }
+        }
+        at = frame.end;
+    }
+    Ok(Ok(counts))
+}
+
 fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fallback>, Changed> {
     if parts.chunks.is_empty() {
         let has_messages = parts
@@ -222,9 +265,14 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
     let mut per_conn = vec![0u64; map.len()];
     let mut warnings = Vec::new();
     for (i, c) in parts.chunks.iter().enumerate() {
+        // Records padded past their entries (allowed) do not tell their count by their
+        // size: the chunk's message index section is read then.
         let counts = match chunk_counts(c) {
             Ok(counts) => counts,
-            Err(why) => return Ok(Err(why)),
+            Err(_) => match read_counts(source, c)? {
+                Ok(counts) => counts,
+                Err(why) => return Ok(Err(why)),
+            },
         };
         if counts.is_empty() && c.uncompressed_size > 0 && c.message_index_length == 0 {
             return Ok(Err(format!(
@@ -253,7 +301,7 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
             dense.push((conn, n));
         }
         dense.sort_unstable();
-        let Some(compression) = Compression::parse(c.compression.as_bytes()) else {
+        let Some(compression) = parse_compression(&c.compression) else {
             return Ok(Err(format!(
                 "the chunk at byte {} is compressed with '{}', which bagscope cannot read",
                 c.chunk_start_offset, c.compression
