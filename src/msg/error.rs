@@ -92,6 +92,15 @@ pub enum MsgError {
         /// The offending name.
         datatype: String,
     },
+    /// The messages are serialized in an encoding bagscope does not decode (MCAP `protobuf`,
+    /// `flatbuffer`, ...): they are shown as bytes.
+    #[error("{topic}: messages in encoding '{encoding}' are not decoded (shown as bytes)")]
+    UnknownEncoding {
+        /// The topic.
+        topic: String,
+        /// The encoding.
+        encoding: String,
+    },
     /// The registry has no definition of this type.
     #[error("no definition of {datatype} is bundled or on the --msg-path")]
     NotInRegistry {

@@ -82,11 +82,14 @@ pub(crate) fn connection(
     let definition = schema
         .map(|s| String::from_utf8_lossy(&s.data).into_owned())
         .unwrap_or_default();
-    let md5sum = channel
-        .metadata
-        .get("md5sum")
-        .cloned()
-        .unwrap_or_else(|| "*".to_string());
+    // A ros1 channel without its md5sum gets the one its definition gives (what a bag
+    // written from it must carry); other encodings have none.
+    let md5sum = channel.metadata.get("md5sum").cloned().unwrap_or_else(|| {
+        let ros1 = schema.is_some_and(|s| s.encoding == "ros1msg");
+        ros1.then(|| crate::msg::Schema::from_definition(&datatype, &definition).ok())
+            .flatten()
+            .map_or_else(|| "*".to_string(), |s| s.md5sum().to_string())
+    });
     let callerid = channel.metadata.get("callerid").cloned();
     let latching = channel.metadata.get("latching").cloned();
     let header = ConnectionHeader::build(
