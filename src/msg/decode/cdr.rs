@@ -14,7 +14,9 @@
 //! - `wstring`: a `u32` count of characters (no NUL), then UTF-16 units of 2 bytes (Fast-CDR 2,
 //!   ROS 2 Iron and later; Cyclone) or 4 bytes (Fast-CDR 1, Humble and older). Two or more
 //!   characters tell the widths apart (no character is NUL); for one character the 2-byte
-//!   reading is tried first and the 4-byte one when the message does not read. Decoded to
+//!   reading is tried first (unless it would read a NUL) and the 4-byte one when the message
+//!   does not read. (A one-character little-endian 4-byte `wstring` followed by a 1- or 2-byte
+//!   field can read both ways; the 2-byte reading wins.) Decoded to
 //!   UTF-8 text (lone surrogates become U+FFFD) appended to a copy of the payload.
 //! - After the last field, fewer than 4 bytes that end the payload on a 4-byte boundary are
 //!   padding (Fast-DDS pads payloads so); anything else is [`DecodeErrorKind::TrailingBytes`]
@@ -440,6 +442,8 @@ impl<'a, const BE: bool> Cdr<'a, BE> {
         }
         let width = match count {
             0 => return out.wide(&[], 2, BE),
+            // A 2-byte NUL is the high half of a 4-byte character (no character is NUL).
+            1 if self.wchar1 == 2 && self.data.get(self.pos..self.pos + 2) == Some(&[0, 0]) => 4,
             1 => self.wchar1,
             _ => self.wide_width(count),
         };
@@ -644,3 +648,7 @@ fn message<const BE: bool>(
     fields(ty, r, out, max_nodes)?;
     out.close(at, |span| Node::Message { span })
 }
+
+#[cfg(test)]
+#[path = "cdr_tests.rs"]
+mod tests;
