@@ -205,6 +205,24 @@ pub enum DecodeErrorKind {
         /// Bytes left over.
         count: u64,
     },
+    /// A CDR payload whose encapsulation is not plain CDR (XCDR1), the only one ROS 2 writes.
+    #[error(
+        "unsupported CDR encapsulation {id:#06x} ({name}): only plain CDR (00 00, 00 01) is read"
+    )]
+    Encapsulation {
+        /// The representation identifier (the payload's first two bytes, big-endian).
+        id: u16,
+        /// What it names (`PL_CDR_LE (parameter list)`, `CDR2_LE (XCDR2)`, …).
+        name: &'static str,
+    },
+    /// More elements (or characters) than a ROS 2 bounded type (`T[<=N]`, `string<=N`) allows.
+    #[error("{count} elements exceed the bound of {bound}")]
+    OverBound {
+        /// The count read.
+        count: u64,
+        /// The definition's bound.
+        bound: u64,
+    },
     /// The message holds more values than its size allows decoding (only possible with
     /// arrays of messages that occupy no bytes, nested): the wire format is valid
     /// ([`validate`](super::validate) accepts it) but decoding it would take unbounded memory.
