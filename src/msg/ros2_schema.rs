@@ -152,7 +152,8 @@ mod tests {
             ros2("sensor_msgs/msg/Image", "", &reg),
             Err(MsgError::EmptyDefinition { .. })
         ));
-        reg.add_definition("my_pkg/Foo", "Bar bar\nint8 x\n").unwrap();
+        reg.add_definition("my_pkg/Foo", "Bar bar\nint8 x\n")
+            .unwrap();
         reg.add_definition("my_pkg/msg/Bar", "uint16 y\n").unwrap();
         let s = ros2("my_pkg/msg/Foo", "  \n", &reg).unwrap();
         assert_eq!(s.root().fields().len(), 2);

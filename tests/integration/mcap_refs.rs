@@ -165,3 +165,16 @@ fn a_ros1_profile_mcap_decodes_as_the_reference_readers_do() {
         &[],
     );
 }
+
+#[test]
+fn a_ros2_mcap_bag_decodes_as_rosbags_does() {
+    let Some(dir) = corpus_mcap() else { return };
+    let d = dir.join("rosbag2/mcap");
+    // The directory, and its storage file on its own.
+    compare(&d.join("cdr_test"), &d.join("cdr_test.ref.jsonl"), &[]);
+    compare(
+        &d.join("cdr_test/cdr_test_0.mcap"),
+        &d.join("cdr_test.ref.jsonl"),
+        &[],
+    );
+}

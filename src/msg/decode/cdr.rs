@@ -83,9 +83,19 @@ pub(super) fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
     let root = schema.root();
     let run = |wchar1: usize| {
         if big {
-            body(root, &mut Cdr::<true>::new(bytes, wchar1), &mut Check, usize::MAX)
+            body(
+                root,
+                &mut Cdr::<true>::new(bytes, wchar1),
+                &mut Check,
+                usize::MAX,
+            )
         } else {
-            body(root, &mut Cdr::<false>::new(bytes, wchar1), &mut Check, usize::MAX)
+            body(
+                root,
+                &mut Cdr::<false>::new(bytes, wchar1),
+                &mut Check,
+                usize::MAX,
+            )
         }
     };
     match run(2) {
@@ -356,7 +366,11 @@ impl<'a, const BE: bool> Cdr<'a, BE> {
             Some(n) => n,
             None => num!(self, u32) as usize,
         };
-        let at = if fixed.is_some() { self.pos } else { self.pos - 4 };
+        let at = if fixed.is_some() {
+            self.pos
+        } else {
+            self.pos - 4
+        };
         if let Some(bound) = bound.filter(|b| count > *b) {
             return Err(over_bound(at, count, bound));
         }
