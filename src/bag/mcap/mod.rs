@@ -31,6 +31,8 @@ pub struct McapInfo {
     pub metadata: Vec<MetadataRecord>,
     /// Where the information came from: true when from the summary section.
     pub from_summary: bool,
+    /// Each channel's metadata (QoS profiles, type hashes, ...), by channel id.
+    pub channel_metadata: BTreeMap<u32, BTreeMap<String, String>>,
 }
 
 /// One attachment, as the summary's attachment index or the record says (its data is not

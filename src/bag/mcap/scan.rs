@@ -74,13 +74,16 @@ struct Loose {
     messages: Vec<(RosTime, u32, u64)>,
 }
 
+/// A chunk found, its head, and its messages as `(time, channel id, offset)`.
+type FoundChunk = (Chunk, ChunkHead, Vec<(RosTime, u32, u64)>);
+
 /// What the walk gathers.
 #[derive(Default)]
 struct Found {
     schemas: HashMap<u16, SchemaDef>,
     channels: BTreeMap<u16, Channel>,
     /// Per chunk: the chunk (counts by channel id for now), its head, its messages.
-    chunks: Vec<(Chunk, ChunkHead, Vec<(RosTime, u32, u64)>)>,
+    chunks: Vec<FoundChunk>,
     losses: Vec<Loss>,
     complete: u64,
     partial: u64,
@@ -307,7 +310,7 @@ fn cut_off(found: &mut Found, at: u64, len: u64, why: &str) {
 /// Reads one chunk record (`bytes`: as much of it as the file holds, `cut`: the file ends
 /// inside it).
 fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
-    let body = bytes.get(fmt::FRAME as usize..).unwrap_or_default();
+    let body = bytes.get(9..).unwrap_or_default();
     let Some(prefix) = fmt::chunk_prefix(body) else {
         found.losses.push(loss_of(
             at,
@@ -415,9 +418,13 @@ fn assemble(found: Found, reason: String) -> (Opened, McapInfo) {
         mut losses,
         complete,
         partial,
-        info,
+        mut info,
         closed: _,
     } = found;
+    info.channel_metadata = channels
+        .values()
+        .map(|c| (u32::from(c.id), c.metadata.clone()))
+        .collect();
     let mut map = HashMap::new();
     for (i, &id) in channels.keys().enumerate() {
         map.insert(u32::from(id), ConnId::try_from(i).unwrap_or(ConnId::MAX));

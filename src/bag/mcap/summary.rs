@@ -79,7 +79,7 @@ pub(crate) fn open(source: &Source) -> Result<Result<FromSummary, Fallback>, Cha
         let mut h = crc32fast::Hasher::new();
         h.update(&summary);
         // The CRC covers the summary and the footer's fields before it.
-        h.update(tail.get(..fmt::FRAME as usize + 16).unwrap_or_default());
+        h.update(tail.get(..9 + 16).unwrap_or_default());
         if h.finalize() != footer.summary_crc {
             return Ok(Err("the summary section's CRC does not match".into()));
         }
@@ -232,8 +232,7 @@ fn read_counts(
             let channel = frame
                 .body
                 .first_chunk::<2>()
-                .map(|b| u16::from_le_bytes(*b))
-                .unwrap_or(0);
+                .map_or(0, |b| u16::from_le_bytes(*b));
             match entries {
                 Ok(n) if n / 16 > 0 => counts.push((channel, n / 16)),
                 Ok(_) => {}
@@ -351,7 +350,7 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
         .collect();
     let mut metadata = Vec::with_capacity(parts.metadata_at.len());
     for (offset, length, name) in std::mem::take(&mut parts.metadata_at) {
-        metadata.push(read_metadata(source, offset, length, name, &mut warnings)?);
+        metadata.push(read_metadata(source, offset, length, name, &mut warnings));
     }
     let opened = Opened {
         connections,
@@ -370,6 +369,11 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
         attachments: parts.attachments,
         metadata,
         from_summary: true,
+        channel_metadata: parts
+            .channels
+            .values()
+            .map(|c| (u32::from(c.id), c.metadata.clone()))
+            .collect(),
     };
     Ok(Ok(FromSummary { opened, info }))
 }
@@ -381,10 +385,10 @@ fn read_metadata(
     length: u64,
     name: String,
     warnings: &mut Vec<Warning>,
-) -> Result<MetadataRecord, Changed> {
+) -> MetadataRecord {
     let bytes = source.read_at(offset, usize::try_from(length.min(16 << 20)).unwrap_or(0));
     let read = fmt::frame_at(&bytes, 0, offset).and_then(|f| fmt::parse_borrowed(&f, offset));
-    Ok(match read {
+    match read {
         Ok(Record::Metadata(m)) => MetadataRecord {
             name: m.name,
             entries: m.metadata,
@@ -403,7 +407,7 @@ fn read_metadata(
                 entries: BTreeMap::new(),
             }
         }
-    })
+    }
 }
 
 /// The header record at the start of the file: profile and library.
