@@ -46,6 +46,7 @@ mod interop_writer;
 mod layering;
 mod lazy_heads;
 mod msg_bundled;
+mod msg_cdr;
 mod msg_corpus;
 mod msg_definition;
 mod msg_md5;
