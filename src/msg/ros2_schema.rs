@@ -170,6 +170,29 @@ mod tests {
     }
 
     #[test]
+    fn msg_path_share_trees_by_either_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let share = dir.path().join("install/share/my_pkg/msg");
+        std::fs::create_dir_all(&share).unwrap();
+        std::fs::write(share.join("Foo.msg"), "Header header
+Bar[<=2] bars
+").unwrap();
+        std::fs::write(share.join("Bar.msg"), "wstring w # wide
+").unwrap();
+        let mut reg = Registry::empty();
+        assert_eq!(reg.add_msg_path(dir.path()).unwrap(), 2);
+        assert!(reg.contains("my_pkg/msg/Foo") && reg.contains("my_pkg/Foo"));
+        assert_eq!(reg.sources("my_pkg/msg/Bar").len(), 1);
+        for name in ["my_pkg/msg/Foo", "my_pkg/Foo"] {
+            let s = ros2(name, "", &reg).unwrap();
+            assert_eq!(s.datatype(), "my_pkg/msg/Foo");
+            assert_eq!(s.root().fields()[1].ty().sequence_bound(), Some(2));
+        }
+        reg.add_definition("x/msg/Y", "int8 z\n").unwrap();
+        assert_eq!(reg.texts("x/Y"), ["int8 z\n"]);
+    }
+
+    #[test]
     fn recursion_is_an_error() {
         let def = format!("B b\n{}\nMSG: p/B\np/msg/A a\n", sep());
         assert!(matches!(
