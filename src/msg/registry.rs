@@ -11,8 +11,8 @@ use super::error::MsgError;
 use super::md5::EMPTY_MD5;
 use super::parse;
 use super::ros2_parse::ros2_type_name;
-use super::type_name::ros1_name;
 use super::schema::{Schema, checked_name};
+use super::type_name::ros1_name;
 
 /// ROS 2 types known without a definition: their text is the same in every distribution.
 pub(crate) const ROS2_BUILTINS: [(&str, &str); 4] = [

@@ -198,10 +198,7 @@ fn primitive(base: &str) -> Option<(Primitive, Option<usize>, bool)> {
         if base == name {
             return Some((Primitive::String, None, wide));
         }
-        if let Some(bound) = base
-            .strip_prefix(name)
-            .and_then(|b| b.strip_prefix("<="))
-        {
+        if let Some(bound) = base.strip_prefix(name).and_then(|b| b.strip_prefix("<=")) {
             return Some((Primitive::String, Some(bound.parse().ok()?), wide));
         }
     }
@@ -250,7 +247,10 @@ fn parse_field(type_text: &str, rest: &str, package: &str) -> Result<ParsedField
             let bound = bound.parse().map_err(|_| bad_type())?;
             (ArrayKind::Variable, Some(bound))
         } else if inner.bytes().all(|b| b.is_ascii_digit()) {
-            (ArrayKind::Fixed(inner.parse().map_err(|_| bad_type())?), None)
+            (
+                ArrayKind::Fixed(inner.parse().map_err(|_| bad_type())?),
+                None,
+            )
         } else {
             return Err(bad_type());
         }
@@ -310,7 +310,10 @@ mod tests {
     fn names_are_canonical() {
         assert_eq!(ros2_type_name("std_msgs/Header"), ROS2_HEADER);
         assert_eq!(ros2_type_name("Header"), ROS2_HEADER);
-        assert_eq!(ros2_type_name("geometry_msgs/Point"), "geometry_msgs/msg/Point");
+        assert_eq!(
+            ros2_type_name("geometry_msgs/Point"),
+            "geometry_msgs/msg/Point"
+        );
         assert_eq!(
             ros2_type_name("geometry_msgs/msg/Point"),
             "geometry_msgs/msg/Point"

@@ -140,7 +140,7 @@ mod tests {
         let Elem::Msg(h) = s.root().fields()[0].ty().elem() else {
             panic!()
         };
-        let names: Vec<_> = h.fields().iter().map(|f| f.name()).collect();
+        let names: Vec<_> = h.fields().iter().map(crate::msg::Field::name).collect();
         assert_eq!(names, ["stamp", "frame_id"]);
     }
 
@@ -152,7 +152,8 @@ mod tests {
             ros2("sensor_msgs/msg/Image", "", &reg),
             Err(MsgError::EmptyDefinition { .. })
         ));
-        reg.add_definition("my_pkg/Foo", "Bar bar\nint8 x\n").unwrap();
+        reg.add_definition("my_pkg/Foo", "Bar bar\nint8 x\n")
+            .unwrap();
         reg.add_definition("my_pkg/msg/Bar", "uint16 y\n").unwrap();
         let s = ros2("my_pkg/msg/Foo", "  \n", &reg).unwrap();
         assert_eq!(s.root().fields().len(), 2);
@@ -174,11 +175,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let share = dir.path().join("install/share/my_pkg/msg");
         std::fs::create_dir_all(&share).unwrap();
-        std::fs::write(share.join("Foo.msg"), "Header header
+        std::fs::write(
+            share.join("Foo.msg"),
+            "Header header
 Bar[<=2] bars
-").unwrap();
-        std::fs::write(share.join("Bar.msg"), "wstring w # wide
-").unwrap();
+",
+        )
+        .unwrap();
+        std::fs::write(
+            share.join("Bar.msg"),
+            "wstring w # wide
+",
+        )
+        .unwrap();
         let mut reg = Registry::empty();
         assert_eq!(reg.add_msg_path(dir.path()).unwrap(), 2);
         assert!(reg.contains("my_pkg/msg/Foo") && reg.contains("my_pkg/Foo"));

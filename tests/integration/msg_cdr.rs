@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use base64::Engine as _;
 use bagscope::msg::{self, Registry, Schema, SchemaEncoding, ValueRef};
+use base64::Engine as _;
 use serde_json::Value;
 
 fn corpus_mcap() -> Option<PathBuf> {
@@ -109,7 +109,9 @@ fn same(ours: &ValueRef<'_>, theirs: &Value, at: &str) -> Result<(), String> {
             theirs.as_str() == Some(&base64::engine::general_purpose::STANDARD.encode(b))
         }
         ValueRef::PrimArray(a) => {
-            let items = theirs.as_array().ok_or_else(|| format!("{at}: not an array"))?;
+            let items = theirs
+                .as_array()
+                .ok_or_else(|| format!("{at}: not an array"))?;
             if items.len() != a.len() {
                 return Err(format!("{at}: {} elements, want {}", a.len(), items.len()));
             }
@@ -119,7 +121,9 @@ fn same(ours: &ValueRef<'_>, theirs: &Value, at: &str) -> Result<(), String> {
             true
         }
         ValueRef::Array(a) => {
-            let items = theirs.as_array().ok_or_else(|| format!("{at}: not an array"))?;
+            let items = theirs
+                .as_array()
+                .ok_or_else(|| format!("{at}: not an array"))?;
             if items.len() != a.len() {
                 return Err(format!("{at}: {} elements, want {}", a.len(), items.len()));
             }
@@ -129,7 +133,9 @@ fn same(ours: &ValueRef<'_>, theirs: &Value, at: &str) -> Result<(), String> {
             true
         }
         ValueRef::Message(m) => {
-            let fields = theirs.as_object().ok_or_else(|| format!("{at}: not an object"))?;
+            let fields = theirs
+                .as_object()
+                .ok_or_else(|| format!("{at}: not an object"))?;
             let names: Vec<&str> = m.iter().map(|(n, _)| n).collect();
             if names.len() != fields.len() {
                 return Err(format!("{at}: fields {names:?}, want {:?}", fields.keys()));
@@ -185,8 +191,7 @@ fn schemas_keep_ros2_names_and_bounds() {
         let s = m.channel.schema.as_ref().unwrap();
         seen.entry(s.name.clone()).or_insert_with(|| {
             let def = std::str::from_utf8(&s.data).unwrap().to_string();
-            Schema::for_ros2(&s.name, &def, SchemaEncoding::Ros2Msg, &Registry::empty())
-                .unwrap()
+            Schema::for_ros2(&s.name, &def, SchemaEncoding::Ros2Msg, &Registry::empty()).unwrap()
         });
     }
     let bounded = &seen["cdr_fixture/msg/Bounded"];

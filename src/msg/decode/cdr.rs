@@ -83,9 +83,19 @@ pub(super) fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
     let root = schema.root();
     let run = |wchar1: usize| {
         if big {
-            body(root, &mut Cdr::<true>::new(bytes, wchar1), &mut Check, usize::MAX)
+            body(
+                root,
+                &mut Cdr::<true>::new(bytes, wchar1),
+                &mut Check,
+                usize::MAX,
+            )
         } else {
-            body(root, &mut Cdr::<false>::new(bytes, wchar1), &mut Check, usize::MAX)
+            body(
+                root,
+                &mut Cdr::<false>::new(bytes, wchar1),
+                &mut Check,
+                usize::MAX,
+            )
         }
     };
     match run(2) {
@@ -214,16 +224,15 @@ impl Sink for Build {
                 (&[a, b, c, d], true) => u32::from_be_bytes([a, b, c, d]),
                 _ => u32::from(char::REPLACEMENT_CHARACTER),
             };
-            match u16::try_from(value) {
-                Ok(unit) => pending.push(unit),
+            if let Ok(unit) = u16::try_from(value) {
+                pending.push(unit);
+            } else {
                 // A UTF-32 code point (a non-ROS writer's wchar_t).
-                Err(_) => {
-                    flush(&mut pending, &mut self.extra);
-                    let c = char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER);
-                    let mut buf = [0u8; 4];
-                    self.extra
-                        .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                }
+                flush(&mut pending, &mut self.extra);
+                let c = char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER);
+                let mut buf = [0u8; 4];
+                self.extra
+                    .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
             }
         }
         flush(&mut pending, &mut self.extra);
@@ -356,7 +365,11 @@ impl<'a, const BE: bool> Cdr<'a, BE> {
             Some(n) => n,
             None => num!(self, u32) as usize,
         };
-        let at = if fixed.is_some() { self.pos } else { self.pos - 4 };
+        let at = if fixed.is_some() {
+            self.pos
+        } else {
+            self.pos - 4
+        };
         if let Some(bound) = bound.filter(|b| count > *b) {
             return Err(over_bound(at, count, bound));
         }
@@ -448,7 +461,7 @@ impl<'a, const BE: bool> Cdr<'a, BE> {
             _ => self.wide_width(count),
         };
         self.align(width)?;
-        let size = count.checked_mul(width).unwrap_or(usize::MAX);
+        let size = count.saturating_mul(width);
         if size > self.remaining() {
             return Err(DecodeError::new(
                 at,

@@ -79,8 +79,17 @@ const PRIMS: &str = "bool a\nint16 b\nuint8 c\nfloat64 d\nint8 e\nint32 f\nchar 
 
 fn prims(be: bool) -> Vec<u8> {
     let mut w = W::new(be);
-    w.u8(1).u16(0xfffe).u8(200).f64(-2.5).u8(0x80).u32(0x8000_0000);
-    w.u8(b'z').u64(u64::MAX).f32(1.5).u8(0xff).u64(0x8000_0000_0000_0001);
+    w.u8(1)
+        .u16(0xfffe)
+        .u8(200)
+        .f64(-2.5)
+        .u8(0x80)
+        .u32(0x8000_0000);
+    w.u8(b'z')
+        .u64(u64::MAX)
+        .f32(1.5)
+        .u8(0xff)
+        .u64(0x8000_0000_0000_0001);
     w.u16(65535).u32(7);
     w.bytes()
 }
@@ -215,8 +224,7 @@ fn wide_strings_in_both_widths() {
         w.u8(7);
         let got = json_of(&s, &w.bytes());
         assert_eq!(
-            got,
-            r#"{"w":"hé€😀","ws":["x",""],"end":7}"#,
+            got, r#"{"w":"hé€😀","ws":["x",""],"end":7}"#,
             "be={be} width={width}"
         );
         validate(&s, &w.bytes()).unwrap();
@@ -307,7 +315,12 @@ fn truncated_payloads_fail_cleanly_with_paths() {
         &format!("Item[] items\nstring tail\n{sep}\nMSG: t/Item\nstring name\nfloat64 x\n"),
     );
     let mut w = W::new(false);
-    w.u32(2).str("first").f64(1.0).str("second").f64(2.0).str("end");
+    w.u32(2)
+        .str("first")
+        .f64(1.0)
+        .str("second")
+        .f64(2.0)
+        .str("end");
     let full = w.bytes();
     assert!(decode(&s, &full).is_ok());
     for cut in 0..full.len() - 3 {
