@@ -1,5 +1,7 @@
 //! Message definitions looked up by type name: the bundled set plus users' `--msg-path`
-//! trees, for bags that carry no definitions (older than V1.2) or an unusable one.
+//! trees, for bags that carry no definitions (older than V1.2) or an unusable one. ROS 2
+//! lookups (`pkg/msg/Type` or `pkg/Type`) see the user's definitions and the few ROS 2 types
+//! known without one ([`ROS2_BUILTINS`]), never the bundled ROS1 set.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
