@@ -47,6 +47,7 @@ mod layering;
 mod lazy_heads;
 mod mcap_refs;
 mod msg_bundled;
+mod msg_cdr;
 mod msg_corpus;
 mod msg_definition;
 mod msg_md5;
