@@ -56,6 +56,7 @@ mod msg_srv_md5;
 mod output_targets;
 mod picture_export;
 mod recover_partial;
+mod ros2_dir;
 mod reindex_truncated;
 mod rockin_convert;
 mod rockin_interop;

@@ -190,7 +190,7 @@ fn topics(metadata: &Metadata, facts: &[StorageFacts], out: &mut Vec<String>) {
         }
         if !s.offered_qos_profiles.is_empty()
             && !m.offered_qos_profiles.is_empty()
-            && s.offered_qos_profiles.trim() != m.offered_qos_profiles.trim()
+            && !same_qos(&s.offered_qos_profiles, &m.offered_qos_profiles)
         {
             out.push(format!(
                 "{name}: metadata.yaml's offered_qos_profiles differ from the storage's"
@@ -237,6 +237,35 @@ fn files(metadata: &Metadata, names: &[String], facts: &[StorageFacts], out: &mu
                 ));
             }
         }
+    }
+}
+
+/// Two `offered_qos_profiles` texts say the same: equal as YAML (the metadata may be written
+/// in another style than the storage's text), else equal as trimmed text.
+fn same_qos(a: &str, b: &str) -> bool {
+    if a.trim() == b.trim() {
+        return true;
+    }
+    match (
+        yaml_rust2::YamlLoader::load_from_str(a),
+        yaml_rust2::YamlLoader::load_from_str(b),
+    ) {
+        (Ok(x), Ok(y)) => x.iter().map(canon).eq(y.iter().map(canon)),
+        _ => false,
+    }
+}
+
+/// `y` with every mapping's keys in sorted order (mappings compare in insertion order).
+fn canon(y: &yaml_rust2::Yaml) -> yaml_rust2::Yaml {
+    use yaml_rust2::Yaml;
+    match y {
+        Yaml::Array(a) => Yaml::Array(a.iter().map(canon).collect()),
+        Yaml::Hash(h) => {
+            let mut entries: Vec<(Yaml, Yaml)> = h.iter().map(|(k, v)| (canon(k), canon(v))).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Yaml::Hash(entries.into_iter().collect())
+        }
+        other => other.clone(),
     }
 }
 

@@ -110,6 +110,14 @@ fn each_contradiction_is_one_line() {
 }
 
 #[test]
+fn qos_in_another_yaml_style_is_the_same() {
+    assert!(same_qos("- history: 1\n  depth: 10", "- {depth: 10, history: 1}\n"));
+    assert!(same_qos("[]", "[]\n"));
+    assert!(!same_qos("- depth: 10", "- depth: 1"));
+    assert!(!same_qos("[", "]"));
+}
+
+#[test]
 fn serialization_format_and_file_start() {
     let mut m = metadata();
     m.topics[0].serialization_format = "cdr2".into();

@@ -140,3 +140,16 @@ fn file_errors_name_the_file() {
     let e = read_metadata(&dir.path().join("missing.yaml")).unwrap_err();
     assert!(e.line().contains("missing.yaml"));
 }
+
+#[test]
+fn deep_nesting_is_refused_not_a_stack_overflow() {
+    let n = 200_000;
+    for text in [
+        format!("{}{}", "[".repeat(n), "]".repeat(n)),
+        format!("{}x", "- ".repeat(n)),
+        format!("{}1{}", "{a: ".repeat(n), "}".repeat(n)),
+    ] {
+        let text = format!("rosbag2_bagfile_information:\n  custom_data: {text}\n");
+        assert!(parse_metadata(&text).is_err());
+    }
+}
