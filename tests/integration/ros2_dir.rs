@@ -54,7 +54,10 @@ fn bags_in(root: &Path) -> Vec<(PathBuf, PathBuf)> {
             if !p.is_dir() {
                 continue;
             }
-            let r = p.with_file_name(format!("{}.ref.jsonl", p.file_name().unwrap().to_string_lossy()));
+            let r = p.with_file_name(format!(
+                "{}.ref.jsonl",
+                p.file_name().unwrap().to_string_lossy()
+            ));
             if r.is_file() {
                 out.push((p, r));
             } else {
@@ -67,7 +70,10 @@ fn bags_in(root: &Path) -> Vec<(PathBuf, PathBuf)> {
 }
 
 fn md5_hex(data: &[u8]) -> String {
-    Md5::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+    Md5::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Reads every storage file's MCAP (summary checked) in order; messages sorted by log time,
@@ -78,7 +84,9 @@ fn read_back(bag: &Ros2Bag) -> Back {
         let bytes = match &s.content {
             StorageContent::McapFile(p) => std::fs::read(p).unwrap(),
             StorageContent::McapBytes(b) => {
-                let summary = mcap::Summary::read(b).unwrap().expect("a converted MCAP has a summary");
+                let summary = mcap::Summary::read(b)
+                    .unwrap()
+                    .expect("a converted MCAP has a summary");
                 let stats = summary.stats.expect("statistics");
                 assert_eq!(Some(stats.message_count), s.facts.message_count);
                 if stats.message_count > 0 {
@@ -90,11 +98,18 @@ fn read_back(bag: &Ros2Bag) -> Back {
         if let Ok(Some(summary)) = mcap::Summary::read(&bytes) {
             for c in summary.channels.values() {
                 let (name, enc, text) = c.schema.as_ref().map_or(Default::default(), |s| {
-                    (s.name.clone(), s.encoding.clone(), String::from_utf8_lossy(&s.data).into_owned())
+                    (
+                        s.name.clone(),
+                        s.encoding.clone(),
+                        String::from_utf8_lossy(&s.data).into_owned(),
+                    )
                 });
-                back.topics
-                    .entry(c.topic.clone())
-                    .or_insert((name, c.message_encoding.clone(), enc, text));
+                back.topics.entry(c.topic.clone()).or_insert((
+                    name,
+                    c.message_encoding.clone(),
+                    enc,
+                    text,
+                ));
             }
         }
         for m in mcap::MessageStream::new(&bytes).unwrap() {
@@ -112,7 +127,9 @@ fn read_back(bag: &Ros2Bag) -> Back {
 
 fn load_ref(path: &Path) -> (Value, Vec<Value>) {
     let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap());
+    let mut lines = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap());
     let header = lines.next().unwrap();
     (header, lines.collect())
 }
@@ -134,18 +151,34 @@ fn compare(dir: &Path, reference: &Path) -> Ros2Bag {
             .get(topic)
             .unwrap_or_else(|| panic!("{name}: topic {topic} missing"));
         assert_eq!(datatype, t["type"].as_str().unwrap(), "{name} {topic}");
-        assert_eq!(format, t["serialization"].as_str().unwrap(), "{name} {topic}");
+        assert_eq!(
+            format,
+            t["serialization"].as_str().unwrap(),
+            "{name} {topic}"
+        );
         assert_eq!(
             counts.get(topic).copied().unwrap_or(0),
             t["count"].as_u64().unwrap(),
             "{name} {topic}"
         );
     }
-    assert_eq!(back.messages.len() as u64, header["messages"].as_u64().unwrap(), "{name}");
+    assert_eq!(
+        back.messages.len() as u64,
+        header["messages"].as_u64().unwrap(),
+        "{name}"
+    );
     assert_eq!(back.messages.len(), lines.len(), "{name}");
     for (i, (ours, theirs)) in back.messages.iter().zip(&lines).enumerate() {
-        assert_eq!(ours.topic, theirs["topic"].as_str().unwrap(), "{name} message {i}");
-        assert_eq!(ours.time, theirs["log_time_ns"].as_u64().unwrap(), "{name} message {i}");
+        assert_eq!(
+            ours.topic,
+            theirs["topic"].as_str().unwrap(),
+            "{name} message {i}"
+        );
+        assert_eq!(
+            ours.time,
+            theirs["log_time_ns"].as_u64().unwrap(),
+            "{name} message {i}"
+        );
         if let Some(md5) = theirs["md5"].as_str() {
             assert_eq!(ours.md5, md5, "{name} message {i}: bytes differ");
         }
@@ -187,7 +220,8 @@ fn python() -> Option<String> {
 #[test]
 fn db3_bytes_equal_python_sqlite3() {
     let Some(py) = python() else { return };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/interop/ros2_db3_dump.py");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/interop/ros2_db3_dump.py");
     let mut bags: Vec<PathBuf> = bags_in(&fixtures()).into_iter().map(|b| b.0).collect();
     if let Some(root) = corpus_rosbag2() {
         bags.extend(bags_in(&root.join("sqlite3")).into_iter().map(|b| b.0));
@@ -202,7 +236,12 @@ fn db3_bytes_equal_python_sqlite3() {
             continue;
         }
         let out = Command::new(&py).arg(&script).arg(&dir).output().unwrap();
-        assert!(out.status.success(), "{}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let dump = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(dump.path(), &out.stdout).unwrap();
         compare(&dir, dump.path());
@@ -233,7 +272,10 @@ fn snapshot(dir: &Path) -> Vec<(String, u64, std::time::SystemTime, String)> {
 
 #[test]
 fn inputs_are_never_modified() {
-    let mut dirs = vec![fixtures().join("split_db3"), fixtures().join("zstd_file_db3")];
+    let mut dirs = vec![
+        fixtures().join("split_db3"),
+        fixtures().join("zstd_file_db3"),
+    ];
     if let Some(root) = corpus_rosbag2() {
         dirs.push(root.join("sqlite3/test_msgs_string"));
         dirs.push(root.join("sqlite3/multiple_files"));
@@ -282,9 +324,17 @@ fn wal_messages_are_read_and_nothing_is_written_beside_the_input() {
     let back = read_back(&bag);
     let times: Vec<u64> = back.messages.iter().map(|m| m.time).collect();
     assert_eq!(times, [100, 150, 200]);
-    assert!(bag.notes.iter().any(|n| n.contains("no metadata.yaml")), "{:?}", bag.notes);
+    assert!(
+        bag.notes.iter().any(|n| n.contains("no metadata.yaml")),
+        "{:?}",
+        bag.notes
+    );
     drop(bag);
-    assert_eq!(snapshot(&dir), before, "no -shm, no checkpoint, nothing changed");
+    assert_eq!(
+        snapshot(&dir),
+        before,
+        "no -shm, no checkpoint, nothing changed"
+    );
 }
 
 #[test]
@@ -308,7 +358,11 @@ fn multiple_files_disagreements_are_start_and_duration() {
     assert_eq!(bag.metadata.start_ns(), None);
     assert_eq!(bag.storage[0].facts.message_count, Some(0));
     assert_eq!(bag.disagreements(&[]), Vec::<String>::new());
-    for ok in ["sqlite3/cdr_test", "mcap/cdr_test", "sqlite3/test_msgs_string"] {
+    for ok in [
+        "sqlite3/cdr_test",
+        "mcap/cdr_test",
+        "sqlite3/test_msgs_string",
+    ] {
         let bag = open_dir(&root.join(ok)).unwrap();
         assert_eq!(bag.disagreements(&[]), Vec::<String>::new(), "{ok}");
     }
@@ -319,7 +373,10 @@ fn definitions_are_kept_as_the_bag_gives_them() {
     let bag = open_dir(&fixtures().join("split_db3")).unwrap();
     let back = read_back(&bag);
     let log = &back.topics["/rosout"];
-    assert_eq!((log.0.as_str(), log.2.as_str(), log.3.as_str()), ("rcl_interfaces/msg/Log", "ros2msg", "uint8 level"));
+    assert_eq!(
+        (log.0.as_str(), log.2.as_str(), log.3.as_str()),
+        ("rcl_interfaces/msg/Log", "ros2msg", "uint8 level")
+    );
     let srv = &back.topics["/add_two_ints/_service_event"];
     assert_eq!(srv.0, "example_interfaces/srv/AddTwoInts_Event");
     assert_eq!(srv.3, "int64 a\nint64 b\n---\nint64 sum\n");
@@ -338,7 +395,10 @@ fn definitions_are_kept_as_the_bag_gives_them() {
 fn no_metadata_opens_in_name_order_with_a_note() {
     let dir = fixtures().join("no_metadata");
     let bag = compare(&dir, &fixtures().join("no_metadata.ref.jsonl"));
-    assert_eq!(bag.metadata.relative_file_paths, ["no_metadata_0.db3", "no_metadata_1.db3"]);
+    assert_eq!(
+        bag.metadata.relative_file_paths,
+        ["no_metadata_0.db3", "no_metadata_1.db3"]
+    );
     assert_eq!(bag.metadata.message_count, 20);
     assert_eq!(bag.metadata.topics.len(), 4);
     assert!(bagscope::bag::ros2::is_ros2_dir(&dir));
@@ -362,19 +422,43 @@ fn missing_unlisted_and_broken_files() {
     std::fs::rename(dir.join("split_db3_1.db3"), dir.join("split_db3_2.db3")).unwrap();
     std::fs::write(dir.join("other.db3"), b"not sqlite").unwrap();
     let bag = open_dir(&dir).unwrap();
-    assert_eq!(bag.storage.len(), 2, "the listed file and the series' next file");
+    assert_eq!(
+        bag.storage.len(),
+        2,
+        "the listed file and the series' next file"
+    );
     let lines = bag.disagreements(&[]);
-    assert!(lines[0].ends_with("split_db3_1.db3: listed in metadata.yaml but not in the directory"), "{lines:?}");
-    assert!(lines[1].ends_with("other.db3: not listed in metadata.yaml; not opened"), "{lines:?}");
-    assert!(lines[2].contains("split_db3_2.db3: not listed in metadata.yaml; opened after"), "{lines:?}");
+    assert!(
+        lines[0].ends_with("split_db3_1.db3: listed in metadata.yaml but not in the directory"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].ends_with("other.db3: not listed in metadata.yaml; not opened"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[2].contains("split_db3_2.db3: not listed in metadata.yaml; opened after"),
+        "{lines:?}"
+    );
     assert_eq!(lines.len(), 3, "counts agree again: {lines:?}");
     // A listed file that is not SQLite: a note, the rest opens.
     std::fs::write(dir.join("split_db3_2.db3"), b"garbage").unwrap();
     let bag = open_dir(&dir).unwrap();
     assert_eq!(bag.storage.len(), 1);
     let lines = bag.disagreements(&[]);
-    assert!(lines.iter().any(|l| l.contains("split_db3_2.db3: neither an SQLite database")), "{lines:?}");
-    assert!(lines.iter().any(|l| l.starts_with("message_count: metadata.yaml says 20, the storage files hold 12")), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("split_db3_2.db3: neither an SQLite database")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l
+                .starts_with("message_count: metadata.yaml says 20, the storage files hold 12")),
+        "{lines:?}"
+    );
     // Nothing opens: the error names the file.
     std::fs::write(dir.join("split_db3_0.db3"), b"garbage").unwrap();
     let e = open_dir(&dir).unwrap_err().to_string();
@@ -389,19 +473,29 @@ fn zstd_bombs_and_unknown_compression_are_refused() {
     let meta = "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: sqlite3\n  relative_file_paths:\n    - bomb_0.db3.zstd\n  compression_format: zstd\n  compression_mode: FILE\n";
     std::fs::write(dir.join("metadata.yaml"), meta).unwrap();
     let zeros = vec![0u8; 32 << 20];
-    std::fs::write(dir.join("bomb_0.db3.zstd"), zstd::encode_all(&zeros[..], 3).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("bomb_0.db3.zstd"),
+        zstd::encode_all(&zeros[..], 3).unwrap(),
+    )
+    .unwrap();
     let limits = Limits {
         max_decompressed: 1 << 20,
         ..Limits::default()
     };
     let e = open_dir_with(&dir, &limits).unwrap_err().line();
-    assert!(e.contains("bomb_0.db3.zstd") && e.contains("over the limit of 1048576 bytes"), "{e}");
+    assert!(
+        e.contains("bomb_0.db3.zstd") && e.contains("over the limit of 1048576 bytes"),
+        "{e}"
+    );
     // Within the limit it is zeros, not SQLite: an error that says so.
     let e = open_dir(&dir).unwrap_err().to_string();
     assert!(e.contains("decompresses to neither"), "{e}");
     std::fs::write(dir.join("metadata.yaml"), meta.replace("zstd\n", "lz5\n")).unwrap();
     let e = open_dir(&dir).unwrap_err().to_string();
-    assert!(e.contains("metadata.yaml") && e.contains("unknown compression 'lz5'"), "{e}");
+    assert!(
+        e.contains("metadata.yaml") && e.contains("unknown compression 'lz5'"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -409,11 +503,18 @@ fn a_broken_metadata_yaml_is_a_note_when_storage_files_are_there() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("split_db3");
     copy_dir(&fixtures().join("split_db3"), &dir);
-    std::fs::write(dir.join("metadata.yaml"), "rosbag2_bagfile_information:\n  message_count: many\n").unwrap();
+    std::fs::write(
+        dir.join("metadata.yaml"),
+        "rosbag2_bagfile_information:\n  message_count: many\n",
+    )
+    .unwrap();
     let bag = open_dir(&dir).unwrap();
     assert_eq!(bag.storage.len(), 2);
     let notes = bag.disagreements(&[]);
-    assert!(notes[0].contains("metadata.yaml: message_count: 'many' is not a count"), "{notes:?}");
+    assert!(
+        notes[0].contains("metadata.yaml: message_count: 'many' is not a count"),
+        "{notes:?}"
+    );
     // Without storage files it is the error.
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();

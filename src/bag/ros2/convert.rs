@@ -69,20 +69,19 @@ impl McapBuilder {
         schema: Option<SchemaText<'_>>,
         metadata: &BTreeMap<String, String>,
     ) -> Result<usize, Ros2Error> {
-        let schema_id = match self.schemas.get(&topic.datatype) {
-            Some(&id) => id,
-            None => {
-                if self.schemas.len() >= usize::from(u16::MAX) {
-                    return Err(self.too_many("message types", self.schemas.len() + 1));
-                }
-                let (encoding, data) = schema.map_or(("ros2msg", &[][..]), |s| (s.encoding, s.data));
-                let id = self
-                    .writer
-                    .add_schema(&topic.datatype, encoding, data)
-                    .map_err(|e| mcap_error(&self.path, e))?;
-                self.schemas.insert(topic.datatype.clone(), id);
-                id
+        let schema_id = if let Some(&id) = self.schemas.get(&topic.datatype) {
+            id
+        } else {
+            if self.schemas.len() >= usize::from(u16::MAX) {
+                return Err(self.too_many("message types", self.schemas.len() + 1));
             }
+            let (encoding, data) = schema.map_or(("ros2msg", &[][..]), |s| (s.encoding, s.data));
+            let id = self
+                .writer
+                .add_schema(&topic.datatype, encoding, data)
+                .map_err(|e| mcap_error(&self.path, e))?;
+            self.schemas.insert(topic.datatype.clone(), id);
+            id
         };
         if self.channels.len() >= usize::from(u16::MAX) {
             return Err(self.too_many("topics", self.channels.len() + 1));
@@ -139,7 +138,9 @@ impl McapBuilder {
 
     /// Ends the file: its bytes and what it holds.
     pub fn finish(mut self) -> Result<(Vec<u8>, StorageFacts), Ros2Error> {
-        self.writer.finish().map_err(|e| mcap_error(&self.path, e))?;
+        self.writer
+            .finish()
+            .map_err(|e| mcap_error(&self.path, e))?;
         let bytes = self.writer.into_inner().into_inner();
         Ok((
             bytes,

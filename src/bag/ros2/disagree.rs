@@ -227,7 +227,9 @@ fn files(metadata: &Metadata, names: &[String], facts: &[StorageFacts], out: &mu
                 f.message_count
             ));
         }
-        let start = u64::try_from(f.starting_time_ns).ok().filter(|_| f.starting_time_ns != i64::MAX);
+        let start = u64::try_from(f.starting_time_ns)
+            .ok()
+            .filter(|_| f.starting_time_ns != i64::MAX);
         if let (Some(m), Some((s, _))) = (start, fact.span_ns) {
             if m != s {
                 out.push(format!(
@@ -261,7 +263,8 @@ fn canon(y: &yaml_rust2::Yaml) -> yaml_rust2::Yaml {
     match y {
         Yaml::Array(a) => Yaml::Array(a.iter().map(canon).collect()),
         Yaml::Hash(h) => {
-            let mut entries: Vec<(Yaml, Yaml)> = h.iter().map(|(k, v)| (canon(k), canon(v))).collect();
+            let mut entries: Vec<(Yaml, Yaml)> =
+                h.iter().map(|(k, v)| (canon(k), canon(v))).collect();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             Yaml::Hash(entries.into_iter().collect())
         }

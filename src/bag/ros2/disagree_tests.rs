@@ -66,8 +66,14 @@ fn names() -> Vec<String> {
 #[test]
 fn agreement_is_silent() {
     let facts = [
-        storage(vec![fact("/a", "std_msgs/msg/String", 3)], Some((1_000_000_000, 2_000_000_000))),
-        storage(vec![fact("/a", "std_msgs/msg/String", 2)], Some((3_000_000_000, 4_000_000_000))),
+        storage(
+            vec![fact("/a", "std_msgs/msg/String", 3)],
+            Some((1_000_000_000, 2_000_000_000)),
+        ),
+        storage(
+            vec![fact("/a", "std_msgs/msg/String", 2)],
+            Some((3_000_000_000, 4_000_000_000)),
+        ),
     ];
     assert_eq!(compare(&metadata(), &names(), &facts), Vec::<String>::new());
 }
@@ -87,7 +93,10 @@ fn each_contradiction_is_one_line() {
     other.serialization_format = "fastcdr".into();
     let facts = [
         storage(
-            vec![fact("/a", "std_msgs/msg/Strung", 3), fact("/new", "x/msg/Y", 0)],
+            vec![
+                fact("/a", "std_msgs/msg/Strung", 3),
+                fact("/new", "x/msg/Y", 0),
+            ],
             Some((1_000_000_000, 2_000_000_000)),
         ),
         storage(vec![other], Some((3_000_000_000, 4_500_000_000))),
@@ -111,7 +120,10 @@ fn each_contradiction_is_one_line() {
 
 #[test]
 fn qos_in_another_yaml_style_is_the_same() {
-    assert!(same_qos("- history: 1\n  depth: 10", "- {depth: 10, history: 1}\n"));
+    assert!(same_qos(
+        "- history: 1\n  depth: 10",
+        "- {depth: 10, history: 1}\n"
+    ));
     assert!(same_qos("[]", "[]\n"));
     assert!(!same_qos("- depth: 10", "- depth: 1"));
     assert!(!same_qos("[", "]"));
@@ -123,8 +135,14 @@ fn serialization_format_and_file_start() {
     m.topics[0].serialization_format = "cdr2".into();
     m.files[0].starting_time_ns = 5;
     let facts = [
-        storage(vec![fact("/a", "std_msgs/msg/String", 3)], Some((1_000_000_000, 2_000_000_000))),
-        storage(vec![fact("/a", "std_msgs/msg/String", 2)], Some((3_000_000_000, 4_000_000_000))),
+        storage(
+            vec![fact("/a", "std_msgs/msg/String", 3)],
+            Some((1_000_000_000, 2_000_000_000)),
+        ),
+        storage(
+            vec![fact("/a", "std_msgs/msg/String", 2)],
+            Some((3_000_000_000, 4_000_000_000)),
+        ),
     ];
     let lines = compare(&m, &names(), &facts);
     assert_eq!(
@@ -145,10 +163,16 @@ fn int64_max_start_of_an_empty_bag_is_no_disagreement() {
         topics: vec![topic("/rosout", "rcl_interfaces/msg/Log", 0)],
         ..Metadata::default()
     };
-    let facts = [storage(vec![fact("/rosout", "rcl_interfaces/msg/Log", 0)], None)];
+    let facts = [storage(
+        vec![fact("/rosout", "rcl_interfaces/msg/Log", 0)],
+        None,
+    )];
     assert_eq!(compare(&m, &["x.db3".into()], &facts), Vec::<String>::new());
     // ... but it is when the storage does hold messages.
-    let facts = [storage(vec![fact("/rosout", "rcl_interfaces/msg/Log", 1)], Some((7, 7)))];
+    let facts = [storage(
+        vec![fact("/rosout", "rcl_interfaces/msg/Log", 1)],
+        Some((7, 7)),
+    )];
     let lines = compare(&m, &["x.db3".into()], &facts);
     assert!(lines.iter().any(|l| l.contains("INT64_MAX")), "{lines:?}");
 }

@@ -62,7 +62,9 @@ pub enum Ros2Error {
         limit: u64,
     },
     /// The metadata names a compression this reader does not know.
-    #[error("unknown compression '{format}' (mode '{mode}'): only zstd with FILE or MESSAGE is read")]
+    #[error(
+        "unknown compression '{format}' (mode '{mode}'): only zstd with FILE or MESSAGE is read"
+    )]
     UnknownCompression {
         /// The metadata file.
         path: PathBuf,
@@ -126,9 +128,10 @@ impl From<Ros2Error> for BagError {
     fn from(e: Ros2Error) -> Self {
         let path: Arc<Path> = Arc::from(e.path());
         let kind = match e {
-            Ros2Error::Io { what, source, .. } => {
-                BagErrorKind::Io(std::io::Error::new(source.kind(), format!("{what}: {source}")))
-            }
+            Ros2Error::Io { what, source, .. } => BagErrorKind::Io(std::io::Error::new(
+                source.kind(),
+                format!("{what}: {source}"),
+            )),
             other => BagErrorKind::Unreadable(other.to_string()),
         };
         BagError::new(&path, kind)

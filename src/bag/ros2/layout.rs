@@ -14,7 +14,9 @@ const STORAGE_ENDINGS: &[&str] = &[".db3", ".mcap", ".db3.zstd", ".mcap.zstd"];
 
 /// True when `name` ends like a rosbag2 storage file.
 pub fn is_storage_name(name: &str) -> bool {
-    STORAGE_ENDINGS.iter().any(|e| name.ends_with(e) && name.len() > e.len())
+    STORAGE_ENDINGS
+        .iter()
+        .any(|e| name.ends_with(e) && name.len() > e.len())
 }
 
 /// The storage files directly in `dir`, in natural name order.
@@ -120,7 +122,11 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
                 let (nb, rb) = b.split_at(db);
                 let ta = trim_zeros(na);
                 let tb = trim_zeros(nb);
-                let order = ta.len().cmp(&tb.len()).then_with(|| ta.cmp(tb)).then(da.cmp(&db));
+                let order = ta
+                    .len()
+                    .cmp(&tb.len())
+                    .then_with(|| ta.cmp(tb))
+                    .then(da.cmp(&db));
                 if order != Ordering::Equal {
                     return order;
                 }
@@ -130,7 +136,10 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
                 if x != y {
                     return x.cmp(y);
                 }
-                (a, b) = (a.get(1..).unwrap_or_default(), b.get(1..).unwrap_or_default());
+                (a, b) = (
+                    a.get(1..).unwrap_or_default(),
+                    b.get(1..).unwrap_or_default(),
+                );
             }
         }
     }
@@ -149,13 +158,20 @@ mod tests {
     fn natural_order() {
         let mut names = vec!["b_10.db3", "b_2.db3", "b_1.db3", "a.db3", "b_02.db3"];
         names.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(names, ["a.db3", "b_1.db3", "b_2.db3", "b_02.db3", "b_10.db3"]);
+        assert_eq!(
+            names,
+            ["a.db3", "b_1.db3", "b_2.db3", "b_02.db3", "b_10.db3"]
+        );
     }
 
     #[test]
     fn storage_names_and_series() {
         assert!(is_storage_name("x_0.db3") && is_storage_name("x_0.mcap.zstd"));
-        assert!(!is_storage_name("x.db3-wal") && !is_storage_name(".db3") && !is_storage_name("metadata.yaml"));
+        assert!(
+            !is_storage_name("x.db3-wal")
+                && !is_storage_name(".db3")
+                && !is_storage_name("metadata.yaml")
+        );
         assert!(same_series("bag_0.db3", "bag_12.db3"));
         assert!(!same_series("bag_0.db3", "bag_1.mcap"));
         assert!(!same_series("bag_0.db3", "other_1.db3"));
@@ -169,7 +185,11 @@ mod tests {
             std::fs::write(dir.path().join(n), b"").unwrap();
         }
         let metadata = Metadata {
-            relative_file_paths: vec!["old_dir/bag_0.db3".into(), "bag_1.db3".into(), "../x".into()],
+            relative_file_paths: vec![
+                "old_dir/bag_0.db3".into(),
+                "bag_1.db3".into(),
+                "../x".into(),
+            ],
             ..Metadata::default()
         };
         let present = storage_files_in(dir.path()).unwrap();

@@ -37,7 +37,9 @@ pub fn read_summary(path: &Path) -> Result<Option<mcap::Summary>, Ros2Error> {
                 reader.notify_read(n);
             }
             SummaryReadEvent::SeekRequest(to) => {
-                let at = file.seek(to).map_err(|e| Ros2Error::io(path, "reading", e))?;
+                let at = file
+                    .seek(to)
+                    .map_err(|e| Ros2Error::io(path, "reading", e))?;
                 reader.notify_seeked(at);
             }
         }
@@ -59,15 +61,18 @@ pub fn summary_facts(summary: Option<&mcap::Summary>) -> StorageFacts {
         .filter_map(|id| summary.channels.get(id))
         .map(|c| TopicFacts {
             name: c.topic.clone(),
-            datatype: c.schema.as_ref().map(|s| s.name.clone()).unwrap_or_default(),
+            datatype: c
+                .schema
+                .as_ref()
+                .map(|s| s.name.clone())
+                .unwrap_or_default(),
             serialization_format: c.message_encoding.clone(),
             offered_qos_profiles: c
                 .metadata
                 .get("offered_qos_profiles")
                 .cloned()
                 .unwrap_or_default(),
-            message_count: stats
-                .map(|s| s.channel_message_counts.get(&c.id).copied().unwrap_or(0)),
+            message_count: stats.map(|s| s.channel_message_counts.get(&c.id).copied().unwrap_or(0)),
         })
         .collect();
     StorageFacts {
@@ -119,7 +124,8 @@ pub fn decompress_messages(
             t
         };
         let limit = max_message.min(max_total.saturating_sub(total));
-        let plain = decompress_message(path, &message.data, limit, || format!("message {}", n + 1))?;
+        let plain =
+            decompress_message(path, &message.data, limit, || format!("message {}", n + 1))?;
         total += plain.len() as u64;
         builder.write(
             topic,

@@ -26,7 +26,9 @@ pub fn read_metadata(path: &Path) -> Result<Metadata, Ros2Error> {
     if len > MAX_METADATA_BYTES {
         return Err(Ros2Error::Metadata {
             path: path.to_path_buf(),
-            what: format!("{len} bytes: larger than any metadata file ({MAX_METADATA_BYTES} bytes at most)"),
+            what: format!(
+                "{len} bytes: larger than any metadata file ({MAX_METADATA_BYTES} bytes at most)"
+            ),
         });
     }
     let bytes = std::fs::read(path).map_err(|e| Ros2Error::io(path, "reading", e))?;
@@ -51,7 +53,8 @@ pub fn parse_metadata(text: &str) -> Result<Metadata, String> {
         return Err("no rosbag2_bagfile_information mapping at the top".into());
     }
     let version = opt_u64(info, "version", "version")?.unwrap_or(0);
-    let version = u32::try_from(version).map_err(|_| format!("version {version} is out of range"))?;
+    let version =
+        u32::try_from(version).map_err(|_| format!("version {version} is out of range"))?;
     let mut topics = Vec::new();
     if let Some(list) = opt_array(info, "topics_with_message_count")? {
         for (i, item) in list.iter().enumerate() {
@@ -68,7 +71,8 @@ pub fn parse_metadata(text: &str) -> Result<Metadata, String> {
     if let Some(list) = opt_array(info, "relative_file_paths")? {
         for (i, item) in list.iter().enumerate() {
             let name = format!("relative_file_paths[{i}]");
-            relative_file_paths.push(scalar_text(item).ok_or_else(|| format!("{name}: not a file name"))?);
+            relative_file_paths
+                .push(scalar_text(item).ok_or_else(|| format!("{name}: not a file name"))?);
         }
     }
     Ok(Metadata {
@@ -125,8 +129,7 @@ fn topic(item: &Yaml, i: usize) -> Result<TopicInfo, String> {
             "type_description_hash",
             &field("type_description_hash"),
         )?,
-        message_count: opt_u64(item, "message_count", &format!("{at}.message_count"))?
-            .unwrap_or(0),
+        message_count: opt_u64(item, "message_count", &format!("{at}.message_count"))?.unwrap_or(0),
     })
 }
 
@@ -151,8 +154,7 @@ fn file_info(item: &Yaml, i: usize) -> Result<FileInfo, String> {
             &format!("{at}.duration.nanoseconds"),
         )?
         .unwrap_or(0),
-        message_count: opt_u64(item, "message_count", &format!("{at}.message_count"))?
-            .unwrap_or(0),
+        message_count: opt_u64(item, "message_count", &format!("{at}.message_count"))?.unwrap_or(0),
     })
 }
 

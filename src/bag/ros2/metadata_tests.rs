@@ -27,16 +27,25 @@ fn version_1_minimal() {
     assert_eq!(m.version, 1);
     assert_eq!(m.storage_identifier, "sqlite3");
     assert_eq!(m.relative_file_paths, ["a_0.db3"]);
-    assert_eq!((m.starting_time_ns, m.duration_ns, m.message_count), (10, 5, 2));
+    assert_eq!(
+        (m.starting_time_ns, m.duration_ns, m.message_count),
+        (10, 5, 2)
+    );
     assert_eq!(m.start_ns(), Some(10));
     assert_eq!(m.topics.len(), 1);
     let t = &m.topics[0];
-    assert_eq!((t.name.as_str(), t.datatype.as_str()), ("/t", "std_msgs/msg/String"));
+    assert_eq!(
+        (t.name.as_str(), t.datatype.as_str()),
+        ("/t", "std_msgs/msg/String")
+    );
     assert_eq!(t.serialization_format, "cdr");
     assert_eq!(t.offered_qos_profiles, "");
     assert_eq!(t.type_description_hash, None);
     assert_eq!(t.message_count, 2);
-    assert_eq!((m.compression_format.as_str(), m.compression_mode.as_str()), ("", ""));
+    assert_eq!(
+        (m.compression_format.as_str(), m.compression_mode.as_str()),
+        ("", "")
+    );
     assert!(m.files.is_empty() && m.custom_data.is_empty() && m.ros_distro.is_none());
 }
 
@@ -50,7 +59,10 @@ fn version_4_compressed_empty_bag() {
     assert_eq!(m.starting_time_ns, i64::MAX);
     assert_eq!(m.start_ns(), None);
     assert_eq!(m.topics[0].offered_qos_profiles, QOS);
-    assert_eq!((m.compression_format.as_str(), m.compression_mode.as_str()), ("zstd", "FILE"));
+    assert_eq!(
+        (m.compression_format.as_str(), m.compression_mode.as_str()),
+        ("zstd", "FILE")
+    );
 }
 
 #[test]
@@ -73,7 +85,10 @@ fn versions_5_to_9_files_custom_data_hash_distro() {
     assert_eq!(m.custom_data.get("robot").map(String::as_str), Some("r2"));
     assert_eq!(m.custom_data.get("run").map(String::as_str), Some("12"));
     assert_eq!(m.ros_distro.as_deref(), Some("jazzy"));
-    assert_eq!(m.topics[0].type_description_hash.as_deref(), Some("RIHS01_abc"));
+    assert_eq!(
+        m.topics[0].type_description_hash.as_deref(),
+        Some("RIHS01_abc")
+    );
 }
 
 #[test]
@@ -83,7 +98,10 @@ fn custom_data_null_and_qos_as_a_sequence() {
     );
     assert!(m.custom_data.is_empty());
     let qos = &m.topics[0].offered_qos_profiles;
-    assert!(qos.contains("history: 1") && qos.contains("depth: 10"), "{qos}");
+    assert!(
+        qos.contains("history: 1") && qos.contains("depth: 10"),
+        "{qos}"
+    );
     assert_eq!(m.topics[0].message_count, 4);
     // Everything else missing: defaults, no error.
     assert!(m.relative_file_paths.is_empty());
@@ -104,7 +122,10 @@ fn errors_say_what_is_wrong() {
     let e = error(
         "rosbag2_bagfile_information:\n  topics_with_message_count:\n    - topic_metadata:\n        type: a/msg/B\n",
     );
-    assert!(e.contains("topics_with_message_count[0].topic_metadata.name: missing"), "{e}");
+    assert!(
+        e.contains("topics_with_message_count[0].topic_metadata.name: missing"),
+        "{e}"
+    );
     let e = error("rosbag2_bagfile_information:\n  files:\n    - 3\n");
     assert!(e.contains("files[0]: not a mapping"), "{e}");
     let e = error("rosbag2_bagfile_information:\n  version: 99999999999\n");
@@ -134,9 +155,17 @@ fn file_errors_name_the_file() {
     std::fs::write(&path, b"rosbag2_bagfile_information:\n  version: x\n").unwrap();
     let e = read_metadata(&path).unwrap_err();
     let line = e.line();
-    assert!(line.contains("metadata.yaml") && line.contains("version"), "{line}");
+    assert!(
+        line.contains("metadata.yaml") && line.contains("version"),
+        "{line}"
+    );
     std::fs::write(&path, b"\xff\xfe").unwrap();
-    assert!(read_metadata(&path).unwrap_err().line().contains("not UTF-8"));
+    assert!(
+        read_metadata(&path)
+            .unwrap_err()
+            .line()
+            .contains("not UTF-8")
+    );
     let e = read_metadata(&dir.path().join("missing.yaml")).unwrap_err();
     assert!(e.line().contains("missing.yaml"));
 }

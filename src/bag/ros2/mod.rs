@@ -44,6 +44,7 @@ use layout::{is_storage_name, plan, storage_files_in};
 /// True when `path` is a rosbag2 bag directory: it holds a `metadata.yaml`, or (a recording
 /// whose metadata was never written) `.db3` storage files, or `.mcap` files named like the
 /// directory's split series (`DIR_N.mcap`).
+#[allow(clippy::case_sensitive_file_extension_comparisons)] // rosbag2 writes them in lower case
 pub fn is_ros2_dir(path: &Path) -> bool {
     if !path.is_dir() {
         return false;
@@ -178,7 +179,13 @@ fn made_up(storage: &[Storage], names: &[String]) -> Metadata {
     let storage_identifier = names
         .iter()
         .find(|n| is_storage_name(n))
-        .map(|n| if n.contains(".db3") { "sqlite3" } else { "mcap" })
+        .map(|n| {
+            if n.contains(".db3") {
+                "sqlite3"
+            } else {
+                "mcap"
+            }
+        })
         .unwrap_or_default()
         .to_string();
     let mut topics: Vec<TopicInfo> = Vec::new();
@@ -205,8 +212,12 @@ fn made_up(storage: &[Storage], names: &[String]) -> Metadata {
         version: 0,
         storage_identifier,
         relative_file_paths: names.to_vec(),
-        starting_time_ns: span.and_then(|(s, _)| i64::try_from(s).ok()).unwrap_or(i64::MAX),
-        duration_ns: span.and_then(|(s, e)| i64::try_from(e - s).ok()).unwrap_or(0),
+        starting_time_ns: span
+            .and_then(|(s, _)| i64::try_from(s).ok())
+            .unwrap_or(i64::MAX),
+        duration_ns: span
+            .and_then(|(s, e)| i64::try_from(e - s).ok())
+            .unwrap_or(0),
         message_count: storage.iter().filter_map(|s| s.facts.message_count).sum(),
         topics,
         ..Metadata::default()

@@ -49,7 +49,9 @@ pub fn prepare(
             let dir = tempfile::Builder::new()
                 .prefix("bagscope-zstd-")
                 .tempdir()
-                .map_err(|e| Ros2Error::io(path, "making a private directory to decompress into", e))?;
+                .map_err(|e| {
+                    Ros2Error::io(path, "making a private directory to decompress into", e)
+                })?;
             let plain = dir.path().join("storage");
             let mut out = std::io::BufWriter::new(
                 std::fs::File::create(&plain)
@@ -66,7 +68,10 @@ pub fn prepare(
                     drop(dir);
                     mcap_bytes(path, bytes, message_zstd, limits)
                 }
-                _ => Err(not_storage(path, "decompresses to neither an SQLite database nor an MCAP file")),
+                _ => Err(not_storage(
+                    path,
+                    "decompresses to neither an SQLite database nor an MCAP file",
+                )),
             }
         }
         Kind::Sqlite => db3(path, path, None, message_zstd, limits),
@@ -151,7 +156,10 @@ fn mcap_bytes(
 /// The whole of `file` (standing for `shown`), refused past `limit` bytes.
 fn read_bounded(file: &Path, shown: &Path, limit: u64) -> Result<Vec<u8>, Ros2Error> {
     let f = std::fs::File::open(file).map_err(|e| Ros2Error::io(shown, "opening", e))?;
-    let len = f.metadata().map_err(|e| Ros2Error::io(shown, "reading", e))?.len();
+    let len = f
+        .metadata()
+        .map_err(|e| Ros2Error::io(shown, "reading", e))?
+        .len();
     if len > limit {
         return Err(too_large(shown, len, limit));
     }

@@ -14,6 +14,7 @@
 //! encoded_message_definition).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
@@ -46,20 +47,25 @@ pub struct ConvertOptions {
 /// Opens `file` (read from) as the storage file `shown` (named in errors), never writing
 /// beside it. `private`: `file` is already a private copy (a decompressed file), opened
 /// as it is.
-pub fn open_db(file: &Path, shown: &Path, private: Option<tempfile::TempDir>) -> Result<Db, Ros2Error> {
+pub fn open_db(
+    file: &Path,
+    shown: &Path,
+    private: Option<tempfile::TempDir>,
+) -> Result<Db, Ros2Error> {
     let sqlite = |source| Ros2Error::Sqlite {
         path: shown.to_path_buf(),
         source,
     };
     let wal = sidecar(file, "-wal");
-    let wal_len = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    let wal_len = std::fs::metadata(&wal).map_or(0, |m| m.len());
     if private.is_none() && wal_len > 0 {
         let dir = tempfile::Builder::new()
             .prefix("bagscope-db3-")
             .tempdir()
             .map_err(|e| Ros2Error::io(shown, "making a private directory for a copy", e))?;
         let copy = dir.path().join("storage.db3");
-        std::fs::copy(file, &copy).map_err(|e| Ros2Error::io(shown, "copying to a private directory", e))?;
+        std::fs::copy(file, &copy)
+            .map_err(|e| Ros2Error::io(shown, "copying to a private directory", e))?;
         std::fs::copy(&wal, sidecar(&copy, "-wal"))
             .map_err(|e| Ros2Error::io(&wal, "copying to a private directory", e))?;
         let conn = Connection::open_with_flags(
@@ -75,7 +81,9 @@ pub fn open_db(file: &Path, shown: &Path, private: Option<tempfile::TempDir>) ->
     }
     let conn = Connection::open_with_flags(
         immutable_uri(file),
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(sqlite)?;
     Ok(Db {
@@ -100,7 +108,8 @@ fn immutable_uri(file: &Path) -> String {
         if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'_' | b'.' | b'~') {
             uri.push(char::from(b));
         } else {
-            uri.push_str(&format!("%{b:02X}"));
+            // Writing to a String cannot fail.
+            let _ = write!(uri, "%{b:02X}");
         }
     }
     uri.push_str("?immutable=1");
@@ -222,10 +231,16 @@ pub fn convert_db3(
     let mut builder = McapBuilder::new(shown)?;
     let mut index: HashMap<i64, usize> = HashMap::new();
     for row in topics {
-        let schema = definitions.get(&row.facts.datatype).map(|(encoding, data)| SchemaText {
-            encoding: if encoding.is_empty() { "ros2msg" } else { encoding },
-            data,
-        });
+        let schema = definitions
+            .get(&row.facts.datatype)
+            .map(|(encoding, data)| SchemaText {
+                encoding: if encoding.is_empty() {
+                    "ros2msg"
+                } else {
+                    encoding
+                },
+                data,
+            });
         let mut metadata = BTreeMap::new();
         metadata.insert(
             "offered_qos_profiles".to_string(),
@@ -263,7 +278,9 @@ pub fn convert_db3(
         let data = bytes(data);
         if options.message_zstd {
             let id: i64 = row.get(3).map_err(|e| db.sqlite(e))?;
-            let limit = options.max_message.min(options.max_total.saturating_sub(total));
+            let limit = options
+                .max_message
+                .min(options.max_total.saturating_sub(total));
             let plain = decompress_message(shown, data, limit, || format!("message id {id}"))?;
             total += plain.len() as u64;
             builder.write(topic, time, time, 0, &plain)?;

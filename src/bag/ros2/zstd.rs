@@ -84,7 +84,8 @@ pub fn decompress_message(
     limit: u64,
     what: impl FnOnce() -> String,
 ) -> Result<Vec<u8>, Ros2Error> {
-    let decoder = zstd::stream::read::Decoder::with_buffer(data).map_err(|e| zstd_error(path, e))?;
+    let decoder =
+        zstd::stream::read::Decoder::with_buffer(data).map_err(|e| zstd_error(path, e))?;
     let mut out = Vec::new();
     decoder
         .take(limit.saturating_add(1))
@@ -128,7 +129,12 @@ mod tests {
         assert!(packed.len() < 100_000);
         let path = Path::new("bomb.zstd");
         let e = decompress_message(path, &packed, 1 << 20, || "message 1".into()).unwrap_err();
-        assert!(e.line().contains("decompressing message 1: over the limit of 1048576 bytes"), "{}", e.line());
+        assert!(
+            e.line()
+                .contains("decompressing message 1: over the limit of 1048576 bytes"),
+            "{}",
+            e.line()
+        );
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("bomb.db3.zstd");
         std::fs::write(&file, &packed).unwrap();
@@ -138,14 +144,22 @@ mod tests {
         assert!(sink.len() <= (1 << 20) + (1 << 16));
         // Within the limit: the bytes come back.
         let mut sink = Vec::new();
-        assert_eq!(decompress_file(&file, &mut sink, 64 << 20).unwrap(), 64 << 20);
+        assert_eq!(
+            decompress_file(&file, &mut sink, 64 << 20).unwrap(),
+            64 << 20
+        );
         assert_eq!(sink.len(), 64 << 20);
     }
 
     #[test]
     fn damaged_data_is_an_error() {
-        let e = decompress_message(Path::new("x"), &[0x28, 0xB5, 0x2F, 0xFD, 1, 2, 3], 100, String::new)
-            .unwrap_err();
+        let e = decompress_message(
+            Path::new("x"),
+            &[0x28, 0xB5, 0x2F, 0xFD, 1, 2, 3],
+            100,
+            String::new,
+        )
+        .unwrap_err();
         assert!(matches!(e, Ros2Error::Zstd { .. }), "{e}");
     }
 }
