@@ -231,3 +231,45 @@ fn schemas_keep_ros2_names_and_bounds() {
         ]
     );
 }
+
+#[test]
+fn upstream_test_msgs_definitions_compile_from_msg_path() {
+    let Some(dir) = corpus_mcap() else {
+        eprintln!("skipped: ../shared/corpus-mcap is absent");
+        return;
+    };
+    let typedefs = dir.join("typedefs");
+    let mut registry = Registry::empty();
+    assert!(registry.add_msg_path(&typedefs).unwrap() >= 12);
+    let mut compiled = 0;
+    for name in registry.types() {
+        let s = Schema::for_ros2(name, "", SchemaEncoding::Ros2Msg, &registry)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(s.datatype().contains("/msg/"), "{}", s.datatype());
+        compiled += 1;
+    }
+    assert!(compiled >= 12);
+    let w = Schema::for_ros2(
+        "test_msgs/msg/WStrings",
+        "",
+        SchemaEncoding::Ros2Msg,
+        &registry,
+    )
+    .unwrap();
+    let wide: Vec<bool> = w.root().fields().iter().map(|f| f.ty().is_wide()).collect();
+    assert!(wide.iter().all(|w| *w), "{wide:?}");
+    // A service's text, as rosbag2 stores it for the service's event topic.
+    for srv in ["Arrays", "BasicTypes", "Empty"] {
+        let text =
+            std::fs::read_to_string(typedefs.join(format!("test_msgs/srv/{srv}.srv"))).unwrap();
+        let ev = Schema::for_ros2(
+            &format!("test_msgs/srv/{srv}_Event"),
+            &text,
+            SchemaEncoding::Ros2Msg,
+            &registry,
+        )
+        .unwrap_or_else(|e| panic!("{srv}: {e}"));
+        let names: Vec<&str> = ev.root().fields().iter().map(|f| f.name()).collect();
+        assert_eq!(names, ["info", "request", "response"]);
+    }
+}
