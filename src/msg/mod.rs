@@ -16,7 +16,7 @@ mod encode;
 mod error;
 pub mod expr;
 mod field_constants;
-mod idl;
+pub mod idl;
 mod md5;
 mod parse;
 pub mod path;

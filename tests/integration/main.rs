@@ -48,6 +48,7 @@ mod lazy_heads;
 mod msg_bundled;
 mod msg_corpus;
 mod msg_definition;
+mod msg_idl;
 mod msg_md5;
 mod msg_rostopic;
 mod msg_roundtrip;
