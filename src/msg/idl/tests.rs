@@ -259,7 +259,7 @@ fn syntax_errors_say_where() {
         (
             "struct T { int32 x; ",
             "expected '}', found the end",
-            "line 5",
+            "line 6, column 1",
         ),
         (
             "struct T { int32 x[0]; };",
