@@ -4,6 +4,7 @@
 //! express is an error where a used field or constant needs it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt::Write as _;
 
 use super::ast::{Base, Defs, StructDef, TypeSpec, candidates};
 use super::cursor::{MAX_NESTING, ScopedName};
@@ -155,7 +156,10 @@ impl Emitter<'_> {
             ));
         }
         if dims.len() > 1 {
-            let shape: String = dims.iter().map(|d| format!("[{d}]")).collect();
+            let shape = dims.iter().fold(String::new(), |mut s, d| {
+                let _ = write!(s, "[{d}]");
+                s
+            });
             return Err(Located::unsupported(
                 pos,
                 format!("the multi-dimensional array {shape}"),

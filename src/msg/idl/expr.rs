@@ -176,45 +176,43 @@ pub(crate) fn eval(expr: &Expr, lookup: &Lookup<'_>) -> Result<Value, Located> {
             ('~', Value::Int(i)) => Ok(Value::Int(!i)),
             (op, _) => Err(Located::value(*pos, format!("'{op}' needs a number"))),
         },
-        Expr::Binary(op, a, b, pos) => binary_value(op, eval(a, lookup)?, eval(b, lookup)?, *pos),
+        Expr::Binary(op, a, b, pos) => binary_value(op, &eval(a, lookup)?, &eval(b, lookup)?, *pos),
     }
 }
 
 #[allow(clippy::cast_precision_loss)]
-fn binary_value(op: &str, a: Value, b: Value, pos: Pos) -> Result<Value, Located> {
+fn binary_value(op: &str, left: &Value, right: &Value, pos: Pos) -> Result<Value, Located> {
     let overflow = || Located::value(pos, format!("'{op}' overflows or divides by zero"));
-    match (a, b) {
-        (Value::Int(x), Value::Int(y)) => {
-            let shift = || u32::try_from(y).ok().filter(|s| *s < 128);
-            let r = match op {
-                "+" => x.checked_add(y),
-                "-" => x.checked_sub(y),
-                "*" => x.checked_mul(y),
-                "/" => x.checked_div(y),
-                "%" => x.checked_rem(y),
-                "<<" => shift().and_then(|s| x.checked_shl(s)),
-                ">>" => shift().and_then(|s| x.checked_shr(s)),
-                "&" => Some(x & y),
-                "|" => Some(x | y),
-                _ => Some(x ^ y),
-            };
-            r.map(Value::Int).ok_or_else(overflow)
-        }
-        (x @ (Value::Int(_) | Value::Float(_)), y @ (Value::Int(_) | Value::Float(_))) => {
-            let f = |v: Value| match v {
-                Value::Int(i) => i as f64,
-                Value::Float(f) => f,
-                _ => 0.0,
-            };
-            let (x, y) = (f(x), f(y));
-            match op {
-                "+" => Ok(Value::Float(x + y)),
-                "-" => Ok(Value::Float(x - y)),
-                "*" => Ok(Value::Float(x * y)),
-                "/" => Ok(Value::Float(x / y)),
-                _ => Err(Located::value(pos, format!("'{op}' needs integers"))),
-            }
-        }
-        _ => Err(Located::value(pos, format!("'{op}' needs numbers"))),
+    let float = |v: &Value| match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    if let (Value::Int(lhs), Value::Int(rhs)) = (left, right) {
+        let (lhs, rhs) = (*lhs, *rhs);
+        let shift = || u32::try_from(rhs).ok().filter(|s| *s < 128);
+        let result = match op {
+            "+" => lhs.checked_add(rhs),
+            "-" => lhs.checked_sub(rhs),
+            "*" => lhs.checked_mul(rhs),
+            "/" => lhs.checked_div(rhs),
+            "%" => lhs.checked_rem(rhs),
+            "<<" => shift().and_then(|s| lhs.checked_shl(s)),
+            ">>" => shift().and_then(|s| lhs.checked_shr(s)),
+            "&" => Some(lhs & rhs),
+            "|" => Some(lhs | rhs),
+            _ => Some(lhs ^ rhs),
+        };
+        return result.map(Value::Int).ok_or_else(overflow);
+    }
+    let (Some(lhs), Some(rhs)) = (float(left), float(right)) else {
+        return Err(Located::value(pos, format!("'{op}' needs numbers")));
+    };
+    match op {
+        "+" => Ok(Value::Float(lhs + rhs)),
+        "-" => Ok(Value::Float(lhs - rhs)),
+        "*" => Ok(Value::Float(lhs * rhs)),
+        "/" => Ok(Value::Float(lhs / rhs)),
+        _ => Err(Located::value(pos, format!("'{op}' needs integers"))),
     }
 }

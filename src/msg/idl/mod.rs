@@ -82,24 +82,23 @@ pub fn to_msg_sections(datatype: &str, idl: &str) -> Result<Vec<MsgSection>, Msg
         }
     }
     let wanted = main_names(datatype);
-    let mut out: Vec<MsgSection> = match emit::find(&defs, &wanted) {
-        Some(main) => emit::emit(&defs, main)
+    let mut out: Vec<MsgSection> = if let Some(main) = emit::find(&defs, &wanted) {
+        emit::emit(&defs, main)
             .map_err(fail)?
             .into_iter()
             .map(|e| MsgSection {
                 name: e.name,
                 text: e.text,
             })
-            .collect(),
-        None => {
-            let Some(i) = passed.iter().position(|s| wanted.contains(&s.name)) else {
-                return Err(fail(Located::new(
-                    start,
-                    IdlError::MissingMain(datatype.to_string()),
-                )));
-            };
-            vec![passed.remove(i)]
-        }
+            .collect()
+    } else {
+        let Some(i) = passed.iter().position(|s| wanted.contains(&s.name)) else {
+            return Err(fail(Located::new(
+                start,
+                IdlError::MissingMain(datatype.to_string()),
+            )));
+        };
+        vec![passed.remove(i)]
     };
     for s in passed {
         if !out.iter().any(|o| o.name == s.name) {

@@ -72,27 +72,23 @@ pub(crate) fn split(schema: &str) -> Vec<Section<'_>> {
                 Some((hline, *kind, name))
             })
         });
-        current = match header {
-            Some((hline, kind, name)) => {
-                k += 1;
-                begin = starts.get(k).map_or(schema.len(), |s| s.0);
-                Section {
-                    kind,
-                    name: Some(name),
-                    text: "",
-                    first_line: hline + 1,
-                }
-            }
-            None => {
-                begin = starts.get(k).map_or(schema.len(), |s| s.0);
-                Section {
-                    kind: Kind::Idl,
-                    name: None,
-                    text: "",
-                    first_line: line_no + 1,
-                }
-            }
-        };
+        if let Some((hline, kind, name)) = header {
+            k += 1;
+            current = Section {
+                kind,
+                name: Some(name),
+                text: "",
+                first_line: hline + 1,
+            };
+        } else {
+            current = Section {
+                kind: Kind::Idl,
+                name: None,
+                text: "",
+                first_line: line_no + 1,
+            };
+        }
+        begin = starts.get(k).map_or(schema.len(), |s| s.0);
     }
     current.text = schema.get(begin..).unwrap_or("");
     if current.name.is_some() || !current.text.trim().is_empty() {
