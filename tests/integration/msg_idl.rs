@@ -188,6 +188,20 @@ fn same(ours: &serde_json::Value, theirs: &serde_json::Value, path: &str) -> Res
                 Err(format!("{path}: {x} vs {y}"))
             }
         }
+        // byte[], uint8[] and char[] are base64 in our JSON, lists of numbers in rosbags'.
+        (Value::String(a), Value::Array(b)) => {
+            use base64::Engine as _;
+            let ours = base64::engine::general_purpose::STANDARD
+                .decode(a)
+                .map_err(|e| format!("{path}: {e}"))?;
+            let theirs: Vec<u64> = b.iter().filter_map(Value::as_u64).collect();
+            let ours: Vec<u64> = ours.into_iter().map(u64::from).collect();
+            if ours == theirs {
+                Ok(())
+            } else {
+                Err(format!("{path}: {ours:?} vs {theirs:?}"))
+            }
+        }
         (a, b) if a == b => Ok(()),
         (a, b) => Err(format!("{path}: {a} vs {b}")),
     }
