@@ -50,6 +50,7 @@ mod msg_bundled;
 mod msg_cdr;
 mod msg_corpus;
 mod msg_definition;
+mod msg_idl;
 mod msg_md5;
 mod msg_rostopic;
 mod msg_roundtrip;
