@@ -1,0 +1,179 @@
+//! Times as ROS 2 spells them: `builtin_interfaces/Time` and `builtin_interfaces/Duration` are
+//! messages `{int32 sec, uint32 nanosec}` where ROS1 has the `time` and `duration`
+//! primitives. Code that reads a time from a message (a log line's stamp, a field plotted or
+//! compared) takes either form through [`time_value`] and [`TimeMessage`].
+
+use super::{ArrayKind, Elem, MessageRef, MsgType, Primitive, ValueRef, ros1_name};
+use crate::time::RosTime;
+
+/// Which of the two ROS 2 time types a message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeKind {
+    /// `builtin_interfaces/Time`: a point in time.
+    Time,
+    /// `builtin_interfaces/Duration`: a span.
+    Duration,
+}
+
+/// A `builtin_interfaces/Time` or `Duration` message read as its two fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeMessage {
+    /// Time or duration.
+    pub kind: TimeKind,
+    /// `sec` (may be negative).
+    pub sec: i32,
+    /// `nanosec` (normally below 1e9, not guaranteed by the file).
+    pub nanosec: u32,
+}
+
+/// The kind of time a message type name is (`builtin_interfaces/msg/Time` or
+/// `builtin_interfaces/Time`), if it is one.
+pub fn time_kind(type_name: &str) -> Option<TimeKind> {
+    match &*ros1_name(type_name) {
+        "builtin_interfaces/Time" => Some(TimeKind::Time),
+        "builtin_interfaces/Duration" => Some(TimeKind::Duration),
+        _ => None,
+    }
+}
+
+/// The kind of time a message type is: a `builtin_interfaces/Time` or `Duration` of exactly
+/// the fields `int32 sec` and `uint32 nanosec` (another shape under that name is no time).
+pub fn time_type(ty: &MsgType) -> Option<TimeKind> {
+    let kind = time_kind(ty.name())?;
+    let single = |name: &str, p: Primitive| {
+        ty.field(name).is_some_and(|(_, f)| {
+            f.ty().array() == ArrayKind::Single && matches!(f.ty().elem(), Elem::Prim(q) if *q == p)
+        })
+    };
+    (ty.fields().len() == 2
+        && single("sec", Primitive::Int32)
+        && single("nanosec", Primitive::UInt32))
+    .then_some(kind)
+}
+
+impl TimeMessage {
+    /// `m` as a time, when it is a `builtin_interfaces/Time` or `Duration` with the fields
+    /// `int32 sec` and `uint32 nanosec` (another shape under that name is no time).
+    pub fn of(m: &MessageRef<'_>) -> Option<TimeMessage> {
+        let kind = time_type(m.ty())?;
+        match (m.get("sec")?, m.get("nanosec")?) {
+            (ValueRef::I32(sec), ValueRef::U32(nanosec)) => {
+                Some(TimeMessage { kind, sec, nanosec })
+            }
+            _ => None,
+        }
+    }
+
+    /// Seconds as a float: `sec + nanosec · 1e-9` (as `rclpy`'s `Time.nanoseconds / 1e9`
+    /// gives for well-formed values, and as a ROS1 `time` is plotted).
+    pub fn as_secs_f64(self) -> f64 {
+        f64::from(self.sec) + f64::from(self.nanosec) / 1e9
+    }
+
+    /// Total nanoseconds (never overflows).
+    pub fn as_nanos(self) -> i64 {
+        i64::from(self.sec) * 1_000_000_000 + i64::from(self.nanosec)
+    }
+
+    /// The time as a [`RosTime`]; `None` before 1970 (a negative `sec`), which a ROS1 time
+    /// cannot hold.
+    pub fn to_ros_time(self) -> Option<RosTime> {
+        Some(RosTime::new(u32::try_from(self.sec).ok()?, self.nanosec))
+    }
+}
+
+/// The time `v` holds: a ROS1 `time` or a ROS 2 `builtin_interfaces/Time` message (not
+/// before 1970); `None` for anything else.
+pub fn time_value(v: &ValueRef<'_>) -> Option<RosTime> {
+    match v {
+        ValueRef::Time(t) => Some(*t),
+        ValueRef::Message(m) => TimeMessage::of(m)
+            .filter(|t| t.kind == TimeKind::Time)?
+            .to_ros_time(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::msg::expr::Expr;
+    use crate::msg::path::{Leaf, ParsedPath};
+    use crate::msg::{Schema, decode};
+
+    fn stamped(sec: i32, nanosec: u32) -> Vec<u8> {
+        let mut p = sec.to_le_bytes().to_vec();
+        p.extend(nanosec.to_le_bytes());
+        p
+    }
+
+    #[test]
+    fn ros2_time_messages_read_as_times() {
+        let sep = "=".repeat(80);
+        let s = Schema::from_definition(
+            "t/T",
+            &format!(
+                "builtin_interfaces/Time stamp\nbuiltin_interfaces/Duration span\nP other\n\
+                 {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n\
+                 {sep}\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n\
+                 {sep}\nMSG: t/P\nint32 sec\nuint32 nanosec\n"
+            ),
+        )
+        .unwrap();
+        let mut p = stamped(1_700_000_000, 250_000_000);
+        p.extend(stamped(-2, 500_000_000));
+        p.extend(stamped(3, 4));
+        let d = decode(&s, &p).unwrap();
+        let m = d.root();
+        let stamp = m.get("stamp").unwrap();
+        assert_eq!(
+            time_value(&stamp),
+            Some(RosTime::new(1_700_000_000, 250_000_000))
+        );
+        let ValueRef::Message(span) = m.get("span").unwrap() else {
+            panic!()
+        };
+        let span = TimeMessage::of(&span).unwrap();
+        assert_eq!(span.kind, TimeKind::Duration);
+        assert!((span.as_secs_f64() + 1.5).abs() < 1e-12);
+        assert_eq!(span.as_nanos(), -1_500_000_000);
+        assert_eq!(span.to_ros_time(), None);
+        assert_eq!(time_value(&m.get("span").unwrap()), None, "a duration");
+        assert_eq!(time_value(&m.get("other").unwrap()), None, "not by name");
+        // Field paths: a time message is a time leaf, plotted and compared as seconds.
+        let path = |text: &str| ParsedPath::parse(text).unwrap().resolve(s.root()).unwrap();
+        assert_eq!(path("stamp").leaf(), Leaf::Time);
+        assert_eq!(path("span").leaf(), Leaf::Time);
+        assert_eq!(path("other").leaf(), Leaf::Message);
+        assert_eq!(path("stamp.sec").leaf(), Leaf::Number);
+        assert_eq!(path("stamp").get_f64(m), Some(1_700_000_000.25));
+        assert_eq!(path("span").get_f64(m), Some(-1.5));
+        assert_eq!(path("other").get_f64(m), None);
+        let matches = |text: &str| {
+            Expr::parse(text)
+                .unwrap()
+                .compile(s.root(), "/t")
+                .unwrap()
+                .matches(m)
+        };
+        assert!(matches("stamp > 1700000000.2 and stamp < 1700000000.3"));
+        assert!(matches("span == -1.5 and abs(span) > 1"));
+        assert!(!matches("stamp < 1700000000"));
+        assert_eq!(
+            time_kind("builtin_interfaces/msg/Time"),
+            Some(TimeKind::Time)
+        );
+        assert_eq!(time_kind("std_msgs/Time"), None);
+        let bad = Schema::from_definition(
+            "t/U",
+            &format!("builtin_interfaces/Time t\n{sep}\nMSG: builtin_interfaces/Time\nint64 sec\nuint32 nanosec\n"),
+        )
+        .unwrap();
+        let d = decode(&bad, &[0; 12]).unwrap();
+        assert_eq!(
+            time_value(&d.root().get("t").unwrap()),
+            None,
+            "not that shape"
+        );
+    }
+}
