@@ -177,3 +177,52 @@ mod tests {
         );
     }
 }
+
+/// ROS 2-shaped test schemas before the CDR decoder: ROS 2 types decode to the values of a
+/// ROS1-wire definition with the same fields, so the bundled ROS1 definitions with ROS 2's
+/// `std_msgs/Header` (no `seq`, a `builtin_interfaces/Time` stamp) and time types stand for
+/// them.
+#[cfg(test)]
+pub(crate) mod ros2_like {
+    use std::sync::Arc;
+
+    use crate::msg::{Registry, Schema, ros1_name};
+
+    /// The bundled definitions with ROS 2's header and time types.
+    pub(crate) fn registry() -> Registry {
+        let mut reg = Registry::bundled();
+        for (name, text) in [
+            (
+                "std_msgs/Header",
+                "builtin_interfaces/Time stamp\nstring frame_id\n",
+            ),
+            ("builtin_interfaces/Time", "int32 sec\nuint32 nanosec\n"),
+            ("builtin_interfaces/Duration", "int32 sec\nuint32 nanosec\n"),
+        ] {
+            reg.add_definition(name, text).unwrap();
+        }
+        reg
+    }
+
+    /// The schema of `datatype` (a ROS 2 name, `sensor_msgs/msg/Imu`) from the bundled ROS1
+    /// definition of its ROS1 name, with ROS 2's header and times.
+    pub(crate) fn schema(datatype: &str) -> Arc<Schema> {
+        let mut reg = registry();
+        let text = reg.texts(&ros1_name(datatype)).first().unwrap().to_string();
+        let text: String = text
+            .lines()
+            .map(|l| {
+                let l = match l.strip_prefix("time ") {
+                    Some(rest) => format!("builtin_interfaces/Time {rest}"),
+                    None => l.to_string(),
+                };
+                match l.strip_prefix("duration ") {
+                    Some(rest) => format!("builtin_interfaces/Duration {rest}\n"),
+                    None => l + "\n",
+                }
+            })
+            .collect();
+        reg.add_definition(datatype, &text).unwrap();
+        Schema::from_registry(datatype, None, &reg).unwrap()
+    }
+}
