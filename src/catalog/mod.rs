@@ -77,7 +77,7 @@ impl Catalog {
     pub fn open(paths: &[PathBuf], options: &OpenOptions) -> (Catalog, Vec<BagError>) {
         let mut bags = Vec::new();
         let mut errors = Vec::new();
-        for p in paths {
+        for p in &crate::bag::inputs::expand(paths) {
             match Bag::open_with(p, options.clone()) {
                 Ok(b) => bags.push(b),
                 Err(e) => errors.push(e),

@@ -51,7 +51,10 @@ pub fn explore(cli: &Cli) -> Outcome {
             }
         }
     } else {
-        (Bags::Paths(cli.bags.clone(), options), None)
+        (
+            Bags::Paths(crate::bag::inputs::expand(&cli.bags), options),
+            None,
+        )
     };
     let options = crate::tui::Options {
         note,

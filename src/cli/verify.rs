@@ -58,7 +58,7 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, CliError> {
     let mut outcome = Outcome::Ok;
     let (mut total_msgs, mut total_problems) = (0u64, 0usize);
     let mut out = Stdout::human();
-    for path in &args.input.bags {
+    for path in &crate::bag::inputs::expand(&args.input.bags) {
         if out.is_closed() {
             break;
         }

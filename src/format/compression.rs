@@ -12,6 +12,8 @@ pub enum Compression {
     Bz2,
     /// One or more LZ4 frames.
     Lz4,
+    /// A Zstandard stream (MCAP chunks).
+    Zstd,
 }
 
 impl Compression {
@@ -21,6 +23,7 @@ impl Compression {
             b"none" => Some(Compression::None),
             b"bz2" => Some(Compression::Bz2),
             b"lz4" => Some(Compression::Lz4),
+            b"zstd" => Some(Compression::Zstd),
             _ => None,
         }
     }
@@ -31,6 +34,7 @@ impl Compression {
             Compression::None => "none",
             Compression::Bz2 => "bz2",
             Compression::Lz4 => "lz4",
+            Compression::Zstd => "zstd",
         }
     }
 }
@@ -85,6 +89,7 @@ pub fn decompress(
         }
         Compression::Bz2 => bz2(src, limit, out)?,
         Compression::Lz4 => super::lz4::decompress(src, limit, out)?,
+        Compression::Zstd => zstd_stream(src, limit, out)?,
     }
     if out.len() as u64 == u64::from(declared) {
         Ok(())
@@ -94,6 +99,27 @@ pub fn decompress(
             actual: out.len() as u64,
         })
     }
+}
+
+/// Decodes a Zstandard stream into `out`, never past `limit` bytes: the stream is read
+/// through a reader that stops one byte after the limit, so a bomb costs at most the limit.
+fn zstd_stream(src: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), ErrorKind> {
+    use std::io::Read;
+    let error = |reason: String| ErrorKind::Decompress {
+        method: "zstd",
+        reason,
+    };
+    let decoder =
+        zstd::stream::read::Decoder::with_buffer(src).map_err(|e| error(e.to_string()))?;
+    let read = decoder.take(limit.saturating_add(1)).read_to_end(out);
+    if out.len() as u64 > limit {
+        out.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        return Err(ErrorKind::TooLarge {
+            declared: limit.saturating_add(1),
+            limit,
+        });
+    }
+    read.map(|_| ()).map_err(|e| error(e.to_string()))
 }
 
 fn bz2_error(reason: &(impl ToString + ?Sized)) -> ErrorKind {
@@ -148,6 +174,7 @@ pub fn compress(method: Compression, src: &[u8]) -> std::io::Result<Vec<u8>> {
             enc.finish()
         }
         Compression::Lz4 => Ok(super::lz4::compress(src)),
+        Compression::Zstd => zstd::bulk::compress(src, 3),
     }
 }
 
@@ -164,7 +191,12 @@ mod tests {
     #[test]
     fn round_trips_every_method() {
         let data = sample();
-        for m in [Compression::None, Compression::Bz2, Compression::Lz4] {
+        for m in [
+            Compression::None,
+            Compression::Bz2,
+            Compression::Lz4,
+            Compression::Zstd,
+        ] {
             let packed = compress(m, &data).unwrap();
             let mut out = Vec::new();
             decompress(

@@ -92,6 +92,15 @@ pub enum MsgError {
         /// The offending name.
         datatype: String,
     },
+    /// The messages are serialized in an encoding bagscope does not decode (MCAP `protobuf`,
+    /// `flatbuffer`, ...): they are shown as bytes.
+    #[error("{topic}: messages in encoding '{encoding}' are not decoded (shown as bytes)")]
+    UnknownEncoding {
+        /// The topic.
+        topic: String,
+        /// The encoding.
+        encoding: String,
+    },
     /// The registry has no definition of this type.
     #[error("no definition of {datatype} is bundled or on the --msg-path")]
     NotInRegistry {
@@ -195,6 +204,24 @@ pub enum DecodeErrorKind {
     TrailingBytes {
         /// Bytes left over.
         count: u64,
+    },
+    /// A CDR payload whose encapsulation is not plain CDR (XCDR1), the only one ROS 2 writes.
+    #[error(
+        "unsupported CDR encapsulation {id:#06x} ({name}): only plain CDR (00 00, 00 01) is read"
+    )]
+    Encapsulation {
+        /// The representation identifier (the payload's first two bytes, big-endian).
+        id: u16,
+        /// What it names (`PL_CDR_LE (parameter list)`, `CDR2_LE (XCDR2)`, …).
+        name: &'static str,
+    },
+    /// More elements (or characters) than a ROS 2 bounded type (`T[<=N]`, `string<=N`) allows.
+    #[error("{count} elements exceed the bound of {bound}")]
+    OverBound {
+        /// The count read.
+        count: u64,
+        /// The definition's bound.
+        bound: u64,
     },
     /// The message holds more values than its size allows decoding (only possible with
     /// arrays of messages that occupy no bytes, nested): the wire format is valid

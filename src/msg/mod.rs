@@ -7,6 +7,8 @@
 //! summaries for the UI ([`summary`]). Definitions that bags do not carry
 //! (before V1.2) come from the [`Registry`]: the bundled common packages plus `--msg-path`.
 //! Service types (`.srv`) compile into a [`ServiceSchema`] with the service md5sum.
+//! ROS 2 definitions (`ros2msg`, `ros2idl`) compile with [`Schema::for_ros2`] into schemas
+//! whose payloads are CDR ([`Wire::Cdr`]); they decode into the same [`Decoded`] values.
 
 mod bundled;
 mod constant;
@@ -24,6 +26,8 @@ mod prim_array;
 mod primitive;
 mod registry;
 pub mod render;
+mod ros2_parse;
+mod ros2_schema;
 mod scalar;
 mod schema;
 mod service;

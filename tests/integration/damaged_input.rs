@@ -29,7 +29,7 @@ fn inventory(bag: &Bag) -> Vec<(u64, u64, String, Vec<u8>)> {
         let chunk = &bag.chunks()[m.entry.chunk as usize];
         let at = m.entry.offset as usize;
         let end = match chunk.layout {
-            ChunkLayout::V2 => {
+            ChunkLayout::V2 | ChunkLayout::Mcap => {
                 let h = bag.head(chunk.index).unwrap();
                 h.data_offset + h.compressed_size
             }

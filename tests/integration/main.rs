@@ -45,6 +45,7 @@ mod interop_rosbag;
 mod interop_writer;
 mod layering;
 mod lazy_heads;
+mod mcap_refs;
 mod msg_bundled;
 mod msg_corpus;
 mod msg_definition;

@@ -102,6 +102,7 @@ impl Bag {
                     OpenError::Cancelled => BagError::new(&path, BagErrorKind::Cancelled),
                 })?
             }
+            Version::Mcap => open_mcap(&source, &options).map_err(changed)?,
             Version::V1_2 => open_v12::open(source.whole(), start),
             Version::V1_1 | Version::V1_0 | Version::V0 => {
                 open_legacy::open(source.whole(), version, start)
@@ -152,6 +153,7 @@ impl Bag {
             warnings,
             recovery,
             totals: _,
+            mcap,
         } = opened;
         let slots = crate::bag::slots::Slots::new(chunks.len());
         for (i, e) in entries.into_iter().enumerate() {
@@ -178,6 +180,7 @@ impl Bag {
                 options,
                 totals,
                 known_stats: std::sync::OnceLock::new(),
+                mcap,
             }),
         }
     }
@@ -287,6 +290,29 @@ fn open_v2(
             }
         }
     }
+    Ok(opened)
+}
+
+/// Opens an MCAP file: from its summary when that checks out, else by a forward scan.
+fn open_mcap(source: &Arc<Source>, options: &OpenOptions) -> Result<Opened, Changed> {
+    use crate::bag::mcap::{scan, summary};
+    let (profile, library) = summary::header(source);
+    let (mut opened, mut info) = match summary::open(source)? {
+        Ok(s) => (s.opened, s.info),
+        Err(reason) => scan::scan(
+            source,
+            format!("{reason}; the file was scanned"),
+            &scan::Settings {
+                limit: options.max_chunk_size,
+                progress: options.progress.as_ref(),
+            },
+        )?,
+    };
+    if info.profile.is_empty() && info.library.is_empty() {
+        info.profile = profile;
+        info.library = library;
+    }
+    opened.mcap = Some(Arc::new(info));
     Ok(opened)
 }
 

@@ -245,6 +245,24 @@ pub(crate) fn read_message(
                 data: slice_of(rec.data_offset, rec.data.len()),
             })
         }
+        ChunkLayout::Mcap => {
+            let m = crate::format::mcap::message_at(bytes, at).ok_or_else(|| {
+                in_chunk(FormatError::new(
+                    offset,
+                    RecordKind::Mcap(crate::format::mcap::op::MESSAGE),
+                    ErrorKind::BadValue {
+                        name: "message",
+                        reason: "not a whole message record".into(),
+                    },
+                ))
+            })?;
+            Ok(RawMessage {
+                time: RosTime::from_nanos(m.log_time),
+                file_conn: Some(u32::from(m.channel)),
+                topic: None,
+                data: bytes.slice(m.data_start..m.data_end),
+            })
+        }
         ChunkLayout::V12 => {
             let mut rec = read_record(bytes, at, 0)?;
             if rec.header.op()? == Op::MessageDefinition.byte() {
