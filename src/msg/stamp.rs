@@ -97,8 +97,6 @@ pub fn time_value(v: &ValueRef<'_>) -> Option<RosTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::msg::expr::Expr;
-    use crate::msg::path::{Leaf, ParsedPath};
     use crate::msg::{Schema, decode};
 
     fn stamped(sec: i32, nanosec: u32) -> Vec<u8> {
@@ -140,25 +138,6 @@ mod tests {
         assert_eq!(span.to_ros_time(), None);
         assert_eq!(time_value(&m.get("span").unwrap()), None, "a duration");
         assert_eq!(time_value(&m.get("other").unwrap()), None, "not by name");
-        // Field paths: a time message is a time leaf, plotted and compared as seconds.
-        let path = |text: &str| ParsedPath::parse(text).unwrap().resolve(s.root()).unwrap();
-        assert_eq!(path("stamp").leaf(), Leaf::Time);
-        assert_eq!(path("span").leaf(), Leaf::Time);
-        assert_eq!(path("other").leaf(), Leaf::Message);
-        assert_eq!(path("stamp.sec").leaf(), Leaf::Number);
-        assert_eq!(path("stamp").get_f64(m), Some(1_700_000_000.25));
-        assert_eq!(path("span").get_f64(m), Some(-1.5));
-        assert_eq!(path("other").get_f64(m), None);
-        let matches = |text: &str| {
-            Expr::parse(text)
-                .unwrap()
-                .compile(s.root(), "/t")
-                .unwrap()
-                .matches(m)
-        };
-        assert!(matches("stamp > 1700000000.2 and stamp < 1700000000.3"));
-        assert!(matches("span == -1.5 and abs(span) > 1"));
-        assert!(!matches("stamp < 1700000000"));
         assert_eq!(
             time_kind("builtin_interfaces/msg/Time"),
             Some(TimeKind::Time)

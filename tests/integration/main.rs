@@ -60,6 +60,7 @@ mod recover_partial;
 mod reindex_truncated;
 mod rockin_convert;
 mod rockin_interop;
+mod ros2_surfaces;
 mod ros_crowds;
 mod ros_deadlines;
 mod ros_hostile;
