@@ -20,7 +20,7 @@ use crate::msg::{Decoded, Elem, FieldType, MessageRef, Primitive, ValueRef, Wire
 pub const SEPARATOR: &str = "---";
 
 /// Which tool's YAML a message is echoed as: `rostopic echo`'s (this module) for ROS1
-/// payloads, `ros2 topic echo`'s ([`yaml_ros2`](super::yaml_ros2)) for CDR ones.
+/// payloads, `ros2 topic echo`'s ([`super::yaml_ros2`]) for CDR ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum YamlStyle {
     /// genpy's `strify_message`, as `rostopic echo` prints.
