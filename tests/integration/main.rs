@@ -63,6 +63,7 @@ mod reindex_truncated;
 mod rockin_convert;
 mod rockin_interop;
 mod ros2_dir;
+mod ros2_surfaces;
 mod ros_crowds;
 mod ros_deadlines;
 mod ros_hostile;
