@@ -18,7 +18,7 @@ use crate::bag::read::entries::finish;
 use crate::bag::read::heads::{ChunkHead, Heads};
 use crate::bag::recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
 use crate::bag::source::{Changed, Source};
-use crate::format::Compression;
+use crate::format::{Compression, ErrorKind};
 use crate::format::compression::decompress;
 use crate::format::mcap::{self as fmt, MAGIC, op};
 use crate::time::RosTime;
@@ -334,7 +334,13 @@ fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
     };
     let declared = u32::try_from(prefix.uncompressed_size).unwrap_or(u32::MAX);
     let mut out = Vec::new();
-    let result = decompress(method, data, declared, limit, &mut out);
+    // A chunk holds the records it declares: decoding past them is damage, not worth memory
+    // (a bomb that declares a few bytes costs a few bytes).
+    let within = limit.min(prefix.uncompressed_size);
+    let result = decompress(method, data, declared, within, &mut out);
+    if out.len() as u64 > within {
+        out.truncate(usize::try_from(within).unwrap_or(usize::MAX));
+    }
     let mut state = if cut {
         ChunkState::Truncated
     } else {
@@ -346,7 +352,13 @@ fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
                 offset: at,
                 bytes: bytes.len() as u64,
                 messages: None,
-                reason: format!("a chunk that does not decompress: {e}"),
+                reason: match e {
+                    ErrorKind::TooLarge { .. } if within < limit => format!(
+                        "a chunk that decodes to more than the {} bytes it declares (read up to them)",
+                        prefix.uncompressed_size
+                    ),
+                    e => format!("a chunk that does not decompress: {e}"),
+                },
             });
             state = ChunkState::Truncated;
         }

@@ -1,0 +1,40 @@
+//! The CRC an MCAP chunk record keeps of its uncompressed records, checked against what the
+//! chunk decoded to (`verify` checks every chunk; reading does not: a chunk that decodes is
+//! read as it is).
+
+use crate::bag::chunk::{Chunk, ChunkLayout, ChunkState};
+use crate::bag::handle::Bag;
+use crate::format::mcap as fmt;
+
+/// Bytes read for a chunk record's fields before its records: frame, times, size, CRC, a
+/// compression name (of up to 64 bytes) and the records' length.
+const PREFIX_READ: u64 = fmt::FRAME + 32 + 64 + 8;
+
+/// Checks `records` (the uncompressed records of `chunk`, all of them) against the CRC its
+/// chunk record carries. `None` when they match, when the record carries none (0), when the
+/// chunk is not a whole MCAP chunk record (a run of loose records, a chunk cut off), or when
+/// `records` is not all of it (a chunk that did not decode: reported as such); else what is
+/// wrong.
+pub(crate) fn chunk_crc_mismatch(bag: &Bag, chunk: &Chunk, records: &[u8]) -> Option<String> {
+    if chunk.layout != ChunkLayout::Mcap || chunk.state != ChunkState::Complete {
+        return None;
+    }
+    let head = bag.chunk_head(chunk.index)?;
+    if head.data_offset == chunk.pos || records.len() as u64 != head.uncompressed_size {
+        return None;
+    }
+    let source = bag.source();
+    let len = PREFIX_READ.min(source.len().saturating_sub(chunk.pos));
+    let bytes = source.read_at(chunk.pos, usize::try_from(len).unwrap_or(0));
+    let prefix = fmt::chunk_prefix(bytes.get(fmt::FRAME as usize..)?)?;
+    if prefix.uncompressed_crc == 0 {
+        return None;
+    }
+    let crc = crc32fast::hash(records);
+    (crc != prefix.uncompressed_crc).then(|| {
+        format!(
+            "the chunk's records do not match their CRC (0x{crc:08x}, the chunk says 0x{:08x})",
+            prefix.uncompressed_crc
+        )
+    })
+}
