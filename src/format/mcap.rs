@@ -48,6 +48,12 @@ pub mod op {
     pub const DATA_END: u8 = 0x0F;
 }
 
+/// True for the opcodes the MCAP specification defines (others are skipped by readers:
+/// future or private records).
+pub fn is_known(opcode: u8) -> bool {
+    (op::HEADER..=op::DATA_END).contains(&opcode)
+}
+
 /// The name of an MCAP record kind, for messages.
 pub fn op_name(op: u8) -> &'static str {
     match op {

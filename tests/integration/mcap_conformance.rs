@@ -112,11 +112,7 @@ fn expected(json: &Path) -> Expected {
     let mut e = Expected {
         features: doc["meta"]["variant"]["features"]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|f| f.as_str().unwrap().to_string())
-                    .collect()
-            })
+            .map(|a| a.iter().map(|f| f.as_str().unwrap().to_string()).collect())
             .unwrap_or_default(),
         ..Expected::default()
     };

@@ -1,9 +1,11 @@
-//! The CRC an MCAP chunk record keeps of its uncompressed records, checked against what the
-//! chunk decoded to (`verify` checks every chunk; reading does not: a chunk that decodes is
-//! read as it is).
+//! The CRCs an MCAP file keeps: a chunk record's of its uncompressed records, checked against
+//! what the chunk decoded to (`verify` checks every chunk; reading does not: a chunk that
+//! decodes is read as it is), and the data end record's of the data section (checked by a
+//! scan that found nothing else wrong).
 
 use crate::bag::chunk::{Chunk, ChunkLayout, ChunkState};
 use crate::bag::handle::Bag;
+use crate::bag::source::{Changed, Source};
 use crate::format::mcap as fmt;
 
 /// Bytes read for a chunk record's fields before its records: frame, times, size, CRC, a
@@ -37,4 +39,20 @@ pub(crate) fn chunk_crc_mismatch(bag: &Bag, chunk: &Chunk, records: &[u8]) -> Op
             prefix.uncompressed_crc
         )
     })
+}
+
+/// Bytes hashed at a time by [`data_section`].
+const PIECE: u64 = 4 << 20;
+
+/// The CRC-32 of the file's bytes before `end` (the data end record's offset): what the data
+/// end record's `data_section_crc` covers.
+pub(crate) fn data_section(source: &Source, end: u64) -> Result<u32, Changed> {
+    let mut h = crc32fast::Hasher::new();
+    let mut at = 0u64;
+    while at < end {
+        let n = (end - at).min(PIECE);
+        h.update(&source.read_exact_at(at, n)?);
+        at += n;
+    }
+    Ok(h.finalize())
 }

@@ -76,7 +76,9 @@ pub(crate) fn walk(
                         log_time: a.log_time,
                         create_time: a.create_time,
                     }),
-                    Err(e) => warnings.push(Warning::at(at, format!("an attachment is unreadable: {e}"))),
+                    Err(e) => {
+                        warnings.push(Warning::at(at, format!("an attachment is unreadable: {e}")))
+                    }
                 }
             }
             op::METADATA => {
@@ -88,7 +90,10 @@ pub(crate) fn walk(
                         entries: m.metadata,
                     }),
                     Ok(_) => {}
-                    Err(e) => warnings.push(Warning::at(at, format!("a metadata record is unreadable: {e}"))),
+                    Err(e) => warnings.push(Warning::at(
+                        at,
+                        format!("a metadata record is unreadable: {e}"),
+                    )),
                 }
             }
             _ => {}

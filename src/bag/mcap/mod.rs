@@ -92,14 +92,11 @@ pub(crate) fn connection(
         .unwrap_or_else(|| "*".to_string());
     let callerid = channel.metadata.get("callerid").cloned();
     // The ros1 profile writes `true`/`false` (bagscope's export too); bags say `1`/`0`.
-    let latching = channel
-        .metadata
-        .get("latching")
-        .map(|l| match l.as_str() {
-            "true" => "1".to_string(),
-            "false" => "0".to_string(),
-            other => other.to_string(),
-        });
+    let latching = channel.metadata.get("latching").map(|l| match l.as_str() {
+        "true" => "1".to_string(),
+        "false" => "0".to_string(),
+        other => other.to_string(),
+    });
     let header = ConnectionHeader::build(
         &channel.topic,
         &datatype,

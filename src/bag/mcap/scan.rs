@@ -3,7 +3,9 @@
 //! Schemas and channels are learned where they appear (in chunks too); each chunk is
 //! decompressed (within the size cap) and walked; messages outside chunks become pseudo-chunks
 //! of the file. A record cut off by the end of the file, a chunk that does not decompress or
-//! whose CRC does not match, and messages of channels never declared are losses.
+//! whose CRC does not match, message index records that follow no chunk (a chunk whose
+//! opcode was damaged), a data section that does not match its CRC, and messages of channels
+//! never declared are losses.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -18,9 +20,9 @@ use crate::bag::read::entries::finish;
 use crate::bag::read::heads::{ChunkHead, Heads};
 use crate::bag::recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
 use crate::bag::source::{Changed, Source};
-use crate::format::{Compression, ErrorKind};
 use crate::format::compression::decompress;
 use crate::format::mcap::{self as fmt, MAGIC, op};
+use crate::format::{Compression, ErrorKind};
 use crate::time::RosTime;
 
 use super::index::walk;
@@ -153,6 +155,12 @@ pub(crate) fn scan(
     let mut loose = Loose::default();
     let mut at = MAGIC.len() as u64;
     let mut reported = 0u64;
+    // The last record was a chunk (its message indexes follow); the loss of message indexes
+    // without one, to add to; the last record of a kind bagscope does not know.
+    let mut after_chunk = false;
+    let mut orphan: Option<usize> = None;
+    let mut skipped: Option<(u64, u8, u64)> = None;
+    let mut data_crc: Option<(u64, u32)> = None;
     while at < len {
         if let Some(p) = settings.progress {
             if at - reported >= WINDOW {
@@ -265,14 +273,51 @@ pub(crate) fn scan(
                     Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
                 }
             }
-            op::DATA_END | op::FOOTER => {
+            op::MESSAGE_INDEX if !after_chunk => {
+                // Message indexes of a chunk the walk did not meet: the record before them
+                // was a damaged chunk (its opcode changed). They count what it held.
+                let bytes = window.get(at, end - at)?;
+                let n = fmt::frame_at(bytes, 0, at)
+                    .ok()
+                    .and_then(|f| f.body.get(2..6).and_then(|b| b.try_into().ok()))
+                    .map_or(0, |b| u64::from(u32::from_le_bytes(b) / 16));
+                orphans(&mut found, &mut orphan, skipped, n);
+            }
+            op::DATA_END => {
+                found.closed = true;
+                let bytes = window.get(at, end - at)?;
+                data_crc = bytes
+                    .get(fmt::FRAME as usize..fmt::FRAME as usize + 4)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u32::from_le_bytes)
+                    .map(|crc| (at, crc));
+                break;
+            }
+            op::FOOTER => {
                 found.closed = true;
                 break;
             }
             // Indexes, statistics and unknown records are skipped by their length.
             _ => {}
         }
+        if opcode != op::MESSAGE_INDEX {
+            after_chunk = opcode == op::CHUNK;
+            orphan = None;
+            skipped = (!fmt::is_known(opcode)).then_some((at, opcode, end - at));
+        }
         at = end;
+    }
+    // The data section's CRC, when it has one and nothing else was found wrong: damage the
+    // walk could not see (a record changed in place).
+    if let Some((data_end, crc)) = data_crc.filter(|&(_, crc)| crc != 0) {
+        if found.losses.is_empty() && super::crc::data_section(source, data_end)? != crc {
+            found.losses.push(Loss {
+                offset: 0,
+                bytes: 0,
+                messages: None,
+                reason: "the data section does not match its CRC: bytes were changed where the walk could not tell (message data, a chunk without a CRC, a record of unknown kind)".into(),
+            });
+        }
     }
     found.close_loose(&mut loose);
     if !found.closed && found.losses.is_empty() && at >= len {
@@ -284,6 +329,30 @@ pub(crate) fn scan(
         });
     }
     Ok(assemble(found, reason))
+}
+
+/// Counts `n` messages of message index records that follow no chunk: one loss for a run of
+/// them, placed at the record of unknown kind before them when there is one.
+fn orphans(found: &mut Found, orphan: &mut Option<usize>, skipped: Option<(u64, u8, u64)>, n: u64) {
+    if let Some(loss) = orphan.and_then(|i| found.losses.get_mut(i)) {
+        loss.messages = Some(loss.messages.unwrap_or(0) + n);
+        return;
+    }
+    let (offset, bytes, what) = match skipped {
+        Some((at, opcode, len)) => (
+            at,
+            len,
+            format!("a record of unknown kind (opcode 0x{opcode:02x}) where a chunk belongs"),
+        ),
+        None => (0, 0, "a chunk the walk did not find".to_string()),
+    };
+    *orphan = Some(found.losses.len());
+    found.losses.push(Loss {
+        offset,
+        bytes,
+        messages: Some(n),
+        reason: format!("message index records follow {what}: its messages are lost"),
+    });
 }
 
 fn loss_of(at: u64, end: u64, why: &str) -> Loss {

@@ -213,7 +213,10 @@ pub(crate) fn parse_compression(name: &str) -> Option<Compression> {
 }
 
 /// Messages per channel of one chunk, read from its message index records.
-fn read_counts(source: &Source, c: &ChunkIndex) -> Result<Result<Vec<(u16, u32)>, String>, Changed> {
+fn read_counts(
+    source: &Source,
+    c: &ChunkIndex,
+) -> Result<Result<Vec<(u16, u32)>, String>, Changed> {
     let start = c.chunk_start_offset.saturating_add(c.chunk_length);
     let len = c.message_index_length.min(MAX_SUMMARY);
     let bytes = source.read_exact_at(start, len)?;
