@@ -408,3 +408,57 @@ fn ten_messages_keep_file_order_on_a_tie() {
         assert!(ties[0] < ties[1], "{name}: {ties:?}");
     }
 }
+
+/// Messages of two channels at the same log time: bagscope's order is (time, channel id,
+/// place in the file) — the order it reads bags in — so the tie goes by channel, not by file
+/// order (which the conformance suite, with one channel, cannot tell apart).
+#[test]
+fn ties_across_channels_go_by_channel_then_file_order() {
+    fn record(out: &mut Vec<u8>, op: u8, body: &[u8]) {
+        out.push(op);
+        out.extend((body.len() as u64).to_le_bytes());
+        out.extend(body);
+    }
+    fn string(b: &mut Vec<u8>, s: &str) {
+        b.extend((s.len() as u32).to_le_bytes());
+        b.extend(s.as_bytes());
+    }
+    let mut f = b"\x89MCAP0\r\n".to_vec();
+    let mut h = Vec::new();
+    string(&mut h, "");
+    string(&mut h, "");
+    record(&mut f, 0x01, &h);
+    for (id, topic) in [(2u16, "/b"), (1, "/a")] {
+        let mut c = Vec::new();
+        c.extend(id.to_le_bytes());
+        c.extend(0u16.to_le_bytes());
+        string(&mut c, topic);
+        string(&mut c, "text");
+        c.extend(0u32.to_le_bytes());
+        record(&mut f, 0x04, &c);
+    }
+    // In the file: /b at 5, /a at 5, /b at 5, /a at 4.
+    for (ch, time, data) in [
+        (2u16, 5u64, b"b1"),
+        (1, 5, b"a1"),
+        (2, 5, b"b2"),
+        (1, 4, b"a0"),
+    ] {
+        let mut m = Vec::new();
+        m.extend(ch.to_le_bytes());
+        m.extend(0u32.to_le_bytes());
+        m.extend(time.to_le_bytes());
+        m.extend(time.to_le_bytes());
+        m.extend(data);
+        record(&mut f, 0x05, &m);
+    }
+    record(&mut f, 0x0F, &0u32.to_le_bytes());
+    record(&mut f, 0x02, &[0; 20]);
+    f.extend(b"\x89MCAP0\r\n");
+    let bag = Bag::from_bytes("ties.mcap", f, bagscope::bag::OpenOptions::default()).unwrap();
+    let order: Vec<Vec<u8>> = bag
+        .messages(&Query::all())
+        .map(|m| m.unwrap().data.to_vec())
+        .collect();
+    assert_eq!(order, [&b"a0"[..], b"a1", b"b1", b"b2"]);
+}
