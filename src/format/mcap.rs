@@ -79,6 +79,9 @@ pub fn op_name(op: u8) -> &'static str {
 /// Bytes of a record's frame: opcode and length.
 pub const FRAME: u64 = 9;
 
+/// [`FRAME`] as an index.
+pub const FRAME_LEN: usize = 9;
+
 /// Bytes of a footer record with the closing magic.
 pub const FOOTER_LEN: u64 = FRAME + 20 + 8;
 

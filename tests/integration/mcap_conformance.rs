@@ -194,13 +194,8 @@ impl Expected {
     }
 }
 
-/// What differs between the case and our reading of it (empty: it passes).
-fn check(mcap: &Path, e: &Expected) -> Vec<String> {
-    let mut bad = Vec::new();
-    let bag = match Bag::open(mcap) {
-        Ok(b) => b,
-        Err(err) => return vec![format!("does not open: {err}")],
-    };
+/// The channels as connections.
+fn check_channels(bag: &Bag, e: &Expected, bad: &mut Vec<String>) {
     // Channels: one connection per channel, the channel id as its file id.
     let conns = bag.connections();
     if conns.len() != e.channels.len() {
@@ -249,43 +244,10 @@ fn check(mcap: &Path, e: &Expected) -> Vec<String> {
             }
         }
     }
-    // Messages, in our order: it must be log-time order, ties in file order.
-    let mut got = Vec::new();
-    for m in bag.messages(&Query::all()) {
-        match m {
-            Ok(m) => {
-                let ch = bag.connection(m.entry.conn).map_or(u32::MAX, |c| c.file_id);
-                got.push((m.entry.time.as_nanos(), ch as u16, m.data.to_vec()));
-            }
-            Err(err) => bad.push(format!("a message does not read: {err}")),
-        }
-    }
-    if got != e.messages {
-        bad.push(format!("messages: got {got:?}, want {:?}", e.messages));
-    }
-    // Statistics (or, without them, the messages the file holds).
-    let (total, per) = e.statistics.clone().unwrap_or_else(|| {
-        let mut per = BTreeMap::new();
-        for m in &e.messages {
-            *per.entry(m.1).or_default() += 1;
-        }
-        (e.messages.len() as u64, per)
-    });
-    if bag.message_count() != total {
-        bad.push(format!(
-            "message count {}, statistics {total}",
-            bag.message_count()
-        ));
-    }
-    for c in conns {
-        let want = per.get(&(c.file_id as u16)).copied().unwrap_or(0);
-        if c.message_count != want {
-            bad.push(format!(
-                "channel {}: {} messages counted, {want} in the statistics",
-                c.file_id, c.message_count
-            ));
-        }
-    }
+}
+
+/// Attachments and metadata records.
+fn check_extras(bag: &Bag, e: &Expected, bad: &mut Vec<String>) {
     // Attachments and metadata.
     match bag.mcap() {
         None => bad.push("no McapInfo".into()),
@@ -316,6 +278,54 @@ fn check(mcap: &Path, e: &Expected) -> Vec<String> {
             }
         }
     }
+}
+
+/// What differs between the case and our reading of it (empty: it passes).
+fn check(mcap: &Path, e: &Expected) -> Vec<String> {
+    let mut bad = Vec::new();
+    let bag = match Bag::open(mcap) {
+        Ok(b) => b,
+        Err(err) => return vec![format!("does not open: {err}")],
+    };
+    check_channels(&bag, e, &mut bad);
+    // Messages, in our order: it must be log-time order, ties in file order.
+    let mut got = Vec::new();
+    for m in bag.messages(&Query::all()) {
+        match m {
+            Ok(m) => {
+                let ch = bag.connection(m.entry.conn).map_or(u32::MAX, |c| c.file_id);
+                got.push((m.entry.time.as_nanos(), ch as u16, m.data.to_vec()));
+            }
+            Err(err) => bad.push(format!("a message does not read: {err}")),
+        }
+    }
+    if got != e.messages {
+        bad.push(format!("messages: got {got:?}, want {:?}", e.messages));
+    }
+    // Statistics (or, without them, the messages the file holds).
+    let (total, per) = e.statistics.clone().unwrap_or_else(|| {
+        let mut per = BTreeMap::new();
+        for m in &e.messages {
+            *per.entry(m.1).or_default() += 1;
+        }
+        (e.messages.len() as u64, per)
+    });
+    if bag.message_count() != total {
+        bad.push(format!(
+            "message count {}, statistics {total}",
+            bag.message_count()
+        ));
+    }
+    for c in bag.connections() {
+        let want = per.get(&(c.file_id as u16)).copied().unwrap_or(0);
+        if c.message_count != want {
+            bad.push(format!(
+                "channel {}: {} messages counted, {want} in the statistics",
+                c.file_id, c.message_count
+            ));
+        }
+    }
+    check_extras(&bag, e, &mut bad);
     // From the summary without a scan, or by a scan that loses nothing.
     match bag.recovery() {
         None if !e.summary_usable() => {

@@ -28,7 +28,7 @@ pub(crate) fn chunk_crc_mismatch(bag: &Bag, chunk: &Chunk, records: &[u8]) -> Op
     let source = bag.source();
     let len = PREFIX_READ.min(source.len().saturating_sub(chunk.pos));
     let bytes = source.read_at(chunk.pos, usize::try_from(len).unwrap_or(0));
-    let prefix = fmt::chunk_prefix(bytes.get(fmt::FRAME as usize..)?)?;
+    let prefix = fmt::chunk_prefix(bytes.get(fmt::FRAME_LEN..)?)?;
     if prefix.uncompressed_crc == 0 {
         return None;
     }

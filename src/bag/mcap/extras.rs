@@ -64,7 +64,7 @@ pub(crate) fn walk(
                 let frame = fmt::Frame {
                     op: opcode,
                     at: 0,
-                    body: bytes.get(fmt::FRAME as usize..).unwrap_or_default(),
+                    body: bytes.get(fmt::FRAME_LEN..).unwrap_or_default(),
                     end: take,
                 };
                 match fmt::attachment_head(&frame, at) {
@@ -77,7 +77,7 @@ pub(crate) fn walk(
                         create_time: a.create_time,
                     }),
                     Err(e) => {
-                        warnings.push(Warning::at(at, format!("an attachment is unreadable: {e}")))
+                        warnings.push(Warning::at(at, format!("an attachment is unreadable: {e}")));
                     }
                 }
             }

@@ -76,13 +76,16 @@ struct Loose {
     messages: Vec<(RosTime, u32, u64)>,
 }
 
+/// A chunk found: the chunk, its head, its messages as `(time, channel id, offset)`.
+type FoundChunk = (Chunk, ChunkHead, Vec<(RosTime, u32, u64)>);
+
 /// What the walk gathers.
 #[derive(Default)]
 struct Found {
     schemas: HashMap<u16, SchemaDef>,
     channels: BTreeMap<u16, Channel>,
     /// Per chunk: the chunk (counts by channel id for now), its head, its messages.
-    chunks: Vec<(Chunk, ChunkHead, Vec<(RosTime, u32, u64)>)>,
+    chunks: Vec<FoundChunk>,
     losses: Vec<Loss>,
     complete: u64,
     partial: u64,
@@ -244,34 +247,7 @@ pub(crate) fn scan(
                 }
             }
             op::SCHEMA | op::CHANNEL | op::HEADER | op::METADATA | op::ATTACHMENT => {
-                let bytes = window.get(at, end - at)?;
-                let frame = fmt::frame_at(bytes, 0, at);
-                match frame {
-                    Ok(f) if f.op == op::ATTACHMENT => match fmt::attachment_head(&f, at) {
-                        Ok(a) => found.info.attachments.push(Attachment {
-                            offset: at,
-                            name: a.name,
-                            media_type: a.media_type,
-                            size: a.data_size,
-                            log_time: a.log_time,
-                            create_time: a.create_time,
-                        }),
-                        Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
-                    },
-                    Ok(f) => match fmt::parse_borrowed(&f, at) {
-                        Ok(Record::Header(h)) => {
-                            found.info.profile = h.profile;
-                            found.info.library = h.library;
-                        }
-                        Ok(Record::Metadata(m)) => found.info.metadata.push(MetadataRecord {
-                            name: m.name,
-                            entries: m.metadata,
-                        }),
-                        Ok(r) => found.learn(r),
-                        Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
-                    },
-                    Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
-                }
+                definition(&mut found, window.get(at, end - at)?, at, end);
             }
             op::MESSAGE_INDEX if !after_chunk => {
                 // Message indexes of a chunk the walk did not meet: the record before them
@@ -287,7 +263,7 @@ pub(crate) fn scan(
                 found.closed = true;
                 let bytes = window.get(at, end - at)?;
                 data_crc = bytes
-                    .get(fmt::FRAME as usize..fmt::FRAME as usize + 4)
+                    .get(fmt::FRAME_LEN..fmt::FRAME_LEN + 4)
                     .and_then(|b| b.try_into().ok())
                     .map(u32::from_le_bytes)
                     .map(|crc| (at, crc));
@@ -355,6 +331,37 @@ fn orphans(found: &mut Found, orphan: &mut Option<usize>, skipped: Option<(u64, 
     });
 }
 
+/// Reads a schema, channel, header, metadata or attachment record (`bytes`: all of it).
+fn definition(found: &mut Found, bytes: &[u8], at: u64, end: u64) {
+    let frame = fmt::frame_at(bytes, 0, at);
+    match frame {
+        Ok(f) if f.op == op::ATTACHMENT => match fmt::attachment_head(&f, at) {
+            Ok(a) => found.info.attachments.push(Attachment {
+                offset: at,
+                name: a.name,
+                media_type: a.media_type,
+                size: a.data_size,
+                log_time: a.log_time,
+                create_time: a.create_time,
+            }),
+            Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
+        },
+        Ok(f) => match fmt::parse_borrowed(&f, at) {
+            Ok(Record::Header(h)) => {
+                found.info.profile = h.profile;
+                found.info.library = h.library;
+            }
+            Ok(Record::Metadata(m)) => found.info.metadata.push(MetadataRecord {
+                name: m.name,
+                entries: m.metadata,
+            }),
+            Ok(r) => found.learn(r),
+            Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
+        },
+        Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
+    }
+}
+
 fn loss_of(at: u64, end: u64, why: &str) -> Loss {
     Loss {
         offset: at,
@@ -376,7 +383,7 @@ fn cut_off(found: &mut Found, at: u64, len: u64, why: &str) {
 /// Reads one chunk record (`bytes`: as much of it as the file holds, `cut`: the file ends
 /// inside it).
 fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
-    let body = bytes.get(fmt::FRAME as usize..).unwrap_or_default();
+    let body = bytes.get(fmt::FRAME_LEN..).unwrap_or_default();
     let Some(prefix) = fmt::chunk_prefix(body) else {
         found.losses.push(loss_of(
             at,

@@ -81,7 +81,7 @@ pub(crate) fn open(source: &Source) -> Result<Result<FromSummary, Fallback>, Cha
         let mut h = crc32fast::Hasher::new();
         h.update(&summary);
         // The CRC covers the summary and the footer's fields before it.
-        h.update(tail.get(..fmt::FRAME as usize + 16).unwrap_or_default());
+        h.update(tail.get(..fmt::FRAME_LEN + 16).unwrap_or_default());
         if h.finalize() != footer.summary_crc {
             return Ok(Err("the summary section's CRC does not match".into()));
         }
@@ -237,8 +237,7 @@ fn read_counts(
             let channel = frame
                 .body
                 .first_chunk::<2>()
-                .map(|b| u16::from_le_bytes(*b))
-                .unwrap_or(0);
+                .map_or(0, |b| u16::from_le_bytes(*b));
             match entries {
                 Ok(n) if n / 16 > 0 => counts.push((channel, n / 16)),
                 Ok(_) => {}
@@ -362,33 +361,7 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
             connection(id, ch, schema, per_conn.get(i).copied().unwrap_or(0))
         })
         .collect();
-    // Attachments and metadata the summary does not index (its statistics count more, or it
-    // has neither) are found by walking the data section's top-level records.
-    let unindexed = match &parts.statistics {
-        Some(s) => {
-            s.metadata_count as usize > parts.metadata_at.len()
-                || s.attachment_count as usize > parts.attachments.len()
-        }
-        None => parts.metadata_at.is_empty() && parts.attachments.is_empty(),
-    };
-    let mut metadata = Vec::with_capacity(parts.metadata_at.len());
-    if unindexed {
-        let skips = parts
-            .chunks
-            .iter()
-            .map(|c| {
-                let n = c.chunk_length.saturating_add(c.message_index_length);
-                (c.chunk_start_offset, n)
-            })
-            .collect();
-        let found = super::extras::walk(source, parts.data_end, &skips, &mut warnings)?;
-        parts.attachments = found.attachments;
-        metadata = found.metadata;
-    } else {
-        for (offset, length, name) in std::mem::take(&mut parts.metadata_at) {
-            metadata.push(read_metadata(source, offset, length, name, &mut warnings)?);
-        }
-    }
+    let metadata = attachments_and_metadata(source, &mut parts, &mut warnings)?;
     let opened = Opened {
         connections,
         conn_map: map,
@@ -410,6 +383,40 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
     Ok(Ok(FromSummary { opened, info }))
 }
 
+/// The metadata records (read where the summary's index places them), and the attachments
+/// in `parts`. Those the summary does not index (its statistics count more, or it has
+/// neither) are found by walking the data section's top-level records.
+fn attachments_and_metadata(
+    source: &Source,
+    parts: &mut Parts,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<MetadataRecord>, Changed> {
+    let unindexed = match &parts.statistics {
+        Some(s) => {
+            s.metadata_count as usize > parts.metadata_at.len()
+                || s.attachment_count as usize > parts.attachments.len()
+        }
+        None => parts.metadata_at.is_empty() && parts.attachments.is_empty(),
+    };
+    if unindexed {
+        let skips = parts
+            .chunks
+            .iter()
+            .map(|c| {
+                let n = c.chunk_length.saturating_add(c.message_index_length);
+                (c.chunk_start_offset, n)
+            })
+            .collect();
+        let found = super::extras::walk(source, parts.data_end, &skips, warnings)?;
+        parts.attachments = found.attachments;
+        return Ok(found.metadata);
+    }
+    Ok(std::mem::take(&mut parts.metadata_at)
+        .into_iter()
+        .map(|(offset, length, name)| read_metadata(source, offset, length, name, warnings))
+        .collect())
+}
+
 /// The metadata record at `offset` (its name from the index when it cannot be read).
 fn read_metadata(
     source: &Source,
@@ -417,11 +424,11 @@ fn read_metadata(
     length: u64,
     name: String,
     warnings: &mut Vec<Warning>,
-) -> Result<MetadataRecord, Changed> {
+) -> MetadataRecord {
     let length = length.min(super::extras::MAX_METADATA);
     let bytes = source.read_at(offset, usize::try_from(length).unwrap_or(0));
     let read = fmt::frame_at(&bytes, 0, offset).and_then(|f| fmt::parse_borrowed(&f, offset));
-    Ok(match read {
+    match read {
         Ok(Record::Metadata(m)) => MetadataRecord {
             name: m.name,
             entries: m.metadata,
@@ -440,7 +447,7 @@ fn read_metadata(
                 entries: BTreeMap::new(),
             }
         }
-    })
+    }
 }
 
 /// The header record at the start of the file: profile and library.
