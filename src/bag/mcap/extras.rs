@@ -50,7 +50,7 @@ pub(crate) fn walk(
                 at,
                 format!(
                     "an MCAP {} record of {len} bytes runs past the data section: its attachments and metadata were not all listed",
-                    fmt::op_name(opcode)
+                    op::name(opcode)
                 ),
             ));
             break;

@@ -202,7 +202,7 @@ pub(crate) fn scan(
                     len,
                     &format!(
                         "an MCAP {} record cut off by the end of the file",
-                        fmt::op_name(opcode)
+                        op::name(opcode)
                     ),
                 );
             }
@@ -279,7 +279,7 @@ pub(crate) fn scan(
         if opcode != op::MESSAGE_INDEX {
             after_chunk = opcode == op::CHUNK;
             orphan = None;
-            skipped = (!fmt::is_known(opcode)).then_some((at, opcode, end - at));
+            skipped = (!op::is_known(opcode)).then_some((at, opcode, end - at));
         }
         at = end;
     }
