@@ -45,6 +45,8 @@ mod interop_rosbag;
 mod interop_writer;
 mod layering;
 mod lazy_heads;
+mod mcap_conformance;
+mod mcap_damage;
 mod mcap_refs;
 mod msg_bundled;
 mod msg_cdr;
