@@ -12,6 +12,7 @@
 //! only nested arrays of messages that occupy no bytes could exceed it.
 
 mod cdr;
+mod cdr_sink;
 mod reader;
 #[cfg(test)]
 mod tests;
