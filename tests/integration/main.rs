@@ -61,6 +61,7 @@ mod recover_partial;
 mod reindex_truncated;
 mod rockin_convert;
 mod rockin_interop;
+mod ros2_bundled;
 mod ros2_dir;
 mod ros_crowds;
 mod ros_deadlines;
