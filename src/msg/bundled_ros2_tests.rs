@@ -66,7 +66,10 @@ fn lookups_are_user_then_builtins_then_bundle() {
         Some("int32 sec\nuint32 nanosec\n")
     );
     // Time and Duration stay the builtins ros2_schema expects (same fields as upstream's).
-    for t in ["builtin_interfaces/msg/Time", "builtin_interfaces/msg/Duration"] {
+    for t in [
+        "builtin_interfaces/msg/Time",
+        "builtin_interfaces/msg/Duration",
+    ] {
         assert_eq!(bundled.ros2_text(t), Some("int32 sec\nuint32 nanosec\n"));
         let upstream: Vec<&str> = bundled_ros2_text(t)
             .unwrap()
@@ -85,8 +88,8 @@ fn lookups_are_user_then_builtins_then_bundle() {
         Some("string data\nint32 extra\n")
     );
     // The ROS1 bundle never answers a ROS 2 lookup: ROS 2's Header has no seq.
-    let header = Schema::for_ros2("std_msgs/msg/Header", "", SchemaEncoding::Ros2Msg, &bundled)
-        .unwrap();
+    let header =
+        Schema::for_ros2("std_msgs/msg/Header", "", SchemaEncoding::Ros2Msg, &bundled).unwrap();
     assert_eq!(header.datatype(), "std_msgs/msg/Header");
     assert!(header.root().fields().iter().all(|f| f.name() != "seq"));
 }

@@ -169,9 +169,11 @@ impl Registry {
         }
         let name = ros2_type_name(parse::canonical_type_name(datatype));
         let builtin = ROS2_BUILTINS.iter().find(|(n, _)| *n == name);
-        builtin
-            .map(|(_, text)| *text)
-            .or_else(|| self.with_bundled.then(|| bundled_ros2_text(&name)).flatten())
+        builtin.map(|(_, text)| *text).or_else(|| {
+            self.with_bundled
+                .then(|| bundled_ros2_text(&name))
+                .flatten()
+        })
     }
 
     /// True when some definition of `datatype` is known.
