@@ -168,12 +168,14 @@ impl Registry {
             return Some(&def.text);
         }
         let name = ros2_type_name(parse::canonical_type_name(datatype));
-        let builtin = ROS2_BUILTINS.iter().find(|(n, _)| *n == name);
-        builtin.map(|(_, text)| *text).or_else(|| {
-            self.with_bundled
-                .then(|| bundled_ros2_text(&name))
-                .flatten()
-        })
+        if let Some((_, text)) = ROS2_BUILTINS.iter().find(|(n, _)| *n == name) {
+            return Some(text);
+        }
+        if self.with_bundled {
+            bundled_ros2_text(&name)
+        } else {
+            None
+        }
     }
 
     /// True when some definition of `datatype` is known.
