@@ -11,6 +11,7 @@
 //! whose payloads are CDR ([`Wire::Cdr`]); they decode into the same [`Decoded`] values.
 
 mod bundled;
+mod bundled_ros2;
 mod constant;
 mod decode;
 mod decoded;

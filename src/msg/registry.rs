@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::bundled::BUNDLED;
+use super::bundled_ros2::bundled_ros2_text;
 use super::error::MsgError;
 use super::md5::EMPTY_MD5;
 use super::parse;
@@ -159,17 +160,22 @@ impl Registry {
 
     /// The ROS 2 `.msg` text of `datatype` (either spelling): the first user definition
     /// (`--msg-path` `share/PKG/msg` trees, added definitions), else one of the ROS 2 types
-    /// known without a definition ([`ROS2_BUILTINS`]). Never a bundled definition: those are
-    /// ROS1's, which differ (`Header` has a `seq`, `time` is a primitive, field names changed).
+    /// known without a definition ([`ROS2_BUILTINS`]), else (in a [`Registry::bundled`]) the
+    /// bundled ROS 2 Humble set (`bundled_ros2`). Never the bundled ROS1 set, which differs
+    /// (`Header` has a `seq`, `time` is a primitive, field names changed).
     pub(crate) fn ros2_text(&self, datatype: &str) -> Option<&str> {
         if let Some(def) = self.user_defs(datatype).next() {
             return Some(&def.text);
         }
         let name = ros2_type_name(parse::canonical_type_name(datatype));
-        ROS2_BUILTINS
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, text)| *text)
+        if let Some((_, text)) = ROS2_BUILTINS.iter().find(|(n, _)| *n == name) {
+            return Some(text);
+        }
+        if self.with_bundled {
+            bundled_ros2_text(&name)
+        } else {
+            None
+        }
     }
 
     /// True when some definition of `datatype` is known.

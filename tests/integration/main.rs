@@ -64,6 +64,7 @@ mod recover_partial;
 mod reindex_truncated;
 mod rockin_convert;
 mod rockin_interop;
+mod ros2_bundled;
 mod ros2_dir;
 mod ros2_surfaces;
 mod ros_crowds;

@@ -120,6 +120,11 @@ impl Printer {
         data: &[u8],
     ) -> (&str, bool) {
         self.tell(bag_index, path, conn);
+        // Messages in an encoding bagscope does not decode (MCAP protobuf, flatbuffer, ...):
+        // shown as their bytes, which is all there is to show, not as an error.
+        if conn.wire().is_none() {
+            return (self.render_bytes(conn, time, data), true);
+        }
         let plan = match &self.schemas.get(bag_index, conn).schema {
             Ok(s) => Ok(DecodePlan::new(Arc::clone(s), None)),
             Err(e) => Err(e.to_string()),
@@ -129,6 +134,51 @@ impl Printer {
             Err(e) => Err(e.clone()),
         };
         self.render_decoded(bag_index, decoded, path, conn, time)
+    }
+
+    /// A message in an encoding that is not decoded: YAML, a comment naming the encoding and
+    /// size, then the bytes in hex (32 a line); JSON, the bytes in base64.
+    fn render_bytes(
+        &mut self,
+        conn: &crate::bag::Connection,
+        time: crate::time::RosTime,
+        data: &[u8],
+    ) -> &str {
+        use base64::Engine as _;
+        use std::fmt::Write as _;
+        let text = &mut self.text;
+        text.clear();
+        match self.format {
+            EchoFormat::Yaml => {
+                let _ = writeln!(
+                    text,
+                    "# {} bytes in encoding '{}' (not decoded)",
+                    data.len(),
+                    crate::printable::escape(&conn.message_encoding)
+                );
+                text.push_str("bytes: \"");
+                for (i, b) in data.iter().enumerate() {
+                    if i > 0 && i % 32 == 0 {
+                        text.push_str("\\\n  ");
+                    }
+                    let _ = write!(text, "{b:02x}");
+                }
+                text.push_str("\"\n---\n");
+            }
+            EchoFormat::Json => {
+                text.push_str("{\"topic\":");
+                let _ = json::write_str(text, &conn.topic);
+                text.push_str(",\"type\":");
+                let _ = json::write_str(text, &conn.datatype);
+                let _ = write_time(text, time);
+                text.push_str(",\"encoding\":");
+                let _ = json::write_str(text, &conn.message_encoding);
+                text.push_str(",\"data\":null,\"bytes\":\"");
+                text.push_str(&base64::engine::general_purpose::STANDARD.encode(data));
+                text.push_str("\"}\n");
+            }
+        }
+        text
     }
 
     /// The text of a message of `conn` (of the bag at `path`) received at `time`, decoded
