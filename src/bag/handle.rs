@@ -169,6 +169,14 @@ impl Bag {
         all
     }
 
+    /// Adds warnings found about this bag from outside it (what a ROS 2 bag directory's
+    /// metadata says that its storage files contradict).
+    pub fn add_warnings(&self, warnings: impl IntoIterator<Item = Warning>) {
+        for w in warnings {
+            self.warn(w);
+        }
+    }
+
     pub(in crate::bag) fn warn(&self, w: Warning) {
         let mut late = self
             .inner

@@ -140,7 +140,7 @@ mod tests {
         .unwrap();
         assert_eq!(names(storage_files(d).unwrap()), ["b_2.db3", "b_0.db3"]);
         let plain = d.join("b_0.db3");
-        assert_eq!(expand(&[plain.clone()]), [plain]);
+        assert_eq!(expand(std::slice::from_ref(&plain)), [plain]);
         assert_eq!(expand(&[d.to_path_buf()]).len(), 2);
         assert!(storage_files(&d.join("b_0.db3")).is_none());
     }

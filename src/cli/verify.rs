@@ -218,6 +218,14 @@ fn verify_chunk(
             what: crate::bag::BagErrorKind::NotFound { lost }.to_string(),
         });
     }
+    // An MCAP chunk's records must match their CRC.
+    if let Some(what) = crate::bag::mcap::crc::chunk_crc_mismatch(bag, chunk, &bytes) {
+        problems.push(Problem {
+            offset: Some(chunk.pos),
+            topic: None,
+            what,
+        });
+    }
     // ...and every message record of the chunk must be in its index.
     if chunk.is_record() {
         let (records, walk_error) = bag.count_message_records(chunk, &bytes);

@@ -101,25 +101,30 @@ pub fn decompress(
     }
 }
 
-/// Decodes a Zstandard stream into `out`, never past `limit` bytes: the stream is read
-/// through a reader that stops one byte after the limit, so a bomb costs at most the limit.
+/// Decodes a Zstandard stream into `out`, never past `limit` bytes: the stream is read up to
+/// the limit, then one more byte is asked for (a bomb costs at most the limit, and `out` never
+/// grows past it).
 fn zstd_stream(src: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), ErrorKind> {
     use std::io::Read;
     let error = |reason: String| ErrorKind::Decompress {
         method: "zstd",
         reason,
     };
-    let decoder =
+    let mut decoder =
         zstd::stream::read::Decoder::with_buffer(src).map_err(|e| error(e.to_string()))?;
-    let read = decoder.take(limit.saturating_add(1)).read_to_end(out);
-    if out.len() as u64 > limit {
-        out.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-        return Err(ErrorKind::TooLarge {
+    (&mut decoder)
+        .take(limit)
+        .read_to_end(out)
+        .map_err(|e| error(e.to_string()))?;
+    let mut probe = [0u8; 1];
+    match decoder.read(&mut probe) {
+        Ok(0) => Ok(()),
+        Ok(_) => Err(ErrorKind::TooLarge {
             declared: limit.saturating_add(1),
             limit,
-        });
+        }),
+        Err(e) => Err(error(e.to_string())),
     }
-    read.map(|_| ()).map_err(|e| error(e.to_string()))
 }
 
 fn bz2_error(reason: &(impl ToString + ?Sized)) -> ErrorKind {

@@ -110,7 +110,7 @@ impl fmt::Display for RecordKind {
             RecordKind::LegacyMessage => "message",
             RecordKind::LegacyTopicTable => "topic table",
             RecordKind::Mcap(op) => {
-                return write!(f, "MCAP {} record", super::mcap::op_name(*op));
+                return write!(f, "MCAP {} record", super::mcap::op::name(*op));
             }
         })
     }

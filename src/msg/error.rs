@@ -121,6 +121,19 @@ pub enum MsgError {
         /// The md5sums of the definitions that exist.
         available: Vec<String>,
     },
+    /// A `ros2idl` schema that does not parse, or that uses an IDL construct a ROS 2 `.msg`
+    /// cannot express (union, enum, `long double`, `wchar`, multi-dimensional arrays, ...).
+    #[error("{datatype}: IDL schema line {line}, column {column}: {message}")]
+    Idl {
+        /// The type the schema is for.
+        datatype: String,
+        /// 1-based line within the whole schema text (`IDL:` header lines included).
+        line: usize,
+        /// 1-based column (in characters).
+        column: usize,
+        /// What is wrong (naming the construct, when it is an unsupported one).
+        message: String,
+    },
     /// A `--msg-path` directory or file could not be read.
     #[error("{}: {source}", path.display())]
     Io {

@@ -18,7 +18,7 @@ mod encode;
 mod error;
 pub mod expr;
 mod field_constants;
-mod idl;
+pub mod idl;
 mod md5;
 mod parse;
 pub mod path;

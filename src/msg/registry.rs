@@ -1,5 +1,7 @@
 //! Message definitions looked up by type name: the bundled set plus users' `--msg-path`
-//! trees, for bags that carry no definitions (older than V1.2) or an unusable one.
+//! trees, for bags that carry no definitions (older than V1.2) or an unusable one. ROS 2
+//! lookups (`pkg/msg/Type` or `pkg/Type`) see the user's definitions and the few ROS 2 types
+//! known without one ([`ROS2_BUILTINS`]), never the bundled ROS1 set.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -15,12 +17,18 @@ use super::schema::{Schema, checked_name};
 use super::type_name::ros1_name;
 
 /// ROS 2 types known without a definition: their text is the same in every distribution.
-pub(crate) const ROS2_BUILTINS: [(&str, &str); 4] = [
+pub(crate) const ROS2_BUILTINS: [(&str, &str); 5] = [
     (
         "builtin_interfaces/msg/Duration",
         "int32 sec\nuint32 nanosec\n",
     ),
     ("builtin_interfaces/msg/Time", "int32 sec\nuint32 nanosec\n"),
+    (
+        "service_msgs/msg/ServiceEventInfo",
+        "uint8 REQUEST_SENT=0\nuint8 REQUEST_RECEIVED=1\nuint8 RESPONSE_SENT=2\n\
+         uint8 RESPONSE_RECEIVED=3\nuint8 event_type\nbuiltin_interfaces/Time stamp\n\
+         char[16] client_gid\nint64 sequence_number\n",
+    ),
     ("std_msgs/msg/Empty", ""),
     (
         "std_msgs/msg/Header",

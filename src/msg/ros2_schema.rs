@@ -29,6 +29,11 @@ impl Schema {
     /// ROS 2 builtin. A `ros1msg` text is read in the ROS 2 dialect too (what a CDR payload
     /// means is ROS 2's). A definition that exists but declares nothing (comments only) is a
     /// type without fields: one dummy byte in CDR.
+    ///
+    /// A `.srv` text (request, `---`, response), which rosbag2 stores as the definition of a
+    /// service event topic's `pkg/srv/Name_Event` type, compiles into that event message
+    /// (`service_msgs/msg/ServiceEventInfo info`, `Name_Request[<=1] request`,
+    /// `Name_Response[<=1] response`), or into the request or response type it names.
     pub fn for_ros2(
         datatype: &str,
         definition: &str,
@@ -77,16 +82,59 @@ impl Schema {
                             .or_insert((s.text, s.first_line));
                     }
                 }
+                let event_text: String;
+                let (main_text, main_line) = match split_service(main.text) {
+                    None => (main.text, 1),
+                    Some((request, response, response_line)) => {
+                        let base = service_base(&name);
+                        table.insert(format!("{base}_Request"), (request, 1));
+                        table.insert(format!("{base}_Response"), (response, response_line));
+                        if name.ends_with("_Response") {
+                            (response, response_line)
+                        } else if name.ends_with("_Request") {
+                            (request, 1)
+                        } else {
+                            event_text = format!(
+                                "service_msgs/msg/ServiceEventInfo info\n\
+                                 {base}_Request[<=1] request\n{base}_Response[<=1] response\n"
+                            );
+                            (event_text.as_str(), 1)
+                        }
+                    }
+                };
                 let lookup = |n: &str| {
                     table
                         .get(n)
                         .copied()
                         .or_else(|| registry.ros2_text(n).map(|t| (t, 1)))
                 };
-                Schema::compile_as(Wire::Cdr, &name, main.text, 1, &lookup)
+                Schema::compile_as(Wire::Cdr, &name, main_text, main_line, &lookup)
             }
         }
     }
+}
+
+/// A `.srv` text (request, a `---` line, response) as rosbag2 stores it for a service event
+/// topic: the request text, the response text and the line the response starts on.
+fn split_service(text: &str) -> Option<(&str, &str, usize)> {
+    let mut at = 0usize;
+    for (i, line) in text.split('\n').enumerate() {
+        if line.trim() == "---" {
+            let request = text.get(..at).unwrap_or_default();
+            let response = text.get(at + line.len() + 1..).unwrap_or_default();
+            return Some((request, response, i + 2));
+        }
+        at += line.len() + 1;
+    }
+    None
+}
+
+/// `pkg/srv/Name` of `pkg/srv/Name_Event` (or `_Request`, `_Response`).
+fn service_base(name: &str) -> &str {
+    ["_Event", "_Request", "_Response"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(name)
 }
 
 #[cfg(test)]
@@ -140,7 +188,7 @@ mod tests {
         let Elem::Msg(h) = s.root().fields()[0].ty().elem() else {
             panic!()
         };
-        let names: Vec<_> = h.fields().iter().map(|f| f.name()).collect();
+        let names: Vec<_> = h.fields().iter().map(crate::msg::Field::name).collect();
         assert_eq!(names, ["stamp", "frame_id"]);
     }
 
@@ -168,6 +216,86 @@ mod tests {
         assert!(empty.root().fields().is_empty());
         let comments = ros2("x/msg/Nothing", "# only a comment\n", &Registry::empty()).unwrap();
         assert!(comments.root().fields().is_empty());
+    }
+
+    #[test]
+    fn msg_path_share_trees_by_either_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let share = dir.path().join("install/share/my_pkg/msg");
+        std::fs::create_dir_all(&share).unwrap();
+        std::fs::write(
+            share.join("Foo.msg"),
+            "Header header
+Bar[<=2] bars
+",
+        )
+        .unwrap();
+        std::fs::write(
+            share.join("Bar.msg"),
+            "wstring w # wide
+",
+        )
+        .unwrap();
+        let mut reg = Registry::empty();
+        assert_eq!(reg.add_msg_path(dir.path()).unwrap(), 2);
+        assert!(reg.contains("my_pkg/msg/Foo") && reg.contains("my_pkg/Foo"));
+        assert_eq!(reg.sources("my_pkg/msg/Bar").len(), 1);
+        for name in ["my_pkg/msg/Foo", "my_pkg/Foo"] {
+            let s = ros2(name, "", &reg).unwrap();
+            assert_eq!(s.datatype(), "my_pkg/msg/Foo");
+            assert_eq!(s.root().fields()[1].ty().sequence_bound(), Some(2));
+        }
+        reg.add_definition("x/msg/Y", "int8 z\n").unwrap();
+        assert_eq!(reg.texts("x/Y"), ["int8 z\n"]);
+    }
+
+    #[test]
+    fn service_texts_compile_into_event_messages() {
+        use crate::msg::{decode, json};
+        let srv = "int64 a\nint64 b\n---\nint64 sum\n";
+        let ev = ros2(
+            "example_interfaces/srv/AddTwoInts_Event",
+            srv,
+            &Registry::empty(),
+        )
+        .unwrap();
+        let names: Vec<_> = ev
+            .root()
+            .fields()
+            .iter()
+            .map(crate::msg::Field::name)
+            .collect();
+        assert_eq!(names, ["info", "request", "response"]);
+        let mut p = vec![0, 1, 0, 0, 2, 0, 0, 0]; // event_type, padding
+        p.extend(5i32.to_le_bytes());
+        p.extend(6u32.to_le_bytes());
+        p.extend(1..=16u8); // client_gid
+        p.extend([0; 4]); // padding to 8
+        p.extend(9i64.to_le_bytes());
+        p.extend(1u32.to_le_bytes());
+        p.extend([0; 4]);
+        p.extend(2i64.to_le_bytes());
+        p.extend(3i64.to_le_bytes());
+        p.extend(0u32.to_le_bytes()); // no response
+        let d = decode(&ev, &p).unwrap();
+        assert_eq!(
+            json::value_to_string(&d.value()),
+            r#"{"info":{"event_type":2,"stamp":{"sec":5,"nanosec":6},"client_gid":"AQIDBAUGBwgJCgsMDQ4PEA==","sequence_number":9},"request":[{"a":2,"b":3}],"response":[]}"#
+        );
+        let resp = ros2(
+            "example_interfaces/srv/AddTwoInts_Response",
+            srv,
+            &Registry::empty(),
+        )
+        .unwrap();
+        assert_eq!(resp.root().fields()[0].name(), "sum");
+        let bad = ros2(
+            "p/srv/S_Event",
+            "int64 a\n---\nint64 x y z\nwhat\n",
+            &Registry::empty(),
+        )
+        .unwrap_err();
+        assert!(matches!(bad, MsgError::Syntax { line: 4, .. }), "{bad}");
     }
 
     #[test]

@@ -260,7 +260,7 @@ pub struct MsgType {
 }
 
 impl MsgType {
-    /// Full type name, `pkg/Type`.
+    /// Full type name: `pkg/Type` (ROS1) or `pkg/msg/Type` (ROS 2).
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -280,7 +280,7 @@ impl MsgType {
         &self.constants
     }
 
-    /// The genmsg md5sum.
+    /// The genmsg md5sum (empty for ROS 2 types, which have none).
     pub fn md5sum(&self) -> &str {
         &self.md5sum
     }

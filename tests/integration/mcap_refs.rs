@@ -178,3 +178,94 @@ fn a_ros2_mcap_bag_decodes_as_rosbags_does() {
         &[],
     );
 }
+
+#[test]
+fn a_ros1_mcap_converts_to_a_bag_the_official_reader_reads_and_back() {
+    let Some(dir) = corpus_mcap() else { return };
+    let d = dir.join("mcap-rust-testdata");
+    let tmp = tempfile::tempdir().unwrap();
+    let bag = tmp.path().join("out.bag");
+    let out = bagscope()
+        .arg("filter")
+        .arg(d.join("compressed.mcap"))
+        .arg(&bag)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Every message, decoded from the bag, as the reference readers decode the MCAP.
+    compare(&bag, &d.join("compressed.ref.jsonl"), &[]);
+    // And back: the bag into an MCAP again, the same messages.
+    let mcap = tmp.path().join("again.mcap");
+    let out = bagscope()
+        .args(["export", "--format", "mcap", "-o"])
+        .arg(&mcap)
+        .arg(&bag)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    compare(&mcap, &d.join("compressed.ref.jsonl"), &[]);
+    // The official reader reads the bag: the same count per topic.
+    match crate::common::official::have_python_rosbag() {
+        Err(why) => skip(&why),
+        Ok(()) => {
+            let python = crate::common::ros_python();
+            let script = "import sys, rosbag, collections\n\
+                      c = collections.Counter(t for t, m, _ in rosbag.Bag(sys.argv[1]).read_messages(raw=True))\n\
+                      print(sorted(c.items()))";
+            let out = std::process::Command::new(python)
+                .args(["-c", script])
+                .arg(&bag)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout).trim(),
+                "[('/diagnostics', 52), ('/tf', 774)]"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_ros2_bag_filters_into_an_mcap_in_its_own_encoding_and_never_into_a_bag() {
+    let Some(dir) = corpus_mcap() else { return };
+    let d = dir.join("rosbag2/mcap");
+    let tmp = tempfile::tempdir().unwrap();
+    let mcap = tmp.path().join("out.mcap");
+    let out = bagscope()
+        .arg("filter")
+        .arg(d.join("cdr_test"))
+        .arg(&mcap)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    compare(&mcap, &d.join("cdr_test.ref.jsonl"), &[]);
+    let info = bagscope().arg("info").arg(&mcap).output().unwrap();
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(text.contains("Serialization Format: cdr"), "{text}");
+    let out = bagscope()
+        .arg("filter")
+        .arg(d.join("cdr_test/cdr_test_0.mcap"))
+        .arg(tmp.path().join("out.bag"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot hold"));
+    assert!(!tmp.path().join("out.bag").exists());
+}

@@ -6,7 +6,10 @@
 //! none, or a damaged one, front to back as `mcap recover` does; [`index`] reads a chunk's
 //! message index records (no decompression) or walks its records. What the file holds besides
 //! messages — its profile and library, attachments and metadata — is an [`McapInfo`].
+//! [`crc`] checks a chunk's records against the CRC its record keeps (for `verify`).
 
+pub(crate) mod crc;
+pub(crate) mod extras;
 pub(crate) mod index;
 pub(crate) mod scan;
 pub(crate) mod summary;
@@ -31,6 +34,8 @@ pub struct McapInfo {
     pub metadata: Vec<MetadataRecord>,
     /// Where the information came from: true when from the summary section.
     pub from_summary: bool,
+    /// Each channel's metadata (QoS profiles, type hashes, ...), by channel id.
+    pub channel_metadata: BTreeMap<u32, BTreeMap<String, String>>,
 }
 
 /// One attachment, as the summary's attachment index or the record says (its data is not
@@ -70,7 +75,7 @@ pub(crate) struct SchemaDef {
 
 /// The connection for an MCAP channel (with its schema, if any): the topic, the schema name as
 /// the type, the schema text as the definition, the md5sum and caller id a `ros1` channel's
-/// metadata carries (`*` when absent). The connection header is built from them, so that a
+/// metadata carries (`*` when absent; `latching` as a bag writes it, `1`/`0`). The connection header is built from them, so that a
 /// `ros1` MCAP converts to a bag.
 pub(crate) fn connection(
     id: ConnId,
@@ -91,7 +96,12 @@ pub(crate) fn connection(
             .map_or_else(|| "*".to_string(), |s| s.md5sum().to_string())
     });
     let callerid = channel.metadata.get("callerid").cloned();
-    let latching = channel.metadata.get("latching").cloned();
+    // The ros1 profile writes `true`/`false` (bagscope's export too); bags say `1`/`0`.
+    let latching = channel.metadata.get("latching").map(|l| match l.as_str() {
+        "true" => "1".to_string(),
+        "false" => "0".to_string(),
+        other => other.to_string(),
+    });
     let header = ConnectionHeader::build(
         &channel.topic,
         &datatype,

@@ -3,7 +3,9 @@
 //! Schemas and channels are learned where they appear (in chunks too); each chunk is
 //! decompressed (within the size cap) and walked; messages outside chunks become pseudo-chunks
 //! of the file. A record cut off by the end of the file, a chunk that does not decompress or
-//! whose CRC does not match, and messages of channels never declared are losses.
+//! whose CRC does not match, message index records that follow no chunk (a chunk whose
+//! opcode was damaged), a data section that does not match its CRC, and messages of channels
+//! never declared are losses.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -18,9 +20,9 @@ use crate::bag::read::entries::finish;
 use crate::bag::read::heads::{ChunkHead, Heads};
 use crate::bag::recovery::{Loss, ProgressFn, Recovery, RecoveryProgress};
 use crate::bag::source::{Changed, Source};
-use crate::format::Compression;
 use crate::format::compression::decompress;
 use crate::format::mcap::{self as fmt, MAGIC, op};
+use crate::format::{Compression, ErrorKind};
 use crate::time::RosTime;
 
 use super::index::walk;
@@ -74,13 +76,16 @@ struct Loose {
     messages: Vec<(RosTime, u32, u64)>,
 }
 
+/// A chunk found: the chunk, its head, its messages as `(time, channel id, offset)`.
+type FoundChunk = (Chunk, ChunkHead, Vec<(RosTime, u32, u64)>);
+
 /// What the walk gathers.
 #[derive(Default)]
 struct Found {
     schemas: HashMap<u16, SchemaDef>,
     channels: BTreeMap<u16, Channel>,
     /// Per chunk: the chunk (counts by channel id for now), its head, its messages.
-    chunks: Vec<(Chunk, ChunkHead, Vec<(RosTime, u32, u64)>)>,
+    chunks: Vec<FoundChunk>,
     losses: Vec<Loss>,
     complete: u64,
     partial: u64,
@@ -153,6 +158,12 @@ pub(crate) fn scan(
     let mut loose = Loose::default();
     let mut at = MAGIC.len() as u64;
     let mut reported = 0u64;
+    // The last record was a chunk (its message indexes follow); the loss of message indexes
+    // without one, to add to; the last record of a kind bagscope does not know.
+    let mut after_chunk = false;
+    let mut orphan: Option<usize> = None;
+    let mut skipped: Option<(u64, u8, u64)> = None;
+    let mut data_crc: Option<(u64, u32)> = None;
     while at < len {
         if let Some(p) = settings.progress {
             if at - reported >= WINDOW {
@@ -191,7 +202,7 @@ pub(crate) fn scan(
                     len,
                     &format!(
                         "an MCAP {} record cut off by the end of the file",
-                        fmt::op_name(opcode)
+                        op::name(opcode)
                     ),
                 );
             }
@@ -236,43 +247,53 @@ pub(crate) fn scan(
                 }
             }
             op::SCHEMA | op::CHANNEL | op::HEADER | op::METADATA | op::ATTACHMENT => {
-                let bytes = window.get(at, end - at)?;
-                let frame = fmt::frame_at(bytes, 0, at);
-                match frame {
-                    Ok(f) if f.op == op::ATTACHMENT => match fmt::attachment_head(&f, at) {
-                        Ok(a) => found.info.attachments.push(Attachment {
-                            offset: at,
-                            name: a.name,
-                            media_type: a.media_type,
-                            size: a.data_size,
-                            log_time: a.log_time,
-                            create_time: a.create_time,
-                        }),
-                        Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
-                    },
-                    Ok(f) => match fmt::parse_borrowed(&f, at) {
-                        Ok(Record::Header(h)) => {
-                            found.info.profile = h.profile;
-                            found.info.library = h.library;
-                        }
-                        Ok(Record::Metadata(m)) => found.info.metadata.push(MetadataRecord {
-                            name: m.name,
-                            entries: m.metadata,
-                        }),
-                        Ok(r) => found.learn(r),
-                        Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
-                    },
-                    Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
-                }
+                definition(&mut found, window.get(at, end - at)?, at, end);
             }
-            op::DATA_END | op::FOOTER => {
+            op::MESSAGE_INDEX if !after_chunk => {
+                // Message indexes of a chunk the walk did not meet: the record before them
+                // was a damaged chunk (its opcode changed). They count what it held.
+                let bytes = window.get(at, end - at)?;
+                let n = fmt::frame_at(bytes, 0, at)
+                    .ok()
+                    .and_then(|f| f.body.get(2..6).and_then(|b| b.try_into().ok()))
+                    .map_or(0, |b| u64::from(u32::from_le_bytes(b) / 16));
+                orphans(&mut found, &mut orphan, skipped, n);
+            }
+            op::DATA_END => {
+                found.closed = true;
+                let bytes = window.get(at, end - at)?;
+                data_crc = bytes
+                    .get(fmt::FRAME_LEN..fmt::FRAME_LEN + 4)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u32::from_le_bytes)
+                    .map(|crc| (at, crc));
+                break;
+            }
+            op::FOOTER => {
                 found.closed = true;
                 break;
             }
             // Indexes, statistics and unknown records are skipped by their length.
             _ => {}
         }
+        if opcode != op::MESSAGE_INDEX {
+            after_chunk = opcode == op::CHUNK;
+            orphan = None;
+            skipped = (!op::is_known(opcode)).then_some((at, opcode, end - at));
+        }
         at = end;
+    }
+    // The data section's CRC, when it has one and nothing else was found wrong: damage the
+    // walk could not see (a record changed in place).
+    if let Some((data_end, crc)) = data_crc.filter(|&(_, crc)| crc != 0) {
+        if found.losses.is_empty() && super::crc::data_section(source, data_end)? != crc {
+            found.losses.push(Loss {
+                offset: 0,
+                bytes: 0,
+                messages: None,
+                reason: "the data section does not match its CRC: bytes were changed where the walk could not tell (message data, a chunk without a CRC, a record of unknown kind)".into(),
+            });
+        }
     }
     found.close_loose(&mut loose);
     if !found.closed && found.losses.is_empty() && at >= len {
@@ -284,6 +305,61 @@ pub(crate) fn scan(
         });
     }
     Ok(assemble(found, reason))
+}
+
+/// Counts `n` messages of message index records that follow no chunk: one loss for a run of
+/// them, placed at the record of unknown kind before them when there is one.
+fn orphans(found: &mut Found, orphan: &mut Option<usize>, skipped: Option<(u64, u8, u64)>, n: u64) {
+    if let Some(loss) = orphan.and_then(|i| found.losses.get_mut(i)) {
+        loss.messages = Some(loss.messages.unwrap_or(0) + n);
+        return;
+    }
+    let (offset, bytes, what) = match skipped {
+        Some((at, opcode, len)) => (
+            at,
+            len,
+            format!("a record of unknown kind (opcode 0x{opcode:02x}) where a chunk belongs"),
+        ),
+        None => (0, 0, "a chunk the walk did not find".to_string()),
+    };
+    *orphan = Some(found.losses.len());
+    found.losses.push(Loss {
+        offset,
+        bytes,
+        messages: Some(n),
+        reason: format!("message index records follow {what}: its messages are lost"),
+    });
+}
+
+/// Reads a schema, channel, header, metadata or attachment record (`bytes`: all of it).
+fn definition(found: &mut Found, bytes: &[u8], at: u64, end: u64) {
+    let frame = fmt::frame_at(bytes, 0, at);
+    match frame {
+        Ok(f) if f.op == op::ATTACHMENT => match fmt::attachment_head(&f, at) {
+            Ok(a) => found.info.attachments.push(Attachment {
+                offset: at,
+                name: a.name,
+                media_type: a.media_type,
+                size: a.data_size,
+                log_time: a.log_time,
+                create_time: a.create_time,
+            }),
+            Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
+        },
+        Ok(f) => match fmt::parse_borrowed(&f, at) {
+            Ok(Record::Header(h)) => {
+                found.info.profile = h.profile;
+                found.info.library = h.library;
+            }
+            Ok(Record::Metadata(m)) => found.info.metadata.push(MetadataRecord {
+                name: m.name,
+                entries: m.metadata,
+            }),
+            Ok(r) => found.learn(r),
+            Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
+        },
+        Err(e) => found.losses.push(loss_of(at, end, &e.to_string())),
+    }
 }
 
 fn loss_of(at: u64, end: u64, why: &str) -> Loss {
@@ -307,7 +383,7 @@ fn cut_off(found: &mut Found, at: u64, len: u64, why: &str) {
 /// Reads one chunk record (`bytes`: as much of it as the file holds, `cut`: the file ends
 /// inside it).
 fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
-    let body = bytes.get(fmt::FRAME as usize..).unwrap_or_default();
+    let body = bytes.get(fmt::FRAME_LEN..).unwrap_or_default();
     let Some(prefix) = fmt::chunk_prefix(body) else {
         found.losses.push(loss_of(
             at,
@@ -334,7 +410,13 @@ fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
     };
     let declared = u32::try_from(prefix.uncompressed_size).unwrap_or(u32::MAX);
     let mut out = Vec::new();
-    let result = decompress(method, data, declared, limit, &mut out);
+    // A chunk holds the records it declares: decoding past them is damage, not worth memory
+    // (a bomb that declares a few bytes costs a few bytes).
+    let within = limit.min(prefix.uncompressed_size);
+    let result = decompress(method, data, declared, within, &mut out);
+    if out.len() as u64 > within {
+        out.truncate(usize::try_from(within).unwrap_or(usize::MAX));
+    }
     let mut state = if cut {
         ChunkState::Truncated
     } else {
@@ -346,7 +428,13 @@ fn chunk(found: &mut Found, bytes: &[u8], at: u64, cut: bool, limit: u64) {
                 offset: at,
                 bytes: bytes.len() as u64,
                 messages: None,
-                reason: format!("a chunk that does not decompress: {e}"),
+                reason: match e {
+                    ErrorKind::TooLarge { .. } if within < limit => format!(
+                        "a chunk that decodes to more than the {} bytes it declares (read up to them)",
+                        prefix.uncompressed_size
+                    ),
+                    e => format!("a chunk that does not decompress: {e}"),
+                },
             });
             state = ChunkState::Truncated;
         }
@@ -415,9 +503,13 @@ fn assemble(found: Found, reason: String) -> (Opened, McapInfo) {
         mut losses,
         complete,
         partial,
-        info,
+        mut info,
         closed: _,
     } = found;
+    info.channel_metadata = channels
+        .values()
+        .map(|c| (u32::from(c.id), c.metadata.clone()))
+        .collect();
     let mut map = HashMap::new();
     for (i, &id) in channels.keys().enumerate() {
         map.insert(u32::from(id), ConnId::try_from(i).unwrap_or(ConnId::MAX));

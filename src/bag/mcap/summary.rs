@@ -2,8 +2,10 @@
 //! indexes (each chunk's time range, place, compression and sizes; its per-channel message
 //! counts from the sizes of its message index records, which the chunk index places), the
 //! statistics, and the attachment and metadata indexes. Reads: the footer, the summary
-//! section, and each metadata record the summary indexes. Anything that does not check out
-//! is a reason to scan the file instead ([`super::scan`]).
+//! section, and each metadata record the summary indexes (attachments and metadata it does
+//! not index are found by [`super::extras`]). Anything that does not check out — a channel of
+//! a chunk or a schema of a channel the summary does not list included — is a reason to scan
+//! the file instead ([`super::scan`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -79,15 +81,16 @@ pub(crate) fn open(source: &Source) -> Result<Result<FromSummary, Fallback>, Cha
         let mut h = crc32fast::Hasher::new();
         h.update(&summary);
         // The CRC covers the summary and the footer's fields before it.
-        h.update(tail.get(..fmt::FRAME as usize + 16).unwrap_or_default());
+        h.update(tail.get(..fmt::FRAME_LEN + 16).unwrap_or_default());
         if h.finalize() != footer.summary_crc {
             return Ok(Err("the summary section's CRC does not match".into()));
         }
     }
-    let parts = match read_summary(&summary, footer.summary_start) {
+    let mut parts = match read_summary(&summary, footer.summary_start) {
         Ok(p) => p,
         Err(why) => return Ok(Err(why)),
     };
+    parts.data_end = footer.summary_start;
     assemble(source, parts)
 }
 
@@ -100,6 +103,8 @@ struct Parts {
     statistics: Option<Statistics>,
     attachments: Vec<Attachment>,
     metadata_at: Vec<(u64, u64, String)>,
+    /// Where the data section ends at the latest (the summary's start).
+    data_end: u64,
 }
 
 fn read_summary(bytes: &[u8], base: u64) -> Result<Parts, String> {
@@ -232,8 +237,7 @@ fn read_counts(
             let channel = frame
                 .body
                 .first_chunk::<2>()
-                .map(|b| u16::from_le_bytes(*b))
-                .unwrap_or(0);
+                .map_or(0, |b| u16::from_le_bytes(*b));
             match entries {
                 Ok(n) if n / 16 > 0 => counts.push((channel, n / 16)),
                 Ok(_) => {}
@@ -255,6 +259,14 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
             return Ok(Err(
                 "the summary has no chunk index (messages outside chunks, or no index)".into(),
             ));
+        }
+    }
+    for ch in parts.channels.values() {
+        if ch.schema_id != 0 && !parts.schemas.contains_key(&ch.schema_id) {
+            return Ok(Err(format!(
+                "the summary lists channel {} without its schema {}",
+                ch.id, ch.schema_id
+            )));
         }
     }
     parts.chunks.sort_by_key(|c| c.chunk_start_offset);
@@ -349,10 +361,7 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
             connection(id, ch, schema, per_conn.get(i).copied().unwrap_or(0))
         })
         .collect();
-    let mut metadata = Vec::with_capacity(parts.metadata_at.len());
-    for (offset, length, name) in std::mem::take(&mut parts.metadata_at) {
-        metadata.push(read_metadata(source, offset, length, name, &mut warnings)?);
-    }
+    let metadata = attachments_and_metadata(source, &mut parts, &mut warnings)?;
     let opened = Opened {
         connections,
         conn_map: map,
@@ -370,8 +379,47 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
         attachments: parts.attachments,
         metadata,
         from_summary: true,
+        channel_metadata: parts
+            .channels
+            .values()
+            .map(|c| (u32::from(c.id), c.metadata.clone()))
+            .collect(),
     };
     Ok(Ok(FromSummary { opened, info }))
+}
+
+/// The metadata records (read where the summary's index places them), and the attachments
+/// in `parts`. Those the summary does not index (its statistics count more, or it has
+/// neither) are found by walking the data section's top-level records.
+fn attachments_and_metadata(
+    source: &Source,
+    parts: &mut Parts,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<MetadataRecord>, Changed> {
+    let unindexed = match &parts.statistics {
+        Some(s) => {
+            s.metadata_count as usize > parts.metadata_at.len()
+                || s.attachment_count as usize > parts.attachments.len()
+        }
+        None => parts.metadata_at.is_empty() && parts.attachments.is_empty(),
+    };
+    if unindexed {
+        let skips = parts
+            .chunks
+            .iter()
+            .map(|c| {
+                let n = c.chunk_length.saturating_add(c.message_index_length);
+                (c.chunk_start_offset, n)
+            })
+            .collect();
+        let found = super::extras::walk(source, parts.data_end, &skips, warnings)?;
+        parts.attachments = found.attachments;
+        return Ok(found.metadata);
+    }
+    Ok(std::mem::take(&mut parts.metadata_at)
+        .into_iter()
+        .map(|(offset, length, name)| read_metadata(source, offset, length, name, warnings))
+        .collect())
 }
 
 /// The metadata record at `offset` (its name from the index when it cannot be read).
@@ -381,10 +429,11 @@ fn read_metadata(
     length: u64,
     name: String,
     warnings: &mut Vec<Warning>,
-) -> Result<MetadataRecord, Changed> {
-    let bytes = source.read_at(offset, usize::try_from(length.min(16 << 20)).unwrap_or(0));
+) -> MetadataRecord {
+    let length = length.min(super::extras::MAX_METADATA);
+    let bytes = source.read_at(offset, usize::try_from(length).unwrap_or(0));
     let read = fmt::frame_at(&bytes, 0, offset).and_then(|f| fmt::parse_borrowed(&f, offset));
-    Ok(match read {
+    match read {
         Ok(Record::Metadata(m)) => MetadataRecord {
             name: m.name,
             entries: m.metadata,
@@ -403,7 +452,7 @@ fn read_metadata(
                 entries: BTreeMap::new(),
             }
         }
-    })
+    }
 }
 
 /// The header record at the start of the file: profile and library.

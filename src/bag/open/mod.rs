@@ -41,7 +41,35 @@ impl Bag {
     pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<Bag, BagError> {
         let path = path_arc(path.as_ref());
         let source = Source::open(&path).map_err(|e| BagError::new(&path, e.into()))?;
+        // A rosbag2 storage file that is not an MCAP (SQLite, zstd-compressed): made into
+        // an MCAP first (bag/ros2).
+        let head = source.read_at(0, 16);
+        if head.starts_with(b"SQLite format 3\0") || head.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+            return Self::open_ros2_storage(path, options);
+        }
         Self::from_source(path, source, options)
+    }
+
+    /// Opens a rosbag2 storage file through [`crate::bag::ros2::prepare`] (its messages
+    /// decompressed one by one when the `metadata.yaml` beside it says so).
+    fn open_ros2_storage(path: Arc<Path>, options: OpenOptions) -> Result<Bag, BagError> {
+        use crate::bag::ros2::{Limits, StorageContent, prepare, read_metadata};
+        let meta = path.parent().map(|d| d.join("metadata.yaml"));
+        let message_zstd = meta
+            .filter(|m| m.is_file())
+            .and_then(|m| read_metadata(&m).ok())
+            .is_some_and(|m| m.compression_mode.eq_ignore_ascii_case("message"));
+        let (storage, _notes) =
+            prepare(&path, message_zstd, &Limits::default()).map_err(BagError::from)?;
+        match storage.content {
+            StorageContent::McapFile(p) => {
+                let source = Source::open(&p).map_err(|e| BagError::new(&path, e.into()))?;
+                Self::from_source(path, source, options)
+            }
+            StorageContent::McapBytes(bytes) => {
+                Self::from_source(path, Source::owned(bytes), options)
+            }
+        }
     }
 
     /// Whether opening the bag at `path` will scan it, as far as one look at the file's start

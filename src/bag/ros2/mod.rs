@@ -1,108 +1,227 @@
 //! ROS 2 bag directories (rosbag2): `metadata.yaml` and its storage files, `.mcap` or
-//! SQLite `.db3`, split and zstd-compressed as the metadata says. (Contract: the ROS 2
-//! helper fills it.)
+//! SQLite `.db3`, split and zstd-compressed as the metadata says.
 //!
 //! A directory opens as one recording: [`open_dir`] reads the metadata and prepares each
 //! storage file in order as an MCAP the bag layer opens ([`Storage`]): an `.mcap` file as it
-//! is, a `.db3` file (read-only, through the bundled SQLite) or a zstd-compressed file turned
-//! into an MCAP in memory. The storage files are the truth; what the metadata says that they
-//! contradict is a [`Ros2Bag::disagreements`] note.
+//! is, a `.db3` file (read-only, through the bundled SQLite; a private copy when it has a
+//! write-ahead log) or a zstd-compressed file turned into an MCAP in memory. The storage
+//! files are the truth; what the metadata says that they contradict is a
+//! [`Ros2Bag::disagreements`] note.
+//!
+//! Memory: a converted storage file (a `.db3`, a compressed `.mcap`) is held whole as an
+//! MCAP in memory, about its data size; [`Limits`] bounds it and the temporary disk space
+//! that decompressing takes.
+//!
+//! Files: `types.rs` (the values), `metadata.rs` (`metadata.yaml`), `layout.rs` (which files,
+//! in which order), `prepare.rs` (one storage file), `sqlite.rs` (`.db3`), `mcap_storage.rs`
+//! (`.mcap`: summary, per-message decompression), `convert.rs` (the MCAP writer), `zstd.rs`
+//! (bounded decompression, sniffing), `disagree.rs` (metadata against storage), `error.rs`.
 
-use std::path::{Path, PathBuf};
+mod convert;
+mod disagree;
+mod error;
+mod layout;
+mod mcap_storage;
+mod metadata;
+mod prepare;
+mod recording;
+mod sqlite;
+mod types;
+mod zstd;
+
+use std::path::Path;
+
+pub use disagree::compare;
+pub use error::Ros2Error;
+pub use metadata::{MAX_METADATA_BYTES, NEWEST_VERSION, parse_metadata, read_metadata};
+pub use prepare::{Limits, prepare};
+pub use recording::disagreements_of;
+pub use types::{
+    FileInfo, Metadata, Ros2Bag, Storage, StorageContent, StorageFacts, TopicFacts, TopicInfo,
+};
 
 use super::error::BagError;
-use super::handle::Bag;
+use layout::{is_storage_name, plan, storage_files_in};
 
-/// What `metadata.yaml` says (`rosbag2_bagfile_information`, versions 1 to 9).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Metadata {
-    /// `version`.
-    pub version: u32,
-    /// `storage_identifier`: `sqlite3` or `mcap`.
-    pub storage_identifier: String,
-    /// `relative_file_paths`, in order.
-    pub relative_file_paths: Vec<String>,
-    /// `starting_time.nanoseconds_since_epoch` (`i64::MAX` in empty bags).
-    pub starting_time_ns: i64,
-    /// `duration.nanoseconds`.
-    pub duration_ns: i64,
-    /// `message_count`.
-    pub message_count: u64,
-    /// `topics_with_message_count`.
-    pub topics: Vec<TopicInfo>,
-    /// `compression_format` (`""` or `zstd`).
-    pub compression_format: String,
-    /// `compression_mode` (`""`, `FILE` or `MESSAGE`).
-    pub compression_mode: String,
-    /// `ros_distro` (version 8 and later).
-    pub ros_distro: Option<String>,
-}
-
-/// One topic of the metadata.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct TopicInfo {
-    /// Topic name.
-    pub name: String,
-    /// Message type (`pkg/msg/Type`).
-    pub datatype: String,
-    /// `serialization_format` (`cdr`).
-    pub serialization_format: String,
-    /// `offered_qos_profiles`, the YAML text as stored.
-    pub offered_qos_profiles: String,
-    /// `type_description_hash` (version 7 and later).
-    pub type_description_hash: Option<String>,
-    /// `message_count`.
-    pub message_count: u64,
-}
-
-/// One storage file made ready for the MCAP reader.
-#[derive(Debug)]
-pub struct Storage {
-    /// The file as the directory holds it (`name.db3`, `name.mcap.zstd`, ...).
-    pub path: PathBuf,
-    /// Where its MCAP is.
-    pub content: StorageContent,
-}
-
-/// Where a storage file's MCAP is.
-#[derive(Debug)]
-pub enum StorageContent {
-    /// An `.mcap` file, opened in place.
-    McapFile(PathBuf),
-    /// An MCAP made in memory (from a `.db3`, a compressed file, or per-message compression).
-    McapBytes(Vec<u8>),
-}
-
-/// A ROS 2 bag directory ready to open.
-#[derive(Debug)]
-pub struct Ros2Bag {
-    /// The directory.
-    pub dir: PathBuf,
-    /// Its metadata.
-    pub metadata: Metadata,
-    /// Its storage files, in the metadata's order.
-    pub storage: Vec<Storage>,
-}
-
-/// True when `path` is a directory holding a `metadata.yaml` (a rosbag2 bag).
+/// True when `path` is a rosbag2 bag directory: it holds a `metadata.yaml`, or (a recording
+/// whose metadata was never written) `.db3` storage files, or `.mcap` files named like the
+/// directory's split series (`DIR_N.mcap`).
+#[allow(clippy::case_sensitive_file_extension_comparisons)] // rosbag2 writes them in lower case
 pub fn is_ros2_dir(path: &Path) -> bool {
-    path.is_dir() && path.join("metadata.yaml").is_file()
+    if !path.is_dir() {
+        return false;
+    }
+    if path.join("metadata.yaml").is_file() {
+        return true;
+    }
+    let Some(dir_name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    storage_files_in(path).is_ok_and(|names| {
+        names.iter().any(|n| {
+            n.ends_with(".db3")
+                || n.ends_with(".db3.zstd")
+                || n.strip_prefix(dir_name)
+                    .and_then(|rest| rest.strip_prefix('_'))
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    })
 }
 
 /// Reads a ROS 2 bag directory's metadata and prepares its storage files.
 pub fn open_dir(dir: &Path) -> Result<Ros2Bag, BagError> {
-    Err(BagError::new(
-        &std::sync::Arc::from(dir),
-        super::error::BagErrorKind::Io(std::io::Error::other("ROS 2 bags are not read yet")),
-    ))
+    open_dir_with(dir, &Limits::default()).map_err(BagError::from)
 }
 
-impl Ros2Bag {
-    /// What the metadata says that the opened storage files (`bags`, in order) contradict:
-    /// start, duration, message counts per topic and in all, types, serialization formats.
-    /// One line per disagreement, for the health view; the storage is the truth.
-    pub fn disagreements(&self, bags: &[Bag]) -> Vec<String> {
-        let _ = bags;
-        Vec::new()
+/// [`open_dir`] with chosen [`Limits`], and the error as it is.
+///
+/// A storage file that cannot be read is a note (the others still open); the directory is
+/// an error only when no listed file opens, or the compression is unknown. A directory
+/// without `metadata.yaml` (or with one that does not parse) opens its storage files in
+/// natural name order, with a note, and metadata made up from them.
+pub fn open_dir_with(dir: &Path, limits: &Limits) -> Result<Ros2Bag, Ros2Error> {
+    let meta_path = dir.join("metadata.yaml");
+    let present = storage_files_in(dir)?;
+    let mut notes = Vec::new();
+    let found = if meta_path.is_file() {
+        match read_metadata(&meta_path) {
+            Ok(m) => Some(m),
+            Err(e) if !present.is_empty() => {
+                notes.push(format!(
+                    "{}; the storage files were opened in name order",
+                    e.line()
+                ));
+                None
+            }
+            Err(e) => return Err(e),
+        }
+    } else {
+        if !present.is_empty() {
+            notes.push(format!(
+                "{}: no metadata.yaml; the storage files were opened in name order (`ros2 bag reindex` writes one)",
+                dir.display()
+            ));
+        }
+        None
+    };
+    let (format, mode) = found.as_ref().map_or((String::new(), String::new()), |m| {
+        (m.compression_format.clone(), m.compression_mode.clone())
+    });
+    let message_zstd = check_compression(&meta_path, &format, &mode)?;
+    let names = match &found {
+        Some(m) => {
+            if m.version > NEWEST_VERSION {
+                notes.push(format!(
+                    "{}: version {} is newer than this reader knows ({NEWEST_VERSION}): fields it added are not read",
+                    meta_path.display(),
+                    m.version
+                ));
+            }
+            let (names, more) = plan(dir, m, &present);
+            notes.extend(more);
+            names
+        }
+        None => present.clone(),
+    };
+    let mut storage = Vec::new();
+    let mut failed = Vec::new();
+    for name in &names {
+        match prepare::prepare(&dir.join(name), message_zstd, limits) {
+            Ok((s, more)) => {
+                storage.push(s);
+                notes.extend(more);
+            }
+            Err(e) => {
+                notes.push(format!("{}; not opened", e.line()));
+                failed.push(e);
+            }
+        }
+    }
+    if storage.is_empty() {
+        if let Some(first) = failed.into_iter().next() {
+            return Err(first);
+        }
+        if names.is_empty() && found.is_none() {
+            return Err(Ros2Error::NoStorage {
+                path: dir.to_path_buf(),
+                what: "no metadata.yaml and no storage file (.db3, .mcap)".into(),
+            });
+        }
+    }
+    let metadata = found.unwrap_or_else(|| made_up(&storage, &names));
+    Ok(Ros2Bag {
+        dir: dir.to_path_buf(),
+        metadata,
+        storage,
+        notes,
+    })
+}
+
+/// `message_zstd` for the metadata's compression, or the error naming an unknown one.
+fn check_compression(meta_path: &Path, format: &str, mode: &str) -> Result<bool, Ros2Error> {
+    let unknown = || Ros2Error::UnknownCompression {
+        path: meta_path.to_path_buf(),
+        format: crate::printable::escape(format).into_owned(),
+        mode: crate::printable::escape(mode).into_owned(),
+    };
+    let mode_up = mode.to_ascii_uppercase();
+    match format.to_ascii_lowercase().as_str() {
+        "" => Ok(false),
+        "zstd" => match mode_up.as_str() {
+            "FILE" | "" | "NONE" => Ok(false),
+            "MESSAGE" => Ok(true),
+            _ => Err(unknown()),
+        },
+        _ => Err(unknown()),
+    }
+}
+
+/// Metadata for a directory without (readable) `metadata.yaml`, from its storage files.
+fn made_up(storage: &[Storage], names: &[String]) -> Metadata {
+    let storage_identifier = names
+        .iter()
+        .find(|n| is_storage_name(n))
+        .map(|n| {
+            if n.contains(".db3") {
+                "sqlite3"
+            } else {
+                "mcap"
+            }
+        })
+        .unwrap_or_default()
+        .to_string();
+    let mut topics: Vec<TopicInfo> = Vec::new();
+    for t in storage.iter().flat_map(|s| &s.facts.topics) {
+        let count = t.message_count.unwrap_or(0);
+        if let Some(m) = topics.iter_mut().find(|m| m.name == t.name) {
+            m.message_count += count;
+        } else {
+            topics.push(TopicInfo {
+                name: t.name.clone(),
+                datatype: t.datatype.clone(),
+                serialization_format: t.serialization_format.clone(),
+                offered_qos_profiles: t.offered_qos_profiles.clone(),
+                type_description_hash: None,
+                message_count: count,
+            });
+        }
+    }
+    let span = storage
+        .iter()
+        .filter_map(|s| s.facts.span_ns)
+        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
+    Metadata {
+        version: 0,
+        storage_identifier,
+        relative_file_paths: names.to_vec(),
+        starting_time_ns: span
+            .and_then(|(s, _)| i64::try_from(s).ok())
+            .unwrap_or(i64::MAX),
+        duration_ns: span
+            .and_then(|(s, e)| i64::try_from(e - s).ok())
+            .unwrap_or(0),
+        message_count: storage.iter().filter_map(|s| s.facts.message_count).sum(),
+        topics,
+        ..Metadata::default()
     }
 }

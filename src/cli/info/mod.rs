@@ -16,7 +16,6 @@ use clap::Args;
 use crate::bag::Bag;
 use crate::bag::stats_cache::{Slot, StatsCache};
 
-use super::context::open_bag;
 use super::error::CliError;
 use super::json::Json;
 use super::outcome::Outcome;
@@ -77,50 +76,20 @@ pub fn run(args: &InfoArgs) -> Result<Outcome, CliError> {
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
     for path in &args.bags {
-        // A ROS 2 bag directory, or a ROS 2 MCAP: the `ros2 bag info` layout.
-        let ros2_files = crate::bag::inputs::storage_files(path).filter(|f| !f.is_empty());
-        let mut ros2_bags = Vec::new();
-        for f in ros2_files.iter().flatten() {
-            match open_bag(f) {
-                Ok(b) => ros2_bags.push(b),
-                Err(o) => outcome = outcome.max(o),
-            }
-        }
-        let bag = if ros2_files.is_some() {
-            None
-        } else {
-            match open_bag(path) {
-                Ok(b) if ros2::is_ros2(&b) && !args.health => {
-                    ros2_bags.push(b);
-                    None
+        let bag = match ros2::open_input(path, args.health, &mut outcome) {
+            ros2::Input::Nothing => continue,
+            ros2::Input::Bag(b) => b,
+            ros2::Input::Ros2(info) => {
+                let shown = path.display().to_string();
+                if args.json {
+                    jsons.push(info.json(&shown));
+                } else if args.yaml {
+                    texts.push(ros2::yaml(&info.json(&shown)));
+                } else {
+                    texts.push(info.text());
                 }
-                Ok(b) => Some(b),
-                Err(o) => {
-                    outcome = outcome.max(o);
-                    continue;
-                }
-            }
-        };
-        let Some(bag) = bag else {
-            for b in &ros2_bags {
-                if super::damage::print_losses(b) {
-                    outcome = outcome.max(Outcome::Problems);
-                }
-            }
-            if ros2_bags.is_empty() {
                 continue;
             }
-            let dir = ros2_files.is_some().then_some(path.as_path());
-            let info = ros2::Ros2Info::new(&ros2_bags, dir);
-            let shown = ros2::shown(path);
-            if args.json {
-                jsons.push(info.json(&shown));
-            } else if args.yaml {
-                texts.push(ros2::yaml(&info.json(&shown)));
-            } else {
-                texts.push(info.text());
-            }
-            continue;
         };
         if bag.recovery().is_some_and(|r| !r.is_lossless()) {
             outcome = outcome.max(Outcome::Problems);

@@ -5,10 +5,13 @@
 //! directory's `metadata.yaml`.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::bag::Bag;
+use crate::cli::context::open_bag;
 use crate::cli::json::Json;
+use crate::cli::outcome::Outcome;
 use crate::time::RosTime;
 
 /// True when `bag` is a ROS 2 recording (shown in the `ros2 bag info` layout).
@@ -75,7 +78,7 @@ impl Ros2Info {
                 })
                 .collect(),
             size: bags.iter().map(Bag::size).sum(),
-            storage: bags.first().map(storage).unwrap_or("mcap").to_string(),
+            storage: bags.first().map_or("mcap", storage).to_string(),
             start: bags.iter().filter_map(Bag::start_time).min(),
             end: bags.iter().filter_map(Bag::end_time).max(),
             messages: bags.iter().map(Bag::message_count).sum(),
@@ -94,7 +97,7 @@ impl Ros2Info {
     pub(super) fn text(&self) -> String {
         let mut out = String::new();
         let row = |out: &mut String, name: &str, value: &str| {
-            out.push_str(&format!("{:<19}{value}\n", format!("{name}:")));
+            let _ = writeln!(out, "{:<19}{value}", format!("{name}:"));
         };
         row(&mut out, "Files", &self.files.join("\n                   "));
         row(&mut out, "Bag size", &size(self.size));
@@ -200,9 +203,48 @@ fn stamp(t: Option<RosTime>) -> String {
     format!("{date}.{:09} ({}.{:09})", t.nsec, t.sec, t.nsec)
 }
 
-/// The storage files of a ROS 2 input shown as one recording: the directory's name.
-pub(super) fn shown(path: &Path) -> String {
-    path.display().to_string()
+/// What an input of `info` is.
+pub(super) enum Input {
+    /// It could not be opened (said already).
+    Nothing,
+    /// A bag (or ROS1 MCAP): the `rosbag info` layout.
+    Bag(Bag),
+    /// A ROS 2 recording: the `ros2 bag info` layout.
+    Ros2(Ros2Info),
+}
+
+/// Opens `path`: a ROS 2 bag directory's storage files, or one file (a ROS 2 MCAP is shown
+/// in the ROS 2 layout unless `health` asks for the health report). What cannot be opened or
+/// was lost is printed and raises `outcome`.
+pub(super) fn open_input(path: &Path, health: bool, outcome: &mut Outcome) -> Input {
+    let mut bags = Vec::new();
+    let dir = crate::bag::inputs::storage_files(path).filter(|f| !f.is_empty());
+    if let Some(files) = &dir {
+        for f in files {
+            match open_bag(f) {
+                Ok(b) => bags.push(b),
+                Err(o) => *outcome = (*outcome).max(o),
+            }
+        }
+    } else {
+        match open_bag(path) {
+            Ok(b) if is_ros2(&b) && !health => bags.push(b),
+            Ok(b) => return Input::Bag(b),
+            Err(o) => {
+                *outcome = (*outcome).max(o);
+                return Input::Nothing;
+            }
+        }
+    }
+    for b in &bags {
+        if crate::cli::damage::print_losses(b) {
+            *outcome = (*outcome).max(Outcome::Problems);
+        }
+    }
+    if bags.is_empty() {
+        return Input::Nothing;
+    }
+    Input::Ros2(Ros2Info::new(&bags, dir.is_some().then_some(path)))
 }
 
 /// A JSON tree written as block YAML (for `--yaml`).
@@ -220,10 +262,12 @@ fn write_yaml(j: &Json, indent: usize, out: &mut String) {
             for (k, v) in pairs {
                 match v {
                     Json::Obj(_) | Json::Arr(_) => {
-                        out.push_str(&format!("{pad}{k}:\n"));
+                        let _ = writeln!(out, "{pad}{k}:");
                         write_yaml(v, indent + 2, out);
                     }
-                    _ => out.push_str(&format!("{pad}{k}: {}\n", v.to_compact())),
+                    _ => {
+                        let _ = writeln!(out, "{pad}{k}: {}", v.to_compact());
+                    }
                 }
             }
         }
@@ -232,12 +276,14 @@ fn write_yaml(j: &Json, indent: usize, out: &mut String) {
                 let mut inner = String::new();
                 write_yaml(item, indent + 2, &mut inner);
                 let trimmed = inner.trim_start();
-                out.push_str(&format!("{pad}- {trimmed}"));
+                let _ = write!(out, "{pad}- {trimmed}");
                 if !inner.ends_with('\n') {
                     out.push('\n');
                 }
             }
         }
-        other => out.push_str(&format!("{pad}{}\n", other.to_compact())),
+        other => {
+            let _ = writeln!(out, "{pad}{}", other.to_compact());
+        }
     }
 }

@@ -224,16 +224,15 @@ impl Sink for Build {
                 (&[a, b, c, d], true) => u32::from_be_bytes([a, b, c, d]),
                 _ => u32::from(char::REPLACEMENT_CHARACTER),
             };
-            match u16::try_from(value) {
-                Ok(unit) => pending.push(unit),
+            if let Ok(unit) = u16::try_from(value) {
+                pending.push(unit);
+            } else {
                 // A UTF-32 code point (a non-ROS writer's wchar_t).
-                Err(_) => {
-                    flush(&mut pending, &mut self.extra);
-                    let c = char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER);
-                    let mut buf = [0u8; 4];
-                    self.extra
-                        .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                }
+                flush(&mut pending, &mut self.extra);
+                let c = char::from_u32(value).unwrap_or(char::REPLACEMENT_CHARACTER);
+                let mut buf = [0u8; 4];
+                self.extra
+                    .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
             }
         }
         flush(&mut pending, &mut self.extra);
@@ -462,7 +461,7 @@ impl<'a, const BE: bool> Cdr<'a, BE> {
             _ => self.wide_width(count),
         };
         self.align(width)?;
-        let size = count.checked_mul(width).unwrap_or(usize::MAX);
+        let size = count.saturating_mul(width);
         if size > self.remaining() {
             return Err(DecodeError::new(
                 at,

@@ -385,3 +385,40 @@ fn ros2_time_is_a_message() {
     let header = v.as_message().unwrap().get("header").unwrap();
     assert!(matches!(header, Value::Message(_)));
 }
+
+#[test]
+fn renders_through_the_existing_renderers() {
+    use crate::msg::{csv, yaml};
+    let s = schema(
+        "t/msg/R",
+        "std_msgs/Header header\nwstring w\nstring<=4 b\nint32[<=3] q\nbyte[] raw\n",
+    );
+    let mut w = W::new(true);
+    w.u32(1).u32(2).str("odom");
+    w.u32(2).u16(u16::from(b'o')).u16(u16::from(b'k'));
+    w.str("abcd").u32(2).u32(7).u32(u32::MAX);
+    w.u32(1).u8(200);
+    let payload = w.bytes();
+    let d = decode(&s, &payload).unwrap();
+    assert_eq!(
+        yaml::message_to_string(&d),
+        "header: \n  stamp: \n    sec: 1\n    nanosec: 2\n  frame_id: \"odom\"\nw: \"ok\"\n\
+         b: \"abcd\"\nq: [7, -1]\nraw: [200]"
+    );
+    assert_eq!(
+        csv::columns(&d),
+        [
+            "field.header.stamp.sec",
+            "field.header.stamp.nanosec",
+            "field.header.frame_id",
+            "field.w",
+            "field.b",
+            "field.q0",
+            "field.q1",
+        ]
+    );
+    assert_eq!(
+        json::value_to_string(&d.value()),
+        r#"{"header":{"stamp":{"sec":1,"nanosec":2},"frame_id":"odom"},"w":"ok","b":"abcd","q":[7,-1],"raw":"yA=="}"#
+    );
+}

@@ -28,7 +28,9 @@ use crate::time::{RosDuration, RosTime};
 
 /// Decodes one message payload into a [`Decoded`] message. The whole payload must be
 /// consumed: trailing bytes are an error, as is a payload that ends early or holds an
-/// impossible array length.
+/// impossible array length. A schema whose [`wire`](Schema::wire) is CDR reads the payload
+/// as CDR (a 4-byte encapsulation header, alignment, padding to a 4-byte boundary allowed
+/// after the message; see `docs/ros2.md`).
 ///
 /// The message borrows `bytes` and the schema's types; [`Decoded::into_owned`] detaches it.
 pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {

@@ -14,64 +14,13 @@ use super::op::RecordKind;
 /// The eight bytes an MCAP file starts and ends with.
 pub const MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
 
-/// Opcodes of the records bagscope reads.
-pub mod op {
-    /// Header.
-    pub const HEADER: u8 = 0x01;
-    /// Footer.
-    pub const FOOTER: u8 = 0x02;
-    /// Schema.
-    pub const SCHEMA: u8 = 0x03;
-    /// Channel.
-    pub const CHANNEL: u8 = 0x04;
-    /// Message.
-    pub const MESSAGE: u8 = 0x05;
-    /// Chunk.
-    pub const CHUNK: u8 = 0x06;
-    /// Message index.
-    pub const MESSAGE_INDEX: u8 = 0x07;
-    /// Chunk index.
-    pub const CHUNK_INDEX: u8 = 0x08;
-    /// Attachment.
-    pub const ATTACHMENT: u8 = 0x09;
-    /// Attachment index.
-    pub const ATTACHMENT_INDEX: u8 = 0x0A;
-    /// Statistics.
-    pub const STATISTICS: u8 = 0x0B;
-    /// Metadata.
-    pub const METADATA: u8 = 0x0C;
-    /// Metadata index.
-    pub const METADATA_INDEX: u8 = 0x0D;
-    /// Summary offset.
-    pub const SUMMARY_OFFSET: u8 = 0x0E;
-    /// Data end.
-    pub const DATA_END: u8 = 0x0F;
-}
-
-/// The name of an MCAP record kind, for messages.
-pub fn op_name(op: u8) -> &'static str {
-    match op {
-        op::HEADER => "header",
-        op::FOOTER => "footer",
-        op::SCHEMA => "schema",
-        op::CHANNEL => "channel",
-        op::MESSAGE => "message",
-        op::CHUNK => "chunk",
-        op::MESSAGE_INDEX => "message index",
-        op::CHUNK_INDEX => "chunk index",
-        op::ATTACHMENT => "attachment",
-        op::ATTACHMENT_INDEX => "attachment index",
-        op::STATISTICS => "statistics",
-        op::METADATA => "metadata",
-        op::METADATA_INDEX => "metadata index",
-        op::SUMMARY_OFFSET => "summary offset",
-        op::DATA_END => "data end",
-        _ => "unknown",
-    }
-}
+pub mod op;
 
 /// Bytes of a record's frame: opcode and length.
 pub const FRAME: u64 = 9;
+
+/// [`FRAME`] as an index.
+pub const FRAME_LEN: usize = 9;
 
 /// Bytes of a footer record with the closing magic.
 pub const FOOTER_LEN: u64 = FRAME + 20 + 8;
