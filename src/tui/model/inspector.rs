@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use crate::catalog::MsgRef;
-use crate::msg::{ConstValue, ValueRef};
+use crate::msg::{ConstValue, TimeKind, TimeMessage, ValueRef};
 use crate::time::RosTime;
 
 use super::super::jobs::worker::decode::Inspected;
@@ -440,6 +440,16 @@ pub fn escaped(bytes: &[u8], max: usize) -> String {
     out
 }
 
+/// A time as the tree shows it: its fields and, beside them, the time in the chosen format
+/// (UTC for epoch seconds).
+fn time_text(t: RosTime, format: TimeFormat, start: RosTime) -> String {
+    let shown = match format {
+        TimeFormat::Epoch | TimeFormat::Utc => TimeFormat::Utc.format(t, start),
+        other => other.format(t, start),
+    };
+    format!("{}.{:09}  ({shown})", t.sec, t.nsec)
+}
+
 /// One-line text of a value as the tree shows it.
 pub fn value_text(v: &ValueRef<'_>, format: TimeFormat, start: RosTime) -> String {
     match v {
@@ -450,14 +460,19 @@ pub fn value_text(v: &ValueRef<'_>, format: TimeFormat, start: RosTime) -> Strin
             }
             t
         }
-        ValueRef::Time(t) => {
-            let shown = match format {
-                TimeFormat::Epoch | TimeFormat::Utc => TimeFormat::Utc.format(*t, start),
-                other => other.format(*t, start),
-            };
-            format!("{}.{:09}  ({shown})", t.sec, t.nsec)
-        }
+        ValueRef::Time(t) => time_text(*t, format, start),
         ValueRef::Duration(d) => format!("{}.{:09}  ({:.6} s)", d.sec, d.nsec, d.as_secs_f64()),
+        // ROS 2's `builtin_interfaces/Time` and `Duration` (their fields below): as ROS1's.
+        ValueRef::Message(m) if TimeMessage::of(m).is_some() => match TimeMessage::of(m) {
+            Some(t) if t.kind == TimeKind::Duration => {
+                format!("{}.{:09}  ({:.6} s)", t.sec, t.nanosec, t.as_secs_f64())
+            }
+            Some(t) => match t.to_ros_time() {
+                Some(rt) => time_text(rt, format, start),
+                None => format!("{}.{:09}", t.sec, t.nanosec),
+            },
+            None => String::new(),
+        },
         ValueRef::Message(m) => {
             let n = m.ty().fields().len();
             format!("{{{n} field{}}}", if n == 1 { "" } else { "s" })
@@ -592,5 +607,40 @@ mod tests {
         }
         ins.width = 78;
         assert_eq!(ins.hex_row(1), 12);
+    }
+
+    /// A ROS 2 `builtin_interfaces/Time` reads as a ROS1 time does; a `Duration` too.
+    #[test]
+    fn ros2_time_messages_read_as_times() {
+        let sep = "=".repeat(80);
+        let s = Schema::from_definition(
+            "t/msg/T",
+            &format!(
+                "builtin_interfaces/Time t\nbuiltin_interfaces/Duration d\ntime old\n\
+                 {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n\
+                 {sep}\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n"
+            ),
+        )
+        .unwrap();
+        let mut p = Vec::new();
+        for (sec, nsec) in [
+            (1_700_000_000u32, 5u32),
+            (2, 500_000_000),
+            (1_700_000_000, 5),
+        ] {
+            p.extend(sec.to_le_bytes());
+            p.extend(nsec.to_le_bytes());
+        }
+        let d = decode(&s, &p).unwrap();
+        let root = d.root();
+        let text =
+            |name: &str| value_text(&root.get(name).unwrap(), TimeFormat::Epoch, RosTime::MIN);
+        assert_eq!(text("t"), text("old"));
+        assert!(
+            text("t").starts_with("1700000000.000000005  ("),
+            "{}",
+            text("t")
+        );
+        assert_eq!(text("d"), "2.500000000  (2.500000 s)");
     }
 }
