@@ -123,7 +123,7 @@ fn compile_ros2(conn: &Connection, registry: &Registry) -> SchemaEntry {
         .map_err(Arc::new);
     if schema.is_ok() && conn.message_definition.trim().is_empty() {
         notes.push(format!(
-            "the definition of {} comes from --msg-path (the file carries none)",
+            "the file carries no definition of {}: it comes from --msg-path or the bundled ROS 2 definitions",
             conn.datatype
         ));
     }
