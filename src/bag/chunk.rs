@@ -31,6 +31,9 @@ pub enum ChunkLayout {
     V11,
     /// The whole file of a 1.0 bag: offsets are absolute, messages start with a topic line.
     V10,
+    /// An MCAP chunk's records (index offsets relative to its uncompressed records), or a run
+    /// of an MCAP file's top-level records holding loose messages (offsets from its start).
+    Mcap,
 }
 
 /// One chunk of messages with its summary, as the chunk info (or a scan) says. What its
@@ -78,7 +81,7 @@ impl Chunk {
 
     /// True for a real 2.0 chunk record (as opposed to a whole-file pseudo-chunk).
     pub fn is_record(&self) -> bool {
-        self.layout == ChunkLayout::V2
+        matches!(self.layout, ChunkLayout::V2 | ChunkLayout::Mcap)
     }
 }
 

@@ -30,9 +30,25 @@ pub struct Connection {
     pub header: ConnectionHeader,
     /// Messages on this connection (from the index, or counted during recovery).
     pub message_count: u64,
+    /// How its messages are serialized: `ros1` for bags, an MCAP channel's message encoding
+    /// (`ros1`, `cdr`, `json`, `protobuf`, ...) otherwise.
+    pub message_encoding: String,
+    /// The language of `message_definition`: `ros1msg` for bags, an MCAP schema's encoding
+    /// (`ros1msg`, `ros2msg`, `ros2idl`, ...; empty for a channel without a schema).
+    pub schema_encoding: String,
 }
 
 impl Connection {
+    /// The wire format of its messages when bagscope can decode them: `ros1` → ROS1,
+    /// `cdr` → CDR; `None` for other encodings (shown as bytes).
+    pub fn wire(&self) -> Option<crate::msg::Wire> {
+        match self.message_encoding.as_str() {
+            "ros1" => Some(crate::msg::Wire::Ros1),
+            "cdr" => Some(crate::msg::Wire::Cdr),
+            _ => None,
+        }
+    }
+
     /// True when the publisher latched the topic.
     pub fn is_latching(&self) -> bool {
         self.latching.as_deref() == Some("1")

@@ -64,6 +64,8 @@ pub(in crate::bag) struct Inner {
     /// Compression statistics known without reading the chunk record headers (remembered
     /// from an earlier read of the same file: [`stats_cache`]).
     pub(in crate::bag) known_stats: std::sync::OnceLock<Vec<CompressionStats>>,
+    /// What an MCAP file holds besides messages (`None` for bags).
+    pub(in crate::bag) mcap: Option<Arc<crate::bag::mcap::McapInfo>>,
 }
 
 /// An open bag. Cheap to clone (shared); safe to use from several threads.
@@ -115,6 +117,12 @@ impl Bag {
         })
     }
 
+    /// What an MCAP file holds besides messages: profile, library, attachments, metadata
+    /// (`None` for a ROS1 bag).
+    pub fn mcap(&self) -> Option<&crate::bag::mcap::McapInfo> {
+        self.inner.mcap.as_deref()
+    }
+
     /// True when the bag was opened from a complete, consistent index.
     pub fn is_indexed(&self) -> bool {
         self.inner.recovery.is_none()
@@ -159,6 +167,14 @@ impl Bag {
                 .cloned(),
         );
         all
+    }
+
+    /// Adds warnings found about this bag from outside it (what a ROS 2 bag directory's
+    /// metadata says that its storage files contradict).
+    pub fn add_warnings(&self, warnings: impl IntoIterator<Item = Warning>) {
+        for w in warnings {
+            self.warn(w);
+        }
     }
 
     pub(in crate::bag) fn warn(&self, w: Warning) {
@@ -279,7 +295,7 @@ impl Bag {
         let Ok(loaded) = self.load_chunk_uncached(chunk) else {
             return Arc::from(Vec::new());
         };
-        let scan = entries::scan_records(&loaded.bytes, self.origin(chunk));
+        let scan = self.walk_chunk(chunk, &loaded.bytes);
         let expected = chunk.state == ChunkState::Complete;
         // A chunk the file ends in, or that the recorder has not closed, ends in a record cut
         // short: the record still being written (a followed recording), or the loss the
@@ -331,6 +347,25 @@ impl Bag {
                 .insert(index, short);
         }
         Arc::from(entries::finish(list))
+    }
+
+    /// Walks the records of a chunk's uncompressed data (a bag chunk's or an MCAP chunk's).
+    fn walk_chunk(&self, chunk: &Chunk, bytes: &[u8]) -> entries::ChunkScan {
+        if chunk.layout != crate::bag::chunk::ChunkLayout::Mcap {
+            return entries::scan_records(bytes, self.origin(chunk));
+        }
+        // Loose messages of an unchunked file are a run of the file, not a chunk's data.
+        let in_chunk = self
+            .chunk_head(chunk.index)
+            .is_none_or(|h| h.data_offset != chunk.pos);
+        let w =
+            crate::bag::mcap::index::walk(bytes, in_chunk.then_some(chunk.pos), chunk.pos, false);
+        entries::ChunkScan {
+            connections: Vec::new(),
+            messages: w.messages,
+            error: w.error,
+            unread: w.unread,
+        }
     }
 
     /// Where the uncompressed data of `chunk` lives, for error offsets.
@@ -406,7 +441,7 @@ impl Bag {
         chunk: &Chunk,
         bytes: &Bytes,
     ) -> (usize, Option<crate::format::FormatError>) {
-        let scan = entries::scan_records(bytes, self.origin(chunk));
+        let scan = self.walk_chunk(chunk, bytes);
         let expected_end = chunk.state == ChunkState::Complete;
         (scan.messages.len(), scan.error.filter(|_| expected_end))
     }

@@ -39,6 +39,8 @@ mod error;
 mod extent;
 pub mod follow;
 mod handle;
+pub mod inputs;
+pub mod mcap;
 mod open;
 mod opened;
 mod parallel;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::chunk::{Chunk, IndexEntry};
 use super::connection::{ConnId, Connection};
 use super::error::Warning;
+use super::mcap::McapInfo;
 use super::read::heads::Heads;
 use super::recovery::Recovery;
 use super::totals::Totals;
@@ -33,4 +34,6 @@ pub(crate) struct Opened {
     /// The totals over `chunks`, when the opener summed them on its way (else summed when
     /// the bag is assembled).
     pub totals: Option<Totals>,
+    /// What an MCAP file holds besides messages (`None` for bags).
+    pub mcap: Option<Arc<McapInfo>>,
 }

@@ -11,7 +11,7 @@ use super::connection::{ConnId, Connection};
 
 /// Totals over a bag's chunks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct Totals {
+pub(crate) struct Totals {
     /// Messages in all chunks.
     pub messages: u64,
     /// Earliest start of a chunk holding messages.

@@ -1,14 +1,15 @@
-//! The log lines of a catalog: every `rosgraph_msgs/Log` (and the old `roslib/Log`) message of
-//! the log topics, decoded into compact [`LogLine`]s for the explorer's log view and for
-//! `info --health`.
+//! The log lines of a catalog: every ROS1 `rosgraph_msgs/Log` (and the old `roslib/Log`) and
+//! ROS 2 `rcl_interfaces/msg/Log` message of the log topics, decoded into compact
+//! [`LogLine`]s for the explorer's log view and for `info --health`. Both kinds' levels are
+//! mapped to the same five [`LogLevel`]s.
 //!
 //! Only the chunks holding the log topics' connections are read, on the bags' worker threads,
 //! in batches taken in time order; each batch is delivered as a time-sorted piece so a view
 //! fills in while the rest is read. Messages that cannot be read or decoded are counted, not
 //! fatal.
 //!
-//! When a catalog has both `/rosout` and `/rosout_agg` (the aggregated copy of the same lines),
-//! only `/rosout` is read: [`log_topics`] says which were left out.
+//! When a catalog has both `/rosout` and `/rosout_agg` (ROS1's aggregated copy of the same
+//! lines; ROS 2 has none), only `/rosout` is read: [`log_topics`] says which were left out.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
@@ -18,13 +19,21 @@ use crate::msg::Registry;
 use crate::time::RosTime;
 
 use super::chunk_batches::{ChunkJob, read_batches};
-use super::log_record::LogRecord;
+use super::log_record::{LogKind, LogRecord};
 use super::{BagConn, Catalog, DecodePlan, compile};
 
-/// The message types read as log lines.
-pub const LOG_TYPES: [&str; 2] = ["rosgraph_msgs/Log", "roslib/Log"];
+/// The message types read as log lines (ROS 2's also as `rcl_interfaces/Log`: see
+/// [`is_log_type`]).
+pub const LOG_TYPES: [&str; 3] = ["rosgraph_msgs/Log", "roslib/Log", "rcl_interfaces/msg/Log"];
 
-/// A log line's severity, as `rosgraph_msgs/Log` numbers it (1, 2, 4, 8, 16).
+/// True for the message types read as log lines ([`LOG_TYPES`], either spelling of a ROS 2
+/// name).
+pub fn is_log_type(datatype: &str) -> bool {
+    LogKind::of(datatype).is_some()
+}
+
+/// A log line's severity: `rosgraph_msgs/Log` numbers it 1, 2, 4, 8, 16,
+/// `rcl_interfaces/msg/Log` 10, 20, 30, 40, 50.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
     /// 1.
@@ -59,6 +68,26 @@ impl LogLevel {
             4..=7 => LogLevel::Warn,
             8..=15 => LogLevel::Error,
             _ => LogLevel::Fatal,
+        }
+    }
+
+    /// The level of a ROS 2 `level` field (10, 20, 30, 40, 50); a value that is no level is
+    /// the nearest one below it (0, rcutils' UNSET, and anything below 20 are DEBUG).
+    pub fn from_ros2_number(n: i64) -> LogLevel {
+        match n {
+            i64::MIN..=19 => LogLevel::Debug,
+            20..=29 => LogLevel::Info,
+            30..=39 => LogLevel::Warn,
+            40..=49 => LogLevel::Error,
+            _ => LogLevel::Fatal,
+        }
+    }
+
+    /// The level of `record`, by the numbering of its kind.
+    pub fn of(record: &LogRecord<'_>) -> LogLevel {
+        match record.kind {
+            LogKind::Ros1 => LogLevel::from_number(record.level),
+            LogKind::Ros2 => LogLevel::from_ros2_number(record.level),
         }
     }
 
@@ -183,7 +212,7 @@ pub fn log_topics(catalog: &Catalog) -> LogTopics {
         .bags()
         .iter()
         .flat_map(|b| b.connections().iter())
-        .filter(|c| LOG_TYPES.contains(&c.datatype.as_str()))
+        .filter(|c| is_log_type(&c.datatype))
         .map(|c| c.topic.clone())
         .collect();
     topics.sort();
@@ -279,7 +308,7 @@ pub fn extract(
         for c in b
             .connections()
             .iter()
-            .filter(|c| topics.contains(&c.topic) && LOG_TYPES.contains(&c.datatype.as_str()))
+            .filter(|c| topics.contains(&c.topic) && is_log_type(&c.datatype))
         {
             let topic = topics.iter().position(|t| *t == c.topic).unwrap_or(0);
             let schema = compile(c, registry).schema.ok().map(|schema| Plan {
@@ -361,7 +390,7 @@ fn read_chunk(
             let node = *nodes.entry(name).or_insert(next);
             out.lines.push(LogLine {
                 time: entry.time,
-                level: LogLevel::from_number(record.level),
+                level: LogLevel::of(&record),
                 node,
                 topic: plan.topic,
                 text: String::from_utf8_lossy(record.msg).into(),

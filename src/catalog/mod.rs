@@ -77,10 +77,22 @@ impl Catalog {
     pub fn open(paths: &[PathBuf], options: &OpenOptions) -> (Catalog, Vec<BagError>) {
         let mut bags = Vec::new();
         let mut errors = Vec::new();
-        for p in paths {
-            match Bag::open_with(p, options.clone()) {
-                Ok(b) => bags.push(b),
-                Err(e) => errors.push(e),
+        for input in paths {
+            let dir = crate::bag::inputs::storage_files(input).filter(|f| !f.is_empty());
+            let files = dir.clone().unwrap_or_else(|| vec![input.clone()]);
+            let first = bags.len();
+            for p in &files {
+                match Bag::open_with(p, options.clone()) {
+                    Ok(b) => bags.push(b),
+                    Err(e) => errors.push(e),
+                }
+            }
+            // A ROS 2 bag directory: what its metadata says that the storage contradicts.
+            if let (Some(_), Some(opened)) = (&dir, bags.get(first..)) {
+                if let Some(head) = opened.first() {
+                    let lines = crate::bag::ros2::disagreements_of(input, opened);
+                    head.add_warnings(lines.into_iter().map(crate::bag::Warning::general));
+                }
             }
         }
         (Catalog::new(bags), errors)

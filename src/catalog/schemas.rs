@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::bag::Connection;
-use crate::msg::{MsgError, Registry, Schema};
+use crate::msg::{MsgError, Registry, Schema, SchemaEncoding, Wire};
 
 use super::BagConn;
 
@@ -56,6 +56,19 @@ impl Schemas {
 
 /// Compiles a connection's schema.
 pub fn compile(conn: &Connection, registry: &Registry) -> SchemaEntry {
+    match conn.wire() {
+        Some(Wire::Ros1) => {}
+        Some(Wire::Cdr) => return compile_ros2(conn, registry),
+        None => {
+            return SchemaEntry {
+                schema: Err(Arc::new(MsgError::UnknownEncoding {
+                    topic: conn.topic.clone(),
+                    encoding: conn.message_encoding.clone(),
+                })),
+                notes: Vec::new(),
+            };
+        }
+    }
     let mut notes = Vec::new();
     let schema = Schema::for_connection(
         &conn.datatype,
@@ -80,6 +93,39 @@ pub fn compile(conn: &Connection, registry: &Registry) -> SchemaEntry {
                 s.md5sum()
             ));
         }
+    }
+    SchemaEntry { schema, notes }
+}
+
+/// Compiles a CDR connection's schema from its ROS 2 definition (`ros2msg` or `ros2idl`), or
+/// from `--msg-path` when the file carries none.
+fn compile_ros2(conn: &Connection, registry: &Registry) -> SchemaEntry {
+    let mut notes = Vec::new();
+    let encoding = match conn.schema_encoding.as_str() {
+        "" => SchemaEncoding::Ros2Msg,
+        name => match SchemaEncoding::from_name(name) {
+            Some(SchemaEncoding::Ros1Msg) | None => {
+                return SchemaEntry {
+                    schema: Err(Arc::new(MsgError::UnknownEncoding {
+                        topic: conn.topic.clone(),
+                        encoding: format!(
+                            "{} messages with a {name} schema",
+                            conn.message_encoding
+                        ),
+                    })),
+                    notes,
+                };
+            }
+            Some(e) => e,
+        },
+    };
+    let schema = Schema::for_ros2(&conn.datatype, &conn.message_definition, encoding, registry)
+        .map_err(Arc::new);
+    if schema.is_ok() && conn.message_definition.trim().is_empty() {
+        notes.push(format!(
+            "the definition of {} comes from --msg-path (the file carries none)",
+            conn.datatype
+        ));
     }
     SchemaEntry { schema, notes }
 }

@@ -106,6 +106,8 @@ mod tests {
             latching: None,
             header: ConnectionHeader::build(topic, datatype, "*", definition, None, None),
             message_count: 0,
+            message_encoding: "ros1".into(),
+            schema_encoding: "ros1msg".into(),
         }
     }
 

@@ -65,10 +65,17 @@ impl WriteArgs {
     pub fn writer_options(&self, bag: &Bag) -> WriterOptions {
         let compression = self.compression.map_or_else(
             || {
-                bag.compression_stats()
+                let c = bag
+                    .compression_stats()
                     .into_iter()
                     .max_by_key(|s| s.chunks)
-                    .map_or(Compression::None, |s| s.compression)
+                    .map_or(Compression::None, |s| s.compression);
+                // A bag holds none, bz2 or lz4 chunks: an MCAP's zstd becomes lz4.
+                if c == Compression::Zstd {
+                    Compression::Lz4
+                } else {
+                    c
+                }
             },
             Compression::from,
         );

@@ -16,7 +16,7 @@ pub fn explore(cli: &Cli) -> Outcome {
     use std::io::IsTerminal;
     // What cannot be a bag (missing, a FIFO, a directory, a device) is refused at once, before
     // the terminal is taken over.
-    for path in &cli.bags {
+    for path in &crate::bag::inputs::expand(&cli.bags) {
         if let Err(e) = crate::bag::open_regular(path) {
             print_error(crate::bag::BagError::new(
                 &std::sync::Arc::from(path.as_path()),
@@ -51,7 +51,10 @@ pub fn explore(cli: &Cli) -> Outcome {
             }
         }
     } else {
-        (Bags::Paths(cli.bags.clone(), options), None)
+        (
+            Bags::Paths(crate::bag::inputs::expand(&cli.bags), options),
+            None,
+        )
     };
     let options = crate::tui::Options {
         note,

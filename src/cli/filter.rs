@@ -47,7 +47,29 @@ pub struct FilterArgs {
 
 /// Runs `bagscope filter`.
 pub fn run(args: &FilterArgs) -> Result<Outcome, CliError> {
+    let to_mcap = args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("mcap"));
+    if to_mcap || crate::bag::inputs::is_bag_dir(&args.input) {
+        return into_mcap(args, to_mcap);
+    }
     let (registry, bag) = open_input(&args.input, &args.write)?;
+    // A ROS1 bag holds ROS1 messages only: CDR (and other) channels of an MCAP input go to
+    // an MCAP output.
+    if let Some(c) = bag
+        .connections()
+        .iter()
+        .find(|c| c.message_encoding != "ros1")
+    {
+        return Err(CliError::Usage(format!(
+            "{}: {} carries {} messages, which a ROS1 bag cannot hold: write an .mcap instead (bagscope filter {} OUT.mcap)",
+            args.input.display(),
+            c.topic,
+            c.message_encoding,
+            args.input.display()
+        )));
+    }
     let query = selection(&bag, &args.select).map_err(CliError::Usage)?;
     let conns = bag
         .connections()
@@ -85,6 +107,70 @@ pub fn run(args: &FilterArgs) -> Result<Outcome, CliError> {
     let mut out = Stdout::human();
     outln!(out, "{}", wrote_line(&report));
     Ok(out.finish(outcome))
+}
+
+/// `filter IN OUT.mcap` (or a ROS 2 bag directory IN): the selected messages of IN into an
+/// MCAP file, each channel in its own encoding with its schema and metadata.
+fn into_mcap(args: &FilterArgs, to_mcap: bool) -> Result<Outcome, CliError> {
+    use crate::cli::context::{Context, Wanted};
+    use crate::sink::mcap::{McapCompression, McapSink};
+    if !to_mcap {
+        return Err(CliError::Usage(format!(
+            "{}: a ROS 2 bag is filtered into an MCAP file: name OUT with .mcap",
+            args.input.display()
+        )));
+    }
+    crate::bag::writer::ensure_distinct(&args.output, std::slice::from_ref(&args.input))?;
+    let compression = match args.write.compression {
+        None => McapCompression::Zstd,
+        Some(super::copy::CompressionArg::None) => McapCompression::None,
+        Some(super::copy::CompressionArg::Lz4) => McapCompression::Lz4,
+        Some(super::copy::CompressionArg::Bz2) => {
+            return Err(CliError::Usage(
+                "MCAP chunks are compressed with zstd, lz4 or none, not bz2".into(),
+            ));
+        }
+    };
+    let input = super::args::BagsArgs {
+        msg: args.write.msg.clone(),
+        bags: vec![args.input.clone()],
+    };
+    let ctx = Context::open(&Wanted::new(&input, &args.select, &args.filter))?;
+    let profile = super::export::sink::profile_of(&ctx.catalog, &ctx.selection);
+    let sink = McapSink::create_with_profile(&args.output, compression, ctx.registry(), profile)?;
+    let filter = &ctx.filter;
+    let mut keep = |m: &crate::sink::SinkMessage<'_>| {
+        filter.as_ref().is_none_or(|f| {
+            f.keep(
+                crate::catalog::BagConn::new(m.bag, m.conn.id),
+                m.time,
+                m.data,
+            )
+        })
+    };
+    let result = crate::sink::drive(
+        &ctx.catalog,
+        &ctx.selection,
+        Box::new(sink),
+        Some(&mut keep),
+        &mut |_| {},
+    );
+    if let Some(f) = filter {
+        f.report();
+    }
+    match result {
+        Ok(driven) => {
+            let outcome = ctx
+                .outcome
+                .max(super::damage::report_unread(&driven.unread));
+            let mut out = Stdout::human();
+            for line in &driven.finished.wrote {
+                outln!(out, "{line}");
+            }
+            Ok(out.finish(outcome))
+        }
+        Err(e) => Err(CliError::Usage(e.to_string())),
+    }
 }
 
 /// The query for the topics and time range asked for. A topic IN does not have, an empty or

@@ -58,7 +58,7 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, CliError> {
     let mut outcome = Outcome::Ok;
     let (mut total_msgs, mut total_problems) = (0u64, 0usize);
     let mut out = Stdout::human();
-    for path in &args.input.bags {
+    for path in &crate::bag::inputs::expand(&args.input.bags) {
         if out.is_closed() {
             break;
         }
@@ -216,6 +216,14 @@ fn verify_chunk(
             offset: Some(chunk.pos),
             topic: None,
             what: crate::bag::BagErrorKind::NotFound { lost }.to_string(),
+        });
+    }
+    // An MCAP chunk's records must match their CRC.
+    if let Some(what) = crate::bag::mcap::crc::chunk_crc_mismatch(bag, chunk, &bytes) {
+        problems.push(Problem {
+            offset: Some(chunk.pos),
+            topic: None,
+            what,
         });
     }
     // ...and every message record of the chunk must be in its index.

@@ -253,6 +253,8 @@ mod tests {
                     header: ConnectionHeader::build(&topic, "std_msgs/String", "*", "", None, None),
                     topic,
                     message_count: 1,
+                    message_encoding: "ros1".into(),
+                    schema_encoding: "ros1msg".into(),
                 }
             })
             .collect();

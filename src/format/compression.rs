@@ -12,6 +12,8 @@ pub enum Compression {
     Bz2,
     /// One or more LZ4 frames.
     Lz4,
+    /// A Zstandard stream (MCAP chunks).
+    Zstd,
 }
 
 impl Compression {
@@ -21,6 +23,7 @@ impl Compression {
             b"none" => Some(Compression::None),
             b"bz2" => Some(Compression::Bz2),
             b"lz4" => Some(Compression::Lz4),
+            b"zstd" => Some(Compression::Zstd),
             _ => None,
         }
     }
@@ -31,6 +34,7 @@ impl Compression {
             Compression::None => "none",
             Compression::Bz2 => "bz2",
             Compression::Lz4 => "lz4",
+            Compression::Zstd => "zstd",
         }
     }
 }
@@ -85,6 +89,7 @@ pub fn decompress(
         }
         Compression::Bz2 => bz2(src, limit, out)?,
         Compression::Lz4 => super::lz4::decompress(src, limit, out)?,
+        Compression::Zstd => zstd_stream(src, limit, out)?,
     }
     if out.len() as u64 == u64::from(declared) {
         Ok(())
@@ -93,6 +98,32 @@ pub fn decompress(
             declared: u64::from(declared),
             actual: out.len() as u64,
         })
+    }
+}
+
+/// Decodes a Zstandard stream into `out`, never past `limit` bytes: the stream is read up to
+/// the limit, then one more byte is asked for (a bomb costs at most the limit, and `out` never
+/// grows past it).
+fn zstd_stream(src: &[u8], limit: u64, out: &mut Vec<u8>) -> Result<(), ErrorKind> {
+    use std::io::Read;
+    let error = |reason: String| ErrorKind::Decompress {
+        method: "zstd",
+        reason,
+    };
+    let mut decoder =
+        zstd::stream::read::Decoder::with_buffer(src).map_err(|e| error(e.to_string()))?;
+    (&mut decoder)
+        .take(limit)
+        .read_to_end(out)
+        .map_err(|e| error(e.to_string()))?;
+    let mut probe = [0u8; 1];
+    match decoder.read(&mut probe) {
+        Ok(0) => Ok(()),
+        Ok(_) => Err(ErrorKind::TooLarge {
+            declared: limit.saturating_add(1),
+            limit,
+        }),
+        Err(e) => Err(error(e.to_string())),
     }
 }
 
@@ -148,6 +179,7 @@ pub fn compress(method: Compression, src: &[u8]) -> std::io::Result<Vec<u8>> {
             enc.finish()
         }
         Compression::Lz4 => Ok(super::lz4::compress(src)),
+        Compression::Zstd => zstd::bulk::compress(src, 3),
     }
 }
 
@@ -164,7 +196,12 @@ mod tests {
     #[test]
     fn round_trips_every_method() {
         let data = sample();
-        for m in [Compression::None, Compression::Bz2, Compression::Lz4] {
+        for m in [
+            Compression::None,
+            Compression::Bz2,
+            Compression::Lz4,
+            Compression::Zstd,
+        ] {
             let packed = compress(m, &data).unwrap();
             let mut out = Vec::new();
             decompress(

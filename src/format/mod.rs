@@ -16,6 +16,7 @@ pub mod header;
 pub mod index_data;
 pub mod legacy;
 pub mod lz4;
+pub mod mcap;
 pub mod message_data;
 pub mod op;
 pub mod record;

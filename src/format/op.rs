@@ -90,6 +90,8 @@ pub enum RecordKind {
     LegacyMessage,
     /// The topic table of a 1.0 bag.
     LegacyTopicTable,
+    /// An MCAP record, by opcode.
+    Mcap(u8),
 }
 
 impl fmt::Display for RecordKind {
@@ -107,6 +109,9 @@ impl fmt::Display for RecordKind {
             RecordKind::ConnectionHeader => "connection header",
             RecordKind::LegacyMessage => "message",
             RecordKind::LegacyTopicTable => "topic table",
+            RecordKind::Mcap(op) => {
+                return write!(f, "MCAP {} record", super::mcap::op::name(*op));
+            }
         })
     }
 }

@@ -19,6 +19,8 @@ pub enum Version {
     V1_2,
     /// `#ROSBAG V2.0`.
     V2_0,
+    /// An MCAP file (any profile), starting with its magic.
+    Mcap,
 }
 
 impl Version {
@@ -30,6 +32,7 @@ impl Version {
             Version::V1_1 => "1.1",
             Version::V1_2 => "1.2",
             Version::V2_0 => "2.0",
+            Version::Mcap => "mcap",
         }
     }
 
@@ -41,6 +44,7 @@ impl Version {
             Version::V1_1 => b"#ROSRECORD V1.1\n",
             Version::V1_2 => b"#ROSRECORD V1.2\n",
             Version::V2_0 => b"#ROSBAG V2.0\n",
+            Version::Mcap => super::mcap::MAGIC,
         }
     }
 }
@@ -68,6 +72,9 @@ pub fn detect(buf: &[u8]) -> Result<(Version, usize)> {
             RecordKind::VersionLine,
             ErrorKind::EmptyFile,
         ));
+    }
+    if super::mcap::is_mcap(buf) {
+        return Ok((Version::Mcap, super::mcap::MAGIC.len()));
     }
     for (line, version) in KNOWN {
         if buf.starts_with(line) {

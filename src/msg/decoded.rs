@@ -56,7 +56,11 @@ enum Root<'a> {
 #[derive(Debug, Clone)]
 pub struct Decoded<'a> {
     ty: Root<'a>,
+    /// The bytes the nodes' spans point into: the payload, or (CDR) a copy of it with its
+    /// arrays made little-endian and decoded `wstring` texts appended after `wire_len`.
     payload: Cow<'a, [u8]>,
+    /// The length of the payload itself within `payload`.
+    wire_len: usize,
     nodes: Vec<Node>,
 }
 
@@ -65,6 +69,24 @@ impl<'a> Decoded<'a> {
         Decoded {
             ty: Root::Borrowed(ty),
             payload: Cow::Borrowed(payload),
+            wire_len: payload.len(),
+            nodes,
+        }
+    }
+
+    /// A message whose spans point into `buffer` rather than the payload: a little-endian
+    /// copy of a big-endian CDR payload, or a payload followed by the UTF-8 texts of its
+    /// `wstring`s. `wire_len` is the payload's length (the start of what was appended).
+    pub(crate) fn with_buffer(
+        ty: &'a Arc<MsgType>,
+        buffer: Vec<u8>,
+        wire_len: usize,
+        nodes: Vec<Node>,
+    ) -> Self {
+        Decoded {
+            ty: Root::Borrowed(ty),
+            wire_len: wire_len.min(buffer.len()),
+            payload: Cow::Owned(buffer),
             nodes,
         }
     }
@@ -91,9 +113,10 @@ impl<'a> Decoded<'a> {
         }
     }
 
-    /// The payload the message was decoded from.
+    /// The payload the message was decoded from; for a big-endian CDR payload, a copy whose
+    /// arrays of numbers are little-endian (what the values are read from).
     pub fn payload(&self) -> &[u8] {
-        &self.payload
+        self.payload.get(..self.wire_len).unwrap_or(&self.payload)
     }
 
     /// Detaches the message from the payload (one copy) and the schema (shares the type).
@@ -104,6 +127,7 @@ impl<'a> Decoded<'a> {
                 Root::Borrowed(ty) => Arc::clone(ty),
             }),
             payload: Cow::Owned(self.payload.into_owned()),
+            wire_len: self.wire_len,
             nodes: self.nodes,
         }
     }

@@ -92,6 +92,15 @@ pub enum MsgError {
         /// The offending name.
         datatype: String,
     },
+    /// The messages are serialized in an encoding bagscope does not decode (MCAP `protobuf`,
+    /// `flatbuffer`, ...): they are shown as bytes.
+    #[error("{topic}: messages in encoding '{encoding}' are not decoded (shown as bytes)")]
+    UnknownEncoding {
+        /// The topic.
+        topic: String,
+        /// The encoding.
+        encoding: String,
+    },
     /// The registry has no definition of this type.
     #[error("no definition of {datatype} is bundled or on the --msg-path")]
     NotInRegistry {
@@ -111,6 +120,19 @@ pub enum MsgError {
         md5sum: String,
         /// The md5sums of the definitions that exist.
         available: Vec<String>,
+    },
+    /// A `ros2idl` schema that does not parse, or that uses an IDL construct a ROS 2 `.msg`
+    /// cannot express (union, enum, `long double`, `wchar`, multi-dimensional arrays, ...).
+    #[error("{datatype}: IDL schema line {line}, column {column}: {message}")]
+    Idl {
+        /// The type the schema is for.
+        datatype: String,
+        /// 1-based line within the whole schema text (`IDL:` header lines included).
+        line: usize,
+        /// 1-based column (in characters).
+        column: usize,
+        /// What is wrong (naming the construct, when it is an unsupported one).
+        message: String,
     },
     /// A `--msg-path` directory or file could not be read.
     #[error("{}: {source}", path.display())]
@@ -195,6 +217,24 @@ pub enum DecodeErrorKind {
     TrailingBytes {
         /// Bytes left over.
         count: u64,
+    },
+    /// A CDR payload whose encapsulation is not plain CDR (XCDR1), the only one ROS 2 writes.
+    #[error(
+        "unsupported CDR encapsulation {id:#06x} ({name}): only plain CDR (00 00, 00 01) is read"
+    )]
+    Encapsulation {
+        /// The representation identifier (the payload's first two bytes, big-endian).
+        id: u16,
+        /// What it names (`PL_CDR_LE (parameter list)`, `CDR2_LE (XCDR2)`, …).
+        name: &'static str,
+    },
+    /// More elements (or characters) than a ROS 2 bounded type (`T[<=N]`, `string<=N`) allows.
+    #[error("{count} elements exceed the bound of {bound}")]
+    OverBound {
+        /// The count read.
+        count: u64,
+        /// The definition's bound.
+        bound: u64,
     },
     /// The message holds more values than its size allows decoding (only possible with
     /// arrays of messages that occupy no bytes, nested): the wire format is valid

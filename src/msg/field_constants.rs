@@ -377,4 +377,40 @@ mod tests {
         let schema = Schema::from_definition("p/T", def).unwrap();
         assert_eq!(field_constants(schema.root()), [vec![], vec![], vec![0, 1]]);
     }
+
+    /// ROS 2's `rcl_interfaces/msg/Log` declares its levels as `byte` constants (ROS 2's
+    /// unsigned octet) before a `builtin_interfaces/Time stamp`, for a `uint8 level`; ROS 2's
+    /// `NavSatStatus` as ROS1's.
+    #[test]
+    fn ros2_types_name_their_constants_as_ros1_ones() {
+        let sep = "=".repeat(80);
+        let def = format!(
+            "byte DEBUG=10\nbyte INFO=20\nbyte WARN=30\nbyte ERROR=40\nbyte FATAL=50\n\
+             builtin_interfaces/Time stamp\nuint8 level\nstring name\nstring msg\n\
+             string file\nstring function\nuint32 line\n\
+             {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+        );
+        let schema = Schema::from_definition("rcl_interfaces/msg/Log", &def).unwrap();
+        let owned = field_constants(schema.root());
+        assert_eq!(
+            owned,
+            [
+                vec![],
+                vec![0, 1, 2, 3, 4],
+                vec![],
+                vec![],
+                vec![],
+                vec![],
+                vec![]
+            ]
+        );
+        let fix = crate::msg::stamp::ros2_like::schema("sensor_msgs/msg/NavSatFix");
+        let owned = field_constants(fix.root());
+        let names: Vec<&str> = owned[6]
+            .iter()
+            .map(|&i| fix.root().constants()[i].name())
+            .collect();
+        assert_eq!(fix.root().fields()[6].name(), "position_covariance_type");
+        assert_eq!(names.len(), 4, "{names:?}");
+    }
 }

@@ -7,6 +7,8 @@
 //! summaries for the UI ([`summary`]). Definitions that bags do not carry
 //! (before V1.2) come from the [`Registry`]: the bundled common packages plus `--msg-path`.
 //! Service types (`.srv`) compile into a [`ServiceSchema`] with the service md5sum.
+//! ROS 2 definitions (`ros2msg`, `ros2idl`) compile with [`Schema::for_ros2`] into schemas
+//! whose payloads are CDR ([`Wire::Cdr`]); they decode into the same [`Decoded`] values.
 
 mod bundled;
 mod constant;
@@ -16,7 +18,7 @@ mod encode;
 mod error;
 pub mod expr;
 mod field_constants;
-mod idl;
+pub mod idl;
 mod md5;
 mod parse;
 pub mod path;
@@ -24,9 +26,12 @@ mod prim_array;
 mod primitive;
 mod registry;
 pub mod render;
+mod ros2_parse;
+mod ros2_schema;
 mod scalar;
 mod schema;
 mod service;
+mod stamp;
 mod type_name;
 mod types;
 mod value;
@@ -49,6 +54,7 @@ pub(crate) use render::pyrepr;
 pub use render::{csv, json, summary, yaml};
 pub use schema::{MAX_DEPTH, Schema};
 pub use service::ServiceSchema;
+pub use stamp::{TimeKind, TimeMessage, time_kind, time_type, time_value};
 pub use type_name::ros1_name;
 pub use types::{ArrayKind, Elem, Field, FieldType, MsgType};
 pub use value::{Message, Value};

@@ -25,6 +25,12 @@ pub(crate) struct ParsedField {
     pub array: ArrayKind,
     /// The type as genmsg keeps it: resolved base plus the array suffix as written.
     pub type_text: String,
+    /// ROS 2 `T[<=N]`: the sequence's upper bound (always `None` in ROS1).
+    pub seq_bound: Option<usize>,
+    /// ROS 2 `string<=N`: the string's upper bound (always `None` in ROS1).
+    pub str_bound: Option<usize>,
+    /// ROS 2 `wstring` (always `false` in ROS1).
+    pub wide: bool,
 }
 
 /// One type's text, parsed.
@@ -276,6 +282,9 @@ fn parse_field(clean: &str, package: &str) -> Result<ParsedField, SyntaxError> {
         base: parsed_base,
         array,
         type_text: format!("{resolved}{suffix}"),
+        seq_bound: None,
+        str_bound: None,
+        wide: false,
     })
 }
 

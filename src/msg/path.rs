@@ -16,6 +16,7 @@
 
 use std::fmt;
 
+use super::stamp::{TimeMessage, time_type};
 use super::{ArrayKind, Elem, MessageRef, MsgType, Primitive, ValueRef};
 
 /// One step of a parsed path.
@@ -287,6 +288,8 @@ impl ParsedPath {
             };
         }
         let leaf = match at {
+            // A ROS 2 `builtin_interfaces/Time` or `Duration` is a time, as a ROS1 `time` is.
+            Reached::Message(m) if time_type(m).is_some() => Leaf::Time,
             Reached::Message(_) => Leaf::Message,
             Reached::Array(..) => Leaf::Array,
             Reached::Prim(Primitive::String) => Leaf::String,
@@ -523,10 +526,12 @@ fn element<'d>(v: &ValueRef<'d>, i: usize) -> Option<ValueRef<'d>> {
 
 /// A scalar as a number for plotting: integers and floats as they are (64-bit integers may
 /// round), bools as 0/1, times and durations as seconds (`sec + nsec / 1e9`, bit for bit as
-/// genpy's `to_sec`, so values equal what rqt_plot shows); `None` for strings, arrays and
-/// messages.
+/// genpy's `to_sec`, so values equal what rqt_plot shows), ROS 2 `builtin_interfaces/Time`
+/// and `Duration` messages alike (`sec + nanosec / 1e9`); `None` for strings, arrays and
+/// other messages.
 pub fn to_f64(v: &ValueRef<'_>) -> Option<f64> {
     Some(match *v {
+        ValueRef::Message(ref m) => TimeMessage::of(m)?.as_secs_f64(),
         ValueRef::Bool(b) => f64::from(u8::from(b)),
         ValueRef::I8(x) => f64::from(x),
         ValueRef::U8(x) => f64::from(x),

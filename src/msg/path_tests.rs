@@ -332,3 +332,39 @@ fn times_have_secs_and_nsecs_as_in_rostopic() {
     let d = decode(&dur, &[0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0]).unwrap();
     assert!(matches!(e.get(d.root()), Some(ValueRef::I32(-1))));
 }
+
+/// A ROS 2 `builtin_interfaces/Time` or `Duration` message is a time leaf, taken as seconds
+/// (`sec + nanosec / 1e9`) by plots; another message of those fields is not.
+#[test]
+fn ros2_time_messages_are_times() {
+    let sep = "=".repeat(80);
+    let s = crate::msg::Schema::from_definition(
+        "t/T",
+        &format!(
+            "builtin_interfaces/Time stamp\nbuiltin_interfaces/Duration span\nP other\n\
+             {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n\
+             {sep}\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n\
+             {sep}\nMSG: t/P\nint32 sec\nuint32 nanosec\n"
+        ),
+    )
+    .unwrap();
+    let mut p = Vec::new();
+    for (sec, nanosec) in [
+        (1_700_000_000i32, 250_000_000u32),
+        (-2, 500_000_000),
+        (3, 4),
+    ] {
+        p.extend(sec.to_le_bytes());
+        p.extend(nanosec.to_le_bytes());
+    }
+    let d = crate::msg::decode(&s, &p).unwrap();
+    let m = d.root();
+    let path = |text: &str| ParsedPath::parse(text).unwrap().resolve(s.root()).unwrap();
+    assert_eq!(path("stamp").leaf(), Leaf::Time);
+    assert_eq!(path("span").leaf(), Leaf::Time);
+    assert_eq!(path("other").leaf(), Leaf::Message);
+    assert_eq!(path("stamp.sec").leaf(), Leaf::Number);
+    assert_eq!(path("stamp").get_f64(m), Some(1_700_000_000.25));
+    assert_eq!(path("span").get_f64(m), Some(-1.5));
+    assert_eq!(path("other").get_f64(m), None);
+}

@@ -1,8 +1,10 @@
-//! The builtin field types of ROS1 messages and their wire sizes.
+//! The builtin field types of ROS1 messages and their wire sizes (ROS 2 types use the same
+//! set: its `byte` is `UInt8`, its `wstring` a `String` field marked wide, and it has no
+//! `time`/`duration`).
 
 use std::fmt;
 
-/// A builtin ROS1 field type.
+/// A builtin field type (ROS1's; a ROS 2 builtin maps onto one of them).
 ///
 /// `byte` and `char` are the deprecated aliases of `int8` and `uint8`. They are kept apart
 /// because their spelling enters the md5sum text and `char[]` renders differently from

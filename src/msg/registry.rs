@@ -1,6 +1,9 @@
 //! Message definitions looked up by type name: the bundled set plus users' `--msg-path`
-//! trees, for bags that carry no definitions (older than V1.2) or an unusable one.
+//! trees, for bags that carry no definitions (older than V1.2) or an unusable one. ROS 2
+//! lookups (`pkg/msg/Type` or `pkg/Type`) see the user's definitions and the few ROS 2 types
+//! known without one ([`ROS2_BUILTINS`]), never the bundled ROS1 set.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,7 +12,29 @@ use super::bundled::BUNDLED;
 use super::error::MsgError;
 use super::md5::EMPTY_MD5;
 use super::parse;
+use super::ros2_parse::ros2_type_name;
 use super::schema::{Schema, checked_name};
+use super::type_name::ros1_name;
+
+/// ROS 2 types known without a definition: their text is the same in every distribution.
+pub(crate) const ROS2_BUILTINS: [(&str, &str); 5] = [
+    (
+        "builtin_interfaces/msg/Duration",
+        "int32 sec\nuint32 nanosec\n",
+    ),
+    ("builtin_interfaces/msg/Time", "int32 sec\nuint32 nanosec\n"),
+    (
+        "service_msgs/msg/ServiceEventInfo",
+        "uint8 REQUEST_SENT=0\nuint8 REQUEST_RECEIVED=1\nuint8 RESPONSE_SENT=2\n\
+         uint8 RESPONSE_RECEIVED=3\nuint8 event_type\nbuiltin_interfaces/Time stamp\n\
+         char[16] client_gid\nint64 sequence_number\n",
+    ),
+    ("std_msgs/msg/Empty", ""),
+    (
+        "std_msgs/msg/Header",
+        "builtin_interfaces/Time stamp\nstring frame_id\n",
+    ),
+];
 
 /// How deep `add_msg_path` descends looking for `.msg` files.
 const MAX_WALK_DEPTH: usize = 8;
@@ -94,14 +119,29 @@ impl Registry {
             .push(UserDefinition { text, path });
     }
 
-    /// The `.msg` texts known for `datatype`, user definitions first.
+    /// The user definitions of `datatype` under either spelling of its name (`pkg/Type` or
+    /// the ROS 2 `pkg/msg/Type`), the spelling asked for first.
+    fn user_defs(&self, datatype: &str) -> impl Iterator<Item = &UserDefinition> {
+        let name = parse::canonical_type_name(datatype);
+        let other = match ros1_name(name) {
+            Cow::Owned(short) => short,
+            Cow::Borrowed(_) => ros2_type_name(name),
+        };
+        let first = self.user.get(name).into_iter().flatten();
+        let second = (other != name)
+            .then(|| self.user.get(other.as_str()))
+            .flatten()
+            .into_iter()
+            .flatten();
+        first.chain(second)
+    }
+
+    /// The `.msg` texts known for `datatype`, user definitions first. A user definition is
+    /// found by either spelling (`pkg/Type`, `pkg/msg/Type`); a bundled one (ROS1) by its
+    /// ROS1 name only.
     pub fn texts(&self, datatype: &str) -> Vec<&str> {
         let name = parse::canonical_type_name(datatype);
-        let mut out: Vec<&str> = self
-            .user
-            .get(name)
-            .map(|defs| defs.iter().map(|d| &*d.text).collect())
-            .unwrap_or_default();
+        let mut out: Vec<&str> = self.user_defs(name).map(|d| &*d.text).collect();
         if self.with_bundled {
             if let Some(text) = bundled_text(name) {
                 out.push(text);
@@ -112,10 +152,24 @@ impl Registry {
 
     /// Where the user definitions of `datatype` came from (files added by `add_msg_path`).
     pub fn sources(&self, datatype: &str) -> Vec<&Path> {
-        self.user
-            .get(parse::canonical_type_name(datatype))
-            .map(|defs| defs.iter().filter_map(|d| d.path.as_deref()).collect())
-            .unwrap_or_default()
+        self.user_defs(datatype)
+            .filter_map(|d| d.path.as_deref())
+            .collect()
+    }
+
+    /// The ROS 2 `.msg` text of `datatype` (either spelling): the first user definition
+    /// (`--msg-path` `share/PKG/msg` trees, added definitions), else one of the ROS 2 types
+    /// known without a definition ([`ROS2_BUILTINS`]). Never a bundled definition: those are
+    /// ROS1's, which differ (`Header` has a `seq`, `time` is a primitive, field names changed).
+    pub(crate) fn ros2_text(&self, datatype: &str) -> Option<&str> {
+        if let Some(def) = self.user_defs(datatype).next() {
+            return Some(&def.text);
+        }
+        let name = ros2_type_name(parse::canonical_type_name(datatype));
+        ROS2_BUILTINS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, text)| *text)
     }
 
     /// True when some definition of `datatype` is known.

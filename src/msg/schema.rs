@@ -12,8 +12,9 @@ use super::error::MsgError;
 use super::md5::{hex_md5, md5_text};
 use super::parse::{self, ParsedBase};
 use super::primitive::Primitive;
-use super::types::{Elem, Field, FieldType, MsgType, Op};
-use super::wire::{SchemaEncoding, Wire};
+use super::ros2_parse;
+use super::types::{Elem, Field, FieldType, MsgType, Op, Ros2Type, cdr_plan};
+use super::wire::Wire;
 
 /// How deeply message types may nest. Real types nest fewer than ten levels; the limit keeps
 /// a hostile definition from exhausting the stack of the recursive walks.
@@ -73,18 +74,32 @@ impl Schema {
         first_line: usize,
         lookup: &Lookup<'s>,
     ) -> Result<Arc<Schema>, MsgError> {
+        Self::compile_as(Wire::Ros1, datatype, text, first_line, lookup)
+    }
+
+    /// Compiles `datatype` from `text` in the dialect of `wire`: ROS1 `.msg` for
+    /// [`Wire::Ros1`], ROS 2 `.msg` for [`Wire::Cdr`] (where `lookup` is asked for the
+    /// canonical `pkg/msg/Type` names).
+    pub(crate) fn compile_as<'s>(
+        wire: Wire,
+        datatype: &str,
+        text: &'s str,
+        first_line: usize,
+        lookup: &Lookup<'s>,
+    ) -> Result<Arc<Schema>, MsgError> {
         let mut compiler = Compiler {
             top: datatype,
             lookup,
             done: HashMap::new(),
             stack: Vec::new(),
+            ros2: wire == Wire::Cdr,
         };
         let root = compiler.compile(datatype, text, first_line)?;
         let node_guess = AtomicUsize::new(root.node_hint);
         Ok(Arc::new(Schema {
             root,
             node_guess,
-            wire: Wire::Ros1,
+            wire,
         }))
     }
 
@@ -102,26 +117,6 @@ impl Schema {
     /// How payloads of this type are laid out: [`decode`](super::decode) reads them so.
     pub fn wire(&self) -> Wire {
         self.wire
-    }
-
-    /// Compiles a ROS 2 definition (`ros2msg` or `ros2idl`, as an MCAP schema or a rosbag2
-    /// `message_definitions` row holds it) of `datatype` (`pkg/msg/Type`) into a schema read
-    /// from CDR ([`Wire::Cdr`]). An empty definition, or one lacking a nested type, takes the
-    /// types from `registry` (`--msg-path` ROS 2 `share/PKG/msg` trees), as
-    /// [`Schema::for_connection`] does for ROS1.
-    pub fn for_ros2(
-        datatype: &str,
-        definition: &str,
-        encoding: SchemaEncoding,
-        registry: &super::Registry,
-    ) -> Result<Arc<Schema>, MsgError> {
-        let _ = registry;
-        if encoding == SchemaEncoding::Ros2Idl {
-            let _sections = super::idl::to_msg_sections(datatype, definition)?;
-        }
-        Err(MsgError::NotInRegistry {
-            datatype: datatype.to_string(),
-        })
     }
 
     /// The top-level type name.
@@ -191,6 +186,8 @@ struct Compiler<'a, 's> {
     lookup: &'a Lookup<'s>,
     done: HashMap<String, Arc<MsgType>>,
     stack: Vec<String>,
+    /// The ROS 2 dialect (and a CDR plan for every type) instead of ROS1's.
+    ros2: bool,
 }
 
 impl<'s> Compiler<'_, 's> {
@@ -225,7 +222,11 @@ impl<'s> Compiler<'_, 's> {
             });
         }
         self.stack.push(name.to_string());
-        let parsed = parse::parse_msg_at(name, text, first_line)?;
+        let parsed = if self.ros2 {
+            ros2_parse::parse_msg_at(name, text, first_line)?
+        } else {
+            parse::parse_msg_at(name, text, first_line)?
+        };
         let mut fields = Vec::with_capacity(parsed.fields.len());
         for pf in parsed.fields {
             let elem = match pf.base {
@@ -252,6 +253,11 @@ impl<'s> Compiler<'_, 's> {
                 ty: FieldType {
                     elem,
                     array: pf.array,
+                    ros2: Ros2Type {
+                        seq_bound: pf.seq_bound,
+                        str_bound: pf.str_bound,
+                        wide: pf.wide,
+                    },
                 },
             });
         }
@@ -271,6 +277,11 @@ impl<'s> Compiler<'_, 's> {
             .iter()
             .fold(0usize, |acc, op| acc.saturating_add(op.node_hint()))
             .min(NODE_HINT_CAP);
+        let (cdr, cdr_min_size, cdr_wide) = if self.ros2 {
+            cdr_plan(&fields)
+        } else {
+            (Vec::new(), 1, false)
+        };
         let mut ty = MsgType {
             name: name.to_string(),
             text: text.to_string(),
@@ -282,8 +293,14 @@ impl<'s> Compiler<'_, 's> {
             fixed_size,
             all_f64,
             node_hint,
+            cdr,
+            cdr_min_size,
+            cdr_wide,
         };
-        ty.md5sum = hex_md5(md5_text(&ty).as_bytes());
+        // ROS 2 types have no md5sum (they are identified by their type hash).
+        if !self.ros2 {
+            ty.md5sum = hex_md5(md5_text(&ty).as_bytes());
+        }
         let ty = Arc::new(ty);
         self.done.insert(name.to_string(), Arc::clone(&ty));
         Ok(ty)

@@ -32,6 +32,19 @@ pub enum Elem {
 pub struct FieldType {
     pub(crate) elem: Elem,
     pub(crate) array: ArrayKind,
+    /// ROS 2 bounds and wide strings (all empty for ROS1 types).
+    pub(crate) ros2: Ros2Type,
+}
+
+/// What a ROS 2 field type adds to its element and array kind: bounds and `wstring`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Ros2Type {
+    /// `T[<=N]`: at most N elements.
+    pub(crate) seq_bound: Option<usize>,
+    /// `string<=N`: at most N characters (bytes; UTF-16 units for `wstring`).
+    pub(crate) str_bound: Option<usize>,
+    /// `wstring`: UTF-16 on the wire, text once decoded.
+    pub(crate) wide: bool,
 }
 
 impl FieldType {
@@ -43,6 +56,22 @@ impl FieldType {
     /// Single value or array.
     pub fn array(&self) -> ArrayKind {
         self.array
+    }
+
+    /// The upper bound of a ROS 2 bounded sequence `T[<=N]`.
+    pub fn sequence_bound(&self) -> Option<usize> {
+        self.ros2.seq_bound
+    }
+
+    /// The upper bound of a ROS 2 bounded string `string<=N` (or of each element of an array
+    /// of them).
+    pub fn string_bound(&self) -> Option<usize> {
+        self.ros2.str_bound
+    }
+
+    /// True for a ROS 2 `wstring` (its element type is `string`; it decodes to the same text).
+    pub fn is_wide(&self) -> bool {
+        self.ros2.wide
     }
 
     /// True for `uint8[]`, `uint8[N]`, `char[]`, `char[N]`: decoded as a borrowed byte blob.
@@ -127,6 +156,83 @@ impl Op {
     }
 }
 
+/// One step of a ROS 2 type's CDR decode plan: what to read for one field.
+#[derive(Debug, Clone)]
+pub(crate) enum CdrOp {
+    /// A single fixed-size builtin value.
+    Prim(Primitive),
+    /// A single `string` or `wstring`.
+    Str(Ros2Type),
+    /// A single nested message.
+    Msg(Arc<MsgType>),
+    /// A `uint8`/`byte`/`char` array (`Some(n)`: fixed length n, `None`: counted).
+    Bytes(Option<usize>, Ros2Type),
+    /// An array of another fixed-size builtin.
+    Prims(Primitive, Option<usize>, Ros2Type),
+    /// An array of strings or wstrings.
+    Strs(Option<usize>, Ros2Type),
+    /// An array of messages.
+    Msgs(Arc<MsgType>, Option<usize>, Ros2Type),
+}
+
+impl CdrOp {
+    pub(crate) fn for_field(ty: &FieldType) -> CdrOp {
+        let r = ty.ros2;
+        let len = match ty.array {
+            ArrayKind::Single => {
+                return match &ty.elem {
+                    Elem::Prim(Primitive::String) => CdrOp::Str(r),
+                    Elem::Prim(p) => CdrOp::Prim(*p),
+                    Elem::Msg(m) => CdrOp::Msg(Arc::clone(m)),
+                };
+            }
+            ArrayKind::Fixed(n) => Some(n),
+            ArrayKind::Variable => None,
+        };
+        match &ty.elem {
+            Elem::Prim(p) if p.is_byte() => CdrOp::Bytes(len, r),
+            Elem::Prim(Primitive::String) => CdrOp::Strs(len, r),
+            Elem::Prim(p) => CdrOp::Prims(*p, len, r),
+            Elem::Msg(m) => CdrOp::Msgs(Arc::clone(m), len, r),
+        }
+    }
+
+    /// The fewest CDR bytes the field takes (padding not counted).
+    fn min_size(&self) -> usize {
+        let fixed = |len: Option<usize>, each: usize| len.map_or(4, |n| n.saturating_mul(each));
+        match self {
+            CdrOp::Prim(p) => p.min_size(),
+            CdrOp::Str(_) => 4,
+            CdrOp::Msg(m) => m.cdr_min_size,
+            CdrOp::Bytes(len, _) => fixed(*len, 1),
+            CdrOp::Prims(p, len, _) => fixed(*len, p.min_size()),
+            CdrOp::Strs(len, _) => fixed(*len, 4),
+            CdrOp::Msgs(m, len, _) => fixed(*len, m.cdr_min_size),
+        }
+    }
+
+    /// True when the field is or holds a `wstring`.
+    fn has_wide(&self) -> bool {
+        match self {
+            CdrOp::Str(r) | CdrOp::Strs(_, r) => r.wide,
+            CdrOp::Msg(m) | CdrOp::Msgs(m, ..) => m.cdr_wide,
+            CdrOp::Prim(_) | CdrOp::Bytes(..) | CdrOp::Prims(..) => false,
+        }
+    }
+}
+
+/// The CDR plan of a type's fields: the ops, the fewest bytes a message takes (an empty
+/// type takes its one dummy byte) and whether a `wstring` is anywhere inside.
+pub(crate) fn cdr_plan(fields: &[Field]) -> (Vec<CdrOp>, usize, bool) {
+    let ops: Vec<CdrOp> = fields.iter().map(|f| CdrOp::for_field(&f.ty)).collect();
+    let min = ops
+        .iter()
+        .fold(0usize, |acc, op| acc.saturating_add(op.min_size()))
+        .max(1);
+    let wide = ops.iter().any(CdrOp::has_wide);
+    (ops, min, wide)
+}
+
 /// One compiled message type.
 #[derive(Debug, Clone)]
 pub struct MsgType {
@@ -145,10 +251,16 @@ pub struct MsgType {
     /// Nodes a decoded message of this type takes when its variable-length arrays are empty
     /// (capped): the first guess for the decoder's node vector.
     pub(crate) node_hint: usize,
+    /// The CDR decode plan (ROS 2 types; empty for ROS1 types, which are not read from CDR).
+    pub(crate) cdr: Vec<CdrOp>,
+    /// The fewest bytes a message of this type takes in CDR (at least 1).
+    pub(crate) cdr_min_size: usize,
+    /// A `wstring` somewhere in the type.
+    pub(crate) cdr_wide: bool,
 }
 
 impl MsgType {
-    /// Full type name, `pkg/Type`.
+    /// Full type name: `pkg/Type` (ROS1) or `pkg/msg/Type` (ROS 2).
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -168,7 +280,7 @@ impl MsgType {
         &self.constants
     }
 
-    /// The genmsg md5sum.
+    /// The genmsg md5sum (empty for ROS 2 types, which have none).
     pub fn md5sum(&self) -> &str {
         &self.md5sum
     }

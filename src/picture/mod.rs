@@ -18,7 +18,7 @@ mod scatter;
 
 pub mod png;
 
-use crate::msg::{MessageRef, ValueRef};
+use crate::msg::{MessageRef, ValueRef, ros1_name};
 
 pub use raster::{Fit, Raster};
 
@@ -104,7 +104,8 @@ pub enum PictureError {
     Cloud(String),
 }
 
-/// The message types bagscope draws.
+/// The message types bagscope draws (ROS1 names; their ROS 2 spellings, `sensor_msgs/msg/Image`,
+/// are drawn alike).
 pub const PICTURE_TYPES: &[&str] = &[
     "sensor_msgs/Image",
     "sensor_msgs/CompressedImage",
@@ -114,15 +115,15 @@ pub const PICTURE_TYPES: &[&str] = &[
     "sensor_msgs/PointCloud",
 ];
 
-/// True for the types [`decode`] draws.
+/// True for the types [`decode`] draws (either spelling).
 pub fn is_picture_type(datatype: &str) -> bool {
-    PICTURE_TYPES.contains(&datatype)
+    PICTURE_TYPES.contains(&&*ros1_name(datatype))
 }
 
 /// True for the types drawn as a scatter of points (laser scans, point clouds).
 pub fn is_scatter_type(datatype: &str) -> bool {
     matches!(
-        datatype,
+        &*ros1_name(datatype),
         "sensor_msgs/LaserScan" | "sensor_msgs/PointCloud2" | "sensor_msgs/PointCloud"
     )
 }
@@ -130,22 +131,30 @@ pub fn is_scatter_type(datatype: &str) -> bool {
 /// True for camera images (the preview is on by default for these).
 pub fn is_image_type(datatype: &str) -> bool {
     matches!(
-        datatype,
+        &*ros1_name(datatype),
         "sensor_msgs/Image" | "sensor_msgs/CompressedImage"
     )
 }
 
-/// Draws a message of `datatype` as a picture scaled to `fit` (pixels; aspect ratio kept,
-/// never enlarged; `Fit::FULL` keeps the source size).
+/// True for occupancy grids (maps).
+pub fn is_map_type(datatype: &str) -> bool {
+    ros1_name(datatype) == "nav_msgs/OccupancyGrid"
+}
+
+/// Draws a message of `datatype` (either spelling) as a picture scaled to `fit` (pixels;
+/// aspect ratio kept, never enlarged; `Fit::FULL` keeps the source size).
+///
+/// ROS 2 messages have the same fields as ROS1's apart from their header (no `seq`, a
+/// `builtin_interfaces/Time` stamp), which no picture reads.
 pub fn decode(datatype: &str, msg: MessageRef<'_>, fit: Fit) -> Result<Picture, PictureError> {
-    match datatype {
+    match &*ros1_name(datatype) {
         "sensor_msgs/Image" => raw::decode(msg, fit),
         "sensor_msgs/CompressedImage" => compressed::decode(msg, fit),
         "nav_msgs/OccupancyGrid" => grid::decode(msg, fit),
         "sensor_msgs/LaserScan" => scatter::laser(msg, fit),
         "sensor_msgs/PointCloud2" => scatter::cloud2(msg, fit),
         "sensor_msgs/PointCloud" => scatter::cloud1(msg, fit),
-        other => Err(PictureError::NotAPicture(other.to_string())),
+        _ => Err(PictureError::NotAPicture(datatype.to_string())),
     }
 }
 

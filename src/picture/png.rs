@@ -11,7 +11,7 @@ use image::{ExtendedColorType, ImageEncoder};
 use super::colormap::{turbo, unit};
 use super::raw::{Layout, Rows, demosaic};
 use super::{PictureError, bytes, text};
-use crate::msg::MessageRef;
+use crate::msg::{MessageRef, ros1_name};
 
 /// A frame ready to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,9 +22,10 @@ pub struct Frame<'d> {
     pub extension: &'static str,
 }
 
-/// The file for a message of `datatype` (`Image` or `CompressedImage`).
+/// The file for a message of `datatype` (`Image` or `CompressedImage`, ROS1 or ROS 2
+/// spelling).
 pub fn frame<'d>(datatype: &str, msg: MessageRef<'d>) -> Result<Frame<'d>, PictureError> {
-    match datatype {
+    match &*ros1_name(datatype) {
         "sensor_msgs/Image" => Ok(Frame {
             bytes: Cow::Owned(encode(msg)?),
             extension: "png",

@@ -568,3 +568,109 @@ fn a_cloud_whose_sizes_do_not_match_its_data_draws_what_is_there_and_says_so() {
     assert!(pic.title.starts_with("20 points (10×2)"), "{}", pic.title);
     assert_eq!(pic.summary.len(), 4, "{:?}", pic.summary);
 }
+
+/// ROS 2's `std_msgs/msg/Header` (no `seq`, a `builtin_interfaces/Time` stamp) as sections of
+/// a definition in ROS1 syntax: the values a CDR payload decodes to.
+fn ros2_header_sections() -> String {
+    let sep = "=".repeat(80);
+    format!(
+        "{sep}\nMSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n\
+         {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+    )
+}
+
+/// The payload of a ROS 2 header: stamp, then frame `cam`.
+fn ros2_header(out: &mut Vec<u8>) {
+    out.extend(1_700_000_000i32.to_le_bytes());
+    out.extend(5u32.to_le_bytes());
+    string(out, "cam");
+}
+
+fn ros2_picture(datatype: &str, definition: &str, payload: &[u8]) -> Picture {
+    let s = Schema::from_definition(datatype, definition).unwrap();
+    let d = crate::msg::decode(&s, payload).unwrap();
+    decode(datatype, d.root(), Fit::FULL).unwrap()
+}
+
+/// ROS 2 type names and headers: an `Image`, an `OccupancyGrid` (its `map_load_time` a
+/// `builtin_interfaces/Time`), a `LaserScan` are drawn as their ROS1 forms are.
+#[test]
+fn ros2_messages_are_drawn_like_ros1_ones() {
+    let sep = "=".repeat(80);
+    let image_def = format!(
+        "std_msgs/Header header\nuint32 height\nuint32 width\nstring encoding\n\
+         uint8 is_bigendian\nuint32 step\nuint8[] data\n{}",
+        ros2_header_sections()
+    );
+    let data = [10u8, 20, 30, 40, 50, 60];
+    let ros1 = image(2, 1, "rgb8", false, 6, &data);
+    let mut p = Vec::new();
+    ros2_header(&mut p);
+    p.extend(ros1.get(19..).unwrap()); // after seq, stamp and "cam"
+    let pic = ros2_picture("sensor_msgs/msg/Image", &image_def, &p);
+    assert_eq!(pic, img(&ros1, Fit::FULL).unwrap());
+    assert!(is_picture_type("sensor_msgs/msg/Image") && is_image_type("sensor_msgs/msg/Image"));
+    assert!(
+        is_scatter_type("sensor_msgs/msg/PointCloud2")
+            && !is_image_type("nav_msgs/msg/OccupancyGrid")
+    );
+    assert!(is_map_type("nav_msgs/msg/OccupancyGrid"));
+    // The PNG export too.
+    let s = Schema::from_definition("sensor_msgs/msg/Image", &image_def).unwrap();
+    let d = crate::msg::decode(&s, &p).unwrap();
+    let f = png::frame("sensor_msgs/msg/Image", d.root()).unwrap();
+    assert_eq!(f.extension, "png");
+
+    let grid_def = format!(
+        "std_msgs/Header header\nMapMetaData info\nint8[] data\n\
+         {sep}\nMSG: nav_msgs/MapMetaData\nbuiltin_interfaces/Time map_load_time\n\
+         float32 resolution\nuint32 width\nuint32 height\ngeometry_msgs/Pose origin\n\
+         {sep}\nMSG: geometry_msgs/Pose\nPoint position\nQuaternion orientation\n\
+         {sep}\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n\
+         {sep}\nMSG: geometry_msgs/Quaternion\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w\n{}",
+        ros2_header_sections()
+    );
+    let mut p = Vec::new();
+    ros2_header(&mut p);
+    p.extend(1i32.to_le_bytes()); // map_load_time
+    p.extend(2u32.to_le_bytes());
+    p.extend(0.05f32.to_le_bytes());
+    p.extend(2u32.to_le_bytes()); // width
+    p.extend(2u32.to_le_bytes()); // height
+    for v in [-10.0f64, 5.0, 0.0, 0.0, 0.0, 0.0, 1.0] {
+        p.extend(v.to_le_bytes());
+    }
+    p.extend(4u32.to_le_bytes());
+    p.extend([0u8, 100, 0xff, 50]);
+    let pic = ros2_picture("nav_msgs/msg/OccupancyGrid", &grid_def, &p);
+    assert_eq!(pic.title, "2×2 cells · 0.050 m/cell · origin (-10, 5)");
+    assert_eq!(pic.summary, ["3 known cells, 2 occupied (≥ 50), 1 unknown"]);
+
+    let scan_def = format!(
+        "std_msgs/Header header\nfloat32 angle_min\nfloat32 angle_max\nfloat32 angle_increment\n\
+         float32 time_increment\nfloat32 scan_time\nfloat32 range_min\nfloat32 range_max\n\
+         float32[] ranges\nfloat32[] intensities\n{}",
+        ros2_header_sections()
+    );
+    let mut p = Vec::new();
+    ros2_header(&mut p);
+    for v in [
+        0.0f32,
+        std::f32::consts::FRAC_PI_2,
+        std::f32::consts::FRAC_PI_2,
+        0.0,
+        0.0,
+        0.1,
+        10.0,
+    ] {
+        p.extend(v.to_le_bytes());
+    }
+    p.extend(2u32.to_le_bytes());
+    for r in [2.0f32, 2.0] {
+        p.extend(r.to_le_bytes());
+    }
+    p.extend(0u32.to_le_bytes());
+    let pic = ros2_picture("sensor_msgs/msg/LaserScan", &scan_def, &p);
+    assert!(!pic.summary.is_empty());
+    assert!(!is_picture_type("std_msgs/msg/String"));
+}

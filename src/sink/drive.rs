@@ -58,6 +58,7 @@ pub fn drive(
             conn,
             time: m.message.entry.time,
             data: &m.message.data,
+            mcap: bag.mcap(),
         };
         if let Some(keep) = keep.as_deref_mut() {
             if !keep(&message) {

@@ -53,6 +53,17 @@ impl<'d> McapSink<'d> {
         compression: McapCompression,
         definitions: &'d dyn DefinitionSource,
     ) -> Result<Self, SinkError> {
+        Self::create_with_profile(path, compression, definitions, "ros1")
+    }
+
+    /// [`McapSink::create`] with the header's `profile` (`ros1`, `ros2`, or empty for
+    /// channels of several encodings).
+    pub fn create_with_profile(
+        path: &Path,
+        compression: McapCompression,
+        definitions: &'d dyn DefinitionSource,
+        profile: &str,
+    ) -> Result<Self, SinkError> {
         let file = AtomicFile::create(path)?;
         let compression = match compression {
             McapCompression::Zstd => Some(Compression::Zstd),
@@ -60,7 +71,7 @@ impl<'d> McapSink<'d> {
             McapCompression::None => None,
         };
         let options = WriteOptions::new()
-            .profile("ros1")
+            .profile(profile)
             .library(concat!("bagscope ", env!("CARGO_PKG_VERSION")))
             .compression(compression)
             // One thread: the compression runs beside the reading, not on every core.
@@ -80,8 +91,37 @@ impl<'d> McapSink<'d> {
     }
 
     /// The channel of `conn` of bag `bag`, added (with its schema) on first use.
-    fn channel(&mut self, bag: usize, conn: &Connection) -> Result<&mut (u16, u32), SinkError> {
+    fn channel(
+        &mut self,
+        bag: usize,
+        conn: &Connection,
+        source: Option<&crate::bag::mcap::McapInfo>,
+    ) -> Result<&mut (u16, u32), SinkError> {
         let key = (bag, conn.id);
+        if !self.channels.contains_key(&key) && conn.message_encoding != "ros1" {
+            // A channel of an MCAP file in another encoding (CDR, JSON, ...): its schema and
+            // metadata as they were.
+            let schema = if conn.schema_encoding.is_empty() && conn.message_definition.is_empty() {
+                0
+            } else {
+                self.writer
+                    .add_schema(
+                        &conn.datatype,
+                        &conn.schema_encoding,
+                        conn.message_definition.as_bytes(),
+                    )
+                    .map_err(|e| mcap_error(&self.path, &format!("schema {}", conn.datatype), e))?
+            };
+            let metadata = source
+                .and_then(|m| m.channel_metadata.get(&conn.file_id))
+                .cloned()
+                .unwrap_or_default();
+            let id = self
+                .writer
+                .add_channel(schema, &conn.topic, &conn.message_encoding, &metadata)
+                .map_err(|e| mcap_error(&self.path, &format!("channel {}", conn.topic), e))?;
+            self.channels.insert(key, (id, 0));
+        }
         if !self.channels.contains_key(&key) {
             let definition = if conn.message_definition.is_empty() && conn.md5sum != EMPTY_MD5 {
                 self.definitions
@@ -136,7 +176,7 @@ fn mcap_error(path: &Path, what: &str, source: ::mcap::McapError) -> SinkError {
 impl MessageSink for McapSink<'_> {
     fn write(&mut self, m: &SinkMessage<'_>) -> Result<(), SinkError> {
         let (channel_id, seq) = {
-            let entry = self.channel(m.bag, m.conn)?;
+            let entry = self.channel(m.bag, m.conn, m.mcap)?;
             let current = *entry;
             entry.1 = entry.1.wrapping_add(1);
             current

@@ -33,8 +33,12 @@ pub struct SinkMessage<'a> {
     pub conn: &'a Connection,
     /// Receive time in the bag.
     pub time: RosTime,
-    /// The serialized ROS1 message, as stored in the bag.
+    /// The serialized message, as stored in the bag (ROS1) or MCAP file (its channel's
+    /// encoding).
     pub data: &'a [u8],
+    /// What the MCAP file the message comes from says of itself (channel metadata), if it
+    /// comes from one.
+    pub mcap: Option<&'a crate::bag::mcap::McapInfo>,
 }
 
 /// A format that messages are written to.

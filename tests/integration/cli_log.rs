@@ -540,3 +540,114 @@ fn where_with_diff_compares_each_line_with_the_previous_one() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(kept.lines().collect::<Vec<_>>(), want);
 }
+
+/// A ROS 2 `rcl_interfaces/msg/Log` payload of the definition in [`ros2_log_bag`]: `(sec,
+/// nanosec)` stamp, level (10 … 50), logger name, text.
+fn ros2_log_msg(stamp: (i32, u32), level: u8, name: &str, msg: &str) -> Vec<u8> {
+    let mut p = Vec::new();
+    p.extend(stamp.0.to_le_bytes());
+    p.extend(stamp.1.to_le_bytes());
+    p.push(level);
+    string(&mut p, name);
+    string(&mut p, msg);
+    string(&mut p, "talker.cpp");
+    string(&mut p, "on_timer");
+    p.extend(7u32.to_le_bytes());
+    p
+}
+
+/// A bag whose `/rosout` holds ROS 2 log messages (`rcl_interfaces/msg/Log`, its definition
+/// in ROS1 syntax with ROS 2's fields: the values a CDR payload decodes to).
+fn ros2_log_bag(path: &Path) -> PathBuf {
+    let definition = format!(
+        "byte DEBUG=10\nbyte INFO=20\nbyte WARN=30\nbyte ERROR=40\nbyte FATAL=50\n\
+         builtin_interfaces/Time stamp\nuint8 level\nstring name\nstring msg\nstring file\n\
+         string function\nuint32 line\n{}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n",
+        "=".repeat(80)
+    );
+    let mut w = common::synth::plain_writer(path);
+    let header = ConnectionHeader::build(
+        "/rosout",
+        "rcl_interfaces/msg/Log",
+        "*",
+        &definition,
+        None,
+        None,
+    );
+    let log = w.add_connection("/rosout", &header).unwrap();
+    let lines = [
+        (10, "talker", "starting"),
+        (20, "talker", "Publishing: 'Hello World: 1'"),
+        (30, "ns.driver", "current high"),
+        (40, "ns.driver", "stalled"),
+        (50, "rclcpp", "gave up"),
+    ];
+    for (i, (level, name, msg)) in lines.into_iter().enumerate() {
+        let i = u32::try_from(i).unwrap();
+        let stamp = (1_700_000_000 + i32::try_from(i).unwrap(), 5);
+        w.write(
+            log,
+            RosTime::new(100 + i, 0),
+            &ros2_log_msg(stamp, level, name, msg),
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    path.to_path_buf()
+}
+
+#[test]
+fn log_reads_ros2_log_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let bag = ros2_log_bag(&dir.path().join("ros2.bag"));
+    let bag = bag.to_str().unwrap();
+    let (out, err, code) = run_bagscope(&["log", bag]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "[DEBUG] [1700000000.000000005] [talker]: starting\n\
+         [ INFO] [1700000001.000000005] [talker]: Publishing: 'Hello World: 1'\n\
+         [ WARN] [1700000002.000000005] [ns.driver]: current high\n\
+         [ERROR] [1700000003.000000005] [ns.driver]: stalled\n\
+         [FATAL] [1700000004.000000005] [rclcpp]: gave up\n"
+    );
+    let (out, _, _) = run_bagscope(&["log", bag, "--level", "warn", "-v"]);
+    assert_eq!(
+        out,
+        "[ WARN] [1700000002.000000005] [ns.driver] [talker.cpp:7 (on_timer)]: current high\n\
+         [ERROR] [1700000003.000000005] [ns.driver] [talker.cpp:7 (on_timer)]: stalled\n\
+         [FATAL] [1700000004.000000005] [rclcpp] [talker.cpp:7 (on_timer)]: gave up\n"
+    );
+    // A node by its logger name or its node name.
+    for node in ["ns.driver", "/ns/driver", "ns/driver"] {
+        let (out, err, _) = run_bagscope(&["log", bag, "--node", node, "--level", "error"]);
+        assert_eq!(
+            out, "[ERROR] [1700000003.000000005] [ns.driver]: stalled\n",
+            "{node}: {err}"
+        );
+    }
+    let (out, _, _) = run_bagscope(&["log", bag, "--node", "/talker"]);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let (out, _, _) = run_bagscope(&[
+        "log",
+        bag,
+        "--where",
+        "level >= WARN and name == \"rclcpp\"",
+    ]);
+    assert_eq!(out, "[FATAL] [1700000004.000000005] [rclcpp]: gave up\n");
+    let (out, _, code) = run_bagscope(&["log", bag, "--format", "json", "--level", "fatal"]);
+    assert_eq!(code, 0);
+    let line: serde_json::Value = serde_json::from_str(out.trim_end()).unwrap();
+    assert_eq!(
+        line,
+        serde_json::json!({
+            "topic": "/rosout", "time": {"sec": 104, "nsec": 0},
+            "stamp": {"sec": 1_700_000_004, "nsec": 5}, "level": "FATAL", "level_number": 50,
+            "node": "rclcpp", "msg": "gave up", "file": "talker.cpp", "function": "on_timer",
+            "line": 7
+        })
+    );
+    // `info --health` counts the lines per node and level.
+    let (out, _, _) = run_bagscope(&["info", "--health", bag]);
+    assert!(out.contains("ns.driver") && out.contains("rclcpp"), "{out}");
+}

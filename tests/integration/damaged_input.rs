@@ -42,6 +42,7 @@ fn inventory(bag: &Bag) -> Vec<(u64, u64, String, Vec<u8>)> {
             }
             ChunkLayout::V11 => legacy::read_v11_message(&bytes, at, 0).unwrap().end(),
             ChunkLayout::V10 => legacy::read_v10_message(&bytes, at, 0).unwrap().end(),
+            ChunkLayout::Mcap => unreachable!("bags only (MCAP: mcap_damage.rs)"),
         };
         let topic = bag.connection(m.entry.conn).unwrap().topic.clone();
         out.push((end, m.entry.time.as_nanos(), topic, m.data.to_vec()));

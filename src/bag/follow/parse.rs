@@ -393,6 +393,8 @@ impl Follower {
             latching: h.latching.clone(),
             header: h,
             message_count: 0,
+            message_encoding: "ros1".into(),
+            schema_encoding: "ros1msg".into(),
         });
         update.new_connections.push(id);
     }

@@ -71,6 +71,7 @@ impl Follower {
                 unfinished: None,
             }),
             totals: None,
+            mcap: None,
         };
         super::super::handle::Bag::assemble_with(
             path,

@@ -161,6 +161,8 @@ mod tests {
                 latching: None,
                 header: crate::format::ConnectionHeader::default(),
                 message_count: 0,
+                message_encoding: "ros1".into(),
+                schema_encoding: "ros1msg".into(),
             })
             .collect()
     }

@@ -41,7 +41,35 @@ impl Bag {
     pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<Bag, BagError> {
         let path = path_arc(path.as_ref());
         let source = Source::open(&path).map_err(|e| BagError::new(&path, e.into()))?;
+        // A rosbag2 storage file that is not an MCAP (SQLite, zstd-compressed): made into
+        // an MCAP first (bag/ros2).
+        let head = source.read_at(0, 16);
+        if head.starts_with(b"SQLite format 3\0") || head.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+            return Self::open_ros2_storage(path, options);
+        }
         Self::from_source(path, source, options)
+    }
+
+    /// Opens a rosbag2 storage file through [`crate::bag::ros2::prepare`] (its messages
+    /// decompressed one by one when the `metadata.yaml` beside it says so).
+    fn open_ros2_storage(path: Arc<Path>, options: OpenOptions) -> Result<Bag, BagError> {
+        use crate::bag::ros2::{Limits, StorageContent, prepare, read_metadata};
+        let meta = path.parent().map(|d| d.join("metadata.yaml"));
+        let message_zstd = meta
+            .filter(|m| m.is_file())
+            .and_then(|m| read_metadata(&m).ok())
+            .is_some_and(|m| m.compression_mode.eq_ignore_ascii_case("message"));
+        let (storage, _notes) =
+            prepare(&path, message_zstd, &Limits::default()).map_err(BagError::from)?;
+        match storage.content {
+            StorageContent::McapFile(p) => {
+                let source = Source::open(&p).map_err(|e| BagError::new(&path, e.into()))?;
+                Self::from_source(path, source, options)
+            }
+            StorageContent::McapBytes(bytes) => {
+                Self::from_source(path, Source::owned(bytes), options)
+            }
+        }
     }
 
     /// Whether opening the bag at `path` will scan it, as far as one look at the file's start
@@ -102,6 +130,7 @@ impl Bag {
                     OpenError::Cancelled => BagError::new(&path, BagErrorKind::Cancelled),
                 })?
             }
+            Version::Mcap => open_mcap(&source, &options).map_err(changed)?,
             Version::V1_2 => open_v12::open(source.whole(), start),
             Version::V1_1 | Version::V1_0 | Version::V0 => {
                 open_legacy::open(source.whole(), version, start)
@@ -152,6 +181,7 @@ impl Bag {
             warnings,
             recovery,
             totals: _,
+            mcap,
         } = opened;
         let slots = crate::bag::slots::Slots::new(chunks.len());
         for (i, e) in entries.into_iter().enumerate() {
@@ -178,6 +208,7 @@ impl Bag {
                 options,
                 totals,
                 known_stats: std::sync::OnceLock::new(),
+                mcap,
             }),
         }
     }
@@ -287,6 +318,29 @@ fn open_v2(
             }
         }
     }
+    Ok(opened)
+}
+
+/// Opens an MCAP file: from its summary when that checks out, else by a forward scan.
+fn open_mcap(source: &Arc<Source>, options: &OpenOptions) -> Result<Opened, Changed> {
+    use crate::bag::mcap::{scan, summary};
+    let (profile, library) = summary::header(source);
+    let (mut opened, mut info) = match summary::open(source)? {
+        Ok(s) => (s.opened, s.info),
+        Err(reason) => scan::scan(
+            source,
+            format!("{reason}; the file was scanned"),
+            &scan::Settings {
+                limit: options.max_chunk_size,
+                progress: options.progress.as_ref(),
+            },
+        )?,
+    };
+    if info.profile.is_empty() && info.library.is_empty() {
+        info.profile = profile;
+        info.library = library;
+    }
+    opened.mcap = Some(Arc::new(info));
     Ok(opened)
 }
 

@@ -42,6 +42,8 @@ impl Conns {
             latching: None,
             header: ConnectionHeader::build(topic, datatype, md5sum, "", None, None),
             message_count: 0,
+            message_encoding: "ros1".into(),
+            schema_encoding: "ros1msg".into(),
         });
         self.by_key.insert(key, id);
         id
@@ -133,6 +135,7 @@ pub(crate) fn open(buf: &[u8], version: Version, start: usize) -> Opened {
             unfinished: None,
         }),
         totals: None,
+        mcap: None,
     }
 }
 

@@ -53,6 +53,8 @@ impl Topics {
             latching: None,
             header,
             message_count: 0,
+            message_encoding: "ros1".into(),
+            schema_encoding: "ros1msg".into(),
         });
         self.by_topic.insert(def.topic, id);
         id
@@ -269,6 +271,7 @@ fn finish(
         warnings,
         recovery,
         totals: None,
+        mcap: None,
     }
 }
 

@@ -96,6 +96,7 @@ pub(crate) fn open_indexed(
         warnings,
         recovery: None,
         totals: Some(tally.totals),
+        mcap: None,
     })
 }
 

@@ -97,6 +97,8 @@ impl ConnTable {
                     latching: header.latching.clone(),
                     header,
                     message_count: 0,
+                    message_encoding: "ros1".into(),
+                    schema_encoding: "ros1msg".into(),
                 }
             })
             .collect();

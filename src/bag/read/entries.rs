@@ -81,6 +81,9 @@ pub(crate) fn from_index_data(
     map: &HashMap<u32, ConnId>,
     window: Option<&ReadAhead>,
 ) -> Result<Vec<IndexEntry>, String> {
+    if chunk.layout == crate::bag::chunk::ChunkLayout::Mcap {
+        return crate::bag::mcap::index::from_message_indexes(source, chunk, head, map);
+    }
     let mut pos = head.index_data_pos.ok_or("no index data position")?;
     let expected: u64 = chunk.message_count();
     let mut entries = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).min(1 << 20));

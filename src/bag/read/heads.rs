@@ -94,6 +94,7 @@ fn code(c: Compression) -> u8 {
         Compression::None => 0,
         Compression::Bz2 => 1,
         Compression::Lz4 => 2,
+        Compression::Zstd => 3,
     }
 }
 
@@ -101,6 +102,7 @@ fn method(code: u8) -> Compression {
     match code & 0x0f {
         1 => Compression::Bz2,
         2 => Compression::Lz4,
+        3 => Compression::Zstd,
         _ => Compression::None,
     }
 }

@@ -119,6 +119,24 @@ fn load(
             permit: None,
         }));
     }
+    // An MCAP chunk holds the records its header declares: what decodes past them is damage,
+    // not worth memory (a bomb that declares a few bytes costs a few bytes).
+    let cap = limit;
+    let limit = if chunk.layout == ChunkLayout::Mcap {
+        limit.min(head.uncompressed_size)
+    } else {
+        limit
+    };
+    let beyond_declared = |kind: ErrorKind| match kind {
+        ErrorKind::TooLarge { .. } if limit < cap => ErrorKind::Decompress {
+            method: head.compression.name(),
+            reason: format!(
+                "the chunk decodes to more than the {} bytes it declares",
+                head.uncompressed_size
+            ),
+        },
+        kind => kind,
+    };
     if head.compression == Compression::None {
         // Read into memory up to the cap (a chunk found by a recovery walk may claim the rest
         // of the file); what lies beyond it is reported, as for a compressed chunk.
@@ -126,10 +144,10 @@ fn load(
         let permit = budget.acquire(take);
         let raw = source.read_exact_at(head.data_offset, take)?;
         let error = (take < head.compressed_size).then(|| {
-            let kind = ErrorKind::TooLarge {
+            let kind = beyond_declared(ErrorKind::TooLarge {
                 declared: head.compressed_size,
                 limit,
-            };
+            });
             FormatError::new(head.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos)
         });
         return Ok(Some(LoadedChunk {
@@ -186,10 +204,16 @@ fn load(
         Ok(()) => None,
         // A cut or unterminated chunk cannot match its declared size.
         Err(ErrorKind::SizeMismatch { .. }) if chunk.state != ChunkState::Complete => None,
-        Err(ErrorKind::SizeMismatch { declared, actual }) if actual >= declared => None,
-        Err(kind) => {
-            Some(FormatError::new(head.data_offset, RecordKind::Chunk, kind).in_chunk(chunk.pos))
+        // (A bag chunk may decode to more than it declares; an MCAP chunk may not.)
+        Err(ErrorKind::SizeMismatch { declared, actual })
+            if actual >= declared && chunk.layout != ChunkLayout::Mcap =>
+        {
+            None
         }
+        Err(kind) => Some(
+            FormatError::new(head.data_offset, RecordKind::Chunk, beyond_declared(kind))
+                .in_chunk(chunk.pos),
+        ),
     };
     Ok(Some(LoadedChunk {
         bytes: Bytes::from_vec(out),
@@ -243,6 +267,24 @@ pub(crate) fn read_message(
                 file_conn: Some(h.conn),
                 topic: None,
                 data: slice_of(rec.data_offset, rec.data.len()),
+            })
+        }
+        ChunkLayout::Mcap => {
+            let m = crate::format::mcap::message_at(bytes, at).ok_or_else(|| {
+                in_chunk(FormatError::new(
+                    offset,
+                    RecordKind::Mcap(crate::format::mcap::op::MESSAGE),
+                    ErrorKind::BadValue {
+                        name: "message",
+                        reason: "not a whole message record".into(),
+                    },
+                ))
+            })?;
+            Ok(RawMessage {
+                time: RosTime::from_nanos(m.log_time),
+                file_conn: Some(u32::from(m.channel)),
+                topic: None,
+                data: bytes.slice(m.data_start..m.data_end),
             })
         }
         ChunkLayout::V12 => {

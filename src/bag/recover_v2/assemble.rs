@@ -169,6 +169,7 @@ impl Walk {
                 unfinished: self.unfinished,
             }),
             totals: Some(totals),
+            mcap: None,
         })
     }
 

@@ -179,6 +179,7 @@ impl Prefix {
                 unfinished: None,
             }),
             totals: Some(totals),
+            mcap: None,
         }
     }
 }

@@ -40,6 +40,31 @@ impl Ros2Bag {
     }
 }
 
+impl StorageFacts {
+    /// What an opened storage file holds: its topics (type, format, counts) and span.
+    pub fn of_bag(bag: &Bag) -> StorageFacts {
+        let mut facts = StorageFacts::default();
+        for c in bag.connections() {
+            if !facts.topics.iter().any(|t| t.name == c.topic) {
+                facts.topics.push(TopicFacts {
+                    name: c.topic.clone(),
+                    datatype: c.datatype.clone(),
+                    serialization_format: c.message_encoding.clone(),
+                    offered_qos_profiles: bag
+                        .mcap()
+                        .and_then(|m| m.channel_metadata.get(&c.file_id))
+                        .and_then(|m| m.get("offered_qos_profiles"))
+                        .cloned()
+                        .unwrap_or_default(),
+                    message_count: None,
+                });
+            }
+        }
+        overlay(&mut facts, bag);
+        facts
+    }
+}
+
 /// Counts and times of an opened storage file replace what opening found.
 fn overlay(facts: &mut StorageFacts, bag: &Bag) {
     let count = bag.message_count();

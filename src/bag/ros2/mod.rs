@@ -24,6 +24,7 @@ mod layout;
 mod mcap_storage;
 mod metadata;
 mod prepare;
+mod recording;
 mod sqlite;
 mod types;
 mod zstd;
@@ -33,7 +34,8 @@ use std::path::Path;
 pub use disagree::compare;
 pub use error::Ros2Error;
 pub use metadata::{MAX_METADATA_BYTES, NEWEST_VERSION, parse_metadata, read_metadata};
-pub use prepare::Limits;
+pub use prepare::{Limits, prepare};
+pub use recording::disagreements_of;
 pub use types::{
     FileInfo, Metadata, Ros2Bag, Storage, StorageContent, StorageFacts, TopicFacts, TopicInfo,
 };

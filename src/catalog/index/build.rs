@@ -138,6 +138,8 @@ pub fn build(
         .canonicalize()
         .map_err(io(index, "cannot resolve its directory"))?;
     let mut got = Collected::default();
+    // A ROS 2 bag directory is indexed as its storage files.
+    let bags = crate::bag::inputs::expand(bags);
     for (fi, path) in bags.iter().enumerate() {
         progress(path);
         let file = u32::try_from(fi).unwrap_or(u32::MAX);

@@ -8,7 +8,8 @@ use crate::catalog::{DecodePlan, Schemas};
 use crate::cli::field_paths::write_json_values;
 use crate::cli::term::{print_error, print_warning};
 use crate::cli::where_args::Where;
-use crate::msg::{json, yaml};
+use crate::msg::json;
+use crate::msg::yaml::YamlStyle;
 
 use super::args::EchoFormat;
 
@@ -141,6 +142,13 @@ impl Printer {
         time: crate::time::RosTime,
     ) -> (&str, bool) {
         self.text.clear();
+        // ROS 2 (CDR) messages as `ros2 topic echo` prints them.
+        let style = self
+            .schemas
+            .get(bag_index, conn)
+            .schema
+            .as_ref()
+            .map_or(YamlStyle::Rostopic, |s| YamlStyle::for_wire(s.wire()));
         let field = self
             .paths
             .get(&crate::catalog::BagConn::new(bag_index, conn.id));
@@ -154,7 +162,7 @@ impl Printer {
                 match self.format {
                     EchoFormat::Yaml if values.is_empty() => {}
                     EchoFormat::Yaml => {
-                        let _ = yaml::write_echo_values(text, &values);
+                        let _ = style.write_echo_values(text, &values);
                     }
                     EchoFormat::Json => {
                         write_json_values(text, conn, time, path, &values);
@@ -163,7 +171,7 @@ impl Printer {
                 }
                 (text, true)
             }
-            (decoded, _) => self.render_whole(decoded, path, conn, time),
+            (decoded, _) => self.render_whole(decoded, path, conn, time, style),
         }
     }
 
@@ -173,11 +181,12 @@ impl Printer {
         path: &std::path::Path,
         conn: &crate::bag::Connection,
         time: crate::time::RosTime,
+        style: YamlStyle,
     ) -> (&str, bool) {
         let text = &mut self.text;
         match (decoded, self.format) {
             (Ok(v), EchoFormat::Yaml) => {
-                let _ = yaml::write_echo(text, &v);
+                let _ = style.write_echo(text, &v);
                 (text, true)
             }
             (Ok(v), EchoFormat::Json) => {

@@ -6,7 +6,7 @@ use std::io::Write;
 pub mod args;
 pub mod columns;
 mod images;
-mod sink;
+pub(crate) mod sink;
 mod text;
 
 use super::args::topics_from_bags;

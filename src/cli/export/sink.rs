@@ -46,7 +46,12 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
             CompressionArg::Lz4 => McapCompression::Lz4,
             CompressionArg::None => McapCompression::None,
         };
-        Box::new(McapSink::create(output, compression, registry)?)
+        Box::new(McapSink::create_with_profile(
+            output,
+            compression,
+            registry,
+            profile_of(catalog, selection),
+        )?)
     } else {
         let options = ParquetOptions {
             partitions: args
@@ -78,6 +83,27 @@ pub fn run(args: &ExportArgs) -> Result<Outcome, CliError> {
         f.report();
     }
     Ok(finish(result, ctx.outcome))
+}
+
+/// The MCAP profile of the selected connections: `ros1` when all are ROS1 (bags and ros1
+/// MCAP files), `ros2` when all are CDR, none when they mix.
+pub(crate) fn profile_of(
+    catalog: &crate::catalog::Catalog,
+    selection: &crate::catalog::Selection,
+) -> &'static str {
+    let mut encodings = catalog
+        .selected_connections(selection)
+        .map(|(_, c)| c.message_encoding.as_str())
+        .peekable();
+    let first = encodings.peek().copied().unwrap_or("ros1");
+    if !encodings.all(|e| e == first) {
+        return "";
+    }
+    match first {
+        "ros1" => "ros1",
+        "cdr" => "ros2",
+        _ => "",
+    }
 }
 
 /// The time range the progress bar spans: the selection's, within the catalog's.

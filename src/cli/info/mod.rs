@@ -6,6 +6,7 @@ mod follow;
 mod forms;
 mod health;
 mod log;
+mod ros2;
 pub mod summary;
 
 use std::path::PathBuf;
@@ -15,7 +16,6 @@ use clap::Args;
 use crate::bag::Bag;
 use crate::bag::stats_cache::{Slot, StatsCache};
 
-use super::context::open_bag;
 use super::error::CliError;
 use super::json::Json;
 use super::outcome::Outcome;
@@ -76,10 +76,18 @@ pub fn run(args: &InfoArgs) -> Result<Outcome, CliError> {
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
     for path in &args.bags {
-        let bag = match open_bag(path) {
-            Ok(b) => b,
-            Err(o) => {
-                outcome = outcome.max(o);
+        let bag = match ros2::open_input(path, args.health, &mut outcome) {
+            ros2::Input::Nothing => continue,
+            ros2::Input::Bag(b) => b,
+            ros2::Input::Ros2(info) => {
+                let shown = path.display().to_string();
+                if args.json {
+                    jsons.push(info.json(&shown));
+                } else if args.yaml {
+                    texts.push(ros2::yaml(&info.json(&shown)));
+                } else {
+                    texts.push(info.text());
+                }
                 continue;
             }
         };

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::bag::{ConnId, Connection};
-use crate::catalog::log::LOG_TYPES;
+use crate::catalog::log::is_log_type;
 use crate::catalog::log_record::LogRecord;
 use crate::catalog::{BagConn, DecodePlan, DecodePlans, Schemas};
 use crate::cli::error::CliError;
@@ -48,13 +48,13 @@ impl Readings<'_> {
     fn set_up(&self, conn: &Connection, others: &[Connection]) -> Result<Reading, CliError> {
         let topics = &self.args.select.topics;
         let wanted = if topics.is_empty() {
-            LOG_TYPES.contains(&conn.datatype.as_str())
+            is_log_type(&conn.datatype)
                 && (conn.topic != "/rosout_agg" || !others.iter().any(|c| c.topic == "/rosout"))
         } else {
             topics
                 .iter()
                 .any(|t| crate::catalog::topic_matches(t, &conn.topic))
-                && LOG_TYPES.contains(&conn.datatype.as_str())
+                && is_log_type(&conn.datatype)
         };
         if !wanted {
             return Ok(Reading::Skip);
@@ -152,7 +152,7 @@ pub fn log(args: &LogArgs, style: LineStyle, pick: &Pick) -> Result<Outcome, Cli
             };
             let record = LogRecord::read(&decoded.root());
             if pick.wants_nodes() {
-                seen.note(record.name);
+                seen.note(record.name, record.kind);
             }
             if pick.keeps(&record) {
                 style.push(&mut text, &conn.topic, m.time, &record);

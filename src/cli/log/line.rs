@@ -1,12 +1,13 @@
 //! One log message as `bagscope log` prints it: a line of text as rosconsole prints it
-//! (`[ WARN] [1700000000.123456789] [/planner]: no path`, coloured by level on a terminal) or
-//! one JSON object with every field. Everything from the bag is escaped, newlines included,
+//! (`[ WARN] [1700000000.123456789] [/planner]: no path`, coloured by level on a terminal; a
+//! ROS 2 message alike, its logger name as written: `[talker]`) or one JSON object with every
+//! field of its type. Everything from the bag is escaped, newlines included,
 //! so that each message is one line.
 
 use std::fmt::Write as _;
 
 use crate::catalog::log::LogLevel;
-use crate::catalog::log_record::LogRecord;
+use crate::catalog::log_record::{LogKind, LogRecord};
 use crate::cli::json::write_string;
 use crate::printable::{escape_bytes, escape_line};
 use crate::time::RosTime;
@@ -85,7 +86,7 @@ impl LineStyle {
     }
 
     fn push_text(self, out: &mut String, r: &LogRecord<'_>) {
-        let level = LogLevel::from_number(r.level);
+        let level = LogLevel::of(r);
         let colour = colour(level).filter(|_| self.colour);
         if let Some(c) = colour {
             out.push_str(c);
@@ -120,8 +121,9 @@ impl LineStyle {
 }
 
 /// Appends the JSON object of a record: `topic`, `time` (receive time), `stamp`, `seq`,
-/// `frame_id`, `level` (the name), `level_number`, `node`, `msg`, `file`, `function`,
-/// `line`, `topics`.
+/// `frame_id`, `level` (the name), `level_number` (as written), `node`, `msg`, `file`,
+/// `function`, `line`, `topics`; a ROS 2 record has no `seq`, `frame_id` or `topics` (its
+/// type has none).
 fn push_json(out: &mut String, topic: &str, time: RosTime, r: &LogRecord<'_>) {
     out.push_str("{\"topic\":");
     write_string(out, topic);
@@ -129,12 +131,14 @@ fn push_json(out: &mut String, topic: &str, time: RosTime, r: &LogRecord<'_>) {
     push_time(out, time);
     out.push_str(",\"stamp\":");
     push_time(out, r.stamp);
-    let _ = write!(out, ",\"seq\":{},\"frame_id\":", r.seq);
-    push_json_str(out, r.frame_id);
+    if r.kind == LogKind::Ros1 {
+        let _ = write!(out, ",\"seq\":{},\"frame_id\":", r.seq);
+        push_json_str(out, r.frame_id);
+    }
     let _ = write!(
         out,
         ",\"level\":\"{}\",\"level_number\":{},\"node\":",
-        LogLevel::from_number(r.level).name(),
+        LogLevel::of(r).name(),
         r.level
     );
     push_json_str(out, r.name);
@@ -144,14 +148,18 @@ fn push_json(out: &mut String, topic: &str, time: RosTime, r: &LogRecord<'_>) {
     push_json_str(out, r.file);
     out.push_str(",\"function\":");
     push_json_str(out, r.function);
-    let _ = write!(out, ",\"line\":{},\"topics\":[", r.line);
-    for (i, t) in r.topics.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+    let _ = write!(out, ",\"line\":{}", r.line);
+    if r.kind == LogKind::Ros1 {
+        out.push_str(",\"topics\":[");
+        for (i, t) in r.topics.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_json_str(out, t);
         }
-        push_json_str(out, t);
+        out.push(']');
     }
-    out.push_str("]}");
+    out.push('}');
 }
 
 #[cfg(test)]
@@ -160,6 +168,7 @@ mod tests {
 
     fn record() -> LogRecord<'static> {
         LogRecord {
+            kind: LogKind::Ros1,
             seq: 7,
             stamp: RosTime::new(1_700_000_000, 123_456_789),
             frame_id: b"",
@@ -234,5 +243,67 @@ mod tests {
     fn levels_pad_as_rosconsole() {
         let names: Vec<&str> = LogLevel::ALL.iter().map(|l| padded(*l)).collect();
         assert_eq!(names, ["DEBUG", " INFO", " WARN", "ERROR", "FATAL"]);
+    }
+
+    /// A ROS 2 `rcl_interfaces/msg/Log`: its levels (10 … 50) shown as ROS1's, its logger
+    /// name as written, and in JSON only the fields its type has.
+    #[test]
+    fn ros2_records_keep_their_fields() {
+        let r = LogRecord {
+            kind: LogKind::Ros2,
+            stamp: RosTime::new(1_700_000_000, 5),
+            level: 30,
+            name: b"talker",
+            msg: b"Publishing: 'Hello'",
+            file: b"talker.cpp",
+            function: b"on_timer",
+            line: 7,
+            ..LogRecord::default()
+        };
+        let mut out = String::new();
+        let plain = LineStyle {
+            format: LogFormat::Text,
+            verbose: true,
+            colour: false,
+        };
+        plain.push(&mut out, "/rosout", RosTime::new(5, 6), &r);
+        assert_eq!(
+            out,
+            "[ WARN] [1700000000.000000005] [talker] [talker.cpp:7 (on_timer)]: Publishing: 'Hello'\n"
+        );
+        out.clear();
+        let json = LineStyle {
+            format: LogFormat::Json,
+            ..plain
+        };
+        json.push(&mut out, "/rosout", RosTime::new(5, 6), &r);
+        assert_eq!(
+            out,
+            concat!(
+                r#"{"topic":"/rosout","time":{"sec":5,"nsec":6},"stamp":{"sec":1700000000,"nsec":5},"#,
+                r#""level":"WARN","level_number":30,"node":"talker","msg":"Publishing: 'Hello'","#,
+                r#""file":"talker.cpp","function":"on_timer","line":7}"#,
+                "\n"
+            )
+        );
+        for (level, name) in [
+            (10, "DEBUG"),
+            (20, "INFO"),
+            (40, "ERROR"),
+            (50, "FATAL"),
+            (0, "DEBUG"),
+        ] {
+            out.clear();
+            json.push(
+                &mut out,
+                "/rosout",
+                RosTime::new(0, 0),
+                &LogRecord { level, ..r.clone() },
+            );
+            assert!(
+                out.contains(&format!(r#""level":"{name}","level_number":{level},"#)),
+                "{out}"
+            );
+        }
     }
 }

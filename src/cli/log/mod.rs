@@ -11,7 +11,7 @@ mod line;
 mod pick;
 
 use crate::bag::Unread;
-use crate::catalog::log::{LOG_TYPES, log_topics};
+use crate::catalog::log::{LOG_TYPES, is_log_type, log_topics};
 use crate::catalog::log_record::LogRecord;
 use crate::catalog::{BagConn, Catalog, CatalogMessage, DecodePlans, Schemas, compile};
 
@@ -125,7 +125,7 @@ pub fn run(args: &LogArgs) -> Result<Outcome, CliError> {
                 let Some(decoded) = decoded else { continue };
                 let record = LogRecord::read(&decoded.root());
                 if pick.wants_nodes() {
-                    piece.seen.note(record.name);
+                    piece.seen.note(record.name, record.kind);
                 }
                 if pick.keeps(&record) {
                     let topic = catalog
@@ -174,10 +174,7 @@ fn chosen_topics(catalog: &Catalog, given: &[String]) -> Result<Vec<String>, Cli
             .bags()
             .iter()
             .flat_map(|b| b.connections().iter())
-            .find(|c| {
-                crate::catalog::topic_matches(t, &c.topic)
-                    && !LOG_TYPES.contains(&c.datatype.as_str())
-            });
+            .find(|c| crate::catalog::topic_matches(t, &c.topic) && !is_log_type(&c.datatype));
         if let Some(c) = other {
             return Err(CliError::Usage(format!(
                 "'{}' is a {} topic, not a log topic ({})",

@@ -16,7 +16,7 @@ mod reader;
 #[cfg(test)]
 mod tests;
 
-pub use self::reader::MAX_ZERO_SIZE_ELEMENTS;
+pub use self::reader::{MAX_ZERO_SIZE_ELEMENTS, values_allowed};
 use self::reader::{Reader, Result};
 use super::decoded::{Decoded, Node};
 use super::error::{DecodeError, DecodeErrorKind, PathSegment};
@@ -28,7 +28,9 @@ use crate::time::{RosDuration, RosTime};
 
 /// Decodes one message payload into a [`Decoded`] message. The whole payload must be
 /// consumed: trailing bytes are an error, as is a payload that ends early or holds an
-/// impossible array length.
+/// impossible array length. A schema whose [`wire`](Schema::wire) is CDR reads the payload
+/// as CDR (a 4-byte encapsulation header, alignment, padding to a 4-byte boundary allowed
+/// after the message; see `docs/ros2.md`).
 ///
 /// The message borrows `bytes` and the schema's types; [`Decoded::into_owned`] detaches it.
 pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
@@ -75,15 +77,6 @@ pub fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
     };
     validate_fields(schema.root(), &mut reader)?;
     check_trailing(bytes, reader.pos)
-}
-
-/// The most values (nodes) a message of `bytes` bytes may decode to: 8 per byte plus room for
-/// arrays of empty messages. Every value but a nested message or an empty array takes at least
-/// one byte, so real messages stay far below it.
-pub fn values_allowed(bytes: usize) -> usize {
-    bytes
-        .saturating_mul(8)
-        .saturating_add(2 * MAX_ZERO_SIZE_ELEMENTS)
 }
 
 fn check_trailing(bytes: &[u8], used: usize) -> Result<()> {

@@ -1,5 +1,6 @@
-//! The checked reader both walks (`decode` and `validate`)
-//! read the payload through: every read bounds-checked, errors naming the offset.
+//! The checked reader both ROS1 walks (`decode` and `validate`) read the payload through:
+//! every read bounds-checked, errors naming the offset; and the limits every walk (ROS1 and
+//! CDR) applies ([`values_allowed`], [`MAX_ZERO_SIZE_ELEMENTS`]).
 
 use crate::msg::decoded::Span;
 use crate::msg::error::{DecodeError, DecodeErrorKind};
@@ -7,6 +8,15 @@ use crate::msg::error::{DecodeError, DecodeErrorKind};
 /// Elements allowed in a variable-length array whose elements occupy no bytes
 /// (`std_msgs/Empty[]`), where the remaining payload cannot bound the count read from it.
 pub const MAX_ZERO_SIZE_ELEMENTS: usize = 1 << 16;
+
+/// The most values (nodes) a message of `bytes` bytes may decode to: 8 per byte plus room for
+/// arrays of empty messages. Every value but a nested message or an empty array takes at least
+/// one byte, so real messages stay far below it.
+pub fn values_allowed(bytes: usize) -> usize {
+    bytes
+        .saturating_mul(8)
+        .saturating_add(2 * MAX_ZERO_SIZE_ELEMENTS)
+}
 
 /// What the walks return.
 pub(super) type Result<T> = std::result::Result<T, DecodeError>;
@@ -156,7 +166,7 @@ impl<'a> Reader<'a> {
 }
 
 #[inline]
-fn span_at(at: usize, len: usize) -> Result<Span> {
+pub(super) fn span_at(at: usize, len: usize) -> Result<Span> {
     match (u32::try_from(at), u32::try_from(len)) {
         (Ok(at), Ok(len)) => Ok(Span { at, len }),
         _ => Err(DecodeError::new(

@@ -172,7 +172,10 @@ fn number(v: &ValueRef<'_>, func: Func) -> Option<Num> {
         (_, ValueRef::U64(x)) => Num::Int(i128::from(*x)),
         (_, ValueRef::F32(x)) => Num::Float(f64::from(*x)),
         (_, ValueRef::F64(x)) => Num::Float(*x),
-        (_, ValueRef::Time(_) | ValueRef::Duration(_)) => Num::Float(crate::msg::path::to_f64(v)?),
+        // ROS1 times and ROS 2 `builtin_interfaces/Time`/`Duration` messages: seconds.
+        (_, ValueRef::Time(_) | ValueRef::Duration(_) | ValueRef::Message(_)) => {
+            Num::Float(crate::msg::path::to_f64(v)?)
+        }
         _ => return None,
     };
     Some(match (func, x) {

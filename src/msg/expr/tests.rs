@@ -410,3 +410,35 @@ fn a_long_needle_in_a_long_string() {
         .unwrap();
     assert!(f.matches_payload(&schema, &payload).unwrap());
 }
+
+/// `--where` and `f` take a ROS 2 `builtin_interfaces/Time` or `Duration` as seconds.
+#[test]
+fn ros2_time_messages_compare_as_seconds() {
+    let sep = "=".repeat(80);
+    let s = Schema::from_definition(
+        "t/T",
+        &format!(
+            "builtin_interfaces/Time stamp\nbuiltin_interfaces/Duration span\n\
+             {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n\
+             {sep}\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n"
+        ),
+    )
+    .unwrap();
+    let mut p = Vec::new();
+    for (sec, nanosec) in [(1_700_000_000i32, 250_000_000u32), (-2, 500_000_000)] {
+        p.extend(sec.to_le_bytes());
+        p.extend(nanosec.to_le_bytes());
+    }
+    let d = decode(&s, &p).unwrap();
+    let matches = |text: &str| {
+        Expr::parse(text)
+            .unwrap()
+            .compile(s.root(), "/t")
+            .unwrap()
+            .matches(d.root())
+    };
+    assert!(matches("stamp > 1700000000.2 and stamp < 1700000000.3"));
+    assert!(matches("span == -1.5 and abs(span) > 1"));
+    assert!(!matches("stamp < 1700000000"));
+    assert!(matches("stamp.nanosec == 250000000"));
+}

@@ -13,6 +13,7 @@ pub(crate) mod pyrepr;
 mod pyyaml;
 pub mod summary;
 pub mod yaml;
+pub mod yaml_ros2;
 
 use std::fmt::{self, Write};
 

@@ -9,12 +9,16 @@
 //!   more it holds;
 //! - any other message as its first scalar fields by leaf name (`voltage=22.3 current=-1.9`).
 //!
+//! ROS 2 types are recognised by either spelling (`sensor_msgs/msg/Imu`); a ROS 2 log
+//! (`rcl_interfaces/msg/Log`) shows its levels as ROS1's, and `builtin_interfaces/Time` and
+//! `Duration` fields read as times.
+//!
 //! The `Header`, frame names and covariance matrices are left out (every message has the
 //! first; the others fill the line without saying much). Bounded: at most [`MAX_FIELDS`]
 //! fields and about [`MAX_CHARS`] characters; the caller fits it to its width and escapes it.
 
 use super::summary::{SummaryOptions, summarize};
-use crate::msg::{MessageRef, ValueRef};
+use crate::msg::{MessageRef, ValueRef, ros1_name, time_type};
 
 /// Most fields in a preview.
 pub const MAX_FIELDS: usize = 12;
@@ -23,8 +27,9 @@ pub const MAX_CHARS: usize = 240;
 
 /// The preview of a message.
 pub fn preview(msg: MessageRef<'_>) -> String {
-    let typed = match msg.ty().name() {
-        "rosgraph_msgs/Log" | "roslib/Log" => log_preview(msg),
+    let typed = match &*ros1_name(msg.ty().name()) {
+        "rosgraph_msgs/Log" | "roslib/Log" => log_preview(msg, false),
+        "rcl_interfaces/Log" => log_preview(msg, true),
         "sensor_msgs/NavSatFix" => fix_preview(msg),
         "tf2_msgs/TFMessage" | "tf/tfMessage" => tf_preview(msg),
         _ => None,
@@ -37,18 +42,19 @@ pub fn preview(msg: MessageRef<'_>) -> String {
     p.out
 }
 
-/// `LEVEL /node: text`.
-fn log_preview(msg: MessageRef<'_>) -> Option<String> {
+/// `LEVEL /node: text` (a ROS 2 logger name as written: `WARN talker: text`). `ros2`: the
+/// levels are numbered 10 … 50 (`rcl_interfaces/msg/Log`), not 1 … 16.
+fn log_preview(msg: MessageRef<'_>, ros2: bool) -> Option<String> {
     let level = match msg.get("level")? {
         ValueRef::I8(v) => i64::from(v),
         ValueRef::U8(v) => i64::from(v),
         _ => return None,
     };
-    let name = match level {
-        i64::MIN..=1 => "DEBUG",
-        2..=3 => "INFO",
-        4..=7 => "WARN",
-        8..=15 => "ERROR",
+    let name = match (ros2, level) {
+        (false, i64::MIN..=1) | (true, i64::MIN..=19) => "DEBUG",
+        (false, 2..=3) | (true, 20..=29) => "INFO",
+        (false, 4..=7) | (true, 30..=39) => "WARN",
+        (false, 8..=15) | (true, 40..=49) => "ERROR",
         _ => "FATAL",
     };
     let ValueRef::String(text) = msg.get("msg")? else {
@@ -152,7 +158,7 @@ fn label(field: &str) -> &str {
 
 /// The fields of a type to show first, in this order (the rest follow in definition order).
 fn leading(ty: &str) -> &'static [&'static str] {
-    match ty {
+    match &*ros1_name(ty) {
         "sensor_msgs/Imu" => &["linear_acceleration", "angular_velocity", "orientation"],
         _ => &[],
     }
@@ -202,7 +208,7 @@ impl Preview {
             return;
         }
         match value {
-            ValueRef::Message(m) if VECTORS.contains(&m.ty().name()) => {
+            ValueRef::Message(m) if VECTORS.contains(&&*ros1_name(m.ty().name())) => {
                 let numbers: Vec<String> = m
                     .values()
                     .filter_map(|v| number(&v))
@@ -210,8 +216,12 @@ impl Preview {
                     .collect();
                 self.group(&format!("{} {}", label(name), numbers.join(" ")));
             }
+            // A ROS 2 time or duration: as a ROS1 one.
+            ValueRef::Message(m) if time_type(m.ty()).is_some() => {
+                self.item(&format!("{name}={}", summarize(value, &opts)));
+            }
             ValueRef::Message(m) => {
-                if m.ty().name() != "std_msgs/Header" && depth < 8 {
+                if ros1_name(m.ty().name()) != "std_msgs/Header" && depth < 8 {
                     self.walk(*m, depth + 1);
                 }
             }
@@ -420,6 +430,74 @@ mod tests {
         bytes.extend_from_slice(&[0; 8]); // line, topics
         let d = decode(&s, &bytes).unwrap();
         assert_eq!(preview(d.root()), "WARN /n: Battery low");
+    }
+
+    /// ROS 2 types (either spelling, a header without `seq`, a `builtin_interfaces/Time`
+    /// stamp) preview as their ROS1 forms do.
+    #[test]
+    fn ros2_types_preview_as_ros1_ones() {
+        use crate::msg::stamp::ros2_like;
+        let ros2_header = |b: Bytes, frame: &str| b.raw(&[0; 8]).string(frame);
+        let of = |ty: &str, Bytes(bytes): Bytes| {
+            let s = ros2_like::schema(ty);
+            preview(decode(&s, &bytes).unwrap().root())
+        };
+        let imu = ros2_header(Bytes::default(), "imu")
+            .f64s(&[0.0, 0.0, 0.0, 1.0])
+            .f64s(&[0.0; 9])
+            .f64s(&[0.0, 0.0, 0.1])
+            .f64s(&[0.0; 9])
+            .f64s(&[0.1, 0.0, 9.81])
+            .f64s(&[0.0; 9]);
+        assert_eq!(
+            of("sensor_msgs/msg/Imu", imu),
+            "acc 0.1 0 9.81 · gyro 0 0 0.1 · q 0 0 0 1"
+        );
+        let fix = ros2_header(Bytes::default(), "gps")
+            .raw(&[0xff, 0, 0])
+            .f64s(&[48.137_221_5, 11.575_489_2, 519.23])
+            .f64s(&[0.0; 9])
+            .raw(&[0]);
+        assert_eq!(
+            of("sensor_msgs/msg/NavSatFix", fix),
+            "lat 48.1372215 lon 11.5754892 alt 519.23 · no fix"
+        );
+        let mut log = Bytes::default().raw(&[0; 8]).raw(&[30]);
+        for text in ["talker", "Battery\nlow", "f.cpp", "main"] {
+            log = log.string(text);
+        }
+        let log = log.raw(&[0; 4]);
+        let sep = "=".repeat(80);
+        let s = Schema::from_definition(
+            "rcl_interfaces/msg/Log",
+            &format!(
+                "builtin_interfaces/Time stamp\nuint8 level\nstring name\nstring msg\n\
+                 string file\nstring function\nuint32 line\n\
+                 {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            preview(decode(&s, &log.0).unwrap().root()),
+            "WARN talker: Battery low"
+        );
+        // A time field outside a header reads as a time.
+        let s = Schema::from_definition(
+            "t/msg/Event",
+            &format!(
+                "builtin_interfaces/Time at\nfloat64 value\n\
+                 {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+            ),
+        )
+        .unwrap();
+        let b = Bytes::default()
+            .raw(&1_700_000_000i32.to_le_bytes())
+            .raw(&5u32.to_le_bytes())
+            .f64s(&[2.5]);
+        assert_eq!(
+            preview(decode(&s, &b.0).unwrap().root()),
+            "at=1700000000.000000005 value=2.5"
+        );
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Summarised views of values for the UI: one-line texts where long arrays read
-//! `[1024 items: 1, 2, 3, …]`.
+//! `[1024 items: 1, 2, 3, …]`. Times read `1700000000.000000005` and durations `-1.500000000s`,
+//! ROS1 `time`/`duration` values and ROS 2 `builtin_interfaces/Time`/`Duration` messages alike.
 
 use std::fmt::Write;
 
 use super::write_bool_or_integer;
-use crate::msg::ValueRef;
+use crate::msg::{TimeKind, TimeMessage, ValueRef};
 
 /// Limits for summarised rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +77,18 @@ fn write_list(
     out.push(']');
 }
 
+/// `-1.500000000`: signed nanoseconds as seconds with nine decimals.
+fn write_nanos(out: &mut String, n: i64) {
+    let sign = if n < 0 { "-" } else { "" };
+    let abs = n.unsigned_abs();
+    let _ = write!(
+        out,
+        "{sign}{}.{:09}",
+        abs / 1_000_000_000,
+        abs % 1_000_000_000
+    );
+}
+
 fn write_summary(out: &mut String, value: &ValueRef<'_>, opts: &SummaryOptions, depth: usize) {
     // Writing to a String cannot fail.
     if write_bool_or_integer(out, value).is_some() {
@@ -98,15 +111,20 @@ fn write_summary(out: &mut String, value: &ValueRef<'_>, opts: &SummaryOptions, 
         }
         ValueRef::Time(t) => write!(out, "{t}"),
         ValueRef::Duration(d) => {
-            let n = d.as_nanos();
-            let sign = if n < 0 { "-" } else { "" };
-            let abs = n.unsigned_abs();
-            write!(
-                out,
-                "{sign}{}.{:09}s",
-                abs / 1_000_000_000,
-                abs % 1_000_000_000
-            )
+            write_nanos(out, d.as_nanos());
+            out.push('s');
+            Ok(())
+        }
+        // ROS 2's `builtin_interfaces/Time` and `Duration` messages: as ROS1 times and
+        // durations.
+        ValueRef::Message(m) if TimeMessage::of(m).is_some() => {
+            if let Some(t) = TimeMessage::of(m) {
+                write_nanos(out, t.as_nanos());
+                if t.kind == TimeKind::Duration {
+                    out.push('s');
+                }
+            }
+            Ok(())
         }
         ValueRef::Bytes(bytes) => {
             write_list(out, bytes.len(), "bytes", opts, |o, i| {
@@ -171,5 +189,28 @@ mod tests {
         assert_eq!(ValueRef::Bytes(&img).summary(2), "[6220800 bytes: 7, 7, …]");
         let s = ValueRef::String(b"a\"b\n");
         assert_eq!(s.summary(3), "\"a\\\"b\\n\"");
+    }
+
+    #[test]
+    fn ros2_times_read_as_times() {
+        let sep = "=".repeat(80);
+        let s = crate::msg::Schema::from_definition(
+            "t/msg/T",
+            &format!(
+                "builtin_interfaces/Time t\nbuiltin_interfaces/Duration d\n\
+                 {sep}\nMSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n\
+                 {sep}\nMSG: builtin_interfaces/Duration\nint32 sec\nuint32 nanosec\n"
+            ),
+        )
+        .unwrap();
+        let mut p = 1_700_000_000i32.to_le_bytes().to_vec();
+        p.extend(5u32.to_le_bytes());
+        p.extend((-2i32).to_le_bytes());
+        p.extend(500_000_000u32.to_le_bytes());
+        let d = crate::msg::decode(&s, &p).unwrap();
+        assert_eq!(
+            d.value().summary(3),
+            "{t: 1700000000.000000005, d: -1.500000000s}"
+        );
     }
 }

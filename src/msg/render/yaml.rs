@@ -4,17 +4,69 @@
 //! (`[1.0, 2.5]`, `uint8[]` as a list of integers), arrays of messages as `- ` blocks, long
 //! arrays printed whole. `rostopic echo` puts `---` after each message: [`write_echo`].
 //!
+//! Messages read from CDR (ROS 2) are echoed as `ros2 topic echo` prints them instead:
+//! [`YamlStyle`] picks by the schema's wire format.
+//!
 //! Deliberate difference: times and durations print the raw wire fields; genpy first
 //! normalises `nsec` into `[0, 1e9)` (`secs: 2, nsecs: 1500000000` where rostopic shows
 //! `secs: 3, nsecs: 500000000`). Identical for every well-formed value.
 
 use std::fmt::{self, Write};
 
-use super::{pyrepr, pyyaml, write_bool_or_integer};
-use crate::msg::{Decoded, Elem, FieldType, MessageRef, Primitive, ValueRef};
+use super::{pyrepr, pyyaml, write_bool_or_integer, yaml_ros2};
+use crate::msg::{Decoded, Elem, FieldType, MessageRef, Primitive, ValueRef, Wire};
 
 /// The line `rostopic echo` prints after each message.
 pub const SEPARATOR: &str = "---";
+
+/// Which tool's YAML a message is echoed as: `rostopic echo`'s (this module) for ROS1
+/// payloads, `ros2 topic echo`'s ([`super::yaml_ros2`]) for CDR ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum YamlStyle {
+    /// genpy's `strify_message`, as `rostopic echo` prints.
+    #[default]
+    Rostopic,
+    /// rosidl_runtime_py's `message_to_yaml`, as `ros2 topic echo` prints.
+    Ros2,
+}
+
+impl YamlStyle {
+    /// The style for messages laid out as `wire` (a schema's [`Schema::wire`](crate::msg::Schema::wire)).
+    pub fn for_wire(wire: Wire) -> YamlStyle {
+        match wire {
+            Wire::Ros1 => YamlStyle::Rostopic,
+            Wire::Cdr => YamlStyle::Ros2,
+        }
+    }
+
+    /// Writes one echo block of `message` (the message, then the separator) in this style.
+    pub fn write_echo<W: Write + ?Sized>(self, out: &mut W, message: &Decoded<'_>) -> fmt::Result {
+        match self {
+            YamlStyle::Rostopic => write_echo(out, message),
+            YamlStyle::Ros2 => yaml_ros2::write_echo(out, message),
+        }
+    }
+
+    /// Writes one echo block of the values a field path names in this style.
+    pub fn write_echo_values<W: Write + ?Sized>(
+        self,
+        out: &mut W,
+        values: &[ValueRef<'_>],
+    ) -> fmt::Result {
+        match self {
+            YamlStyle::Rostopic => write_echo_values(out, values),
+            YamlStyle::Ros2 => yaml_ros2::write_echo_values(out, values),
+        }
+    }
+
+    /// The message as text in this style, without a separator.
+    pub fn message_to_string(self, message: &Decoded<'_>) -> String {
+        match self {
+            YamlStyle::Rostopic => message_to_string(message),
+            YamlStyle::Ros2 => yaml_ros2::message_to_string(message),
+        }
+    }
+}
 
 /// Writes a message as `rostopic echo` shows it, without a trailing newline or separator.
 pub fn write_message<W: Write + ?Sized>(out: &mut W, message: &Decoded<'_>) -> fmt::Result {

@@ -487,6 +487,7 @@ mod tests {
             topic: "/t".into(),
             datatype: ty.into(),
             time: RosTime::new(1, 0),
+            wire: schema.wire(),
             size: payload.len(),
             value: Ok(decode(&schema, payload).unwrap().into_owned()),
             notes: vec![],

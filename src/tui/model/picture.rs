@@ -2,7 +2,7 @@
 //! at which size), the one being drawn, and how many colours the terminal shows.
 
 use crate::catalog::MsgRef;
-use crate::picture::{Fit, Picture, is_image_type, is_picture_type};
+use crate::picture::{Fit, Picture, is_image_type, is_map_type, is_picture_type};
 use crate::tui::term::graphics::{Graphic, Graphics};
 
 /// How pictures are coloured on this terminal.
@@ -91,7 +91,7 @@ impl PicturePreview {
     /// The graphics protocol pictures of `datatype` are drawn with: camera images and maps
     /// (scans and clouds are scatters of single pixels: half-blocks show them better).
     pub fn protocol_for(&self, datatype: &str) -> Option<&Graphics> {
-        (is_image_type(datatype) || datatype == "nav_msgs/OccupancyGrid")
+        (is_image_type(datatype) || is_map_type(datatype))
             .then_some(self.graphics.as_ref())
             .flatten()
     }
@@ -108,7 +108,7 @@ impl PicturePreview {
 
 /// Lines above the picture for messages of `datatype` (title, summary).
 pub fn header_rows(datatype: &str) -> u16 {
-    match datatype {
+    match &*crate::msg::ros1_name(datatype) {
         "sensor_msgs/PointCloud2" | "sensor_msgs/PointCloud" => 4,
         "nav_msgs/OccupancyGrid" | "sensor_msgs/LaserScan" => 2,
         _ => 1,
@@ -142,5 +142,12 @@ mod tests {
         p.toggle("sensor_msgs/Image");
         assert!(!p.enabled_for("sensor_msgs/Image"));
         assert!(!p.enabled_for("std_msgs/String"), "never for other types");
+        // ROS 2 spellings alike.
+        let ros2 = PicturePreview::default();
+        assert!(ros2.enabled_for("sensor_msgs/msg/Image"));
+        assert!(ros2.enabled_for("sensor_msgs/msg/CompressedImage"));
+        assert!(!ros2.enabled_for("sensor_msgs/msg/LaserScan"));
+        assert_eq!(header_rows("sensor_msgs/msg/PointCloud2"), 4);
+        assert_eq!(header_rows("nav_msgs/msg/OccupancyGrid"), 2);
     }
 }

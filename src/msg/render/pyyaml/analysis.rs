@@ -12,9 +12,10 @@ pub(super) enum Style {
     Double,
 }
 
-/// `choose_scalar_style` for an item of a block sequence (no simple key, not in flow).
-pub(super) fn choose_style(text: &[char]) -> Style {
-    let a = analyze(text);
+/// `choose_scalar_style` for an item of a block sequence or a value of a block mapping (no
+/// simple key, not in flow); `unicode`: the emitter's `allow_unicode`.
+pub(super) fn choose_style(text: &[char], unicode: bool) -> Style {
+    let a = analyze(text, unicode);
     let s: String = text.iter().collect();
     if a.allow_block_plain && !resolves_to_non_string(&s) {
         Style::Plain
@@ -30,8 +31,8 @@ struct Analysis {
     allow_single_quoted: bool,
 }
 
-/// PyYAML's `analyze_scalar` with `allow_unicode=False`, reduced to the two answers needed.
-fn analyze(text: &[char]) -> Analysis {
+/// PyYAML's `analyze_scalar`, reduced to the two answers needed.
+fn analyze(text: &[char], unicode: bool) -> Analysis {
     if text.is_empty() {
         return Analysis {
             allow_block_plain: true,
@@ -39,9 +40,17 @@ fn analyze(text: &[char]) -> Analysis {
         };
     }
     let line_breaks = text.iter().any(|&c| is_break(c));
+    // With `allow_unicode`, printable non-ASCII characters are not special.
+    let printable_unicode = |c: char| {
+        (c == '\u{85}'
+            || ('\u{a0}'..='\u{d7ff}').contains(&c)
+            || ('\u{e000}'..='\u{fffd}').contains(&c)
+            || ('\u{10000}'..'\u{10ffff}').contains(&c))
+            && c != '\u{feff}'
+    };
     let special_characters = text
         .iter()
-        .any(|&c| !(c == '\n' || (' '..='~').contains(&c)));
+        .any(|&c| !(c == '\n' || (' '..='~').contains(&c) || (unicode && printable_unicode(c))));
     let space = |c: &char| *c == ' ' || is_break(*c);
     // A leading or trailing space or break.
     let spaces_at_edge = text.first().is_some_and(space) || text.last().is_some_and(space);

@@ -3,7 +3,8 @@
 //! itself (plain, single- or double-quoted). This is a port of the parts of PyYAML 6's
 //! emitter and resolver involved (`analyze_scalar`, `choose_scalar_style`, the three scalar
 //! writers with their 80-column folding, the YAML 1.1 implicit resolvers), with its defaults
-//! (`allow_unicode=False`, width 80, indent 2).
+//! (`allow_unicode=False`, width 80, indent 2) — and, for ROS 2's `message_to_yaml`, with
+//! `allow_unicode=True` and no folding ([`dump_unicode_value`]).
 
 mod analysis;
 mod resolver;
@@ -22,6 +23,28 @@ pub(crate) fn dump_double_quoted(text: &str) -> String {
     e.out
 }
 
+/// A string as `yaml.dump(..., allow_unicode=True, width=sys.maxsize)` writes it as a value in
+/// a block mapping or sequence whose scalars are indented `indent` (rosidl_runtime_py's
+/// `message_to_yaml`, which `ros2 topic echo` prints): plain, single- or double-quoted as
+/// PyYAML chooses, printable non-ASCII characters as they are, never folded. The text starts
+/// with the space PyYAML writes after `key:` or `-`.
+pub(crate) fn dump_unicode_value(text: &str, indent: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut e = Emitter::new(indent);
+    e.unicode = true;
+    e.width = usize::MAX;
+    // After `key:` or `-`: not at whitespace.
+    e.whitespace = false;
+    e.indention = false;
+    e.column = indent;
+    match choose_style(&chars, true) {
+        Style::Plain => e.write_plain(&chars),
+        Style::Single => e.write_single_quoted(&chars),
+        Style::Double => e.write_double_quoted(&chars, true),
+    }
+    e.out
+}
+
 /// `yaml.dump(items)` for a list of strings, without the final newline: `- item` lines.
 pub(crate) fn dump_string_list<S: AsRef<str>>(items: &[S]) -> String {
     // A root block sequence has indent 0; each item scalar is written at indent 2.
@@ -32,7 +55,7 @@ pub(crate) fn dump_string_list<S: AsRef<str>>(items: &[S]) -> String {
         e.write_indent();
         e.write_indicator("-", true, false, true);
         e.indent = BEST_INDENT;
-        match choose_style(&chars) {
+        match choose_style(&chars, false) {
             Style::Plain => e.write_plain(&chars),
             Style::Single => e.write_single_quoted(&chars),
             Style::Double => e.write_double_quoted(&chars, true),
@@ -47,6 +70,10 @@ struct Emitter {
     whitespace: bool,
     indention: bool,
     indent: usize,
+    /// `allow_unicode`: printable non-ASCII characters are written as they are.
+    unicode: bool,
+    /// The column past which scalars are folded.
+    width: usize,
 }
 
 pub(super) fn is_break(ch: char) -> bool {
@@ -68,6 +95,8 @@ impl Emitter {
             whitespace: true,
             indention: true,
             indent,
+            unicode: false,
+            width: BEST_WIDTH,
         }
     }
 
@@ -143,7 +172,10 @@ impl Emitter {
                     matches!(
                         c,
                         '"' | '\\' | '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}'
-                    ) || !(' '..='~').contains(&c)
+                    ) || !((' '..='~').contains(&c)
+                        || (self.unicode
+                            && (('\u{a0}'..='\u{d7ff}').contains(&c)
+                                || ('\u{e000}'..='\u{fffd}').contains(&c))))
                 }
             };
             if needs_escape {
@@ -166,7 +198,7 @@ impl Emitter {
                 && end + 1 < len
                 && (ch == Some(' ') || start >= end)
                 // column + (end - start) > width, where start may be end + 1.
-                && self.column + end > BEST_WIDTH + start
+                && self.column + end > self.width.saturating_add(start)
                 && split
             {
                 let mut data: String = text.get(start..end).unwrap_or_default().iter().collect();
@@ -218,7 +250,7 @@ impl Emitter {
                 if ch != Some(' ') {
                     // A single-quoted scalar never breaks at its first or last character.
                     let inner = !single || (start != 0 && end != len);
-                    if start + 1 == end && self.column > BEST_WIDTH && inner {
+                    if start + 1 == end && self.column > self.width && inner {
                         self.write_indent();
                         self.plain_line(single);
                     } else {

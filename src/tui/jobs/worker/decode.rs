@@ -2,7 +2,7 @@
 //! connection's schema once, and keeps what the tree and the hex view show.
 
 use crate::catalog::{Catalog, Schemas};
-use crate::msg::{Decoded, Registry};
+use crate::msg::{Decoded, Registry, Wire};
 use crate::time::RosTime;
 
 use crate::catalog::MsgRef;
@@ -26,6 +26,8 @@ pub struct Inspected {
     pub notes: Vec<String>,
     /// The first payload bytes, for a hex view when decoding fails.
     pub head: Vec<u8>,
+    /// How the payload is laid out (ROS1 or CDR), which picks the YAML it is copied as.
+    pub wire: Wire,
 }
 
 /// Decodes messages for the inspector, compiling each connection's schema once.
@@ -84,6 +86,7 @@ impl Decoder {
             value: Err("not read".into()),
             notes: Vec::new(),
             head: Vec::new(),
+            wire: Wire::Ros1,
         };
         let Some(bag) = catalog.bag(msg.bag) else {
             out.value = Err("no such bag".into());
@@ -98,6 +101,9 @@ impl Decoder {
         let entry = self.schemas.get(msg.bag, conn);
         out.notes.clone_from(&entry.notes);
         let schema = entry.schema.clone().map_err(|e| e.to_string());
+        if let Ok(s) = &schema {
+            out.wire = s.wire();
+        }
         let message = match bag.read(&msg.entry) {
             Ok(m) => m,
             Err(e) => {

@@ -357,7 +357,7 @@ pub fn serve(catalog: &Catalog, decoder: &mut Decoder, request: Request) -> Repl
             let ins = decoder.inspect(catalog, msg);
             let result = ins
                 .value
-                .map(|v| crate::msg::yaml::message_to_string(&v))
+                .map(|v| crate::msg::yaml::YamlStyle::for_wire(ins.wire).message_to_string(&v))
                 .and_then(|text| match save_to {
                     None => Ok(YamlDone::Text(text)),
                     Some(path) => save(&path, &text)
