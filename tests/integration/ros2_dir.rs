@@ -522,3 +522,41 @@ fn a_broken_metadata_yaml_is_a_note_when_storage_files_are_there() {
     let e = open_dir(&empty).unwrap_err().to_string();
     assert!(e.contains("message_count"), "{e}");
 }
+
+/// Timing of one directory's opening (not run by default):
+/// `BAGSCOPE_ROS2_BENCH=DIR cargo test --test integration ros2_dir::open_timing -- --ignored --nocapture`.
+#[test]
+#[ignore = "timing, run by hand with BAGSCOPE_ROS2_BENCH=DIR"]
+fn open_timing() {
+    let Some(dir) = std::env::var_os("BAGSCOPE_ROS2_BENCH") else {
+        common::skip("BAGSCOPE_ROS2_BENCH is unset");
+        return;
+    };
+    let start = std::time::Instant::now();
+    let bag = open_dir(Path::new(&dir)).unwrap();
+    let took = start.elapsed();
+    let bytes: usize = bag
+        .storage
+        .iter()
+        .map(|s| match &s.content {
+            StorageContent::McapBytes(b) => b.len(),
+            StorageContent::McapFile(_) => 0,
+        })
+        .sum();
+    let messages: u64 = bag
+        .storage
+        .iter()
+        .filter_map(|s| s.facts.message_count)
+        .sum();
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .unwrap_or("VmHWM: ?");
+    println!(
+        "{}: {messages} messages, {bytes} MCAP bytes in memory, {:.3} s ({:.0} MB/s); {peak}",
+        Path::new(&dir).display(),
+        took.as_secs_f64(),
+        bytes as f64 / 1e6 / took.as_secs_f64()
+    );
+}

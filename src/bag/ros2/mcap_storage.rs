@@ -96,31 +96,24 @@ pub fn decompress_messages(
     let mut builder = McapBuilder::new(path)?;
     let mut topics: BTreeMap<u16, usize> = BTreeMap::new();
     let mut total = 0u64;
+    // Every channel first, in id order (also those without messages), where the file has a
+    // summary; the others as their first message comes.
+    if let Ok(Some(summary)) = mcap::Summary::read(bytes) {
+        let mut ids: Vec<u16> = summary.channels.keys().copied().collect();
+        ids.sort_unstable();
+        for channel in ids.iter().filter_map(|id| summary.channels.get(id)) {
+            let t = add_channel(&mut builder, channel)?;
+            topics.insert(channel.id, t);
+        }
+    }
     let stream = mcap::MessageStream::new(bytes).map_err(|e| mcap_error(path, e))?;
     for (n, message) in stream.enumerate() {
         let message = message.map_err(|e| mcap_error(path, e))?;
-        let channel = &message.channel;
-        let topic = if let Some(&t) = topics.get(&channel.id) {
+        let topic = if let Some(&t) = topics.get(&message.channel.id) {
             t
         } else {
-            let schema = channel.schema.as_ref();
-            let facts = TopicFacts {
-                name: channel.topic.clone(),
-                datatype: schema.map(|s| s.name.clone()).unwrap_or_default(),
-                serialization_format: channel.message_encoding.clone(),
-                offered_qos_profiles: channel
-                    .metadata
-                    .get("offered_qos_profiles")
-                    .cloned()
-                    .unwrap_or_default(),
-                message_count: None,
-            };
-            let text = schema.map(|s| SchemaText {
-                encoding: &s.encoding,
-                data: &s.data,
-            });
-            let t = builder.add_topic(facts, text, &channel.metadata)?;
-            topics.insert(channel.id, t);
+            let t = add_channel(&mut builder, &message.channel)?;
+            topics.insert(message.channel.id, t);
             t
         };
         let limit = max_message.min(max_total.saturating_sub(total));
@@ -136,4 +129,25 @@ pub fn decompress_messages(
         )?;
     }
     builder.finish()
+}
+
+/// Adds `channel` (its schema, encoding and metadata as they are) to `builder`.
+fn add_channel(builder: &mut McapBuilder, channel: &mcap::Channel<'_>) -> Result<usize, Ros2Error> {
+    let schema = channel.schema.as_ref();
+    let facts = TopicFacts {
+        name: channel.topic.clone(),
+        datatype: schema.map(|s| s.name.clone()).unwrap_or_default(),
+        serialization_format: channel.message_encoding.clone(),
+        offered_qos_profiles: channel
+            .metadata
+            .get("offered_qos_profiles")
+            .cloned()
+            .unwrap_or_default(),
+        message_count: None,
+    };
+    let text = schema.map(|s| SchemaText {
+        encoding: &s.encoding,
+        data: &s.data,
+    });
+    builder.add_topic(facts, text, &channel.metadata)
 }

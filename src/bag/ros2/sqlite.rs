@@ -10,7 +10,7 @@
 //!
 //! Tables read: `topics` (id, name, type, serialization_format[, offered_qos_profiles][,
 //! type_description_hash]), `messages` (topic_id, timestamp, data; in timestamp order, ties
-//! by id) and, where present, `message_definitions` (topic_type, encoding,
+//! by row id, without SQLite's sorter) and, where present, `message_definitions` (topic_type, encoding,
 //! encoded_message_definition).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -253,41 +253,64 @@ pub fn convert_db3(
         index.insert(row.id, at);
     }
     let mut notes = Vec::new();
-    let (mut unknown_topic, mut negative, mut null_data) = (0u64, 0u64, 0u64);
-    let mut total = 0u64;
-    let mut stmt = db
-        .conn
-        .prepare("SELECT topic_id, timestamp, data, id FROM messages ORDER BY timestamp, id")
-        .map_err(|e| db.sqlite(e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.sqlite(e))?;
-    while let Some(row) = rows.next().map_err(|e| db.sqlite(e))? {
-        let topic_id: i64 = row.get(0).map_err(|e| db.sqlite(e))?;
-        let time: i64 = row.get(1).map_err(|e| db.sqlite(e))?;
-        let Some(&topic) = index.get(&topic_id) else {
-            unknown_topic += 1;
-            continue;
-        };
-        let Ok(time) = u64::try_from(time) else {
-            negative += 1;
-            continue;
-        };
-        let data = row.get_ref(2).map_err(|e| db.sqlite(e))?;
-        if matches!(data, ValueRef::Null) {
-            null_data += 1;
-        }
-        let data = bytes(data);
-        if options.message_zstd {
-            let id: i64 = row.get(3).map_err(|e| db.sqlite(e))?;
-            let limit = options
-                .max_message
-                .min(options.max_total.saturating_sub(total));
-            let plain = decompress_message(shown, data, limit, || format!("message id {id}"))?;
-            total += plain.len() as u64;
-            builder.write(topic, time, time, 0, &plain)?;
-        } else {
-            builder.write(topic, time, time, 0, data)?;
+    let mut take = Take {
+        shown,
+        index: &index,
+        options,
+        unknown_topic: 0,
+        negative: 0,
+        null_data: 0,
+        total: 0,
+    };
+    // Rows in (timestamp, rowid) order without SQLite's sorter (which would copy every
+    // message's data into temporary files): the row ids and times first; when the table is
+    // in time order already (a recorder inserts as it receives), one scan in rowid order,
+    // else each row looked up by rowid in time order.
+    let mut keys: Vec<(i64, i64)> = Vec::new();
+    {
+        let mut stmt = db
+            .conn
+            .prepare("SELECT timestamp, rowid FROM messages ORDER BY rowid")
+            .map_err(|e| db.sqlite(e))?;
+        let mut rows = stmt.query([]).map_err(|e| db.sqlite(e))?;
+        while let Some(row) = rows.next().map_err(|e| db.sqlite(e))? {
+            keys.push((
+                row.get(0).map_err(|e| db.sqlite(e))?,
+                row.get(1).map_err(|e| db.sqlite(e))?,
+            ));
         }
     }
+    if keys.is_sorted() {
+        drop(keys);
+        let mut stmt = db
+            .conn
+            .prepare("SELECT topic_id, timestamp, data, rowid FROM messages ORDER BY rowid")
+            .map_err(|e| db.sqlite(e))?;
+        let mut rows = stmt.query([]).map_err(|e| db.sqlite(e))?;
+        while let Some(row) = rows.next().map_err(|e| db.sqlite(e))? {
+            let get = |i| row.get_ref(i).map_err(|e| db.sqlite(e));
+            take.row(&mut builder, get(0)?, get(1)?, get(2)?, get(3)?)?;
+        }
+    } else {
+        keys.sort_unstable();
+        let mut stmt = db
+            .conn
+            .prepare("SELECT topic_id, timestamp, data, rowid FROM messages WHERE rowid = ?1")
+            .map_err(|e| db.sqlite(e))?;
+        for (_, rowid) in keys {
+            let mut rows = stmt.query([rowid]).map_err(|e| db.sqlite(e))?;
+            if let Some(row) = rows.next().map_err(|e| db.sqlite(e))? {
+                let get = |i| row.get_ref(i).map_err(|e| db.sqlite(e));
+                take.row(&mut builder, get(0)?, get(1)?, get(2)?, get(3)?)?;
+            }
+        }
+    }
+    let Take {
+        unknown_topic,
+        negative,
+        null_data,
+        ..
+    } = take;
     if unknown_topic > 0 {
         notes.push(format!(
             "{}: {unknown_topic} message(s) refer to a topic id the topics table does not hold: left out",
@@ -296,7 +319,7 @@ pub fn convert_db3(
     }
     if negative > 0 {
         notes.push(format!(
-            "{}: {negative} message(s) have a negative timestamp: left out",
+            "{}: {negative} message(s) have a negative or non-integer timestamp: left out",
             shown.display()
         ));
     }
@@ -308,6 +331,55 @@ pub fn convert_db3(
     }
     let (bytes, facts) = builder.finish()?;
     Ok((bytes, facts, notes))
+}
+
+/// What happens to each row of `messages`, and the counts of rows left out.
+struct Take<'a> {
+    shown: &'a Path,
+    index: &'a HashMap<i64, usize>,
+    options: ConvertOptions,
+    unknown_topic: u64,
+    negative: u64,
+    null_data: u64,
+    /// Bytes decompressed so far (`MESSAGE` mode).
+    total: u64,
+}
+
+impl Take<'_> {
+    /// Writes one row (`topic_id`, `timestamp`, `data`, `rowid`) into `builder`.
+    fn row(
+        &mut self,
+        builder: &mut McapBuilder,
+        topic_id: ValueRef<'_>,
+        time: ValueRef<'_>,
+        data: ValueRef<'_>,
+        rowid: ValueRef<'_>,
+    ) -> Result<(), Ros2Error> {
+        let Some(&topic) = topic_id.as_i64().ok().and_then(|id| self.index.get(&id)) else {
+            self.unknown_topic += 1;
+            return Ok(());
+        };
+        let Some(time) = time.as_i64().ok().and_then(|t| u64::try_from(t).ok()) else {
+            self.negative += 1;
+            return Ok(());
+        };
+        if matches!(data, ValueRef::Null) {
+            self.null_data += 1;
+        }
+        let data = bytes(data);
+        if self.options.message_zstd {
+            let id = rowid.as_i64().unwrap_or_default();
+            let limit = self
+                .options
+                .max_message
+                .min(self.options.max_total.saturating_sub(self.total));
+            let plain = decompress_message(self.shown, data, limit, || format!("message id {id}"))?;
+            self.total += plain.len() as u64;
+            builder.write(topic, time, time, 0, &plain)
+        } else {
+            builder.write(topic, time, time, 0, data)
+        }
+    }
 }
 
 /// A text column (a BLOB or number read as text too, invalid UTF-8 replaced).
