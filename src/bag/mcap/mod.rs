@@ -1,12 +1,14 @@
 //! MCAP files as bags: channels become connections, chunks chunks (their message indexes
 //! the per-chunk entry lists), loose messages of unchunked files pseudo-chunks of the file.
 //!
-//! [`summary`] opens a file from its footer and summary section alone (a handful of reads:
-//! footer, summary, the metadata records the summary indexes); [`scan`] walks a file that has
-//! none, or a damaged one, front to back as `mcap recover` does; [`index`] reads a chunk's
+//! `summary` opens a file from its footer and summary section alone (a handful of reads:
+//! footer, summary, the metadata records the summary indexes); `scan` walks a file that has
+//! none, or a damaged one, front to back as `mcap recover` does; `index` reads a chunk's
 //! message index records (no decompression) or walks its records. What the file holds besides
 //! messages — its profile and library, attachments and metadata — is an [`McapInfo`].
-//! [`crc`] checks a chunk's records against the CRC its record keeps (for `verify`).
+//! `extras` finds the attachments and metadata records a summary does not index; `crc` checks
+//! a chunk's records against the CRC its record keeps (for `verify`) and the data section
+//! against the data end record's (for a scan).
 
 pub(crate) mod crc;
 pub(crate) mod extras;
