@@ -145,7 +145,16 @@ pub fn verify_bag(bag: &Bag, registry: &Registry) -> Report {
     for c in bag.connections() {
         let entry = compile(c, registry);
         report.notes.extend(entry.notes.iter().cloned());
-        if let Err(e) = &entry.schema {
+        // Messages in an encoding bagscope does not decode (MCAP protobuf, ...) are read and
+        // framed like the others but not decoded: a note, not a problem.
+        if c.wire().is_none() {
+            if c.message_count > 0 {
+                report.notes.push(format!(
+                    "{}: {} message(s) in encoding '{}' read but not decoded",
+                    c.topic, c.message_count, c.message_encoding
+                ));
+            }
+        } else if let Err(e) = &entry.schema {
             if c.message_count > 0 {
                 report.problems.push(Problem {
                     offset: None,

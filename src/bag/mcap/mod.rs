@@ -6,7 +6,9 @@
 //! none, or a damaged one, front to back as `mcap recover` does; `index` reads a chunk's
 //! message index records (no decompression) or walks its records. What the file holds besides
 //! messages — its profile and library, attachments and metadata — is an [`McapInfo`].
-//! `crc` checks a chunk's records against the CRC its record keeps (for `verify`).
+//! `extras` finds the attachments and metadata records a summary does not index; `crc` checks
+//! a chunk's records against the CRC its record keeps (for `verify`) and the data section
+//! against the data end record's (for a scan).
 
 pub(crate) mod crc;
 pub(crate) mod extras;
