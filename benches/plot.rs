@@ -11,6 +11,9 @@
 //! cargo bench --bench plot            # 1 M messages
 //! BENCH_MESSAGES=200000 cargo bench --bench plot
 //! BENCH_PYTHON=1 cargo bench --bench plot   # also the official reader (rqt_plot's way), slow
+//! # one field of a given recording (an MCAP file or ROS 2 bag directory), then nothing else:
+//! BENCH_RECORDING=bench-data/ros2_1g BENCH_FIELD=/imu/data/linear_acceleration/z \
+//!     cargo bench --profile release --bench plot
 //! ```
 //!
 //! The bags are written with the crate's writer into a temporary directory (about 330 MB
@@ -154,7 +157,47 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
+/// `BENCH_RECORDING`: one field (`BENCH_FIELD`) of the given recording (an MCAP file, a ROS 2
+/// bag directory, a bag), opened anew each run; median of `BENCH_RUNS`.
+fn recording(path: &str) {
+    let field =
+        std::env::var("BENCH_FIELD").unwrap_or_else(|_| "/imu/data/linear_acceleration/z".into());
+    let runs: usize = std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let mut times = Vec::new();
+    let mut points = 0;
+    for _ in 0..runs {
+        let (catalog, errors) =
+            Catalog::open(&[std::path::PathBuf::from(path)], &OpenOptions::default());
+        assert!(errors.is_empty(), "{errors:?}");
+        let request = SeriesRequest::parse(&catalog, &field).unwrap();
+        let start = Instant::now();
+        let (c, stats) = extract(
+            &catalog,
+            &request,
+            &Registry::bundled(),
+            &AtomicBool::new(false),
+            |_| true,
+        )
+        .unwrap();
+        times.push(start.elapsed());
+        assert_eq!(stats.lost(), 0);
+        points = c.len();
+    }
+    times.sort();
+    println!(
+        "{path} {field}: {points} points, median {:.0} ms of {runs} runs",
+        times[runs / 2].as_secs_f64() * 1e3
+    );
+}
+
 fn main() {
+    if let Ok(path) = std::env::var("BENCH_RECORDING") {
+        recording(&path);
+        return;
+    }
     let n: u64 = std::env::var("BENCH_MESSAGES")
         .ok()
         .and_then(|v| v.parse().ok())
