@@ -195,11 +195,19 @@ mod tests {
     #[test]
     fn registry_fills_empty_definitions_and_missing_sections() {
         let mut reg = Registry::bundled();
-        // Bundled ROS1 definitions are never used for ROS 2 types.
+        // Bundled ROS1 definitions are never used for ROS 2 types: a type only ROS1 has is
+        // not found, and one both have comes from the bundled ROS 2 set (no `seq`).
         assert!(matches!(
-            ros2("sensor_msgs/msg/Image", "", &reg),
+            ros2("rosgraph_msgs/msg/Log", "", &reg),
             Err(MsgError::EmptyDefinition { .. })
         ));
+        let image = ros2("sensor_msgs/msg/Image", "", &reg).unwrap();
+        let header = match image.root().fields()[0].ty().elem() {
+            crate::msg::Elem::Msg(h) => h.clone(),
+            crate::msg::Elem::Prim(_) => panic!("Image's header is a message"),
+        };
+        let names: Vec<_> = header.fields().iter().map(crate::msg::Field::name).collect();
+        assert_eq!(names, ["stamp", "frame_id"]);
         reg.add_definition("my_pkg/Foo", "Bar bar\nint8 x\n")
             .unwrap();
         reg.add_definition("my_pkg/msg/Bar", "uint16 y\n").unwrap();
