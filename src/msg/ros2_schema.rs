@@ -206,7 +206,11 @@ mod tests {
             crate::msg::Elem::Msg(h) => h.clone(),
             crate::msg::Elem::Prim(_) => panic!("Image's header is a message"),
         };
-        let names: Vec<_> = header.fields().iter().map(crate::msg::Field::name).collect();
+        let names: Vec<_> = header
+            .fields()
+            .iter()
+            .map(crate::msg::Field::name)
+            .collect();
         assert_eq!(names, ["stamp", "frame_id"]);
         reg.add_definition("my_pkg/Foo", "Bar bar\nint8 x\n")
             .unwrap();

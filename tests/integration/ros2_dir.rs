@@ -522,4 +522,3 @@ fn a_broken_metadata_yaml_is_a_note_when_storage_files_are_there() {
     let e = open_dir(&empty).unwrap_err().to_string();
     assert!(e.contains("message_count"), "{e}");
 }
-
