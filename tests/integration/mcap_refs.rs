@@ -269,3 +269,26 @@ fn a_ros2_bag_filters_into_an_mcap_in_its_own_encoding_and_never_into_a_bag() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot hold"));
     assert!(!tmp.path().join("out.bag").exists());
 }
+
+#[test]
+fn info_lists_an_mcap_files_attachments_and_metadata() {
+    let Some(dir) = corpus_mcap() else { return };
+    let c = dir.join("conformance");
+    let out = bagscope()
+        .arg("info")
+        .arg(c.join("OneAttachment/OneAttachment-ax.mcap"))
+        .arg(c.join("OneMetadata/OneMetadata-mdx.mcap"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("attachments: myFile (application/octet-stream, 3 bytes)"),
+        "{text}"
+    );
+    assert!(text.contains("metadata: myMetadata {foo: bar}"), "{text}");
+}

@@ -169,8 +169,10 @@ impl Summary {
         out
     }
 
-    /// What `rosbag info` cannot say: true message range, recovery, warnings.
+    /// What `rosbag info` cannot say: true message range, recovery, warnings, and an MCAP
+    /// file's profile, attachments and metadata.
     fn extra_rows(&self, bag: &Bag, rows: &mut Vec<(&'static str, String)>) {
+        mcap_rows(bag, rows);
         if let (Some((s, e)), Some((is, ie))) = (self.range, self.info_range) {
             if s != is || e != ie {
                 rows.push((
@@ -324,4 +326,56 @@ fn median_rate(times: &[RosTime]) -> Option<f64> {
 /// The `rosbag info`-style text for one open bag (what `bagscope info` prints for it).
 pub fn text_summary(bag: &Bag, shown_path: &str, freq: bool) -> String {
     Summary::new(bag, freq).text(bag, shown_path)
+}
+
+/// An MCAP file's profile and writer, its attachments (name, media type, size) and metadata
+/// records (name, keys and values), one row each.
+pub(super) fn mcap_rows(bag: &Bag, rows: &mut Vec<(&'static str, String)>) {
+    let Some(m) = bag.mcap() else { return };
+    if !m.profile.is_empty() || !m.library.is_empty() {
+        rows.push((
+            "mcap",
+            format!(
+                "profile '{}', written by '{}'",
+                crate::printable::escape(&m.profile),
+                crate::printable::escape(&m.library)
+            ),
+        ));
+    }
+    for (i, a) in m.attachments.iter().enumerate() {
+        rows.push((
+            if i == 0 { "attachments" } else { "" },
+            format!(
+                "{} ({}, {})",
+                crate::printable::escape(&a.name),
+                crate::printable::escape(&a.media_type),
+                if a.size < 1024 {
+                    crate::wording::count(a.size, "byte")
+                } else {
+                    human_size(a.size as f64)
+                }
+            ),
+        ));
+    }
+    for (i, md) in m.metadata.iter().enumerate() {
+        let pairs: Vec<String> = md
+            .entries
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{}: {}",
+                    crate::printable::escape(k),
+                    crate::printable::escape(v)
+                )
+            })
+            .collect();
+        rows.push((
+            if i == 0 { "metadata" } else { "" },
+            format!(
+                "{} {{{}}}",
+                crate::printable::escape(&md.name),
+                pairs.join(", ")
+            ),
+        ));
+    }
 }
