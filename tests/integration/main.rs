@@ -37,6 +37,7 @@ mod export_where;
 mod file_access;
 mod file_hazards;
 mod follow_cli;
+mod follow_mcap;
 mod follow_record;
 mod fuzz_inputs;
 mod index_query;

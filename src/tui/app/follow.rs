@@ -40,7 +40,8 @@ impl App {
         }
     }
 
-    /// `F`: follows the recording (the `.active` bag, else the first), or stops.
+    /// `F`: follows the recording (the `.active` bag, else the first read by a scan, else the
+    /// first), or stops.
     pub(super) fn toggle_follow(&mut self) {
         if self.jobs.scan.is_scanning() {
             self.flash(
@@ -54,11 +55,14 @@ impl App {
             self.flash("following stopped (F to follow again)", false);
             return;
         }
-        let index = self
-            .catalog
-            .bags()
+        // The `.active` bag, else the first read by a scan (a file without its index or
+        // summary: the one a recorder is writing, as the last file of a ROS 2 bag
+        // directory being recorded), else the first.
+        let bags = self.catalog.bags();
+        let index = bags
             .iter()
             .position(|b| b.path().to_string_lossy().ends_with(".active"))
+            .or_else(|| bags.iter().position(|b| b.recovery().is_some()))
             .unwrap_or(0);
         self.start_follow(index);
     }
