@@ -239,3 +239,75 @@ fn the_explorer_follows_a_growing_mcap_and_switches_to_the_finished_one() {
     );
     assert!(h.status_bar().contains("finished"), "{}", h.status_bar());
 }
+
+/// The real binary in tmux on an MCAP that a Python `mcap_ros2` writer is writing (20 Hz, chunks
+/// written whole): `F` shows it growing (`● live`), and when the writer finishes the explorer
+/// switches to the finished file with all its messages.
+#[test]
+fn the_real_explorer_follows_a_python_writer_in_tmux() {
+    use crate::common::tmux::{Session, have_tmux};
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/interop/live_mcap.py");
+    let Some(python) = std::env::var("BAGSCOPE_EXPORT_PYTHON").ok().filter(|p| {
+        std::process::Command::new(p)
+            .arg(&script)
+            .arg("probe")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        crate::common::skip(
+            "BAGSCOPE_EXPORT_PYTHON is unset or cannot import mcap_ros2 (pip install mcap-ros2-support)",
+        );
+        return;
+    };
+    if !have_tmux() {
+        crate::common::skip("tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.mcap");
+    let mut writer = Proc(
+        std::process::Command::new(&python)
+            .arg(&script)
+            .arg(&live)
+            .args(["160", "0.05"])
+            .spawn()
+            .unwrap(),
+    );
+    let start = std::time::Instant::now();
+    while std::fs::metadata(&live).map_or(0, |m| m.len()) < 1500 {
+        assert!(start.elapsed() < WAIT, "the writer wrote nothing");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let cmd = format!(
+        "{} {}; echo EXITED:$?; sleep 30",
+        env!("CARGO_BIN_EXE_bagscope"),
+        live.display()
+    );
+    let s = Session::start("follow-mcap", 100, 30, &cmd);
+    s.wait("the topic", |t| t.contains("/chatter"));
+    s.keys(&["F"]);
+    let count = |t: &str| -> u64 {
+        t.lines()
+            .find_map(|l| {
+                let rest = l.split("/chatter").nth(1)?;
+                rest.split_whitespace().next()?.parse().ok()
+            })
+            .unwrap_or(0)
+    };
+    let screen = s.wait("following", |t| t.contains("● live"));
+    let first = count(&screen);
+    let screen = s.wait("more messages", |t| {
+        t.contains("● live") && count(t) > first
+    });
+    assert!(
+        !screen.contains('⚠'),
+        "the end being written is not damage: {screen}"
+    );
+    assert!(wait_exit(&mut writer.0, Duration::from_secs(30)).is_some_and(|s| s.success()));
+    let screen = s.wait("the finished file", |t| t.contains("recording finished"));
+    assert_eq!(count(&screen), 160, "{screen}");
+    assert!(screen.contains("MCAP"), "{screen}");
+    s.keys(&["q"]);
+    let screen = s.wait("the shell", |t| t.contains("EXITED:"));
+    assert!(screen.contains("EXITED:0"), "{screen}");
+}

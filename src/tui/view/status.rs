@@ -80,8 +80,8 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
             );
             let indexed = if one.is_indexed() { "" } else { " recovered" };
             format!(
-                "{name} · v{}{indexed} · {}",
-                one.version(),
+                "{name} · {}{indexed} · {}",
+                kind(one.version()),
                 bytes(one.size())
             )
         }
@@ -205,4 +205,13 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
         Span::styled(format!("{right} "), right_style.patch(theme.status())),
     ]);
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
+}
+
+/// What the status bar calls a file's format: `MCAP`, or a bag's version (`v2.0`).
+fn kind(version: crate::format::Version) -> String {
+    if version == crate::format::Version::Mcap {
+        "MCAP".to_string()
+    } else {
+        format!("v{version}")
+    }
 }
