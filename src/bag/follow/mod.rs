@@ -33,6 +33,7 @@ mod watch;
 
 pub use super::recovery::ago;
 pub use error::FollowError;
+pub(crate) use stall::find_writer;
 pub use stall::{STALL_AFTER, Stall, Writer};
 
 use std::collections::HashMap;

@@ -327,14 +327,18 @@ fn open_mcap(source: &Arc<Source>, options: &OpenOptions) -> Result<Opened, Chan
     let (profile, library) = summary::header(source);
     let (mut opened, mut info) = match summary::open(source)? {
         Ok(s) => (s.opened, s.info),
-        Err(reason) => scan::scan(
-            source,
-            format!("{reason}; the file was scanned"),
-            &scan::Settings {
-                limit: options.max_chunk_size,
-                progress: options.progress.as_ref(),
-            },
-        )?,
+        Err(reason) => {
+            let (mut opened, info) = scan::scan(
+                source,
+                format!("{reason}; the file was scanned"),
+                &scan::Settings {
+                    limit: options.max_chunk_size,
+                    progress: options.progress.as_ref(),
+                },
+            )?;
+            crate::bag::mcap::live::note_being_written(source, &mut opened);
+            (opened, info)
+        }
     };
     if info.profile.is_empty() && info.library.is_empty() {
         info.profile = profile;
