@@ -34,7 +34,7 @@ impl YamlStyle {
     /// The style for messages laid out as `wire` (a schema's [`Schema::wire`](crate::msg::Schema::wire)).
     pub fn for_wire(wire: Wire) -> YamlStyle {
         match wire {
-            Wire::Ros1 => YamlStyle::Rostopic,
+            Wire::Ros1 | Wire::Json => YamlStyle::Rostopic,
             Wire::Cdr => YamlStyle::Ros2,
         }
     }
