@@ -215,7 +215,7 @@ fn scalar(p: Primitive, value: &Json) -> Result<Node, DecodeError> {
     Ok(match (p, &value.kind) {
         (INT, Kind::Int(i)) => Node::I64(*i),
         (INT, Kind::Float(f)) if f.fract() == 0.0 && (I64_LOW..I64_HIGH).contains(f) => {
-            Node::I64(*f as i64)
+            Node::I64(whole_to_i64(*f))
         }
         (INT, Kind::UInt(u)) => {
             return Err(mismatch(
@@ -240,6 +240,15 @@ fn scalar(p: Primitive, value: &Json) -> Result<Node, DecodeError> {
             ));
         }
     })
+}
+
+/// `f`, a whole number within the range of `i64`, as an `i64` (exact).
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "the caller checked that f is whole and within i64"
+)]
+fn whole_to_i64(f: f64) -> i64 {
+    f as i64
 }
 
 /// Appends the little-endian bytes of a scalar node (an element of a number array).

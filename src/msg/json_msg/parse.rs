@@ -210,14 +210,13 @@ impl Parser<'_> {
                 }
                 index.get(&key).copied()
             };
-            match seen.and_then(|i| members.get_mut(i)) {
-                Some(slot) => slot.1 = value,
-                None => {
-                    if !index.is_empty() {
-                        index.insert(key.clone(), members.len());
-                    }
-                    members.push((key, value));
+            if let Some(slot) = seen.and_then(|i| members.get_mut(i)) {
+                slot.1 = value;
+            } else {
+                if !index.is_empty() {
+                    index.insert(key.clone(), members.len());
                 }
+                members.push((key, value));
             }
             self.skip_ws();
             if self.eat(b",") {
