@@ -188,6 +188,28 @@ fn a_schemaless_channel_and_an_unmapped_schema_decode_as_their_json_reads() {
 }
 
 #[test]
+fn yaml_echo_and_mcap_output_keep_json_channels() {
+    let p = path();
+    // YAML as `ros2 topic echo` writes it: UTF-8 text, `true`/`false`, block sequences.
+    let (out, err, code) = run_bagscope(&["echo", &p, "-t", "/free"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "speed: 3\nname: a\nnested:\n  k:\n  - 1.0\n  - 2.5\nbig: 18446744073709551615\n---\n\
+         other: true\nlist:\n- a: 1\n- a: -2\nempty: []\n---\nspeed: 4.5\ntext: é😀\n---\n"
+    );
+    // MCAP in, MCAP out: the channels stay json, the messages their bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.mcap");
+    let copy = copy.to_string_lossy();
+    let (_, err, code) = run_bagscope(&["filter", &p, &copy]);
+    assert_eq!(code, 0, "{err}");
+    let (before, _, _) = run_bagscope(&["echo", &p, "--format", "json"]);
+    let (after, _, _) = run_bagscope(&["echo", &copy, "--format", "json"]);
+    assert_eq!(before, after);
+}
+
+#[test]
 fn where_selects_on_json_fields() {
     let (lines, err, code) = echo(&[
         "-t",

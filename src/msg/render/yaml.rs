@@ -34,8 +34,9 @@ impl YamlStyle {
     /// The style for messages laid out as `wire` (a schema's [`Schema::wire`](crate::msg::Schema::wire)).
     pub fn for_wire(wire: Wire) -> YamlStyle {
         match wire {
-            Wire::Ros1 | Wire::Json => YamlStyle::Rostopic,
-            Wire::Cdr => YamlStyle::Ros2,
+            Wire::Ros1 => YamlStyle::Rostopic,
+            // JSON data reads best as modern YAML (UTF-8 text, `true`/`false`).
+            Wire::Cdr | Wire::Json => YamlStyle::Ros2,
         }
     }
 
