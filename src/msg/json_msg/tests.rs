@@ -207,3 +207,37 @@ fn messages_without_a_schema_decode_as_their_json_reads() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+#[test]
+fn big_objects_find_properties_and_repeated_keys_by_hash() {
+    // 40 properties, listed in the schema in one order and in the message in another.
+    let props: Vec<String> = (0..40)
+        .map(|i| format!(r#""p{i}": {{"type": "integer"}}"#))
+        .collect();
+    let schema = format!(
+        r#"{{"type": "object", "properties": {{{}}}}}"#,
+        props.join(",")
+    );
+    let s = Schema::for_json("big", &schema).unwrap();
+    let mut members: Vec<String> = (0..40).rev().map(|i| format!(r#""p{i}": {i}"#)).collect();
+    // A repeated key past the 16th member: its last value, at its first place.
+    members.push(r#""p39": 390"#.to_string());
+    let text = format!("{{{}}}", members.join(","));
+    let d = decode(&s, text.as_bytes()).unwrap();
+    let root = d.root();
+    assert!(matches!(root.get("p0"), Some(ValueRef::I64(0))));
+    assert!(matches!(root.get("p39"), Some(ValueRef::I64(390))));
+    let free = Schema::json_free_form("big");
+    let d = decode(&free, text.as_bytes()).unwrap();
+    let names: Vec<&str> = d.root().iter().map(|(n, _)| n).collect();
+    assert_eq!(names.len(), 40);
+    assert_eq!(names[0], "p39");
+    assert!(matches!(d.root().get("p39"), Some(ValueRef::I64(390))));
+    // One property too many, past the hash threshold: named.
+    let extra = text.replacen('{', r#"{"zz": 1, "#, 1);
+    let e = error(&s, &extra);
+    assert!(
+        e.starts_with("zz at payload byte 7: the property is not in the schema"),
+        "{e}"
+    );
+}
