@@ -14,7 +14,9 @@ use crate::cli::json::Json;
 use crate::cli::outcome::Outcome;
 use crate::time::RosTime;
 
-/// True when `bag` is a ROS 2 recording (shown in the `ros2 bag info` layout).
+/// True when `bag` is shown in the `ros2 bag info` layout: a ROS 2 recording, or an MCAP
+/// file none of whose channels is `ros1` (CDR, JSON, ...: the layout names each topic's
+/// serialization format).
 pub(super) fn is_ros2(bag: &Bag) -> bool {
     bag.mcap().is_some_and(|m| m.profile == "ros2")
         || (bag.mcap().is_some()
@@ -22,7 +24,7 @@ pub(super) fn is_ros2(bag: &Bag) -> bool {
             && bag
                 .connections()
                 .iter()
-                .all(|c| c.message_encoding == "cdr"))
+                .all(|c| c.message_encoding != "ros1"))
 }
 
 /// One topic over the storage files.
