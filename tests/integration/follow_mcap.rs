@@ -241,8 +241,9 @@ fn the_explorer_follows_a_growing_mcap_and_switches_to_the_finished_one() {
 }
 
 /// The real binary in tmux on an MCAP that a Python `mcap_ros2` writer is writing (20 Hz, chunks
-/// written whole): `F` shows it growing (`● live`), and when the writer finishes the explorer
-/// switches to the finished file with all its messages.
+/// written whole): followed at once (a process holds the file open for writing), it grows
+/// (`● live`), and when the writer finishes the explorer switches to the finished file with
+/// all its messages.
 #[test]
 fn the_real_explorer_follows_a_python_writer_in_tmux() {
     use crate::common::tmux::{Session, have_tmux};
@@ -285,7 +286,7 @@ fn the_real_explorer_follows_a_python_writer_in_tmux() {
     );
     let s = Session::start("follow-mcap", 100, 30, &cmd);
     s.wait("the topic", |t| t.contains("/chatter"));
-    s.keys(&["F"]);
+    // A process writes the file: its end is unfinished, and it is followed at once.
     let count = |t: &str| -> u64 {
         t.lines()
             .find_map(|l| {
