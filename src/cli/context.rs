@@ -21,7 +21,7 @@ use super::where_args::{Where, WhereArgs};
 
 /// Opens a bag, printing the error and returning [`Outcome::Failed`] when it cannot be opened.
 pub fn open_bag(path: &Path) -> Result<Bag, Outcome> {
-    Bag::open(path).map_err(|e| {
+    Bag::open_with(path, super::cache_dir::open_options()).map_err(|e| {
         print_error(&e);
         Outcome::Failed
     })
