@@ -18,8 +18,8 @@
 //! [`MIN_AGE`] ago (a recording still being written) are not cached, nor inputs that
 //! changed during the conversion. Size: entries are removed least recently used first to
 //! keep the whole under [`MAX_TOTAL`]; an entry is not written when it would leave the file
-//! system with less than a tenth of its size free (the conversion then goes into an unlinked
-//! temporary file, as with no cache).
+//! system with less than a twentieth of its size (or 4 GiB) free: the conversion then goes
+//! into an unlinked temporary file, as with no cache.
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -38,6 +38,8 @@ const MAGIC: &str = "bagscope converted rosbag2 storage 1";
 pub const MIN_AGE: Duration = Duration::from_secs(2);
 /// The most the entries may take together (bytes).
 pub const MAX_TOTAL: u64 = 32 << 30;
+/// The most free space an entry must leave on its file system (else a twentieth of it).
+const KEEP_FREE: u64 = 4 << 30;
 /// The longest key file read.
 const MAX_KEY_BYTES: u64 = 64 << 10;
 /// Temporary files older than this are left by runs that ended early: removed.
@@ -162,7 +164,8 @@ impl Cache {
     }
 
     /// Whether an entry of about `size` bytes may be written: under [`MAX_TOTAL`] and
-    /// leaving a tenth of the file system free. Creates the directory (private).
+    /// leaving a twentieth of the file system (at most 4 GiB) free. Creates the directory
+    /// (private).
     pub fn room_for(&self, size: u64) -> bool {
         if size > self.max_total {
             return false;
@@ -176,7 +179,8 @@ impl Cache {
         {
             return false;
         }
-        free_space(&self.dir).is_some_and(|(free, total)| free.saturating_sub(size) >= total / 10)
+        free_space(&self.dir)
+            .is_some_and(|(free, total)| free.saturating_sub(size) >= (total / 20).min(KEEP_FREE))
     }
 
     /// A new temporary file beside the entries, to write an entry into.
@@ -390,3 +394,7 @@ fn unescape(s: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+#[path = "cache_tests.rs"]
+mod tests;

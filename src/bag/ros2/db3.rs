@@ -181,7 +181,7 @@ pub fn convert_db3<W: Restart>(
 
 #[cfg(test)]
 #[path = "db3_tests.rs"]
-mod tests;
+pub(super) mod tests;
 
 /// What happens to each row of `messages`, and the counts of rows left out.
 struct Take<'a> {
