@@ -237,7 +237,10 @@ impl Cache {
             };
             let modified = meta.modified().unwrap_or(UNIX_EPOCH);
             if file_name.starts_with(".tmp-") {
-                if now.duration_since(modified).is_ok_and(|age| age > STALE_TEMP) {
+                if now
+                    .duration_since(modified)
+                    .is_ok_and(|age| age > STALE_TEMP)
+                {
                     let _ = std::fs::remove_file(e.path());
                 }
                 continue;

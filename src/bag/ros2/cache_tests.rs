@@ -47,10 +47,7 @@ fn entries(dir: &Path) -> Vec<String> {
 }
 
 fn with_ext(dir: &Path, ext: &str) -> PathBuf {
-    let name = entries(dir)
-        .into_iter()
-        .find(|n| n.ends_with(ext))
-        .unwrap();
+    let name = entries(dir).into_iter().find(|n| n.ends_with(ext)).unwrap();
     dir.join(name)
 }
 
@@ -171,7 +168,11 @@ fn the_least_recently_used_entries_go_beyond_the_total() {
     make_db3(&b, &times, false);
     let dir = tmp.path().join("c");
     let mut calls = 0;
-    open(&a, Some(&Cache::with_max_total(dir.clone(), 1 << 40)), &mut calls);
+    open(
+        &a,
+        Some(&Cache::with_max_total(dir.clone(), 1 << 40)),
+        &mut calls,
+    );
     let one_entry: u64 = entries(&dir)
         .iter()
         .map(|n| std::fs::metadata(dir.join(n)).unwrap().len())

@@ -71,9 +71,12 @@ pub struct Converted<W> {
     pub facts: StorageFacts,
     /// Rows that could not be converted, one line each.
     pub notes: Vec<String>,
-    /// The order the messages were read in at last.
+    /// The order the messages were read in at last (tests and measurements).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub order: MessageOrder,
-    /// The most bytes of message data the reorder window held at once.
+    /// The most bytes of message data the reorder window held at once (tests and
+    /// measurements).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub peak_window: usize,
 }
 
@@ -130,13 +133,8 @@ pub fn convert_db3<W: Restart>(
                 let Some(row) = take.row(&m)? else {
                     return Ok(true);
                 };
-                match window.push(row, &mut write)? {
-                    Ok(()) => Ok(true),
-                    Err(_) => {
-                        beyond = true;
-                        Ok(false)
-                    }
-                }
+                beyond = window.push(row, &mut write)?.is_err();
+                Ok(!beyond)
             })?;
             let peak = if beyond {
                 window.peak()

@@ -1,6 +1,8 @@
 //! `.db3` → MCAP: time order whatever the table's order, through the window, the index or
 //! the key table; memory bounded by the window, by construction.
 
+#![allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)]
+
 use std::io::Cursor;
 use std::path::Path;
 
@@ -33,7 +35,9 @@ pub(crate) fn make_db3(path: &Path, times: &[i64], index: bool) {
             let id = i as i64 + 1;
             let mut data = id.to_le_bytes().to_vec();
             data.resize(208, 7);
-            insert.execute(rusqlite::params![id, 1 + id % 2, t, data]).unwrap();
+            insert
+                .execute(rusqlite::params![id, 1 + id % 2, t, data])
+                .unwrap();
         }
     }
     tx.commit().unwrap();
@@ -54,7 +58,10 @@ fn convert(path: &Path, window: Window) -> (Vec<(u64, i64)>, MessageOrder, usize
     let c = convert_db3(&db, options(window), Cursor::new(Vec::new())).unwrap();
     let bytes = c.out.into_inner();
     let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
-    assert_eq!(summary.stats.unwrap().message_count, c.facts.message_count.unwrap());
+    assert_eq!(
+        summary.stats.unwrap().message_count,
+        c.facts.message_count.unwrap()
+    );
     let read = mcap::MessageStream::new(&bytes)
         .unwrap()
         .map(|m| {
@@ -79,7 +86,9 @@ fn expected(times: &[i64]) -> Vec<(u64, i64)> {
 
 /// 4 000 times with jitter: each row up to 5 rows late, ties included.
 fn jittered() -> Vec<i64> {
-    (0..4000i64).map(|i| 1000 + i * 10 - (i * 7919 % 6) * 10).collect()
+    (0..4000i64)
+        .map(|i| 1000 + i * 10 - (i * 7919 % 6) * 10)
+        .collect()
 }
 
 #[test]
@@ -102,7 +111,9 @@ fn a_table_in_order_but_for_jitter_is_read_once_through_the_window() {
 #[test]
 fn disorder_beyond_the_window_is_read_through_the_index_or_the_key_table() {
     // Blocks of 500 rows in reverse time order: far beyond a window of 16 KiB (78 rows).
-    let times: Vec<i64> = (0..4000i64).map(|i| (i / 500) * 500 + 499 - i % 500).collect();
+    let times: Vec<i64> = (0..4000i64)
+        .map(|i| (i / 500) * 500 + 499 - i % 500)
+        .collect();
     let window = Window {
         bytes: 16 << 10,
         rows: 1 << 20,
@@ -129,10 +140,15 @@ fn neither_way_of_reading_in_time_order_sorts_whole_rows() {
             let plan = db.plan(MessageOrder::Index).unwrap();
             assert!(!plan.contains("TEMP B-TREE"), "{plan}");
         }
-        db.each_message(MessageOrder::Keys, &mut |_| Ok(false)).unwrap();
+        db.each_message(MessageOrder::Keys, &mut |_| Ok(false))
+            .unwrap();
         let plan = db.plan(MessageOrder::Keys).unwrap();
         assert!(!plan.contains("TEMP B-TREE"), "{plan}");
-        assert!(!db.plan(MessageOrder::Table).unwrap().contains("TEMP B-TREE"));
+        assert!(
+            !db.plan(MessageOrder::Table)
+                .unwrap()
+                .contains("TEMP B-TREE")
+        );
     }
 }
 

@@ -131,10 +131,7 @@ impl Reorder {
         self.peak
     }
 
-    fn pop(
-        &mut self,
-        out: &mut impl FnMut(Row) -> Result<(), Ros2Error>,
-    ) -> Result<(), Ros2Error> {
+    fn pop(&mut self, out: &mut impl FnMut(Row) -> Result<(), Ros2Error>) -> Result<(), Ros2Error> {
         if let Some(Reverse(row)) = self.heap.pop() {
             self.held -= row.data.len();
             self.last = Some((row.time, row.rowid));
@@ -159,6 +156,7 @@ mod tests {
 
     /// Pushes rows with the given times (row ids in order); the times handed out, or the
     /// first row beyond the window.
+    #[allow(clippy::cast_possible_wrap)]
     fn run(window: Window, times: &[u64], len: usize) -> (Result<Vec<u64>, BeyondWindow>, usize) {
         let mut r = Reorder::new(window);
         let mut seen = Vec::new();
@@ -178,7 +176,14 @@ mod tests {
     #[test]
     fn jitter_within_the_window_comes_out_sorted() {
         let times = [10, 12, 11, 13, 15, 14, 16, 20, 17, 18, 19, 21];
-        let (out, _) = run(Window { bytes: 400, rows: 4 }, &times, 100);
+        let (out, _) = run(
+            Window {
+                bytes: 400,
+                rows: 4,
+            },
+            &times,
+            100,
+        );
         let mut sorted = times.to_vec();
         sorted.sort_unstable();
         assert_eq!(out.unwrap(), sorted);
@@ -203,7 +208,14 @@ mod tests {
     fn disorder_beyond_the_window_is_reported() {
         // The window holds 3 rows; a row 5 rows late cannot be placed.
         let times = [10, 11, 12, 13, 14, 15, 9];
-        let (out, _) = run(Window { bytes: 1 << 20, rows: 3 }, &times, 1);
+        let (out, _) = run(
+            Window {
+                bytes: 1 << 20,
+                rows: 3,
+            },
+            &times,
+            1,
+        );
         assert_eq!(out, Err(BeyondWindow { time: 9, after: 12 }));
     }
 
@@ -211,7 +223,9 @@ mod tests {
     fn the_window_never_holds_more_than_its_size() {
         // 10 000 rows of 1 000 bytes in reverse order within blocks of 50: a 16 KiB window
         // holds at most 16 of them, whatever comes, and hands out every row.
-        let times: Vec<u64> = (0..10_000u64).map(|i| (i / 50) * 50 + (49 - i % 50)).collect();
+        let times: Vec<u64> = (0..10_000u64)
+            .map(|i| (i / 50) * 50 + (49 - i % 50))
+            .collect();
         let window = Window {
             bytes: 16 << 10,
             rows: 1 << 20,

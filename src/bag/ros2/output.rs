@@ -134,15 +134,16 @@ fn into_temp(
 /// Flushes `out` to its file.
 fn finish(mut out: BufWriter<File>) -> std::io::Result<()> {
     out.flush()?;
-    out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+    out.into_inner()
+        .map_err(std::io::IntoInnerError::into_error)?;
     Ok(())
 }
 
 /// Whether `e` is a disk (or quota) that is full.
 pub fn disk_full(e: &Ros2Error) -> bool {
     let io = match e {
-        Ros2Error::Io { source, .. } => source,
-        Ros2Error::Mcap {
+        Ros2Error::Io { source, .. }
+        | Ros2Error::Mcap {
             source: mcap::McapError::Io(source),
             ..
         } => source,
@@ -153,4 +154,38 @@ pub fn disk_full(e: &Ros2Error) -> bool {
         io.kind(),
         std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_says_where_and_how_much() {
+        let full = || std::io::Error::from(std::io::ErrorKind::StorageFull);
+        let mcap = Ros2Error::Mcap {
+            path: "a.db3".into(),
+            source: mcap::McapError::Io(full()),
+        };
+        assert!(disk_full(&mcap));
+        assert!(disk_full(&Ros2Error::io(
+            Path::new("a.db3"),
+            "writing",
+            full()
+        )));
+        let other = Ros2Error::io(Path::new("a.db3"), "writing", std::io::Error::other("x"));
+        assert!(!disk_full(&other));
+        let e = Ros2Error::NoSpace {
+            path: "/bags/run/run_0.db3".into(),
+            dir: "/tmp".into(),
+            needed: 20_000_000_000,
+            free: Some(1_000_000),
+        };
+        assert_eq!(
+            e.line(),
+            "/bags/run/run_0.db3: no space left in /tmp for the MCAP this file converts to \
+             (about 20000000000 bytes, 1000000 free): free some space there, or set TMPDIR to \
+             a directory on a larger disk"
+        );
+    }
 }

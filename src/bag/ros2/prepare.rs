@@ -173,11 +173,19 @@ fn zstd_file(
                     decompress_messages(path, &bytes, limits.max_message, max_total, out)?;
                 Ok((out, facts, Vec::new()))
             };
-            convert_into_file(path, &[path], "mcap.zstd message-zstd", len, None, &mut convert)
+            convert_into_file(
+                path,
+                &[path],
+                "mcap.zstd message-zstd",
+                len,
+                None,
+                &mut convert,
+            )
         }
         Kind::Mcap => {
-            let mut file = tempfile::tempfile()
-                .map_err(|e| Ros2Error::io(path, "making a temporary file to decompress into", e))?;
+            let mut file = tempfile::tempfile().map_err(|e| {
+                Ros2Error::io(path, "making a temporary file to decompress into", e)
+            })?;
             {
                 let mut out = BufWriter::new(&mut file);
                 decompress_file(path, &mut out, limits.max_decompressed)?;

@@ -319,7 +319,9 @@ impl Db {
 /// The query reading `messages` in `order`: topic id, timestamp, data, row id.
 fn message_query(order: MessageOrder) -> &'static str {
     match order {
-        MessageOrder::Table => "SELECT topic_id, timestamp, data, rowid FROM messages ORDER BY rowid",
+        MessageOrder::Table => {
+            "SELECT topic_id, timestamp, data, rowid FROM messages ORDER BY rowid"
+        }
         MessageOrder::Index => {
             "SELECT topic_id, timestamp, data, rowid FROM messages ORDER BY timestamp, rowid"
         }
