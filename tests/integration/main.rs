@@ -67,6 +67,7 @@ mod reindex_truncated;
 mod rockin_convert;
 mod rockin_interop;
 mod ros2_bundled;
+mod ros2_db3;
 mod ros2_dir;
 mod ros2_exports;
 mod ros2_surfaces;

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::bag::Bag;
-use crate::cli::context::open_bag;
+use crate::cli::context::open_bag_with;
 use crate::cli::json::Json;
 use crate::cli::outcome::Outcome;
 use crate::time::RosTime;
@@ -218,18 +218,29 @@ pub(super) enum Input {
 /// Opens `path`: a ROS 2 bag directory's storage files, or one file (a ROS 2 MCAP is shown
 /// in the ROS 2 layout unless `health` asks for the health report). What cannot be opened or
 /// was lost is printed and raises `outcome`.
-pub(super) fn open_input(path: &Path, health: bool, outcome: &mut Outcome) -> Input {
+/// `remember`: converted ROS 2 storage files may be kept in the cache (`--no-cache` says no).
+pub(super) fn open_input(
+    path: &Path,
+    health: bool,
+    remember: bool,
+    outcome: &mut Outcome,
+) -> Input {
+    let options = if remember {
+        crate::cli::cache_dir::open_options()
+    } else {
+        crate::bag::OpenOptions::default()
+    };
     let mut bags = Vec::new();
     let dir = crate::bag::inputs::storage_files(path).filter(|f| !f.is_empty());
     if let Some(files) = &dir {
         for f in files {
-            match open_bag(f) {
+            match open_bag_with(f, options.clone()) {
                 Ok(b) => bags.push(b),
                 Err(o) => *outcome = (*outcome).max(o),
             }
         }
     } else {
-        match open_bag(path) {
+        match open_bag_with(path, options) {
             Ok(b) if is_ros2(&b) && !health => bags.push(b),
             Ok(b) => return Input::Bag(b),
             Err(o) => {
