@@ -1,6 +1,8 @@
 //! The health report: per topic rate, gaps, out-of-order receive times, type conflicts; per
-//! chunk compression; what recovery found. Computed from index data only (no chunk is
-//! decompressed), on the background worker.
+//! chunk compression; how each file was read and what recovery found; what each MCAP file
+//! holds besides messages (profile, writer, attachments, metadata records: [`McapFacts`],
+//! bounded). Computed from index data only (no chunk is decompressed), on the background
+//! worker.
 
 use std::collections::HashMap;
 
@@ -119,6 +121,107 @@ pub struct HealthReport {
     pub chunks: Vec<ChunkHealth>,
     /// Per bag: how it was read and what was lost, one line each.
     pub notes: Vec<String>,
+    /// Per MCAP file: its profile, writer, attachments and metadata records.
+    pub mcap: Vec<McapFacts>,
+}
+
+/// Attachments, and metadata records, listed per file (the others are counted).
+pub const ITEMS_KEPT: usize = 20;
+/// Key/value pairs listed per metadata record (the others are counted).
+pub const PAIRS_KEPT: usize = 20;
+/// Characters kept of a name, media type, key or value (longer ones end with `…`).
+pub const TEXT_KEPT: usize = 200;
+
+/// What an MCAP file holds besides messages, as the health view lists it. The texts are the
+/// file's, cut to [`TEXT_KEPT`] characters but not escaped: escape them before showing them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct McapFacts {
+    /// Bag index.
+    pub bag: u32,
+    /// The header's profile (`ros1`, `ros2`, or empty).
+    pub profile: String,
+    /// The header's library (the writer).
+    pub library: String,
+    /// The first [`ITEMS_KEPT`] attachments, in file order.
+    pub attachments: Vec<AttachmentFacts>,
+    /// Attachments in all.
+    pub attachment_count: usize,
+    /// The first [`ITEMS_KEPT`] metadata records, in file order.
+    pub metadata: Vec<MetadataFacts>,
+    /// Metadata records in all.
+    pub metadata_count: usize,
+}
+
+/// One attachment (its data is not read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttachmentFacts {
+    /// Its name.
+    pub name: String,
+    /// Its media type.
+    pub media_type: String,
+    /// Bytes of data.
+    pub size: u64,
+    /// Log time (`None` when the file says 0).
+    pub log_time: Option<RosTime>,
+}
+
+/// One metadata record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetadataFacts {
+    /// Its name.
+    pub name: String,
+    /// The first [`PAIRS_KEPT`] keys and values, by key.
+    pub pairs: Vec<(String, String)>,
+    /// Pairs in all.
+    pub pair_count: usize,
+}
+
+impl McapFacts {
+    /// The facts of `bag`, the catalog's bag `index` (`None` when it is not an MCAP file).
+    pub fn of(bag: &crate::bag::Bag, index: usize) -> Option<McapFacts> {
+        let m = bag.mcap()?;
+        Some(McapFacts {
+            bag: u32::try_from(index).unwrap_or(u32::MAX),
+            profile: cut(&m.profile),
+            library: cut(&m.library),
+            attachments: m
+                .attachments
+                .iter()
+                .take(ITEMS_KEPT)
+                .map(|a| AttachmentFacts {
+                    name: cut(&a.name),
+                    media_type: cut(&a.media_type),
+                    size: a.size,
+                    log_time: (a.log_time > 0).then(|| RosTime::from_nanos(a.log_time)),
+                })
+                .collect(),
+            attachment_count: m.attachments.len(),
+            metadata: m
+                .metadata
+                .iter()
+                .take(ITEMS_KEPT)
+                .map(|r| MetadataFacts {
+                    name: cut(&r.name),
+                    pairs: r
+                        .entries
+                        .iter()
+                        .take(PAIRS_KEPT)
+                        .map(|(k, v)| (cut(k), cut(v)))
+                        .collect(),
+                    pair_count: r.entries.len(),
+                })
+                .collect(),
+            metadata_count: m.metadata.len(),
+        })
+    }
+}
+
+/// `text` cut to [`TEXT_KEPT`] characters, ending with `…` when cut.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(TEXT_KEPT) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}…", text.get(..end).unwrap_or_default()),
+    }
 }
 
 /// What the scan gathers about one topic.
@@ -261,7 +364,11 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
         }
         // Bags are numbered as in the explorer (`#1`, `#2`, …).
         let name = format!("#{} {}", bi + 1, bag.path().display());
+        report.mcap.extend(McapFacts::of(bag, bi));
         match bag.recovery() {
+            None if bag.mcap().is_some() => report
+                .notes
+                .push(format!("{name}: read from its summary section")),
             None => report.notes.push(format!("{name}: read from its index")),
             Some(r) => {
                 report.notes.push(format!("{name}: {}", r.reason));
@@ -307,6 +414,15 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn long_texts_are_cut_at_a_character() {
+        let long = "é".repeat(super::TEXT_KEPT + 5);
+        let c = super::cut(&long);
+        assert_eq!(c.chars().count(), super::TEXT_KEPT + 1);
+        assert!(c.ends_with('…'));
+        assert_eq!(super::cut("short"), "short");
+    }
+
     #[test]
     fn a_chunk_row_is_compact() {
         // A report of a million chunks holds a million rows.

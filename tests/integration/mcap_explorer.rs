@@ -1,0 +1,186 @@
+//! MCAP files and ROS 2 bag directories in the explorer: the health view lists an MCAP file's
+//! profile, writer, attachments and metadata records (bounded, escaped).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bagscope::bag::{Bag, OpenOptions};
+use bagscope::catalog::Catalog;
+use bagscope::tui::action::Action;
+
+use crate::common::tui::Harness;
+
+/// 2023-11-14 22:13:20 UTC.
+const T0: u64 = 1_700_000_000_000_000_000;
+
+/// A CDR `std_msgs/msg/String`.
+fn string_msg(text: &str) -> Vec<u8> {
+    let mut out = vec![0, 1, 0, 0];
+    out.extend(u32::try_from(text.len() + 1).unwrap().to_le_bytes());
+    out.extend(text.as_bytes());
+    out.push(0);
+    out
+}
+
+/// An MCAP file (profile `ros2`) with ten messages on `/chatter`, the attachments
+/// `(name, media type, size)` and the metadata records `(name, pairs)`.
+fn mcap_file(
+    path: &Path,
+    attachments: &[(&str, &str, usize)],
+    metadata: &[(&str, Vec<(&str, &str)>)],
+) -> PathBuf {
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut w = mcap::WriteOptions::new()
+        .profile("ros2")
+        .library("rosbag2 0.26 (bagscope test)")
+        .create(file)
+        .unwrap();
+    let schema = w
+        .add_schema("std_msgs/msg/String", "ros2msg", b"string data\n")
+        .unwrap();
+    let channel = w
+        .add_channel(schema, "/chatter", "cdr", &BTreeMap::new())
+        .unwrap();
+    for i in 0..10u64 {
+        let t = T0 + i * 100_000_000;
+        w.write_to_known_channel(
+            &mcap::records::MessageHeader {
+                channel_id: channel,
+                sequence: u32::try_from(i).unwrap(),
+                log_time: t,
+                publish_time: t,
+            },
+            &string_msg(&format!("hello {i}")),
+        )
+        .unwrap();
+    }
+    for (i, (name, media_type, size)) in attachments.iter().enumerate() {
+        w.attach(&mcap::Attachment {
+            log_time: T0 + 250_000_000 * u64::try_from(i).unwrap(),
+            create_time: T0,
+            name: (*name).to_string(),
+            media_type: (*media_type).to_string(),
+            data: Cow::Owned(vec![7u8; *size]),
+        })
+        .unwrap();
+    }
+    for (name, pairs) in metadata {
+        w.write_metadata(&mcap::records::Metadata {
+            name: (*name).to_string(),
+            metadata: pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+                .collect(),
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    path.to_path_buf()
+}
+
+/// The explorer on the file at `path`, named by its file name alone (screens do not depend on
+/// where the test wrote it).
+fn harness_of(path: &Path, w: u16, hh: u16) -> Harness {
+    let bytes = std::fs::read(path).unwrap();
+    let name = path.file_name().unwrap();
+    let bag = Bag::from_bytes(name, bytes, OpenOptions::default()).unwrap();
+    let mut h = Harness::new(Catalog::new(vec![bag]), w, hh);
+    h.scan();
+    h
+}
+
+/// Every line of the health view, as text.
+fn health_lines(h: &Harness) -> Vec<String> {
+    let v = &h.app.overlays.health;
+    (0..v.lines.len())
+        .map(|i| v.line(i, 200).unwrap().0)
+        .collect()
+}
+
+#[test]
+fn the_health_view_lists_an_mcap_files_attachments_and_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = mcap_file(
+        &dir.path().join("chatter.mcap"),
+        &[
+            ("calibration.yaml", "application/yaml", 1536),
+            ("map\u{202e}lmay.pgm", "image/x-portable-graymap", 300),
+        ],
+        &[
+            (
+                "rosbag2",
+                vec![("ros_distro", "jazzy"), ("recorded_by", "ops\u{1b}[2J")],
+            ),
+            ("run", vec![("operator", "ada"), ("site", "hall 3")]),
+        ],
+    );
+    for (w, hh) in [(80u16, 24u16), (160, 48)] {
+        let mut h = harness_of(&path, w, hh);
+        h.act(&[Action::ToggleHealth, Action::Bottom]);
+        let screen = h.screen();
+        assert!(
+            screen.contains("map\\u{202e}lmay.pgm") && screen.contains("ops\\u{1b}[2J"),
+            "the file's text is escaped\n{screen}"
+        );
+        insta::assert_snapshot!(format!("mcap_health_end_{w}x{hh}"), screen);
+    }
+    let mut h = harness_of(&path, 120, 40);
+    h.act(&[Action::ToggleHealth]);
+    let lines = health_lines(&h);
+    let want = [
+        "read from its summary section",
+        "profile ros2 · written by rosbag2 0.26 (bagscope test)",
+        "    2 attachments",
+        "calibration.yaml · application/yaml · 1.5 KiB · logged at",
+        "map\\u{202e}lmay.pgm · image/x-portable-graymap · 300 bytes",
+        "    2 metadata records",
+        "      rosbag2",
+        "        ros_distro: jazzy",
+        "        site: hall 3",
+    ];
+    for w in want {
+        assert!(
+            lines.iter().any(|l| l.contains(w)),
+            "{w:?} not in\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
+#[test]
+fn many_attachments_and_metadata_records_are_counted_not_all_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..25).map(|i| format!("file_{i:02}.bin")).collect();
+    let attachments: Vec<(&str, &str, usize)> = names
+        .iter()
+        .map(|n| (n.as_str(), "application/octet-stream", 10))
+        .collect();
+    let keys: Vec<String> = (0..30).map(|i| format!("key_{i:02}")).collect();
+    let long = "v".repeat(5000);
+    let mut records: Vec<(&str, Vec<(&str, &str)>)> = vec![(
+        "big",
+        keys.iter().map(|k| (k.as_str(), long.as_str())).collect(),
+    )];
+    records.extend((0..22).map(|_| ("small", vec![("k", "v")])));
+    let path = mcap_file(&dir.path().join("many.mcap"), &attachments, &records);
+    let mut h = harness_of(&path, 100, 30);
+    h.act(&[Action::ToggleHealth]);
+    let lines = health_lines(&h);
+    let text = lines.join("\n");
+    for want in [
+        "    25 attachments",
+        "… and 5 more attachments (bagscope info lists them all)",
+        "    23 metadata records",
+        "… and 10 more keys (bagscope info lists them all)",
+        "… and 3 more metadata records (bagscope info lists them all)",
+    ] {
+        assert!(text.contains(want), "{want:?} not in\n{text}");
+    }
+    assert!(
+        !text.contains("file_20.bin"),
+        "only the first 20 attachments"
+    );
+    // A 5000-character value is cut (to 200 characters, wrapped over a few lines).
+    assert!(lines.len() < 400, "{} lines", lines.len());
+}
