@@ -216,6 +216,14 @@ impl McapFacts {
     }
 }
 
+/// Whether `path` names a ROS 2 SQLite storage file (`.db3`, `.db3.zstd`): bagscope reads it
+/// through an MCAP it makes of it, whose profile, writer and summary are bagscope's, not the
+/// file's.
+fn is_sqlite_storage(path: &std::path::Path) -> bool {
+    let name = path.as_os_str().as_encoded_bytes();
+    name.ends_with(b".db3") || name.ends_with(b".db3.zstd")
+}
+
 /// `text` cut to [`TEXT_KEPT`] characters, ending with `…` when cut.
 fn cut(text: &str) -> String {
     match text.char_indices().nth(TEXT_KEPT) {
@@ -288,6 +296,8 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
     let mut acc: HashMap<String, Acc> = HashMap::new();
     let mut report = HealthReport::default();
     for (bi, bag) in catalog.bags().iter().enumerate() {
+        // A SQLite storage file's chunks are those of the MCAP bagscope made of it.
+        let sqlite = is_sqlite_storage(bag.path());
         let topic_of: HashMap<ConnId, &str> = bag
             .connections()
             .iter()
@@ -346,7 +356,7 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                 a.times.push(e.time);
             }
             // A chunk whose header is bad is in the bag's warnings, not in the statistics.
-            if let Some(head) = head.filter(|_| chunk.is_record()) {
+            if let Some(head) = head.filter(|_| chunk.is_record() && !sqlite) {
                 // A chunk record's sizes are 32-bit numbers; its messages fit as well.
                 let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
                 report.chunks.push(ChunkHealth {
@@ -364,8 +374,13 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
         }
         // Bags are numbered as in the explorer (`#1`, `#2`, …).
         let name = format!("#{} {}", bi + 1, bag.path().display());
-        report.mcap.extend(McapFacts::of(bag, bi));
+        if !sqlite {
+            report.mcap.extend(McapFacts::of(bag, bi));
+        }
         match bag.recovery() {
+            None if sqlite => report
+                .notes
+                .push(format!("{name}: read from its SQLite database")),
             None if bag.mcap().is_some() => report
                 .notes
                 .push(format!("{name}: read from its summary section")),

@@ -184,3 +184,66 @@ fn many_attachments_and_metadata_records_are_counted_not_all_listed() {
     // A 5000-character value is cut (to 200 characters, wrapped over a few lines).
     assert!(lines.len() < 400, "{} lines", lines.len());
 }
+
+/// The explorer started on a ROS 2 bag directory whose `metadata.yaml` disagrees with its
+/// storage files (start, duration, counts): the opening thread adds the disagreements as
+/// warnings, which the status bar counts and the health view lists, as `info` does.
+#[test]
+fn a_bag_directorys_disagreements_reach_the_health_view_and_the_status_bar() {
+    use bagscope::tui::jobs::notify::Notify;
+    use bagscope::tui::jobs::opening::{Bags, Progress, start};
+    // Relative, so that the screens do not depend on where the tree is.
+    let dir = PathBuf::from("../shared/corpus-mcap/rosbag2/sqlite3/multiple_files");
+    if !dir.join("metadata.yaml").is_file() {
+        crate::common::skip("../shared/corpus-mcap/rosbag2/sqlite3/multiple_files is absent");
+        return;
+    }
+    let (cli_catalog, _) = Catalog::open(std::slice::from_ref(&dir), &OpenOptions::default());
+    let cli_warnings: Vec<String> = cli_catalog
+        .bags()
+        .iter()
+        .flat_map(Bag::warnings)
+        .map(|w| w.to_string())
+        .collect();
+    assert!(!cli_warnings.is_empty(), "the metadata disagrees");
+    for (w, hh) in [(80u16, 24u16), (160, 48)] {
+        let (tx, rx) = std::sync::mpsc::channel::<Progress>();
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        start(
+            Bags::Paths(vec![dir.clone()], OpenOptions::default()),
+            Notify::from(tx),
+            move |catalog, errors| {
+                done_tx.send((catalog, errors)).unwrap();
+            },
+        )
+        .unwrap();
+        let (catalog, errors) = done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap();
+        drop(rx);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(catalog.bags().len(), 3, "the directory's three files");
+        let warnings: Vec<String> = catalog
+            .bags()
+            .iter()
+            .flat_map(Bag::warnings)
+            .map(|w| w.to_string())
+            .collect();
+        assert_eq!(warnings, cli_warnings, "as the command line says");
+        let mut h = Harness::new(catalog, w, hh);
+        h.scan();
+        let status = h.status_bar();
+        let n = warnings.len();
+        assert!(
+            status.contains(&format!("{n} warning")),
+            "{n} warnings counted: {status}"
+        );
+        h.act(&[Action::ToggleHealth, Action::Bottom]);
+        let lines = health_lines(&h).join("\n");
+        for w in &warnings {
+            let first: String = w.chars().take(30).collect();
+            assert!(lines.contains(&first), "{w:?} not in\n{lines}");
+        }
+        insta::assert_snapshot!(format!("ros2_dir_health_end_{w}x{hh}"), h.screen());
+    }
+}
