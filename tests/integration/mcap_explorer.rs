@@ -247,3 +247,104 @@ fn a_bag_directorys_disagreements_reach_the_health_view_and_the_status_bar() {
         insta::assert_snapshot!(format!("ros2_dir_health_end_{w}x{hh}"), h.screen());
     }
 }
+
+/// An MCAP file without a summary section (as some writers leave it out) of `chunks` chunks
+/// of 50 messages on `/chatter`, as bytes.
+fn mcap_without_summary(chunks: u64) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut w = mcap::WriteOptions::new()
+        .profile("ros2")
+        .library("no-summary writer")
+        .chunk_size(Some(2000))
+        .emit_summary_records(false)
+        .emit_summary_offsets(false)
+        .emit_statistics(false)
+        .emit_chunk_indexes(false)
+        .emit_attachment_indexes(false)
+        .emit_metadata_indexes(false)
+        .repeat_channels(false)
+        .repeat_schemas(false)
+        .create(&mut out)
+        .unwrap();
+    let schema = w
+        .add_schema("std_msgs/msg/String", "ros2msg", b"string data\n")
+        .unwrap();
+    let channel = w
+        .add_channel(schema, "/chatter", "cdr", &BTreeMap::new())
+        .unwrap();
+    for i in 0..chunks * 50 {
+        let t = T0 + i * 10_000_000;
+        w.write_to_known_channel(
+            &mcap::records::MessageHeader {
+                channel_id: channel,
+                sequence: u32::try_from(i).unwrap(),
+                log_time: t,
+                publish_time: t,
+            },
+            &string_msg(&format!("hello {i:08}")),
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    drop(w);
+    out.into_inner()
+}
+
+/// A scan of an MCAP file without a summary hands out the file as found so far: bags of
+/// growing message counts, each with how far the scan is, the last one finished.
+#[test]
+fn an_mcap_scan_hands_out_growing_partial_bags() {
+    use bagscope::bag::{PartialFn, PartialScan};
+    use std::sync::{Arc, Mutex};
+    let bytes = mcap_without_summary(400);
+    // The explorer opens it last, to show it as it is scanned.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("no_summary.mcap");
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(Bag::likely_needs_scan(&path));
+    let with_summary = mcap_file(&dir.path().join("summary.mcap"), &[], &[]);
+    assert!(!Bag::likely_needs_scan(&with_summary));
+    let seen: Arc<Mutex<Vec<(u64, u64, u64, bool)>>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let options = OpenOptions {
+        partial: Some(PartialFn(Arc::new(move |p: PartialScan| {
+            let scanned = p.bag.recovery().and_then(|r| r.scanned).is_some();
+            sink.lock()
+                .unwrap()
+                .push((p.bag.message_count(), p.done, p.total, scanned));
+            true
+        }))),
+        ..OpenOptions::default()
+    };
+    let bag = Bag::from_bytes("no_summary.mcap", bytes, options).unwrap();
+    assert_eq!(bag.message_count(), 400 * 50);
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty(), "no partial result");
+    let (first, _, _, _) = seen[0];
+    assert!(
+        first > 0 && first < bag.message_count(),
+        "the first is handed out after the first chunks: {first}"
+    );
+    for pair in seen.windows(2) {
+        assert!(pair[0].0 <= pair[1].0, "counts grow: {seen:?}");
+        assert!(pair[0].1 < pair[1].1, "the scan goes on: {seen:?}");
+    }
+    for &(_, done, total, scanned) in &seen {
+        assert!(done < total && scanned, "{seen:?}");
+    }
+    assert!(bag.recovery().unwrap().scanned.is_none());
+    assert_eq!(bag.mcap().unwrap().library, "no-summary writer");
+}
+
+/// Returning false from the partial results' callback stops the scan.
+#[test]
+fn an_mcap_scan_stops_when_nobody_listens() {
+    use bagscope::bag::{BagErrorKind, PartialFn};
+    use std::sync::Arc;
+    let options = OpenOptions {
+        partial: Some(PartialFn(Arc::new(|_| false))),
+        ..OpenOptions::default()
+    };
+    let err = Bag::from_bytes("no_summary.mcap", mcap_without_summary(40), options).unwrap_err();
+    assert!(matches!(*err.kind, BagErrorKind::Cancelled), "{err}");
+}
