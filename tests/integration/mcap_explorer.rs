@@ -304,7 +304,9 @@ fn an_mcap_scan_hands_out_growing_partial_bags() {
     assert!(Bag::likely_needs_scan(&path));
     let with_summary = mcap_file(&dir.path().join("summary.mcap"), &[], &[]);
     assert!(!Bag::likely_needs_scan(&with_summary));
-    let seen: Arc<Mutex<Vec<(u64, u64, u64, bool)>>> = Arc::default();
+    // Per partial result: messages, bytes walked, file size, whether it says so.
+    type Seen = Vec<(u64, u64, u64, bool)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
     let sink = Arc::clone(&seen);
     let options = OpenOptions {
         partial: Some(PartialFn(Arc::new(move |p: PartialScan| {

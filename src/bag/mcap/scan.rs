@@ -156,14 +156,7 @@ pub(crate) fn scan(
     let mut data_crc: Option<(u64, u32)> = None;
     let mut pace = super::scan_pace::Pace::new();
     while at < len {
-        if let Some(sink) = settings.partial.filter(|_| pace.due(found.chunks.len())) {
-            let began = std::time::Instant::now();
-            let (opened, info) = assemble(found.clone(), reason.clone());
-            if !sink(opened, info, at, len) {
-                return Err(Stopped::Cancelled);
-            }
-            pace.sent(found.chunks.len(), began);
-        }
+        offer(&found, &reason, (&mut pace, settings), (at, len))?;
         if let Some(p) = settings.progress {
             if at - reported >= WINDOW {
                 reported = at;
@@ -304,6 +297,25 @@ pub(crate) fn scan(
         });
     }
     Ok(assemble(found, reason))
+}
+
+/// Hands the file as found so far to [`Settings::partial`] when one is due, with `(done,
+/// total)` bytes walked; `Cancelled` when it says to stop.
+fn offer(
+    found: &Found,
+    reason: &str,
+    (pace, settings): (&mut super::scan_pace::Pace, &Settings<'_>),
+    (done, total): (u64, u64),
+) -> Result<(), Stopped> {
+    if let Some(sink) = settings.partial.filter(|_| pace.due(found.chunks.len())) {
+        let began = std::time::Instant::now();
+        let (opened, info) = assemble(found.clone(), reason.to_string());
+        if !sink(opened, info, done, total) {
+            return Err(Stopped::Cancelled);
+        }
+        pace.sent(found.chunks.len(), began);
+    }
+    Ok(())
 }
 
 /// Counts `n` messages of message index records that follow no chunk: one loss for a run of

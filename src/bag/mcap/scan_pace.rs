@@ -67,7 +67,7 @@ mod tests {
         assert!(p.due(FIRST_CHUNKS));
         p.sent(FIRST_CHUNKS, Instant::now());
         assert!(!p.due(FIRST_CHUNKS), "nothing new");
-        p.last = Some(Instant::now() - PARTIAL_EVERY);
+        p.last = Instant::now().checked_sub(PARTIAL_EVERY);
         assert!(p.due(FIRST_CHUNKS + 1));
     }
 }
