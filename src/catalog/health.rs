@@ -216,6 +216,58 @@ impl McapFacts {
     }
 }
 
+/// How `bag` (named `name`) was read and what was lost, one line each.
+fn read_notes(notes: &mut Vec<String>, name: &str, bag: &crate::bag::Bag, sqlite: bool) {
+    let Some(r) = bag.recovery() else {
+        notes.push(if sqlite {
+            format!("{name}: read from its SQLite database")
+        } else if bag.mcap().is_some() {
+            format!("{name}: read from its summary section")
+        } else {
+            format!("{name}: read from its index")
+        });
+        return;
+    };
+    // A partial result of a scan still running: what it found so far.
+    let so_far = match r.scanned {
+        Some((done, total)) => format!(
+            " so far (scan still running, {} of {} bytes)",
+            done.min(total),
+            total
+        ),
+        None => String::new(),
+    };
+    // An MCAP file read by a scan with nothing lost (a writer that leaves the summary out):
+    // not a recovery.
+    if bag.mcap().is_some() && r.losses.is_empty() && r.unfinished.is_none() {
+        let why = r.reason.trim_end_matches("; the file was scanned");
+        let lost = if r.scanned.is_some() {
+            "nothing lost"
+        } else {
+            "nothing was lost"
+        };
+        notes.push(format!("{name}: read by a scan: {why} ({lost}{so_far})"));
+        return;
+    }
+    notes.push(format!("{name}: {}", r.reason));
+    if r.complete_chunks + r.partial_chunks > 0 {
+        notes.push(format!(
+            "{name}: recovered {} from {} complete and {} partial chunks{so_far}",
+            crate::wording::count(bag.message_count(), "message"),
+            r.complete_chunks,
+            r.partial_chunks
+        ));
+    }
+    let when = if r.scanned.is_some() {
+        " (found so far)"
+    } else {
+        ""
+    };
+    for l in &r.losses {
+        notes.push(format!("{name}: lost{when} {l}"));
+    }
+}
+
 /// Whether `path` names a ROS 2 SQLite storage file (`.db3`, `.db3.zstd`): bagscope reads it
 /// through an MCAP it makes of it, whose profile, writer and summary are bagscope's, not the
 /// file's.
@@ -377,43 +429,7 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
         if !sqlite {
             report.mcap.extend(McapFacts::of(bag, bi));
         }
-        match bag.recovery() {
-            None if sqlite => report
-                .notes
-                .push(format!("{name}: read from its SQLite database")),
-            None if bag.mcap().is_some() => report
-                .notes
-                .push(format!("{name}: read from its summary section")),
-            None => report.notes.push(format!("{name}: read from its index")),
-            Some(r) => {
-                report.notes.push(format!("{name}: {}", r.reason));
-                // A partial result of a scan still running: what it found so far.
-                let so_far = match r.scanned {
-                    Some((done, total)) => format!(
-                        " so far (scan still running, {} of {} bytes)",
-                        done.min(total),
-                        total
-                    ),
-                    None => String::new(),
-                };
-                if r.complete_chunks + r.partial_chunks > 0 {
-                    report.notes.push(format!(
-                        "{name}: recovered {} from {} complete and {} partial chunks{so_far}",
-                        crate::wording::count(bag.message_count(), "message"),
-                        r.complete_chunks,
-                        r.partial_chunks
-                    ));
-                }
-                let when = if r.scanned.is_some() {
-                    " (found so far)"
-                } else {
-                    ""
-                };
-                for l in &r.losses {
-                    report.notes.push(format!("{name}: lost{when} {l}"));
-                }
-            }
-        }
+        read_notes(&mut report.notes, &name, bag, sqlite);
         for w in bag.warnings() {
             report.notes.push(format!("{name}: warning: {w}"));
         }

@@ -249,11 +249,11 @@ fn a_bag_directorys_disagreements_reach_the_health_view_and_the_status_bar() {
 }
 
 /// An MCAP file without a summary section (as some writers leave it out) of `chunks` chunks
-/// of 50 messages on `/chatter`, as bytes.
-fn mcap_without_summary(chunks: u64) -> Vec<u8> {
+/// of 50 messages on `/chatter`, as bytes, of profile `profile`.
+fn mcap_without_summary(chunks: u64, profile: &str) -> Vec<u8> {
     let mut out = std::io::Cursor::new(Vec::new());
     let mut w = mcap::WriteOptions::new()
-        .profile("ros2")
+        .profile(profile)
         .library("no-summary writer")
         .chunk_size(Some(2000))
         .emit_summary_records(false)
@@ -269,8 +269,10 @@ fn mcap_without_summary(chunks: u64) -> Vec<u8> {
     let schema = w
         .add_schema("std_msgs/msg/String", "ros2msg", b"string data\n")
         .unwrap();
+    // Not `cdr` without the ros2 profile: `info` then uses its own layout, not `ros2 bag info`'s.
+    let encoding = if profile == "ros2" { "cdr" } else { "x-test" };
     let channel = w
-        .add_channel(schema, "/chatter", "cdr", &BTreeMap::new())
+        .add_channel(schema, "/chatter", encoding, &BTreeMap::new())
         .unwrap();
     for i in 0..chunks * 50 {
         let t = T0 + i * 10_000_000;
@@ -296,7 +298,7 @@ fn mcap_without_summary(chunks: u64) -> Vec<u8> {
 fn an_mcap_scan_hands_out_growing_partial_bags() {
     use bagscope::bag::{PartialFn, PartialScan};
     use std::sync::{Arc, Mutex};
-    let bytes = mcap_without_summary(400);
+    let bytes = mcap_without_summary(400, "ros2");
     // The explorer opens it last, to show it as it is scanned.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("no_summary.mcap");
@@ -347,6 +349,60 @@ fn an_mcap_scan_stops_when_nobody_listens() {
         partial: Some(PartialFn(Arc::new(|_| false))),
         ..OpenOptions::default()
     };
-    let err = Bag::from_bytes("no_summary.mcap", mcap_without_summary(40), options).unwrap_err();
+    let err =
+        Bag::from_bytes("no_summary.mcap", mcap_without_summary(40, "ros2"), options).unwrap_err();
     assert!(matches!(*err.kind, BagErrorKind::Cancelled), "{err}");
+}
+
+/// A valid MCAP file without a summary section is said to be read by a scan, not recovered
+/// (nothing was lost, exit code 0), in `info` and the health view; one cut short still is.
+#[test]
+fn a_file_without_a_summary_is_read_by_a_scan_not_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.mcap");
+    let bytes = mcap_without_summary(20, "");
+    std::fs::write(&whole, &bytes).unwrap();
+    let cut = dir.path().join("cut.mcap");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let (out, err, code) = crate::common::run_bagscope(&["info", whole.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.lines().any(|l| l.starts_with("read:")
+            && l.ends_with(" by a scan: the file has no summary section (nothing was lost)")),
+        "{out}"
+    );
+    assert!(
+        !out.contains("recovered") && !out.contains("index:"),
+        "{out}"
+    );
+    let (out, _, code) = crate::common::run_bagscope(&["info", cut.to_str().unwrap()]);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("index:") && out.contains("lost:"), "{out}");
+    let mut h = harness_of(&whole, 100, 30);
+    assert!(
+        h.status_bar().contains("whole.mcap · MCAP scanned"),
+        "{}",
+        h.status_bar()
+    );
+    h.act(&[Action::ToggleHealth]);
+    let lines = health_lines(&h).join("\n");
+    assert!(
+        lines.contains(
+            "#1 whole.mcap: read by a scan: the file has no summary section (nothing was lost)"
+        ),
+        "{lines}"
+    );
+    assert!(!lines.contains("recovered"), "{lines}");
+    let mut h = harness_of(&cut, 100, 30);
+    assert!(
+        h.status_bar().contains("cut.mcap · MCAP recovered"),
+        "{}",
+        h.status_bar()
+    );
+    h.act(&[Action::ToggleHealth]);
+    let lines = health_lines(&h).join("\n");
+    assert!(
+        lines.contains("recovered") && lines.contains("lost"),
+        "{lines}"
+    );
 }

@@ -78,12 +78,19 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
                 || one.path().display().to_string(),
                 |n| n.to_string_lossy().to_string(),
             );
-            let indexed = if one.is_indexed() { "" } else { " recovered" };
-            format!(
-                "{name} · v{}{indexed} · {}",
-                one.version(),
-                bytes(one.size())
-            )
+            // An MCAP file read by a scan with nothing lost was not recovered.
+            let indexed = match one.recovery() {
+                None => "",
+                Some(r) if one.mcap().is_some() && r.losses.is_empty() => " scanned",
+                Some(_) => " recovered",
+            };
+            // What the file is: a bag's version, MCAP, a ROS 2 SQLite file (read as an MCAP).
+            let version = match one.version().to_string().as_str() {
+                _ if name.ends_with(".db3") || name.ends_with(".db3.zstd") => "db3".to_string(),
+                "mcap" => "MCAP".to_string(),
+                v => format!("v{v}"),
+            };
+            format!("{name} · {version}{indexed} · {}", bytes(one.size()))
         }
         // Several bags: the legend of `#1`, `#2`, … (the health view lists full paths).
         many => {
