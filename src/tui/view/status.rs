@@ -78,19 +78,7 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
                 || one.path().display().to_string(),
                 |n| n.to_string_lossy().to_string(),
             );
-            // An MCAP file read by a scan with nothing lost was not recovered.
-            let indexed = match one.recovery() {
-                None => "",
-                Some(r) if one.mcap().is_some() && r.losses.is_empty() => " scanned",
-                Some(_) => " recovered",
-            };
-            // What the file is: a bag's version, MCAP, a ROS 2 SQLite file (read as an MCAP).
-            let version = match one.version().to_string().as_str() {
-                _ if name.ends_with(".db3") || name.ends_with(".db3.zstd") => "db3".to_string(),
-                "mcap" => "MCAP".to_string(),
-                v => format!("v{v}"),
-            };
-            format!("{name} · {version}{indexed} · {}", bytes(one.size()))
+            format!("{name} · {} · {}", file_kind(one), bytes(one.size()))
         }
         // Several bags: the legend of `#1`, `#2`, … (the health view lists full paths).
         many => {
@@ -212,4 +200,28 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
         Span::styled(format!("{right} "), right_style.patch(theme.status())),
     ]);
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
+}
+
+/// What a single file is and how it was read: `v2.0`, `v2.0 recovered`, `MCAP`, `MCAP scanned`
+/// (read by a scan with nothing lost: not recovered), `db3` (a ROS 2 SQLite file).
+fn file_kind(one: &crate::bag::Bag) -> String {
+    let p = one.path();
+    let is =
+        |e: Option<&std::ffi::OsStr>, what: &str| e.is_some_and(|e| e.eq_ignore_ascii_case(what));
+    let stem_ext = p
+        .file_stem()
+        .map(std::path::Path::new)
+        .and_then(std::path::Path::extension);
+    let db3 = is(p.extension(), "db3") || (is(p.extension(), "zstd") && is(stem_ext, "db3"));
+    let version = match one.version().to_string().as_str() {
+        _ if db3 => "db3".to_string(),
+        "mcap" => "MCAP".to_string(),
+        v => format!("v{v}"),
+    };
+    let how = match one.recovery() {
+        None => "",
+        Some(r) if one.mcap().is_some() && r.losses.is_empty() => " scanned",
+        Some(_) => " recovered",
+    };
+    format!("{version}{how}")
 }
