@@ -40,11 +40,12 @@ pub struct Connection {
 
 impl Connection {
     /// The wire format of its messages when bagscope can decode them: `ros1` → ROS1,
-    /// `cdr` → CDR; `None` for other encodings (shown as bytes).
+    /// `cdr` → CDR, `json` → JSON; `None` for other encodings (shown as bytes).
     pub fn wire(&self) -> Option<crate::msg::Wire> {
         match self.message_encoding.as_str() {
             "ros1" => Some(crate::msg::Wire::Ros1),
             "cdr" => Some(crate::msg::Wire::Cdr),
+            "json" => Some(crate::msg::Wire::Json),
             _ => None,
         }
     }

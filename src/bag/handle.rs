@@ -530,6 +530,10 @@ pub struct OpenOptions {
     /// their chunk record headers are read later (see [`Bag::head`], [`Bag::read_heads`]).
     /// Those of smaller bags are read and checked while opening.
     pub lazy_heads_from: usize,
+    /// Where rosbag2 storage files converted into MCAP (`.db3`, compressed files) are kept
+    /// between runs, so that the next open of the same unchanged file reads the MCAP at
+    /// once (see `bag::ros2`); `None`: each conversion goes into an unlinked temporary file.
+    pub ros2_cache: Option<std::path::PathBuf>,
 }
 
 impl Default for OpenOptions {
@@ -542,6 +546,7 @@ impl Default for OpenOptions {
             progress: None,
             partial: None,
             lazy_heads_from: DEFAULT_LAZY_HEADS_FROM,
+            ros2_cache: None,
         }
     }
 }

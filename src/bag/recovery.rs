@@ -93,6 +93,11 @@ impl fmt::Display for Unfinished {
             what,
         } = self;
         match what {
+            // The writer holds the rest (an MCAP writer's open chunk): nothing is cut yet.
+            Writing::Record if *bytes == 0 => write!(
+                f,
+                "still being written after byte {offset} (the writer has not written the rest yet)"
+            ),
             Writing::Record => write!(
                 f,
                 "{bytes} bytes at the end still being written (or cut off), from byte {offset}"

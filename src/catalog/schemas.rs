@@ -1,5 +1,5 @@
 //! Compiled message schemas per connection, compiled once, with notes worth telling the user
-//! (md5sum mismatch, definition taken from the bundled library).
+//! (md5sum mismatch, definition taken from the bundled library, a jsonschema not used).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -59,6 +59,7 @@ pub fn compile(conn: &Connection, registry: &Registry) -> SchemaEntry {
     match conn.wire() {
         Some(Wire::Ros1) => {}
         Some(Wire::Cdr) => return compile_ros2(conn, registry),
+        Some(Wire::Json) => return compile_json(conn),
         None => {
             return SchemaEntry {
                 schema: Err(Arc::new(MsgError::UnknownEncoding {
@@ -128,4 +129,35 @@ fn compile_ros2(conn: &Connection, registry: &Registry) -> SchemaEntry {
         ));
     }
     SchemaEntry { schema, notes }
+}
+
+/// Compiles a JSON connection's schema from its `jsonschema`; without one (or with one that
+/// uses what bagscope does not map, which a note names) the channel is free-form: each
+/// message decodes into the type its own JSON has.
+fn compile_json(conn: &Connection) -> SchemaEntry {
+    let mut notes = Vec::new();
+    let schema = match conn.schema_encoding.as_str() {
+        "" => Schema::json_free_form(&conn.datatype),
+        "jsonschema" => Schema::for_json(&conn.datatype, &conn.message_definition)
+            .unwrap_or_else(|e| {
+                notes.push(format!(
+                    "{}: {e}; its messages are decoded without the schema, each as its own JSON reads",
+                    conn.topic
+                ));
+                Schema::json_free_form(&conn.datatype)
+            }),
+        other => {
+            notes.push(format!(
+                "{}: a '{}' schema of json messages is not read; its messages are decoded \
+                 without it, each as its own JSON reads",
+                conn.topic,
+                crate::printable::escape(other)
+            ));
+            Schema::json_free_form(&conn.datatype)
+        }
+    };
+    SchemaEntry {
+        schema: Ok(schema),
+        notes,
+    }
 }

@@ -152,7 +152,7 @@ pub struct BagsArgs {
 /// Opens every bag; `Err` when none could be opened. When some could, the errors of the
 /// others are printed, as are the losses found in those opened, and the outcome says so.
 pub fn open_catalog(paths: &[PathBuf]) -> Result<(Catalog, Outcome), CliError> {
-    let (catalog, errors) = Catalog::open(paths, &crate::bag::OpenOptions::default());
+    let (catalog, errors) = Catalog::open(paths, &super::cache_dir::open_options());
     let hints: Vec<String> = paths.iter().filter_map(|p| topic_hint(p)).collect();
     if catalog.is_empty() {
         return Err(CliError::NoBag { errors, hints });

@@ -1,5 +1,7 @@
-//! Where bagscope keeps what it remembers between runs (today: the compression statistics of
-//! bags read before, [`crate::bag::stats_cache`]).
+//! Where bagscope keeps what it remembers between runs: the compression statistics of bags
+//! read before ([`crate::bag::stats_cache`], under `compression/`) and the MCAP files that
+//! ROS 2 `.db3` storage files were converted into (`bag::ros2`, under `ros2/`, passed to the
+//! bag layer in [`open_options`]).
 //!
 //! `BAGSCOPE_CACHE_DIR` names the directory (set and empty: remember nothing); otherwise it is
 //! `$XDG_CACHE_HOME/bagscope`, or `$HOME/.cache/bagscope`. Relative paths in those variables
@@ -8,6 +10,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use crate::bag::OpenOptions;
 use crate::bag::stats_cache::StatsCache;
 
 /// The variable that names the cache directory (empty: no cache).
@@ -22,6 +25,26 @@ pub fn stats_cache() -> Option<StatsCache> {
         std::env::var_os("HOME"),
     )
     .map(|d| StatsCache::new(d.join("compression")))
+}
+
+/// Where converted ROS 2 storage files are kept, unless the cache is turned off or there is
+/// no directory for it.
+pub fn ros2_cache() -> Option<PathBuf> {
+    dir(
+        std::env::var_os(CACHE_DIR_ENV),
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+    )
+    .map(|d| d.join("ros2"))
+}
+
+/// The options commands open bags with: the defaults, with converted ROS 2 storage files
+/// kept in [`ros2_cache`].
+pub fn open_options() -> OpenOptions {
+    OpenOptions {
+        ros2_cache: ros2_cache(),
+        ..OpenOptions::default()
+    }
 }
 
 /// The cache directory for these values of `BAGSCOPE_CACHE_DIR`, `XDG_CACHE_HOME` and `HOME`.

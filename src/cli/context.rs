@@ -21,7 +21,12 @@ use super::where_args::{Where, WhereArgs};
 
 /// Opens a bag, printing the error and returning [`Outcome::Failed`] when it cannot be opened.
 pub fn open_bag(path: &Path) -> Result<Bag, Outcome> {
-    Bag::open(path).map_err(|e| {
+    open_bag_with(path, super::cache_dir::open_options())
+}
+
+/// [`open_bag`] with chosen options.
+pub fn open_bag_with(path: &Path, options: crate::bag::OpenOptions) -> Result<Bag, Outcome> {
+    Bag::open_with(path, options).map_err(|e| {
         print_error(&e);
         Outcome::Failed
     })

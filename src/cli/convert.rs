@@ -168,7 +168,7 @@ fn to_yaml(args: &ConvertArgs, registry: &crate::msg::Registry) -> Outcome {
     // A small chunk cache: the conversion reads each chunk once, in file order.
     let options = OpenOptions {
         cache_bytes: 4 << 20,
-        ..OpenOptions::default()
+        ..super::cache_dir::open_options()
     };
     let bag = match Bag::open_with(&args.input, options) {
         Ok(b) => b,

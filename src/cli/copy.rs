@@ -89,7 +89,7 @@ impl WriteArgs {
 /// The definitions of `args` and the bag `input`, opened.
 pub fn open_input(input: &Path, args: &WriteArgs) -> Result<(Registry, Bag), CliError> {
     let registry = args.msg.registry()?;
-    let bag = Bag::open(input)?;
+    let bag = Bag::open_with(input, super::cache_dir::open_options())?;
     Ok((registry, bag))
 }
 

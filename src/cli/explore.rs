@@ -38,7 +38,7 @@ pub fn explore(cli: &Cli) -> Outcome {
         );
         return Outcome::Failed;
     }
-    let options = crate::bag::OpenOptions::default();
+    let options = super::cache_dir::open_options();
     let (bags, note) = if cli.bags.is_empty() {
         match Bag::from_bytes("demo.bag", DEMO_BAG.to_vec(), options) {
             Ok(bag) => (

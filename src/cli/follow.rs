@@ -1,5 +1,5 @@
-//! What `echo --follow` and `info --follow` share: a bag that is still being recorded, read as
-//! it grows (see [`crate::bag::follow`]), and how a follow stops. They end when the recording is finished (exit 0, or 1 when
+//! What `echo --follow` and `info --follow` share: a bag or MCAP file that is still being
+//! recorded (a ROS 2 bag directory: its last storage file), read as it grows (see [`crate::bag::follow`]), and how a follow stops. They end when the recording is finished (exit 0, or 1 when
 //! damage was skipped), when it has not grown for `--idle-timeout` seconds with no process
 //! writing it (exit 1: the recorder stopped without finishing it), when another file takes
 //! its name or it is deleted (exit 2), or on SIGINT/SIGTERM/SIGHUP (exit 128 + the signal, as
@@ -86,14 +86,22 @@ pub fn open(path: &Path, keep_entries: bool) -> Result<Follower, CliError> {
     Ok(opened?)
 }
 
-/// The one bag `--follow` takes; `Err` for none or several.
-pub fn single(bags: &[PathBuf]) -> Result<&Path, CliError> {
-    if let [one] = bags {
-        Ok(one)
-    } else {
-        Err(CliError::Usage(
+/// The one file `--follow` takes; `Err` for none or several. A ROS 2 bag directory stands for
+/// its last storage file: the one a recorder writes (earlier split files are finished).
+pub fn single(bags: &[PathBuf]) -> Result<PathBuf, CliError> {
+    let [one] = bags else {
+        return Err(CliError::Usage(
             "--follow takes exactly one bag".to_string(),
-        ))
+        ));
+    };
+    match crate::bag::inputs::storage_files(one) {
+        Some(files) => files.last().cloned().ok_or_else(|| {
+            CliError::Usage(format!(
+                "{}: a directory without storage files (.mcap, .db3) to follow",
+                one.display()
+            ))
+        }),
+        None => Ok(one.clone()),
     }
 }
 

@@ -62,7 +62,7 @@ pub fn run(args: &VerifyArgs) -> Result<Outcome, CliError> {
         if out.is_closed() {
             break;
         }
-        let bag = match Bag::open(path) {
+        let bag = match Bag::open_with(path, super::cache_dir::open_options()) {
             Ok(b) => b,
             Err(e) => {
                 print_error(&e);

@@ -91,6 +91,22 @@ impl<'a> Decoded<'a> {
         }
     }
 
+    /// A message of its own type `ty` (a JSON message without a schema) whose spans point
+    /// into `buffer`: the payload (`wire_len` bytes), then what decoding appended.
+    pub(crate) fn with_own_type(
+        ty: Arc<MsgType>,
+        buffer: Vec<u8>,
+        wire_len: usize,
+        nodes: Vec<Node>,
+    ) -> Decoded<'static> {
+        Decoded {
+            ty: Root::Shared(ty),
+            wire_len: wire_len.min(buffer.len()),
+            payload: Cow::Owned(buffer),
+            nodes,
+        }
+    }
+
     /// The root message.
     pub fn root(&self) -> MessageRef<'_> {
         MessageRef {

@@ -134,6 +134,18 @@ pub enum MsgError {
         /// What is wrong (naming the construct, when it is an unsupported one).
         message: String,
     },
+    /// A `jsonschema` schema that does not parse, or that uses a construct bagscope does not
+    /// map to message fields (`$ref`, `oneOf`, a type union, an array of arrays, ...): the
+    /// channel's messages are then decoded without it (see `docs/mcap.md`, "JSON messages").
+    #[error("{datatype}: jsonschema {at}: {message}")]
+    JsonSchema {
+        /// The type (schema name) the schema is for.
+        datatype: String,
+        /// Where in the schema: a JSON pointer such as `/properties/pose`, or `text`.
+        at: String,
+        /// What is wrong or unsupported.
+        message: String,
+    },
     /// A `--msg-path` directory or file could not be read.
     #[error("{}: {source}", path.display())]
     Io {
@@ -235,6 +247,13 @@ pub enum DecodeErrorKind {
         count: u64,
         /// The definition's bound.
         bound: u64,
+    },
+    /// A `json` message that is not JSON, holds what bagscope's values cannot (`null`, an
+    /// integer beyond 64 bits, arrays of mixed kinds), or does not match its jsonschema.
+    #[error("{what}")]
+    Json {
+        /// What is wrong.
+        what: String,
     },
     /// The message holds more values than its size allows decoding (only possible with
     /// arrays of messages that occupy no bytes, nested): the wire format is valid

@@ -8,7 +8,8 @@
 //! (before V1.2) come from the [`Registry`]: the bundled common packages plus `--msg-path`.
 //! Service types (`.srv`) compile into a [`ServiceSchema`] with the service md5sum.
 //! ROS 2 definitions (`ros2msg`, `ros2idl`) compile with [`Schema::for_ros2`] into schemas
-//! whose payloads are CDR ([`Wire::Cdr`]); they decode into the same [`Decoded`] values.
+//! whose payloads are CDR ([`Wire::Cdr`]); they decode into the same [`Decoded`] values. JSON
+//! messages (MCAP `json`) decode into them too ([`Schema::for_json`], [`Wire::Json`]).
 
 mod bundled;
 mod bundled_ros2;
@@ -20,6 +21,7 @@ mod error;
 pub mod expr;
 mod field_constants;
 pub mod idl;
+mod json_msg;
 mod md5;
 mod parse;
 pub mod path;

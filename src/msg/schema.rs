@@ -103,6 +103,16 @@ impl Schema {
         }))
     }
 
+    /// A schema of the already compiled type `root` read as `wire` (the JSON schemas, whose
+    /// types are built from a jsonschema or for each message).
+    pub(crate) fn from_root(root: Arc<MsgType>, wire: Wire) -> Arc<Schema> {
+        Arc::new(Schema {
+            node_guess: AtomicUsize::new(root.node_hint),
+            root,
+            wire,
+        })
+    }
+
     /// Nodes to reserve for decoding a message of this schema.
     pub(crate) fn node_guess(&self) -> usize {
         self.node_guess.load(Ordering::Relaxed)

@@ -1,6 +1,6 @@
 //! How a message's bytes are laid out ([`Wire`]) and in which language its definition is
 //! written ([`SchemaEncoding`]). A [`Schema`](super::Schema) knows its wire format, so
-//! [`decode`](super::decode) reads ROS1 and CDR payloads into the same decoded values.
+//! [`decode`](super::decode) reads ROS1, CDR and JSON payloads into the same decoded values.
 
 /// The serialization of message payloads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -12,6 +12,9 @@ pub enum Wire {
     /// gives the byte order, then the fields with natural alignment counted from the end of
     /// that header; strings carry their terminating NUL.
     Cdr,
+    /// JSON text (MCAP `json`): one object per message, fields by name (see
+    /// `docs/mcap.md`, "JSON messages").
+    Json,
 }
 
 /// The language a message definition is written in (an MCAP schema's `encoding`).

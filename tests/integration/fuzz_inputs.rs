@@ -78,6 +78,7 @@ fn kept_fuzz_inputs_are_handled() {
                 progress: None,
                 partial: None,
                 lazy_heads_from,
+                ros2_cache: None,
             };
             if let Ok(bag) = Bag::from_bytes(e.path(), bytes.clone(), options) {
                 let _ = bag.chunks().first().map(|c| bag.head(c.index));

@@ -266,11 +266,17 @@ fn mcap_without_summary(chunks: u64, profile: &str) -> Vec<u8> {
         .repeat_schemas(false)
         .create(&mut out)
         .unwrap();
+    // ROS1 messages without the ros2 profile: `info` then uses its own layout, not `ros2 bag
+    // info`'s.
+    let ros2 = profile == "ros2";
+    let (schema_encoding, encoding) = if ros2 {
+        ("ros2msg", "cdr")
+    } else {
+        ("ros1msg", "ros1")
+    };
     let schema = w
-        .add_schema("std_msgs/msg/String", "ros2msg", b"string data\n")
+        .add_schema("std_msgs/String", schema_encoding, b"string data\n")
         .unwrap();
-    // Not `cdr` without the ros2 profile: `info` then uses its own layout, not `ros2 bag info`'s.
-    let encoding = if profile == "ros2" { "cdr" } else { "x-test" };
     let channel = w
         .add_channel(schema, "/chatter", encoding, &BTreeMap::new())
         .unwrap();
@@ -283,7 +289,14 @@ fn mcap_without_summary(chunks: u64, profile: &str) -> Vec<u8> {
                 log_time: t,
                 publish_time: t,
             },
-            &string_msg(&format!("hello {i:08}")),
+            &if ros2 {
+                string_msg(&format!("hello {i:08}"))
+            } else {
+                let text = format!("hello {i:08}");
+                let mut m = u32::try_from(text.len()).unwrap().to_le_bytes().to_vec();
+                m.extend(text.as_bytes());
+                m
+            },
         )
         .unwrap();
     }

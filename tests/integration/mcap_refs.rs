@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::common::{bagscope, skip};
 
-fn corpus_mcap() -> Option<PathBuf> {
+pub(crate) fn corpus_mcap() -> Option<PathBuf> {
     let dir = std::env::var_os("BAGSCOPE_CORPUS_MCAP")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus-mcap"));

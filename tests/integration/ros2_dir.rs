@@ -83,7 +83,12 @@ fn read_back(bag: &Ros2Bag) -> Back {
     for s in &bag.storage {
         let bytes = match &s.content {
             StorageContent::McapFile(p) => std::fs::read(p).unwrap(),
-            StorageContent::McapBytes(b) => {
+            StorageContent::Converted(f) => {
+                let mut b = Vec::new();
+                let mut r = f;
+                std::io::Seek::seek(&mut r, std::io::SeekFrom::Start(0)).unwrap();
+                std::io::Read::read_to_end(&mut r, &mut b).unwrap();
+                let b = &b;
                 let summary = mcap::Summary::read(b)
                     .unwrap()
                     .expect("a converted MCAP has a summary");
@@ -472,7 +477,9 @@ fn zstd_bombs_and_unknown_compression_are_refused() {
     std::fs::create_dir(&dir).unwrap();
     let meta = "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: sqlite3\n  relative_file_paths:\n    - bomb_0.db3.zstd\n  compression_format: zstd\n  compression_mode: FILE\n";
     std::fs::write(dir.join("metadata.yaml"), meta).unwrap();
-    let zeros = vec![0u8; 32 << 20];
+    // Decompresses to an SQLite header and then zeros.
+    let mut zeros = vec![0u8; 32 << 20];
+    zeros[..16].copy_from_slice(b"SQLite format 3\0");
     std::fs::write(
         dir.join("bomb_0.db3.zstd"),
         zstd::encode_all(&zeros[..], 3).unwrap(),
@@ -482,12 +489,20 @@ fn zstd_bombs_and_unknown_compression_are_refused() {
         max_decompressed: 1 << 20,
         ..Limits::default()
     };
-    let e = open_dir_with(&dir, &limits).unwrap_err().line();
+    let e = open_dir_with(&dir, &limits, None).unwrap_err().line();
     assert!(
         e.contains("bomb_0.db3.zstd") && e.contains("over the limit of 1048576 bytes"),
         "{e}"
     );
-    // Within the limit it is zeros, not SQLite: an error that says so.
+    // Within the limit it is an SQLite header and zeros, not a database: SQLite says so.
+    let e = open_dir(&dir).unwrap_err().to_string();
+    assert!(e.contains("SQLite"), "{e}");
+    // Zeros alone are neither SQLite nor MCAP: an error that says so.
+    std::fs::write(
+        dir.join("bomb_0.db3.zstd"),
+        zstd::encode_all(&vec![0u8; 1 << 20][..], 3).unwrap(),
+    )
+    .unwrap();
     let e = open_dir(&dir).unwrap_err().to_string();
     assert!(e.contains("decompresses to neither"), "{e}");
     std::fs::write(dir.join("metadata.yaml"), meta.replace("zstd\n", "lz5\n")).unwrap();

@@ -15,8 +15,8 @@ pub enum FollowError {
         /// What failed.
         source: std::io::Error,
     },
-    /// Not a 2.0 bag (older versions are never written live).
-    #[error("{path}: only ROS bag V2.0 files can be followed (this one is {version:?})")]
+    /// Neither a 2.0 bag nor an MCAP file (older bag versions are never written live).
+    #[error("{path}: only ROS bag V2.0 and MCAP files can be followed (this one is {version:?})")]
     Version {
         /// The file.
         path: PathBuf,

@@ -10,8 +10,15 @@
 //! finished once the bag header names an index position and every byte before the end of
 //! the file has been read (`rosbag record` then renames `.bag.active` to `.bag`; the open
 //! file stays the same, so nothing is read twice or lost across the rename).
+//!
+//! An MCAP file being written is followed the same way (`mcap`): its chunk records are
+//! written whole, so a chunked writer's newest messages appear when it writes their chunk;
+//! the data end record finishes the recording.
 
 mod error;
+mod mcap;
+#[cfg(test)]
+mod mcap_tests;
 #[cfg(test)]
 mod open_chunk_tests;
 mod parse;
@@ -26,6 +33,7 @@ mod watch;
 
 pub use super::recovery::ago;
 pub use error::FollowError;
+pub(crate) use stall::find_writer;
 pub use stall::{STALL_AFTER, Stall, Writer};
 
 use std::collections::HashMap;
@@ -127,6 +135,8 @@ pub struct Follower {
     /// Another file took the name (or the name went): noticed by one poll, which still
     /// returns what the open file held; the next poll ends the follow with it.
     gone: Option<stall::Gone>,
+    /// What following an MCAP file keeps (`None` for a bag).
+    mcap: Option<Box<mcap::McapFollow>>,
 }
 
 /// The most connections a follower takes: each costs several times its record's bytes, and
@@ -207,6 +217,7 @@ impl Follower {
             identity,
             writer_check: None,
             gone: None,
+            mcap: None,
         })
     }
 
@@ -373,7 +384,14 @@ impl Follower {
                 }
             }
             let data: usize = update.messages.iter().map(|m| m.data.len()).sum();
-            self.parse(&mut update, budget.saturating_sub(data));
+            if self.mcap.is_some() {
+                self.parse_mcap(&mut update, budget.saturating_sub(data));
+                if self.mcap_closed() {
+                    break;
+                }
+            } else {
+                self.parse(&mut update, budget.saturating_sub(data));
+            }
             let data: usize = update.messages.iter().map(|m| m.data.len()).sum();
             if data >= budget {
                 update.more = true;
@@ -392,7 +410,7 @@ impl Follower {
         if let Some(m) = update.messages.last() {
             self.last_time = Some(m.time);
         }
-        if self.index_pos > 0 && !update.more {
+        if (self.index_pos > 0 || self.mcap_closed()) && !update.more {
             // The writer closed the bag: what is left unread is damage.
             let end = self.base.saturating_add(self.buf.len() as u64);
             if !self.buf.is_empty() || self.pending_chunk.is_some() {
@@ -412,9 +430,9 @@ impl Follower {
         let room = MAX_LOSSES.saturating_sub(self.losses.len());
         self.losses.extend(update.losses.iter().take(room).cloned());
         self.share_counts();
-        self.pending_seen = self
-            .pending_chunk
-            .map(|_| self.pending_seen.unwrap_or_else(Instant::now));
+        let in_memory = self.pending_chunk.is_some()
+            || self.mcap.as_ref().is_some_and(|m| m.chunked && !m.closed);
+        self.pending_seen = in_memory.then(|| self.pending_seen.unwrap_or_else(Instant::now));
         if !update.finished && !update.more {
             self.gone = gone;
         }
@@ -456,6 +474,10 @@ impl Follower {
     /// Reads the version line and the bag header (again, to see the index position the writer
     /// sets when it closes the bag). False while the header is not yet complete.
     fn read_bag_header(&mut self, len: u64) -> Result<bool, FollowError> {
+        if self.mcap.is_some() {
+            // An MCAP file's header is never rewritten: nothing to look at again.
+            return Ok(true);
+        }
         let mut head = vec![0u8; usize::try_from(len.min(64 << 10)).unwrap_or(0)];
         let got = read_at(&self.file, &mut head, 0).map_err(|source| FollowError::Io {
             path: self.path.clone(),
@@ -471,6 +493,14 @@ impl Follower {
             Err(_) if head.len() < 64 && !self.started => return Ok(false),
             Err(e) => return Err(not_bag(e.to_string())),
         };
+        if version == Version::Mcap {
+            if !self.started {
+                self.base = start as u64;
+                self.started = true;
+                self.mcap = Some(Box::default());
+            }
+            return Ok(true);
+        }
         if version != Version::V2_0 {
             return Err(FollowError::Version {
                 path: self.path.clone(),

@@ -20,17 +20,17 @@ use super::{
 };
 
 /// A message as the walk found it.
-struct Found {
+pub(super) struct Found {
     /// Connection id in the file.
-    file_conn: u32,
-    time: RosTime,
+    pub(super) file_conn: u32,
+    pub(super) time: RosTime,
     /// File offset of its record (of its chunk record, for a compressed chunk).
-    offset: u64,
+    pub(super) offset: u64,
     /// Offset of its record in its chunk's uncompressed data.
-    in_chunk: u64,
+    pub(super) in_chunk: u64,
     /// Bytes of its record.
-    record: u64,
-    data: Vec<u8>,
+    pub(super) record: u64,
+    pub(super) data: Vec<u8>,
 }
 
 /// What the record at the start of the unconsumed bytes is.
@@ -271,7 +271,7 @@ impl Follower {
         Step::Took(whole)
     }
 
-    fn push_chunk(&mut self, (mut chunk, head): (Chunk, ChunkHead)) {
+    pub(super) fn push_chunk(&mut self, (mut chunk, head): (Chunk, ChunkHead)) {
         if let Some(last) = self.chunks.last_mut() {
             if last.state == ChunkState::Open {
                 last.state = ChunkState::Complete;
@@ -325,7 +325,7 @@ impl Follower {
     /// The open uncompressed chunk now holds whole records up to file offset `end`: its
     /// record header, as a snapshot has it, says so (the file's still says size 0 until the
     /// recorder closes the chunk), so that its messages are read like any other.
-    fn extend_open(&mut self, end: u64) {
+    pub(super) fn extend_open(&mut self, end: u64) {
         let (Some(chunk), Some(head)) = (self.chunks.last(), self.heads.last_mut()) else {
             return;
         };
@@ -345,7 +345,11 @@ impl Follower {
             source,
         })?;
         head.truncate(got);
-        let closed = read_head(&head, 0, pos).is_ok_and(|h| h.data_len > 0);
+        let closed = if self.mcap.is_some() {
+            Follower::mcap_chunk_closed(&head)
+        } else {
+            read_head(&head, 0, pos).is_ok_and(|h| h.data_len > 0)
+        };
         if closed {
             self.pending_chunk = None;
             self.buf.clear();
@@ -400,7 +404,7 @@ impl Follower {
     }
 
     /// Counts a message in the last chunk (the one it was found in).
-    fn message(&mut self, m: Found, update: &mut Update) {
+    pub(super) fn message(&mut self, m: Found, update: &mut Update) {
         let Found {
             file_conn,
             time,
@@ -458,7 +462,7 @@ impl Follower {
 /// Adds `loss` to the update's: merged into the last one when it continues it (the same
 /// reason, right after it) or when the update already holds [`MAX_LOSSES_PER_UPDATE`], so
 /// that a file full of damage costs a bounded list per poll.
-fn push_loss(update: &mut Update, loss: Loss) {
+pub(super) fn push_loss(update: &mut Update, loss: Loss) {
     let full = update.losses.len() >= MAX_LOSSES_PER_UPDATE;
     if let Some(last) = update.losses.last_mut() {
         let end = loss.offset.saturating_add(loss.bytes);

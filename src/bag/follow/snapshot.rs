@@ -71,12 +71,17 @@ impl Follower {
                 unfinished: None,
             }),
             totals: None,
-            mcap: None,
+            mcap: self.mcap.as_ref().map(|m| Arc::new(m.info.clone())),
+        };
+        let version = if self.mcap.is_some() {
+            Version::Mcap
+        } else {
+            Version::V2_0
         };
         super::super::handle::Bag::assemble_with(
             path,
             Arc::new(source),
-            Version::V2_0,
+            version,
             opened,
             totals,
             options,

@@ -98,7 +98,7 @@ pub(super) fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
 /// [`MAX_PROCESSES`] processes and [`MAX_FILES`] descriptors; only descriptors that link to
 /// a path are looked at.
 #[cfg(target_os = "linux")]
-pub(super) fn find_writer(id: (u64, u64)) -> Writer {
+pub(crate) fn find_writer(id: (u64, u64)) -> Writer {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return Writer::Unknown;
     };
@@ -133,7 +133,7 @@ pub(super) fn find_writer(id: (u64, u64)) -> Writer {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub(super) fn find_writer(_: (u64, u64)) -> Writer {
+pub(crate) fn find_writer(_: (u64, u64)) -> Writer {
     Writer::Unknown
 }
 

@@ -9,11 +9,13 @@
 //! messages — its profile and library, attachments and metadata — is an [`McapInfo`].
 //! `extras` finds the attachments and metadata records a summary does not index; `crc` checks
 //! a chunk's records against the CRC its record keeps (for `verify`) and the data section
-//! against the data end record's (for a scan).
+//! against the data end record's (for a scan); `live` tells a file being written from one cut
+//! off.
 
 pub(crate) mod crc;
 pub(crate) mod extras;
 pub(crate) mod index;
+pub(crate) mod live;
 pub(crate) mod scan;
 pub(crate) mod scan_pace;
 pub(crate) mod scan_window;

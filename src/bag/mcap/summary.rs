@@ -279,6 +279,8 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
     let mut heads = Vec::with_capacity(parts.chunks.len());
     let mut per_conn = vec![0u64; map.len()];
     let mut warnings = Vec::new();
+    let writes_indexes = parts.chunks.iter().any(|c| c.message_index_length > 0);
+    let mut unindexed: Option<u64> = None;
     for (i, c) in parts.chunks.iter().enumerate() {
         // Records padded past their entries (allowed) do not tell their count by their
         // size: the chunk's message index section is read then.
@@ -290,10 +292,15 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
             },
         };
         if counts.is_empty() && c.uncompressed_size > 0 && c.message_index_length == 0 {
-            return Ok(Err(format!(
-                "the chunk at byte {} has no message index: its messages are not counted",
-                c.chunk_start_offset
-            )));
+            // A writer that indexes its chunks writes no index for a chunk without messages
+            // (one of only schemas and channels, before a metadata record or an attachment).
+            if !writes_indexes {
+                return Ok(Err(format!(
+                    "the chunk at byte {} has no message index: its messages are not counted",
+                    c.chunk_start_offset
+                )));
+            }
+            unindexed.get_or_insert(c.chunk_start_offset);
         }
         let end = c.chunk_start_offset.saturating_add(c.chunk_length);
         if end > len || c.chunk_start_offset < MAGIC.len() as u64 {
@@ -345,6 +352,12 @@ fn assemble(source: &Source, mut parts: Parts) -> Result<Result<FromSummary, Fal
     if let Some(s) = &parts.statistics {
         let total: u64 = per_conn.iter().sum();
         if s.message_count != total {
+            if let Some(at) = unindexed {
+                return Ok(Err(format!(
+                    "the chunk at byte {at} has no message index and the statistics count {} messages, the indexes {total}",
+                    s.message_count
+                )));
+            }
             warnings.push(Warning::general(format!(
                 "the statistics record counts {} messages, the chunk indexes {total}",
                 s.message_count

@@ -59,17 +59,15 @@ impl Bag {
             .filter(|m| m.is_file())
             .and_then(|m| read_metadata(&m).ok())
             .is_some_and(|m| m.compression_mode.eq_ignore_ascii_case("message"));
+        let cache = options.ros2_cache.as_deref();
         let (storage, _notes) =
-            prepare(&path, message_zstd, &Limits::default()).map_err(BagError::from)?;
-        match storage.content {
-            StorageContent::McapFile(p) => {
-                let source = Source::open(&p).map_err(|e| BagError::new(&path, e.into()))?;
-                Self::from_source(path, source, options)
-            }
-            StorageContent::McapBytes(bytes) => {
-                Self::from_source(path, Source::owned(bytes), options)
-            }
+            prepare(&path, message_zstd, &Limits::default(), cache).map_err(BagError::from)?;
+        let source = match storage.content {
+            StorageContent::McapFile(p) => Source::open(&p),
+            StorageContent::Converted(file) => Source::of_file(file),
         }
+        .map_err(|e| BagError::new(&path, e.into()))?;
+        Self::from_source(path, source, options)
     }
 
     /// Whether opening the bag at `path` will scan it, as far as one look at the file's start
@@ -373,7 +371,7 @@ fn open_mcap(
                     (sink.0)(PartialScan { bag, done, total })
                 }
             });
-            scan::scan(
+            let scanned = scan::scan(
                 source,
                 format!("{reason}; the file was scanned"),
                 &scan::Settings {
@@ -385,7 +383,10 @@ fn open_mcap(
             .map_err(|e| match e {
                 scan::Stopped::Changed(c) => OpenError::Changed(c),
                 scan::Stopped::Cancelled => OpenError::Cancelled,
-            })?
+            })?;
+            let (mut opened, info) = scanned;
+            crate::bag::mcap::live::note_being_written(source, &mut opened);
+            (opened, info)
         }
     };
     named(&mut info);

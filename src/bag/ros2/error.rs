@@ -83,6 +83,22 @@ pub enum Ros2Error {
         /// How many there are.
         count: usize,
     },
+    /// The disk filled up while the converted MCAP of a storage file was written.
+    #[error(
+        "no space left in {} for the MCAP this file converts to (about {needed} bytes{}): free some space there, or set TMPDIR to a directory on a larger disk",
+        dir.display(),
+        free.map_or(String::new(), |f| format!(", {f} free"))
+    )]
+    NoSpace {
+        /// The storage file.
+        path: PathBuf,
+        /// Where the MCAP was being written.
+        dir: PathBuf,
+        /// About how many bytes the MCAP takes.
+        needed: u64,
+        /// Bytes free there now, when known.
+        free: Option<u64>,
+    },
     /// The directory has no storage file to open.
     #[error("{what}")]
     NoStorage {
@@ -105,6 +121,7 @@ impl Ros2Error {
             | Ros2Error::TooLarge { path, .. }
             | Ros2Error::UnknownCompression { path, .. }
             | Ros2Error::TooMany { path, .. }
+            | Ros2Error::NoSpace { path, .. }
             | Ros2Error::NoStorage { path, .. } => path,
         }
     }

@@ -1,10 +1,10 @@
 //! `.mcap` storage files: what one holds by its summary ([`summary_facts`], a handful of
 //! reads at the end of the file), and the rewrite of a file whose messages are each
-//! zstd-compressed (`compression_mode: MESSAGE`) into an MCAP in memory with plain messages
-//! ([`decompress_messages`]).
+//! zstd-compressed (`compression_mode: MESSAGE`, the file read into memory) into an MCAP
+//! with plain messages written into a file ([`decompress_messages`]).
 
 use std::collections::BTreeMap;
-use std::io::{Read, Seek};
+use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 use mcap::sans_io::summary_reader::{SummaryReadEvent, SummaryReader, SummaryReaderOptions};
@@ -20,6 +20,14 @@ const MAX_SUMMARY_RECORD: usize = 256 << 20;
 /// The summary of the MCAP file `path`, `None` when it has none (a recording cut off).
 pub fn read_summary(path: &Path) -> Result<Option<mcap::Summary>, Ros2Error> {
     let mut file = std::fs::File::open(path).map_err(|e| Ros2Error::io(path, "opening", e))?;
+    read_summary_of(&mut file, path)
+}
+
+/// The summary of the MCAP in the open file `file` (standing for `path` in errors).
+pub fn read_summary_of(
+    file: &mut std::fs::File,
+    path: &Path,
+) -> Result<Option<mcap::Summary>, Ros2Error> {
     let size = file
         .metadata()
         .map_err(|e| Ros2Error::io(path, "reading", e))?
@@ -84,16 +92,17 @@ pub fn summary_facts(summary: Option<&mcap::Summary>) -> StorageFacts {
     }
 }
 
-/// Rewrites the MCAP `bytes` (the storage file `path`) with each message's data
+/// Rewrites the MCAP `bytes` (the storage file `path`) into `out` with each message's data
 /// zstd-decompressed: same schemas, channels (with their metadata), times and sequence
 /// numbers, in file order.
-pub fn decompress_messages(
+pub fn decompress_messages<W: Write + Seek>(
     path: &Path,
     bytes: &[u8],
     max_message: u64,
     max_total: u64,
-) -> Result<(Vec<u8>, StorageFacts), Ros2Error> {
-    let mut builder = McapBuilder::new(path)?;
+    out: W,
+) -> Result<(W, StorageFacts), Ros2Error> {
+    let mut builder = McapBuilder::new(path, out)?;
     let mut topics: BTreeMap<u16, usize> = BTreeMap::new();
     let mut total = 0u64;
     // Every channel first, in id order (also those without messages), where the file has a
@@ -132,7 +141,10 @@ pub fn decompress_messages(
 }
 
 /// Adds `channel` (its schema, encoding and metadata as they are) to `builder`.
-fn add_channel(builder: &mut McapBuilder, channel: &mcap::Channel<'_>) -> Result<usize, Ros2Error> {
+fn add_channel<W: Write + Seek>(
+    builder: &mut McapBuilder<W>,
+    channel: &mcap::Channel<'_>,
+) -> Result<usize, Ros2Error> {
     let schema = channel.schema.as_ref();
     let facts = TopicFacts {
         name: channel.topic.clone(),

@@ -4,25 +4,34 @@
 //! A directory opens as one recording: [`open_dir`] reads the metadata and prepares each
 //! storage file in order as an MCAP the bag layer opens ([`Storage`]): an `.mcap` file as it
 //! is, a `.db3` file (read-only, through the bundled SQLite; a private copy when it has a
-//! write-ahead log) or a zstd-compressed file turned into an MCAP in memory. The storage
+//! write-ahead log) or a zstd-compressed file converted into an MCAP file. The storage
 //! files are the truth; what the metadata says that they contradict is a
 //! [`Ros2Bag::disagreements`] note.
 //!
-//! Memory: a converted storage file (a `.db3`, a compressed `.mcap`) is held whole as an
-//! MCAP in memory, about its data size; [`Limits`] bounds it and the temporary disk space
-//! that decompressing takes.
+//! Memory and disk: a `.db3` of any size is converted in bounded memory (tens of MB) into
+//! an MCAP file: the cache entry for it when the caller names a cache directory (the next
+//! open reads it at once), else an unlinked temporary file in `$TMPDIR`. The disk space it
+//! takes is about the `.db3`'s size. [`Limits`] bounds what decompressing takes, and the
+//! one case still read into memory (an `.mcap` whose messages are compressed one by one).
 //!
 //! Files: `types.rs` (the values), `metadata.rs` (`metadata.yaml`), `layout.rs` (which files,
-//! in which order), `prepare.rs` (one storage file), `sqlite.rs` (`.db3`), `mcap_storage.rs`
-//! (`.mcap`: summary, per-message decompression), `convert.rs` (the MCAP writer), `zstd.rs`
-//! (bounded decompression, sniffing), `disagree.rs` (metadata against storage), `error.rs`.
+//! in which order), `prepare.rs` (one storage file), `sqlite.rs` (`.db3` tables), `db3.rs`
+//! (`.db3` → MCAP, in time order), `order.rs` (the bounded reorder window), `output.rs`
+//! (where a conversion is written), `cache.rs` (conversions kept between runs),
+//! `mcap_storage.rs` (`.mcap`: summary, per-message decompression), `convert.rs` (the MCAP
+//! writer), `zstd.rs` (bounded decompression, sniffing), `disagree.rs` (metadata against
+//! storage), `error.rs`.
 
+mod cache;
 mod convert;
+mod db3;
 mod disagree;
 mod error;
 mod layout;
 mod mcap_storage;
 mod metadata;
+mod order;
+mod output;
 mod prepare;
 mod recording;
 mod sqlite;
@@ -68,18 +77,24 @@ pub fn is_ros2_dir(path: &Path) -> bool {
     })
 }
 
-/// Reads a ROS 2 bag directory's metadata and prepares its storage files.
+/// Reads a ROS 2 bag directory's metadata and prepares its storage files (converted ones
+/// into unlinked temporary files).
 pub fn open_dir(dir: &Path) -> Result<Ros2Bag, BagError> {
-    open_dir_with(dir, &Limits::default()).map_err(BagError::from)
+    open_dir_with(dir, &Limits::default(), None).map_err(BagError::from)
 }
 
-/// [`open_dir`] with chosen [`Limits`], and the error as it is.
+/// [`open_dir`] with chosen [`Limits`] and cache directory (see [`prepare`]), and the error
+/// as it is.
 ///
 /// A storage file that cannot be read is a note (the others still open); the directory is
 /// an error only when no listed file opens, or the compression is unknown. A directory
 /// without `metadata.yaml` (or with one that does not parse) opens its storage files in
 /// natural name order, with a note, and metadata made up from them.
-pub fn open_dir_with(dir: &Path, limits: &Limits) -> Result<Ros2Bag, Ros2Error> {
+pub fn open_dir_with(
+    dir: &Path,
+    limits: &Limits,
+    cache: Option<&Path>,
+) -> Result<Ros2Bag, Ros2Error> {
     let meta_path = dir.join("metadata.yaml");
     let present = storage_files_in(dir)?;
     let mut notes = Vec::new();
@@ -126,7 +141,7 @@ pub fn open_dir_with(dir: &Path, limits: &Limits) -> Result<Ros2Bag, Ros2Error> 
     let mut storage = Vec::new();
     let mut failed = Vec::new();
     for name in &names {
-        match prepare::prepare(&dir.join(name), message_zstd, limits) {
+        match prepare::prepare(&dir.join(name), message_zstd, limits, cache) {
             Ok((s, more)) => {
                 storage.push(s);
                 notes.extend(more);

@@ -1,5 +1,6 @@
-//! A rosbag2 `.db3` storage file read through the bundled SQLite and turned into an MCAP in
-//! memory ([`convert_db3`]).
+//! A rosbag2 `.db3` storage file opened through the bundled SQLite ([`open_db`]) and its
+//! tables read: topics, message definitions, messages in the order asked for (the
+//! conversion into an MCAP is `db3.rs`).
 //!
 //! Inputs are never modified. A file without a write-ahead log (no `-wal` beside it, or an
 //! empty one) is opened `immutable=1` and read-only: SQLite then takes no lock and writes no
@@ -9,21 +10,19 @@
 //! as they are.
 //!
 //! Tables read: `topics` (id, name, type, serialization_format[, offered_qos_profiles][,
-//! type_description_hash]), `messages` (topic_id, timestamp, data; in timestamp order, ties
-//! by row id, without SQLite's sorter) and, where present, `message_definitions` (topic_type, encoding,
+//! type_description_hash]), `messages` (topic_id, timestamp, data, in one of the orders of
+//! [`MessageOrder`]) and, where present, `message_definitions` (topic_type, encoding,
 //! encoded_message_definition).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use super::convert::{McapBuilder, SchemaText};
 use super::error::Ros2Error;
-use super::types::{StorageFacts, TopicFacts};
-use super::zstd::decompress_message;
+use super::types::TopicFacts;
 
 /// An open `.db3` and the private directory that holds its copy, if one was needed.
 pub struct Db {
@@ -33,15 +32,30 @@ pub struct Db {
     _private: Option<tempfile::TempDir>,
 }
 
-/// How to convert a `.db3`.
-#[derive(Clone, Copy, Debug)]
-pub struct ConvertOptions {
-    /// Each message's data is zstd-compressed (`compression_mode: MESSAGE`).
-    pub message_zstd: bool,
-    /// The most one message may decompress to.
-    pub max_message: u64,
-    /// The most all messages may decompress to.
-    pub max_total: u64,
+/// The order in which [`Db::each_message`] reads `messages`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageOrder {
+    /// Row id order (the order the recorder inserted them): one scan of the table.
+    Table,
+    /// (timestamp, row id) order through an index on `timestamp` (rosbag2's
+    /// `timestamp_idx`): no sorting.
+    Index,
+    /// (timestamp, row id) order through a private temporary table of (timestamp, row id)
+    /// pairs, built in SQLite's temporary files (no index on `timestamp`): memory stays
+    /// SQLite's page cache; the temporary disk space is about 20 bytes a message.
+    Keys,
+}
+
+/// One row of `messages`, as SQLite hands it out (borrowed until the next row).
+pub struct MessageRow<'a> {
+    /// `topic_id`.
+    pub topic_id: ValueRef<'a>,
+    /// `timestamp`.
+    pub time: ValueRef<'a>,
+    /// `data`.
+    pub data: ValueRef<'a>,
+    /// `rowid`.
+    pub rowid: i64,
 }
 
 /// Opens `file` (read from) as the storage file `shown` (named in errors), never writing
@@ -94,7 +108,7 @@ pub fn open_db(
 }
 
 /// `file` with `suffix` appended to its name (`x.db3` → `x.db3-wal`).
-fn sidecar(file: &Path, suffix: &str) -> PathBuf {
+pub fn sidecar(file: &Path, suffix: &str) -> PathBuf {
     let mut name = file.as_os_str().to_os_string();
     name.push(suffix);
     PathBuf::from(name)
@@ -117,13 +131,95 @@ fn immutable_uri(file: &Path) -> String {
 }
 
 /// One row of `topics`.
-struct TopicRow {
-    id: i64,
-    facts: TopicFacts,
-    type_description_hash: Option<String>,
+pub struct TopicRow {
+    /// `id`.
+    pub id: i64,
+    /// Name, type, serialization format and QoS.
+    pub facts: TopicFacts,
+    /// `type_description_hash`, where the table has one and it is not empty.
+    pub type_description_hash: Option<String>,
 }
 
 impl Db {
+    /// The storage file as the directory holds it.
+    pub fn shown(&self) -> &Path {
+        &self.shown
+    }
+
+    /// Whether an index serves `messages` in (timestamp, row id) order, by SQLite's own
+    /// query plan (no temporary B-tree for the `ORDER BY`).
+    pub fn time_index(&self) -> Result<bool, Ros2Error> {
+        let plan = self.plan(MessageOrder::Index)?;
+        Ok(!plan.contains("TEMP B-TREE") && plan.contains("INDEX"))
+    }
+
+    /// SQLite's query plan for reading `messages` in `order`, one line per step (for
+    /// [`MessageOrder::Keys`], once [`Db::each_message`] made its key table).
+    pub fn plan(&self, order: MessageOrder) -> Result<String, Ros2Error> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", message_query(order)))
+            .map_err(|e| self.sqlite(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.sqlite(e))?;
+        let mut plan = String::new();
+        while let Some(row) = rows.next().map_err(|e| self.sqlite(e))? {
+            plan.push_str(&text(row.get_ref(3).map_err(|e| self.sqlite(e))?));
+            plan.push('\n');
+        }
+        Ok(plan)
+    }
+
+    /// Hands `each` every row of `messages` in `order` (for [`MessageOrder::Keys`], those
+    /// with a timestamp: rows whose timestamp is NULL are counted by
+    /// [`Db::null_timestamps`]), until it returns `Ok(false)` or an error.
+    pub fn each_message(
+        &self,
+        order: MessageOrder,
+        each: &mut dyn FnMut(MessageRow<'_>) -> Result<bool, Ros2Error>,
+    ) -> Result<(), Ros2Error> {
+        if order == MessageOrder::Keys {
+            self.conn
+                .execute_batch(
+                    "PRAGMA temp_store = FILE;
+                     DROP TABLE IF EXISTS temp.bagscope_order;
+                     CREATE TEMP TABLE bagscope_order(t, r, PRIMARY KEY (t, r)) WITHOUT ROWID;
+                     INSERT INTO temp.bagscope_order
+                         SELECT timestamp, rowid FROM main.messages WHERE timestamp IS NOT NULL;",
+                )
+                .map_err(|e| self.sqlite(e))?;
+        }
+        let mut stmt = self
+            .conn
+            .prepare(message_query(order))
+            .map_err(|e| self.sqlite(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.sqlite(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.sqlite(e))? {
+            let get = |i| row.get_ref(i).map_err(|e| self.sqlite(e));
+            let message = MessageRow {
+                topic_id: get(0)?,
+                time: get(1)?,
+                data: get(2)?,
+                rowid: row.get(3).map_err(|e| self.sqlite(e))?,
+            };
+            if !each(message)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Rows of `messages` whose timestamp is NULL.
+    pub fn null_timestamps(&self) -> Result<u64, Ros2Error> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM messages WHERE timestamp IS NULL",
+                [],
+                |row| row.get::<_, i64>(0),
+            )
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(|e| self.sqlite(e))
+    }
+
     fn sqlite(&self, source: rusqlite::Error) -> Ros2Error {
         Ros2Error::Sqlite {
             path: self.shown.clone(),
@@ -158,7 +254,7 @@ impl Db {
     }
 
     /// `message_definitions`: type → (encoding, text), rows with an empty text left out.
-    fn definitions(&self) -> Result<HashMap<String, (String, Vec<u8>)>, Ros2Error> {
+    pub fn definitions(&self) -> Result<HashMap<String, (String, Vec<u8>)>, Ros2Error> {
         let mut out = HashMap::new();
         if !self.tables()?.contains("message_definitions") {
             return Ok(out);
@@ -179,7 +275,8 @@ impl Db {
         Ok(out)
     }
 
-    fn topics(&self) -> Result<Vec<TopicRow>, Ros2Error> {
+    /// `topics`, in id order.
+    pub fn topics(&self) -> Result<Vec<TopicRow>, Ros2Error> {
         let cols = self.columns("topics")?;
         let qos = if cols.contains("offered_qos_profiles") {
             "offered_qos_profiles"
@@ -219,171 +316,25 @@ impl Db {
     }
 }
 
-/// Reads the `.db3` `db` and writes its messages into an MCAP in memory. Returns the MCAP,
-/// what it holds, and notes on rows that could not be converted.
-pub fn convert_db3(
-    db: &Db,
-    options: ConvertOptions,
-) -> Result<(Vec<u8>, StorageFacts, Vec<String>), Ros2Error> {
-    let shown = db.shown.as_path();
-    let definitions = db.definitions()?;
-    let topics = db.topics()?;
-    let mut builder = McapBuilder::new(shown)?;
-    let mut index: HashMap<i64, usize> = HashMap::new();
-    for row in topics {
-        let schema = definitions
-            .get(&row.facts.datatype)
-            .map(|(encoding, data)| SchemaText {
-                encoding: if encoding.is_empty() {
-                    "ros2msg"
-                } else {
-                    encoding
-                },
-                data,
-            });
-        let mut metadata = BTreeMap::new();
-        metadata.insert(
-            "offered_qos_profiles".to_string(),
-            row.facts.offered_qos_profiles.clone(),
-        );
-        if let Some(hash) = &row.type_description_hash {
-            metadata.insert("type_description_hash".to_string(), hash.clone());
+/// The query reading `messages` in `order`: topic id, timestamp, data, row id.
+fn message_query(order: MessageOrder) -> &'static str {
+    match order {
+        MessageOrder::Table => {
+            "SELECT topic_id, timestamp, data, rowid FROM messages ORDER BY rowid"
         }
-        let at = builder.add_topic(row.facts, schema, &metadata)?;
-        index.insert(row.id, at);
-    }
-    let mut notes = Vec::new();
-    let mut take = Take {
-        shown,
-        index: &index,
-        options,
-        unknown_topic: 0,
-        negative: 0,
-        null_data: 0,
-        total: 0,
-    };
-    // Rows in (timestamp, rowid) order without SQLite's sorter (which would copy every
-    // message's data into temporary files): the row ids and times first; when the table is
-    // in time order already (a recorder inserts as it receives), one scan in rowid order,
-    // else each row looked up by rowid in time order.
-    let mut keys: Vec<(i64, i64)> = Vec::new();
-    {
-        let mut stmt = db
-            .conn
-            .prepare("SELECT timestamp, rowid FROM messages ORDER BY rowid")
-            .map_err(|e| db.sqlite(e))?;
-        let mut rows = stmt.query([]).map_err(|e| db.sqlite(e))?;
-        while let Some(row) = rows.next().map_err(|e| db.sqlite(e))? {
-            keys.push((
-                row.get(0).map_err(|e| db.sqlite(e))?,
-                row.get(1).map_err(|e| db.sqlite(e))?,
-            ));
+        MessageOrder::Index => {
+            "SELECT topic_id, timestamp, data, rowid FROM messages ORDER BY timestamp, rowid"
         }
-    }
-    if keys.is_sorted() {
-        drop(keys);
-        let mut stmt = db
-            .conn
-            .prepare("SELECT topic_id, timestamp, data, rowid FROM messages ORDER BY rowid")
-            .map_err(|e| db.sqlite(e))?;
-        let mut rows = stmt.query([]).map_err(|e| db.sqlite(e))?;
-        while let Some(row) = rows.next().map_err(|e| db.sqlite(e))? {
-            let get = |i| row.get_ref(i).map_err(|e| db.sqlite(e));
-            take.row(&mut builder, get(0)?, get(1)?, get(2)?, get(3)?)?;
-        }
-    } else {
-        keys.sort_unstable();
-        let mut stmt = db
-            .conn
-            .prepare("SELECT topic_id, timestamp, data, rowid FROM messages WHERE rowid = ?1")
-            .map_err(|e| db.sqlite(e))?;
-        for (_, rowid) in keys {
-            let mut rows = stmt.query([rowid]).map_err(|e| db.sqlite(e))?;
-            if let Some(row) = rows.next().map_err(|e| db.sqlite(e))? {
-                let get = |i| row.get_ref(i).map_err(|e| db.sqlite(e));
-                take.row(&mut builder, get(0)?, get(1)?, get(2)?, get(3)?)?;
-            }
-        }
-    }
-    let Take {
-        unknown_topic,
-        negative,
-        null_data,
-        ..
-    } = take;
-    if unknown_topic > 0 {
-        notes.push(format!(
-            "{}: {unknown_topic} message(s) refer to a topic id the topics table does not hold: left out",
-            shown.display()
-        ));
-    }
-    if negative > 0 {
-        notes.push(format!(
-            "{}: {negative} message(s) have a negative or non-integer timestamp: left out",
-            shown.display()
-        ));
-    }
-    if null_data > 0 {
-        notes.push(format!(
-            "{}: {null_data} message(s) have no data (NULL): kept as empty messages",
-            shown.display()
-        ));
-    }
-    let (bytes, facts) = builder.finish()?;
-    Ok((bytes, facts, notes))
-}
-
-/// What happens to each row of `messages`, and the counts of rows left out.
-struct Take<'a> {
-    shown: &'a Path,
-    index: &'a HashMap<i64, usize>,
-    options: ConvertOptions,
-    unknown_topic: u64,
-    negative: u64,
-    null_data: u64,
-    /// Bytes decompressed so far (`MESSAGE` mode).
-    total: u64,
-}
-
-impl Take<'_> {
-    /// Writes one row (`topic_id`, `timestamp`, `data`, `rowid`) into `builder`.
-    fn row(
-        &mut self,
-        builder: &mut McapBuilder,
-        topic_id: ValueRef<'_>,
-        time: ValueRef<'_>,
-        data: ValueRef<'_>,
-        rowid: ValueRef<'_>,
-    ) -> Result<(), Ros2Error> {
-        let Some(&topic) = topic_id.as_i64().ok().and_then(|id| self.index.get(&id)) else {
-            self.unknown_topic += 1;
-            return Ok(());
-        };
-        let Some(time) = time.as_i64().ok().and_then(|t| u64::try_from(t).ok()) else {
-            self.negative += 1;
-            return Ok(());
-        };
-        if matches!(data, ValueRef::Null) {
-            self.null_data += 1;
-        }
-        let data = bytes(data);
-        if self.options.message_zstd {
-            let id = rowid.as_i64().unwrap_or_default();
-            let limit = self
-                .options
-                .max_message
-                .min(self.options.max_total.saturating_sub(self.total));
-            let plain = decompress_message(self.shown, data, limit, || format!("message id {id}"))?;
-            self.total += plain.len() as u64;
-            builder.write(topic, time, time, 0, &plain)
-        } else {
-            builder.write(topic, time, time, 0, data)
+        // CROSS JOIN: SQLite keeps the key table as the outer loop, read in its key order.
+        MessageOrder::Keys => {
+            "SELECT m.topic_id, m.timestamp, m.data, m.rowid FROM temp.bagscope_order AS k \
+             CROSS JOIN main.messages AS m ON m.rowid = k.r ORDER BY k.t, k.r"
         }
     }
 }
 
 /// A text column (a BLOB or number read as text too, invalid UTF-8 replaced).
-fn text(v: ValueRef<'_>) -> String {
+pub fn text(v: ValueRef<'_>) -> String {
     match v {
         ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
         ValueRef::Integer(i) => i.to_string(),
@@ -393,7 +344,7 @@ fn text(v: ValueRef<'_>) -> String {
 }
 
 /// A BLOB column (text as its bytes; anything else empty).
-fn bytes(v: ValueRef<'_>) -> &[u8] {
+pub fn bytes(v: ValueRef<'_>) -> &[u8] {
     match v {
         ValueRef::Text(t) | ValueRef::Blob(t) => t,
         _ => &[],

@@ -95,8 +95,10 @@ pub struct Storage {
 pub enum StorageContent {
     /// An `.mcap` file, opened in place.
     McapFile(PathBuf),
-    /// An MCAP made in memory (from a `.db3`, a compressed file, or per-message compression).
-    McapBytes(Vec<u8>),
+    /// An MCAP written from the storage file (a `.db3`, a compressed file, per-message
+    /// compression), open: a cache entry, or an unlinked temporary file that is gone once
+    /// closed.
+    Converted(std::fs::File),
 }
 
 /// What one storage file holds, as far as known without reading its messages again.

@@ -16,7 +16,7 @@ use super::printer::Printer;
 
 /// Runs `bagscope echo --follow`.
 pub fn echo(args: &EchoArgs) -> Result<Outcome, CliError> {
-    let path = single(&args.input.bags)?;
+    let path = &single(&args.input.bags)?;
     if args.select.start.is_some() || args.select.end.is_some() {
         return Err(CliError::Usage(
             "--follow prints every new message: --start and --end do not apply".to_string(),

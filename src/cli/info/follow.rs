@@ -18,7 +18,7 @@ use super::summary::{Summary, text_summary};
 /// finished, the summary of the finished (indexed) bag. `freq`: with each topic's median
 /// rate; `idle_timeout`: see [`gave_up`].
 pub fn info(bags: &[PathBuf], freq: bool, idle_timeout: u64) -> Result<Outcome, CliError> {
-    let path = single(bags)?;
+    let path = &single(bags)?;
     // The rates need every message's receive time: the message lists are kept.
     let mut follower = open(path, freq)?;
     let stop = Stop::watch();

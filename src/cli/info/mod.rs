@@ -76,7 +76,7 @@ pub fn run(args: &InfoArgs) -> Result<Outcome, CliError> {
     let mut texts = Vec::new();
     let mut jsons = Vec::new();
     for path in &args.bags {
-        let bag = match ros2::open_input(path, args.health, &mut outcome) {
+        let bag = match ros2::open_input(path, args.health, !args.no_cache, &mut outcome) {
             ros2::Input::Nothing => continue,
             ros2::Input::Bag(b) => b,
             ros2::Input::Ros2(info) => {

@@ -9,12 +9,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::bag::Bag;
-use crate::cli::context::open_bag;
+use crate::cli::context::open_bag_with;
 use crate::cli::json::Json;
 use crate::cli::outcome::Outcome;
 use crate::time::RosTime;
 
-/// True when `bag` is a ROS 2 recording (shown in the `ros2 bag info` layout).
+/// True when `bag` is shown in the `ros2 bag info` layout: a ROS 2 recording, or an MCAP
+/// file none of whose channels is `ros1` (CDR, JSON, ...: the layout names each topic's
+/// serialization format).
 pub(super) fn is_ros2(bag: &Bag) -> bool {
     bag.mcap().is_some_and(|m| m.profile == "ros2")
         || (bag.mcap().is_some()
@@ -22,7 +24,7 @@ pub(super) fn is_ros2(bag: &Bag) -> bool {
             && bag
                 .connections()
                 .iter()
-                .all(|c| c.message_encoding == "cdr"))
+                .all(|c| c.message_encoding != "ros1"))
 }
 
 /// One topic over the storage files.
@@ -216,18 +218,29 @@ pub(super) enum Input {
 /// Opens `path`: a ROS 2 bag directory's storage files, or one file (a ROS 2 MCAP is shown
 /// in the ROS 2 layout unless `health` asks for the health report). What cannot be opened or
 /// was lost is printed and raises `outcome`.
-pub(super) fn open_input(path: &Path, health: bool, outcome: &mut Outcome) -> Input {
+/// `remember`: converted ROS 2 storage files may be kept in the cache (`--no-cache` says no).
+pub(super) fn open_input(
+    path: &Path,
+    health: bool,
+    remember: bool,
+    outcome: &mut Outcome,
+) -> Input {
+    let options = if remember {
+        crate::cli::cache_dir::open_options()
+    } else {
+        crate::bag::OpenOptions::default()
+    };
     let mut bags = Vec::new();
     let dir = crate::bag::inputs::storage_files(path).filter(|f| !f.is_empty());
     if let Some(files) = &dir {
         for f in files {
-            match open_bag(f) {
+            match open_bag_with(f, options.clone()) {
                 Ok(b) => bags.push(b),
                 Err(o) => *outcome = (*outcome).max(o),
             }
         }
     } else {
-        match open_bag(path) {
+        match open_bag_with(path, options) {
             Ok(b) if is_ros2(&b) && !health => bags.push(b),
             Ok(b) => return Input::Bag(b),
             Err(o) => {

@@ -77,7 +77,7 @@ impl Readings<'_> {
 
 /// Runs `bagscope log --follow`.
 pub fn log(args: &LogArgs, style: LineStyle, pick: &Pick) -> Result<Outcome, CliError> {
-    let path = single(&args.input.bags)?;
+    let path = &single(&args.input.bags)?;
     if args.select.start.is_some() || args.select.end.is_some() {
         return Err(CliError::Usage(
             "--follow prints every new message: --start and --end do not apply".to_string(),

@@ -31,12 +31,15 @@ use crate::time::{RosDuration, RosTime};
 /// consumed: trailing bytes are an error, as is a payload that ends early or holds an
 /// impossible array length. A schema whose [`wire`](Schema::wire) is CDR reads the payload
 /// as CDR (a 4-byte encapsulation header, alignment, padding to a 4-byte boundary allowed
-/// after the message; see `docs/ros2.md`).
+/// after the message; see `docs/ros2.md`); a JSON schema's payload is JSON text (see
+/// `docs/mcap.md`, "JSON messages").
 ///
 /// The message borrows `bytes` and the schema's types; [`Decoded::into_owned`] detaches it.
 pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
-    if schema.wire() == Wire::Cdr {
-        return cdr::decode(schema, bytes);
+    match schema.wire() {
+        Wire::Cdr => return cdr::decode(schema, bytes),
+        Wire::Json => return super::json_msg::decode(schema, bytes),
+        Wire::Ros1 => {}
     }
     let mut nodes = Vec::with_capacity(schema.node_guess());
     let mut r = Reader {
@@ -69,8 +72,10 @@ pub fn decode<'a>(schema: &'a Schema, bytes: &'a [u8]) -> Result<Decoded<'a>> {
 /// of empty messages can pass here and fail to decode, so checks that must agree with what
 /// can be shown (`verify`) call [`decode`].
 pub fn validate(schema: &Schema, bytes: &[u8]) -> Result<()> {
-    if schema.wire() == Wire::Cdr {
-        return cdr::validate(schema, bytes);
+    match schema.wire() {
+        Wire::Cdr => return cdr::validate(schema, bytes),
+        Wire::Json => return super::json_msg::decode(schema, bytes).map(|_| ()),
+        Wire::Ros1 => {}
     }
     let mut reader = Reader {
         data: bytes,

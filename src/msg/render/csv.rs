@@ -31,8 +31,8 @@ pub struct CsvLayout {
 enum Node {
     /// One column.
     Leaf,
-    /// A message: the field indices that have columns, and their layout.
-    Message(Vec<(usize, Node)>),
+    /// A message: the field indices that have columns, their names and their layout.
+    Message(Vec<(usize, String, Node)>),
     /// An array: the layout of each element present in the first message (`None` for an
     /// element without columns).
     Array(Vec<Option<Node>>),
@@ -67,11 +67,12 @@ fn build(v: &ValueRef<'_>, name: &str, columns: &mut Vec<String>) -> Option<Node
     match v {
         ValueRef::Bytes(_) => None,
         ValueRef::Message(m) => {
-            let subs: Vec<(usize, Node)> = m
+            let subs: Vec<(usize, String, Node)> = m
                 .iter()
                 .enumerate()
                 .filter_map(|(i, (field, value))| {
-                    build(&value, &format!("{name}.{field}"), columns).map(|n| (i, n))
+                    build(&value, &format!("{name}.{field}"), columns)
+                        .map(|n| (i, field.to_string(), n))
                 })
                 .collect();
             (!subs.is_empty()).then_some(Node::Message(subs))
@@ -109,7 +110,7 @@ fn build(v: &ValueRef<'_>, name: &str, columns: &mut Vec<String>) -> Option<Node
 fn leaf_count(node: &Node) -> usize {
     match node {
         Node::Leaf => 1,
-        Node::Message(subs) => subs.iter().map(|(_, n)| leaf_count(n)).sum(),
+        Node::Message(subs) => subs.iter().map(|(_, _, n)| leaf_count(n)).sum(),
         Node::Array(elems) => elems.iter().flatten().map(leaf_count).sum(),
         Node::EmptyArray => 0,
     }
@@ -331,10 +332,14 @@ fn fill<W: Write + ?Sized>(
     match (node, value) {
         (Node::Leaf, Some(v)) if is_leaf(&v) => cells.leaf(&v),
         (Node::Message(subs), Some(ValueRef::Message(m))) => {
-            // `subs` holds field indices in increasing order.
-            let mut values = m.values().enumerate();
-            for (index, sub) in subs {
-                let value = values.find(|(i, _)| i == index).map(|(_, v)| v);
+            // `subs` holds field indices in increasing order. The field there must have the
+            // column's name: a JSON message without a schema has the fields of its own JSON,
+            // which need not be the first message's.
+            let mut values = m.iter().enumerate();
+            for (index, name, sub) in subs {
+                let value = values
+                    .find(|(i, _)| i == index)
+                    .and_then(|(_, (field, v))| (field == name).then_some(v));
                 fill(sub, value, cells, fit)?;
             }
             Ok(())

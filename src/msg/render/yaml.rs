@@ -35,7 +35,8 @@ impl YamlStyle {
     pub fn for_wire(wire: Wire) -> YamlStyle {
         match wire {
             Wire::Ros1 => YamlStyle::Rostopic,
-            Wire::Cdr => YamlStyle::Ros2,
+            // JSON data reads best as modern YAML (UTF-8 text, `true`/`false`).
+            Wire::Cdr | Wire::Json => YamlStyle::Ros2,
         }
     }
 

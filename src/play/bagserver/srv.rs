@@ -124,10 +124,10 @@ fn wire_error(schema: &Schema, what: &'static str, e: &DecodeError, len: usize) 
     let offset = e.offset();
     let (why, offset) = match *e.kind() {
         DecodeErrorKind::TrailingBytes { .. } => ("trailing bytes", offset),
-        // CDR only (services here are ROS1).
-        DecodeErrorKind::Encapsulation { .. } | DecodeErrorKind::OverBound { .. } => {
-            ("not a ROS1 payload", offset)
-        }
+        // CDR and JSON only (services here are ROS1).
+        DecodeErrorKind::Encapsulation { .. }
+        | DecodeErrorKind::OverBound { .. }
+        | DecodeErrorKind::Json { .. } => ("not a ROS1 payload", offset),
         // The service's arrays are all counted: past the 4-byte count.
         DecodeErrorKind::ArrayTooLong { .. } | DecodeErrorKind::TooManyValues { .. } => {
             ("array longer than the message", offset + 4)

@@ -115,6 +115,16 @@ impl ParquetSink {
                     return Ok(None);
                 }
             };
+            // JSON messages without a jsonschema have the fields of their own JSON, known only
+            // message by message: there are no columns to fix.
+            if schema.wire() == crate::msg::Wire::Json && schema.root().fields().is_empty() {
+                self.leave_out(format!(
+                    "{}: {}: json messages decoded without a jsonschema have no columns fixed in advance (export them with --format jsonl)",
+                    m.bag_path.display(),
+                    m.conn.topic
+                ));
+                return Ok(None);
+            }
             let file = OpenFile::create(&self.out, &relative, m, &schema)?;
             self.files.push(file);
             let i = self.files.len() - 1;

@@ -1,4 +1,5 @@
-//! Following a growing bag (`F`, on by default for a `.active` file): the follow thread's
+//! Following a growing bag (`F`, on by default for a `.active` file and an MCAP file being
+//! written): the follow thread's
 //! snapshots replace the bag in the catalog, the topic counts, rates, histogram and lanes
 //! are recomputed from them, and a cursor at the end of the time axis stays at the end (the
 //! newest message of the selected topic selected), like `tail -f`.
@@ -24,23 +25,25 @@ impl App {
         self.follow_active();
     }
 
-    /// Follows a bag whose name ends in `.active` (not while it is still being scanned: then
-    /// once the scan is done).
+    /// Follows a bag whose name ends in `.active`, or an MCAP file a process is writing (its
+    /// scan found its end unfinished), not while it is still being scanned: then once the
+    /// scan is done.
     pub(super) fn follow_active(&mut self) {
         if self.jobs.scan.is_scanning() || self.jobs.follow.job.is_some() {
             return;
         }
-        let active = self
-            .catalog
-            .bags()
-            .iter()
-            .position(|b| b.path().to_string_lossy().ends_with(".active"));
+        let active = self.catalog.bags().iter().position(|b| {
+            b.path().to_string_lossy().ends_with(".active")
+                || (b.version() == crate::format::Version::Mcap
+                    && b.recovery().is_some_and(|r| r.unfinished.is_some()))
+        });
         if let Some(index) = active {
             self.start_follow(index);
         }
     }
 
-    /// `F`: follows the recording (the `.active` bag, else the first), or stops.
+    /// `F`: follows the recording (the `.active` bag, else the first read by a scan, else the
+    /// first), or stops.
     pub(super) fn toggle_follow(&mut self) {
         if self.jobs.scan.is_scanning() {
             self.flash(
@@ -54,11 +57,14 @@ impl App {
             self.flash("following stopped (F to follow again)", false);
             return;
         }
-        let index = self
-            .catalog
-            .bags()
+        // The `.active` bag, else the first read by a scan (a file without its index or
+        // summary: the one a recorder is writing, as the last file of a ROS 2 bag
+        // directory being recorded), else the first.
+        let bags = self.catalog.bags();
+        let index = bags
             .iter()
             .position(|b| b.path().to_string_lossy().ends_with(".active"))
+            .or_else(|| bags.iter().position(|b| b.recovery().is_some()))
             .unwrap_or(0);
         self.start_follow(index);
     }
