@@ -1,6 +1,8 @@
 //! The health report: per topic rate, gaps, out-of-order receive times, type conflicts; per
-//! chunk compression; what recovery found. Computed from index data only (no chunk is
-//! decompressed), on the background worker.
+//! chunk compression; how each file was read and what recovery found; what each MCAP file
+//! holds besides messages (profile, writer, attachments, metadata records: [`McapFacts`],
+//! bounded). Computed from index data only (no chunk is decompressed), on the background
+//! worker.
 
 use std::collections::HashMap;
 
@@ -119,6 +121,167 @@ pub struct HealthReport {
     pub chunks: Vec<ChunkHealth>,
     /// Per bag: how it was read and what was lost, one line each.
     pub notes: Vec<String>,
+    /// Per MCAP file: its profile, writer, attachments and metadata records.
+    pub mcap: Vec<McapFacts>,
+}
+
+/// Attachments, and metadata records, listed per file (the others are counted).
+pub const ITEMS_KEPT: usize = 20;
+/// Key/value pairs listed per metadata record (the others are counted).
+pub const PAIRS_KEPT: usize = 20;
+/// Characters kept of a name, media type, key or value (longer ones end with `…`).
+pub const TEXT_KEPT: usize = 200;
+
+/// What an MCAP file holds besides messages, as the health view lists it. The texts are the
+/// file's, cut to [`TEXT_KEPT`] characters but not escaped: escape them before showing them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct McapFacts {
+    /// Bag index.
+    pub bag: u32,
+    /// The header's profile (`ros1`, `ros2`, or empty).
+    pub profile: String,
+    /// The header's library (the writer).
+    pub library: String,
+    /// The first [`ITEMS_KEPT`] attachments, in file order.
+    pub attachments: Vec<AttachmentFacts>,
+    /// Attachments in all.
+    pub attachment_count: usize,
+    /// The first [`ITEMS_KEPT`] metadata records, in file order.
+    pub metadata: Vec<MetadataFacts>,
+    /// Metadata records in all.
+    pub metadata_count: usize,
+}
+
+/// One attachment (its data is not read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttachmentFacts {
+    /// Its name.
+    pub name: String,
+    /// Its media type.
+    pub media_type: String,
+    /// Bytes of data.
+    pub size: u64,
+    /// Log time (`None` when the file says 0).
+    pub log_time: Option<RosTime>,
+}
+
+/// One metadata record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetadataFacts {
+    /// Its name.
+    pub name: String,
+    /// The first [`PAIRS_KEPT`] keys and values, by key.
+    pub pairs: Vec<(String, String)>,
+    /// Pairs in all.
+    pub pair_count: usize,
+}
+
+impl McapFacts {
+    /// The facts of `bag`, the catalog's bag `index` (`None` when it is not an MCAP file).
+    pub fn of(bag: &crate::bag::Bag, index: usize) -> Option<McapFacts> {
+        let m = bag.mcap()?;
+        Some(McapFacts {
+            bag: u32::try_from(index).unwrap_or(u32::MAX),
+            profile: cut(&m.profile),
+            library: cut(&m.library),
+            attachments: m
+                .attachments
+                .iter()
+                .take(ITEMS_KEPT)
+                .map(|a| AttachmentFacts {
+                    name: cut(&a.name),
+                    media_type: cut(&a.media_type),
+                    size: a.size,
+                    log_time: (a.log_time > 0).then(|| RosTime::from_nanos(a.log_time)),
+                })
+                .collect(),
+            attachment_count: m.attachments.len(),
+            metadata: m
+                .metadata
+                .iter()
+                .take(ITEMS_KEPT)
+                .map(|r| MetadataFacts {
+                    name: cut(&r.name),
+                    pairs: r
+                        .entries
+                        .iter()
+                        .take(PAIRS_KEPT)
+                        .map(|(k, v)| (cut(k), cut(v)))
+                        .collect(),
+                    pair_count: r.entries.len(),
+                })
+                .collect(),
+            metadata_count: m.metadata.len(),
+        })
+    }
+}
+
+/// How `bag` (named `name`) was read and what was lost, one line each.
+fn read_notes(notes: &mut Vec<String>, name: &str, bag: &crate::bag::Bag, sqlite: bool) {
+    let Some(r) = bag.recovery() else {
+        notes.push(if sqlite {
+            format!("{name}: read from its SQLite database")
+        } else if bag.mcap().is_some() {
+            format!("{name}: read from its summary section")
+        } else {
+            format!("{name}: read from its index")
+        });
+        return;
+    };
+    // A partial result of a scan still running: what it found so far.
+    let so_far = match r.scanned {
+        Some((done, total)) => format!(
+            " so far (scan still running, {} of {} bytes)",
+            done.min(total),
+            total
+        ),
+        None => String::new(),
+    };
+    // An MCAP file read by a scan with nothing lost (a writer that leaves the summary out):
+    // not a recovery.
+    if bag.mcap().is_some() && r.losses.is_empty() && r.unfinished.is_none() {
+        let why = r.reason.trim_end_matches("; the file was scanned");
+        let lost = if r.scanned.is_some() {
+            "nothing lost"
+        } else {
+            "nothing was lost"
+        };
+        notes.push(format!("{name}: read by a scan: {why} ({lost}{so_far})"));
+        return;
+    }
+    notes.push(format!("{name}: {}", r.reason));
+    if r.complete_chunks + r.partial_chunks > 0 {
+        notes.push(format!(
+            "{name}: recovered {} from {} complete and {} partial chunks{so_far}",
+            crate::wording::count(bag.message_count(), "message"),
+            r.complete_chunks,
+            r.partial_chunks
+        ));
+    }
+    let when = if r.scanned.is_some() {
+        " (found so far)"
+    } else {
+        ""
+    };
+    for l in &r.losses {
+        notes.push(format!("{name}: lost{when} {l}"));
+    }
+}
+
+/// Whether `path` names a ROS 2 SQLite storage file (`.db3`, `.db3.zstd`): bagscope reads it
+/// through an MCAP it makes of it, whose profile, writer and summary are bagscope's, not the
+/// file's.
+fn is_sqlite_storage(path: &std::path::Path) -> bool {
+    let name = path.as_os_str().as_encoded_bytes();
+    name.ends_with(b".db3") || name.ends_with(b".db3.zstd")
+}
+
+/// `text` cut to [`TEXT_KEPT`] characters, ending with `…` when cut.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(TEXT_KEPT) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}…", text.get(..end).unwrap_or_default()),
+    }
 }
 
 /// What the scan gathers about one topic.
@@ -185,6 +348,8 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
     let mut acc: HashMap<String, Acc> = HashMap::new();
     let mut report = HealthReport::default();
     for (bi, bag) in catalog.bags().iter().enumerate() {
+        // A SQLite storage file's chunks are those of the MCAP bagscope made of it.
+        let sqlite = is_sqlite_storage(bag.path());
         let topic_of: HashMap<ConnId, &str> = bag
             .connections()
             .iter()
@@ -243,7 +408,7 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
                 a.times.push(e.time);
             }
             // A chunk whose header is bad is in the bag's warnings, not in the statistics.
-            if let Some(head) = head.filter(|_| chunk.is_record()) {
+            if let Some(head) = head.filter(|_| chunk.is_record() && !sqlite) {
                 // A chunk record's sizes are 32-bit numbers; its messages fit as well.
                 let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
                 report.chunks.push(ChunkHealth {
@@ -261,37 +426,10 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
         }
         // Bags are numbered as in the explorer (`#1`, `#2`, …).
         let name = format!("#{} {}", bi + 1, bag.path().display());
-        match bag.recovery() {
-            None => report.notes.push(format!("{name}: read from its index")),
-            Some(r) => {
-                report.notes.push(format!("{name}: {}", r.reason));
-                // A partial result of a scan still running: what it found so far.
-                let so_far = match r.scanned {
-                    Some((done, total)) => format!(
-                        " so far (scan still running, {} of {} bytes)",
-                        done.min(total),
-                        total
-                    ),
-                    None => String::new(),
-                };
-                if r.complete_chunks + r.partial_chunks > 0 {
-                    report.notes.push(format!(
-                        "{name}: recovered {} from {} complete and {} partial chunks{so_far}",
-                        crate::wording::count(bag.message_count(), "message"),
-                        r.complete_chunks,
-                        r.partial_chunks
-                    ));
-                }
-                let when = if r.scanned.is_some() {
-                    " (found so far)"
-                } else {
-                    ""
-                };
-                for l in &r.losses {
-                    report.notes.push(format!("{name}: lost{when} {l}"));
-                }
-            }
+        if !sqlite {
+            report.mcap.extend(McapFacts::of(bag, bi));
         }
+        read_notes(&mut report.notes, &name, bag, sqlite);
         for w in bag.warnings() {
             report.notes.push(format!("{name}: warning: {w}"));
         }
@@ -307,6 +445,15 @@ pub fn compute(catalog: &Catalog, progress: &mut dyn FnMut(f64)) -> HealthReport
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn long_texts_are_cut_at_a_character() {
+        let long = "é".repeat(super::TEXT_KEPT + 5);
+        let c = super::cut(&long);
+        assert_eq!(c.chars().count(), super::TEXT_KEPT + 1);
+        assert!(c.ends_with('…'));
+        assert_eq!(super::cut("short"), "short");
+    }
+
     #[test]
     fn a_chunk_row_is_compact() {
         // A report of a million chunks holds a million rows.

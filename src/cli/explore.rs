@@ -52,7 +52,8 @@ pub fn explore(cli: &Cli) -> Outcome {
         }
     } else {
         (
-            Bags::Paths(crate::bag::inputs::expand(&cli.bags), options),
+            // ROS 2 bag directories are expanded by the explorer (their metadata is checked).
+            Bags::Paths(cli.bags.clone(), options),
             None,
         )
     };

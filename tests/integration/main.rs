@@ -48,6 +48,7 @@ mod layering;
 mod lazy_heads;
 mod mcap_conformance;
 mod mcap_damage;
+mod mcap_explorer;
 mod mcap_json;
 mod mcap_refs;
 mod msg_bundled;

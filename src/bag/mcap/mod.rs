@@ -3,7 +3,8 @@
 //!
 //! `summary` opens a file from its footer and summary section alone (a handful of reads:
 //! footer, summary, the metadata records the summary indexes); `scan` walks a file that has
-//! none, or a damaged one, front to back as `mcap recover` does; `index` reads a chunk's
+//! none, or a damaged one, front to back as `mcap recover` does (handing out the file as
+//! found so far at the pace `scan_pace` sets); `index` reads a chunk's
 //! message index records (no decompression) or walks its records. What the file holds besides
 //! messages — its profile and library, attachments and metadata — is an [`McapInfo`].
 //! `extras` finds the attachments and metadata records a summary does not index; `crc` checks
@@ -16,6 +17,8 @@ pub(crate) mod extras;
 pub(crate) mod index;
 pub(crate) mod live;
 pub(crate) mod scan;
+pub(crate) mod scan_pace;
+pub(crate) mod scan_window;
 pub(crate) mod summary;
 
 use std::collections::BTreeMap;

@@ -5,7 +5,8 @@
 //! of the file. A record cut off by the end of the file, a chunk that does not decompress or
 //! whose CRC does not match, message index records that follow no chunk (a chunk whose
 //! opcode was damaged), a data section that does not match its CRC, and messages of channels
-//! never declared are losses.
+//! never declared are losses. With [`Settings::partial`] set, the file as found so far is
+//! handed out while the walk runs, at the pace [`super::scan_pace`] sets.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -26,14 +27,15 @@ use crate::format::{Compression, ErrorKind};
 use crate::time::RosTime;
 
 use super::index::walk;
+use super::scan_window::{WINDOW, Window};
 use super::{Attachment, McapInfo, MetadataRecord, SchemaDef, connection};
-
-/// Bytes read at a time while walking top-level records.
-const WINDOW: u64 = 4 << 20;
 
 /// The most bytes and messages one pseudo-chunk of loose messages spans.
 const LOOSE_BYTES: u64 = 4 << 20;
 const LOOSE_MESSAGES: usize = 8192;
+
+/// Takes the file as found so far, the bytes walked and the file's size; false stops the scan.
+pub(crate) type PartialSink<'a> = dyn Fn(Opened, McapInfo, u64, u64) -> bool + 'a;
 
 /// What the scan needs from the options.
 pub(crate) struct Settings<'a> {
@@ -41,30 +43,22 @@ pub(crate) struct Settings<'a> {
     pub limit: u64,
     /// Told how the walk advances.
     pub progress: Option<&'a ProgressFn>,
+    /// Handed the file as found so far while the walk runs, if set.
+    pub partial: Option<&'a PartialSink<'a>>,
 }
 
-/// A window of the file.
-struct Window<'s> {
-    source: &'s Source,
-    start: u64,
-    bytes: Vec<u8>,
+/// Why a scan ended without a result.
+#[derive(Debug)]
+pub(crate) enum Stopped {
+    /// The file changed under the scan.
+    Changed(Changed),
+    /// The partial results' callback asked to stop.
+    Cancelled,
 }
 
-impl Window<'_> {
-    /// The file's bytes `[at, at + len)` (fewer at the end of the file).
-    fn get(&mut self, at: u64, len: u64) -> Result<&[u8], Changed> {
-        let end = at.saturating_add(len).min(self.source.len());
-        let inside = at >= self.start && end <= self.start + self.bytes.len() as u64;
-        if !inside {
-            let take = (end - at.min(end))
-                .max(WINDOW)
-                .min(self.source.len() - at.min(self.source.len()));
-            self.bytes = self.source.read_exact_at(at, take)?.into_owned();
-            self.start = at;
-        }
-        let from = usize::try_from(at - self.start).unwrap_or(usize::MAX);
-        let to = usize::try_from(end - self.start).unwrap_or(usize::MAX);
-        Ok(self.bytes.get(from..to).unwrap_or_default())
+impl From<Changed> for Stopped {
+    fn from(c: Changed) -> Stopped {
+        Stopped::Changed(c)
     }
 }
 
@@ -80,7 +74,7 @@ struct Loose {
 type FoundChunk = (Chunk, ChunkHead, Vec<(RosTime, u32, u64)>);
 
 /// What the walk gathers.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Found {
     schemas: HashMap<u16, SchemaDef>,
     channels: BTreeMap<u16, Channel>,
@@ -147,13 +141,9 @@ pub(crate) fn scan(
     source: &Source,
     reason: String,
     settings: &Settings<'_>,
-) -> Result<(Opened, McapInfo), Changed> {
+) -> Result<(Opened, McapInfo), Stopped> {
     let len = source.len();
-    let mut window = Window {
-        source,
-        start: 0,
-        bytes: Vec::new(),
-    };
+    let mut window = Window::new(source);
     let mut found = Found::default();
     let mut loose = Loose::default();
     let mut at = MAGIC.len() as u64;
@@ -164,7 +154,9 @@ pub(crate) fn scan(
     let mut orphan: Option<usize> = None;
     let mut skipped: Option<(u64, u8, u64)> = None;
     let mut data_crc: Option<(u64, u32)> = None;
+    let mut pace = super::scan_pace::Pace::new();
     while at < len {
+        offer(&found, &reason, (&mut pace, settings), (at, len))?;
         if let Some(p) = settings.progress {
             if at - reported >= WINDOW {
                 reported = at;
@@ -305,6 +297,25 @@ pub(crate) fn scan(
         });
     }
     Ok(assemble(found, reason))
+}
+
+/// Hands the file as found so far to [`Settings::partial`] when one is due, with `(done,
+/// total)` bytes walked; `Cancelled` when it says to stop.
+fn offer(
+    found: &Found,
+    reason: &str,
+    (pace, settings): (&mut super::scan_pace::Pace, &Settings<'_>),
+    (done, total): (u64, u64),
+) -> Result<(), Stopped> {
+    if let Some(sink) = settings.partial.filter(|_| pace.due(found.chunks.len())) {
+        let began = std::time::Instant::now();
+        let (opened, info) = assemble(found.clone(), reason.to_string());
+        if !sink(opened, info, done, total) {
+            return Err(Stopped::Cancelled);
+        }
+        pace.sent(found.chunks.len(), began);
+    }
+    Ok(())
 }
 
 /// Counts `n` messages of message index records that follow no chunk: one loss for a run of

@@ -72,16 +72,19 @@ impl Bag {
 
     /// Whether opening the bag at `path` will scan it, as far as one look at the file's start
     /// tells: a 2.0 bag whose header says it was never closed (`index_pos` 0), places its
-    /// index past the end of the file, or cannot be read. (A bag whose index turns out to be
-    /// damaged is scanned too, which this does not foresee.) For the explorer, which opens
-    /// the bags that need no scan first, to show the one being scanned as it goes.
+    /// index past the end of the file, or cannot be read; an MCAP file that does not end with
+    /// a footer naming a summary section. (A bag whose index turns out to be damaged is
+    /// scanned too, which this does not foresee.) For the explorer, which opens the bags that
+    /// need no scan first, to show the one being scanned as it goes.
     pub fn likely_needs_scan(path: impl AsRef<Path>) -> bool {
         let Ok(source) = Source::open(path.as_ref()) else {
             return false;
         };
         let first = source.read_at(0, HEAD_READ);
-        let Ok((Version::V2_0, start)) = crate::format::detect(&first) else {
-            return false;
+        let start = match crate::format::detect(&first) {
+            Ok((Version::V2_0, start)) => start,
+            Ok((Version::Mcap, _)) => return mcap_without_summary(&source),
+            _ => return false,
         };
         read_head(&bag_header_bytes(&source, first, start), start, 0)
             .ok()
@@ -128,7 +131,11 @@ impl Bag {
                     OpenError::Cancelled => BagError::new(&path, BagErrorKind::Cancelled),
                 })?
             }
-            Version::Mcap => open_mcap(&source, &options).map_err(changed)?,
+            Version::Mcap => open_mcap(&path, &source, &options).map_err(|e| match e {
+                OpenError::Format(e) => BagError::new(&path, e.into()),
+                OpenError::Changed(c) => changed(c),
+                OpenError::Cancelled => BagError::new(&path, BagErrorKind::Cancelled),
+            })?,
             Version::V1_2 => open_v12::open(source.whole(), start),
             Version::V1_1 | Version::V1_0 | Version::V0 => {
                 open_legacy::open(source.whole(), version, start)
@@ -319,31 +326,88 @@ fn open_v2(
     Ok(opened)
 }
 
-/// Opens an MCAP file: from its summary when that checks out, else by a forward scan.
-fn open_mcap(source: &Arc<Source>, options: &OpenOptions) -> Result<Opened, Changed> {
-    use crate::bag::mcap::{scan, summary};
+/// Opens an MCAP file: from its summary when that checks out, else by a forward scan, which
+/// hands [`OpenOptions::partial`] the file as found so far as it goes (as a bag's recovery
+/// scan does).
+fn open_mcap(
+    path: &Arc<Path>,
+    source: &Arc<Source>,
+    options: &OpenOptions,
+) -> Result<Opened, OpenError> {
+    use crate::bag::mcap::{McapInfo, scan, summary};
     let (profile, library) = summary::header(source);
-    let (mut opened, mut info) = match summary::open(source)? {
+    // The header's profile and library when the walk met none (a damaged header record).
+    let named = |info: &mut McapInfo| {
+        if info.profile.is_empty() && info.library.is_empty() {
+            info.profile.clone_from(&profile);
+            info.library.clone_from(&library);
+        }
+    };
+    let (mut opened, mut info) = match summary::open(source).map_err(OpenError::Changed)? {
         Ok(s) => (s.opened, s.info),
         Err(reason) => {
-            let (mut opened, info) = scan::scan(
+            // Partial results are bags of their own over the same file, with a decode budget
+            // of their own (see `open_v2`).
+            let partial = options.partial.as_ref().map(|sink| {
+                let mut theirs = options.clone();
+                theirs.progress = None;
+                theirs.partial = None;
+                let budget = Budget::new(options.decode_budget);
+                let named = &named;
+                move |mut opened: Opened, mut info: McapInfo, done: u64, total: u64| -> bool {
+                    if let Some(r) = opened.recovery.as_mut() {
+                        r.scanned = Some((done, total));
+                    }
+                    named(&mut info);
+                    opened.mcap = Some(Arc::new(info));
+                    let bag = Bag::assemble(
+                        Arc::clone(path),
+                        Arc::clone(source),
+                        Version::Mcap,
+                        opened,
+                        theirs.clone(),
+                        Arc::clone(&budget),
+                    );
+                    (sink.0)(PartialScan { bag, done, total })
+                }
+            });
+            let scanned = scan::scan(
                 source,
                 format!("{reason}; the file was scanned"),
                 &scan::Settings {
                     limit: options.max_chunk_size,
                     progress: options.progress.as_ref(),
+                    partial: partial.as_ref().map(|p| p as &scan::PartialSink<'_>),
                 },
-            )?;
+            )
+            .map_err(|e| match e {
+                scan::Stopped::Changed(c) => OpenError::Changed(c),
+                scan::Stopped::Cancelled => OpenError::Cancelled,
+            })?;
+            let (mut opened, info) = scanned;
             crate::bag::mcap::live::note_being_written(source, &mut opened);
             (opened, info)
         }
     };
-    if info.profile.is_empty() && info.library.is_empty() {
-        info.profile = profile;
-        info.library = library;
-    }
+    named(&mut info);
     opened.mcap = Some(Arc::new(info));
     Ok(opened)
+}
+
+/// Whether the MCAP file in `source` lacks a footer naming its summary section (the bytes
+/// before the closing magic: the footer's opcode, length, then the summary's start).
+fn mcap_without_summary(source: &Source) -> bool {
+    use crate::format::mcap::{FOOTER_LEN, MAGIC, op};
+    let len = source.len();
+    let Some(at) = len.checked_sub(FOOTER_LEN) else {
+        return true;
+    };
+    let tail = source.read_at(at, usize::try_from(FOOTER_LEN).unwrap_or(0));
+    let summary_start = tail
+        .get(9..17)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes);
+    !tail.ends_with(MAGIC) || tail.first() != Some(&op::FOOTER) || summary_start == 0
 }
 
 /// The start of the file through the bag header record's header: `first` (the file's first

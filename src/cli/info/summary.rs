@@ -185,7 +185,15 @@ impl Summary {
                 ));
             }
         }
-        if let Some(r) = bag.recovery() {
+        // An MCAP file read by a scan with nothing lost (a writer that leaves the summary
+        // out): said as it is, not as a recovery.
+        let clean_scan = bag
+            .recovery()
+            .filter(|r| bag.mcap().is_some() && r.losses.is_empty() && r.unfinished.is_none());
+        if let Some(r) = clean_scan {
+            let why = r.reason.trim_end_matches("; the file was scanned");
+            rows.push(("read", format!("by a scan: {why} (nothing was lost)")));
+        } else if let Some(r) = bag.recovery() {
             rows.push(("index", format!("none: {}", r.reason)));
             if r.complete_chunks + r.partial_chunks > 0 {
                 rows.push((

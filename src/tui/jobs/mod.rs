@@ -9,7 +9,8 @@
 //! - [`worker`]: message windows, sizes, decoding, YAML, pictures, exports and the health scan
 //!   (two long-lived threads fed by channels, the newest request of each kind winning; the
 //!   health scan a detached one).
-//! - [`opening`]: opening the bags (and the chunks by time after a scan).
+//! - [`opening`]: opening the bags (and the chunks by time after a scan); [`bag_dirs`]: the
+//!   ROS 2 bag directories among them (their storage files, what their metadata contradicts).
 //! - [`live`]: following a growing recording (and its health refreshes).
 //! - [`publish`]: `p`, publishing into a ROS graph (its handle asks the player to stop, which
 //!   then flushes and unregisters before its last report).
@@ -21,6 +22,7 @@
 //!   lanes' ERROR/FATAL ticks; [`lanes`]: what the app holds of both.
 //! - [`signals`]: SIGINT, SIGTERM and SIGHUP as events.
 
+pub mod bag_dirs;
 pub mod error_ticks;
 pub mod gate;
 pub mod job;

@@ -10,6 +10,9 @@
 //! so far ([`Progress::Partial`]), the first soon after the first chunks are read; the
 //! explorer shows it (with the others) at once and takes each newer one, then the finished
 //! bag ([`Progress::Scanned`]). Once nobody listens (the user quit), the scan stops.
+//!
+//! A ROS 2 bag directory is opened as its storage files; what its metadata contradicts
+//! becomes warnings of its first file once they are open ([`super::bag_dirs`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -29,7 +32,8 @@ use super::notify::Notify;
 pub enum Bags {
     /// Bags already open (the bundled demo bag, tests).
     Open(Catalog),
-    /// Paths to open, in this order.
+    /// Paths to open, in this order: bag and MCAP files, and ROS 2 bag directories (each
+    /// standing for its storage files: [`super::bag_dirs`]).
     Paths(Vec<PathBuf>, OpenOptions),
 }
 
@@ -90,7 +94,8 @@ impl Opening {
                 .iter()
                 .map(|b| (b.path().display().to_string(), Some(b.size())))
                 .collect(),
-            Bags::Paths(paths, _) => paths
+            Bags::Paths(paths, _) => super::bag_dirs::expand(paths)
+                .files
                 .iter()
                 .map(|p| {
                     (
@@ -167,7 +172,9 @@ pub fn start(
     detach("opening", move || {
         let (catalog, errors) = match bags {
             Bags::Open(c) => (c, Vec::new()),
-            Bags::Paths(paths, mut options) => {
+            Bags::Paths(given, mut options) => {
+                let super::bag_dirs::Inputs { files: paths, dirs } =
+                    super::bag_dirs::expand(&given);
                 // Recovery scans report how far they are (from any thread).
                 let recovery = notify.clone();
                 let theirs = options.progress.take();
@@ -209,6 +216,12 @@ pub fn start(
                     ));
                     let result = Bag::open_with(p, last_options);
                     if shown.load(Ordering::SeqCst) {
+                        // The others are shown already: their warnings are shared with them.
+                        if let Ok(b) = &result {
+                            let mut all = slots.clone();
+                            put(&mut all, i, b.clone());
+                            super::bag_dirs::add_disagreements(&dirs, &all);
+                        }
                         notify.send(Progress::Scanned(Box::new(result)));
                         return;
                     }
@@ -222,6 +235,7 @@ pub fn start(
                         Err(e) => errors.push(e),
                     }
                 }
+                super::bag_dirs::add_disagreements(&dirs, &slots);
                 let opened = slots.into_iter().flatten().collect();
                 (Catalog::new(opened), errors)
             }

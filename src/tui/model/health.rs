@@ -2,14 +2,18 @@
 //! time format changes, or the view opens), so drawing and scrolling touch only the visible
 //! lines, whatever the number of topics. Long lines (the session's messages, notes, gaps, the
 //! column legend) are wrapped, not cut. The session's messages (errors first in mind: the
-//! status bar sends the user here) come first, then the report.
+//! status bar sends the user here) come first, then the report, and last what the MCAP files
+//! hold besides messages ([`super::health_mcap`]). Text from a file (topic names, types, paths,
+//! what an MCAP file says) is escaped.
 
 use crate::catalog::health::{ChunkHealth, GAP_FACTOR, GAP_MIN_SECONDS, HealthReport, TopicHealth};
 use crate::time::RosTime;
 
+use super::health_mcap::{self, Role};
 use super::session_log::SessionLog;
 use super::timefmt::{TimeFormat, span};
 use super::topics::TopicRow;
+use crate::printable::escape_line;
 use crate::tui::text::{bytes, fit_middle, pad, pad_left, wrap};
 use crate::wording::count;
 
@@ -121,7 +125,7 @@ fn topic_row(t: &TopicHealth, bags: &str, name_w: usize, width: usize) -> (Strin
         .map_or("–".to_string(), |g| span(g.to.nanos_since(g.from)));
     let bad = t.gap_count > 0 || t.out_of_order > 0 || !t.conflicts.is_empty();
     let room = name_w.saturating_sub(1 + crate::tui::text::width(bags));
-    let name = format!("{}{bags}", fit_middle(&t.topic, room, None).0);
+    let name = format!("{}{bags}", fit_middle(&escape_line(&t.topic), room, None).0);
     let row = format!(
         "{}{}{}{}{}{}",
         pad(&name, name_w),
@@ -184,6 +188,7 @@ pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
     );
     if cx.bags.len() > 1 {
         for (i, b) in cx.bags.iter().enumerate() {
+            let b = escape_line(b);
             push_wrapped(&mut out, w, &format!("#{} {b}", i + 1), (Kind::Dim, 4));
         }
     }
@@ -192,7 +197,7 @@ pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
     let widest = report
         .topics
         .iter()
-        .map(|t| t.topic.chars().count())
+        .map(|t| escape_line(&t.topic).chars().count())
         .max()
         .unwrap_or(5);
     let name_w = (widest + 1).clamp(6, w.saturating_sub(fixed).max(6));
@@ -217,12 +222,25 @@ pub fn build(report: &HealthReport, cx: &Context<'_>) -> Built {
         out.push(blank());
     }
     for n in cx.unopened {
+        let n = escape_line(n);
         push_wrapped(&mut out, w, &format!("not opened: {n}"), (Kind::Bad, 4));
     }
     for n in &report.notes {
         let bad = n.contains("lost") || n.contains("warning") || n.contains("recovered");
         let kind = if bad { Kind::Bad } else { Kind::Plain };
-        push_wrapped(&mut out, w, n, (kind, 4));
+        push_wrapped(&mut out, w, &escape_line(n), (kind, 4));
+    }
+    let facts = health_mcap::lines(report, cx.bags, (cx.time_format, cx.start));
+    if !facts.is_empty() {
+        out.push(blank());
+    }
+    for (text, role, indent) in facts {
+        let kind = match role {
+            Role::File => Kind::Header,
+            Role::Item => Kind::Plain,
+            Role::Detail => Kind::Dim,
+        };
+        push_wrapped(&mut out, w, &text, (kind, indent));
     }
     Built {
         lines: out,
@@ -324,6 +342,7 @@ fn topic_lines(
             }
         }
         for c in &t.conflicts {
+            let c = escape_line(c);
             push_wrapped(out, w, &format!("    type conflict: {c}"), (Kind::Bad, 6));
         }
     }
@@ -428,6 +447,7 @@ mod tests {
                  the chunk is cut short"
                     .into(),
             ],
+            mcap: vec![],
         }
     }
 

@@ -12,6 +12,7 @@
 pub mod diff;
 pub mod error_ticks;
 pub mod health;
+pub mod health_mcap;
 pub mod histogram;
 pub mod inspector;
 pub mod lanes;

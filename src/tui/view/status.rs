@@ -78,12 +78,7 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
                 || one.path().display().to_string(),
                 |n| n.to_string_lossy().to_string(),
             );
-            let indexed = if one.is_indexed() { "" } else { " recovered" };
-            format!(
-                "{name} · {}{indexed} · {}",
-                kind(one.version()),
-                bytes(one.size())
-            )
+            format!("{name} · {} · {}", file_kind(one), bytes(one.size()))
         }
         // Several bags: the legend of `#1`, `#2`, … (the health view lists full paths).
         many => {
@@ -207,11 +202,26 @@ pub fn draw(frame: &mut Frame<'_>, parts: &StatusParts<'_>, ctx: &DrawCtx<'_>, a
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
 }
 
-/// What the status bar calls a file's format: `MCAP`, or a bag's version (`v2.0`).
-fn kind(version: crate::format::Version) -> String {
-    if version == crate::format::Version::Mcap {
-        "MCAP".to_string()
-    } else {
-        format!("v{version}")
-    }
+/// What a single file is and how it was read: `v2.0`, `v2.0 recovered`, `MCAP`, `MCAP scanned`
+/// (read by a scan with nothing lost: not recovered), `db3` (a ROS 2 SQLite file).
+fn file_kind(one: &crate::bag::Bag) -> String {
+    let p = one.path();
+    let is =
+        |e: Option<&std::ffi::OsStr>, what: &str| e.is_some_and(|e| e.eq_ignore_ascii_case(what));
+    let stem_ext = p
+        .file_stem()
+        .map(std::path::Path::new)
+        .and_then(std::path::Path::extension);
+    let db3 = is(p.extension(), "db3") || (is(p.extension(), "zstd") && is(stem_ext, "db3"));
+    let version = match one.version().to_string().as_str() {
+        _ if db3 => "db3".to_string(),
+        "mcap" => "MCAP".to_string(),
+        v => format!("v{v}"),
+    };
+    let how = match one.recovery() {
+        None => "",
+        Some(r) if one.mcap().is_some() && r.losses.is_empty() => " scanned",
+        Some(_) => " recovered",
+    };
+    format!("{version}{how}")
 }
