@@ -34,8 +34,7 @@ impl App {
         }
         let active = self.catalog.bags().iter().position(|b| {
             b.path().to_string_lossy().ends_with(".active")
-                || (b.version() == crate::format::Version::Mcap
-                    && b.recovery().is_some_and(|r| r.unfinished.is_some()))
+                || (b.mcap().is_some() && b.recovery().is_some_and(|r| r.unfinished.is_some()))
         });
         if let Some(index) = active {
             self.start_follow(index);
