@@ -16,9 +16,9 @@ use mcap::records::{Channel, Record};
 
 use crate::bag::mcap::{Attachment, McapInfo, MetadataRecord, SchemaDef, connection};
 use crate::bag::recovery::Loss;
+use crate::format::ErrorKind;
 use crate::format::compression::decompress;
 use crate::format::mcap::{self as fmt, op};
-use crate::format::{Compression, ErrorKind};
 use crate::time::RosTime;
 
 use super::super::chunk::{Chunk, ChunkLayout, ChunkState};
@@ -26,7 +26,7 @@ use super::super::connection::ConnId;
 use super::super::counts::Counts;
 use super::super::read::heads::ChunkHead;
 use super::parse::{Found, push_loss};
-use super::{Follower, MAX_CONNECTION_BYTES, MAX_CONNECTIONS, RUN_SPLIT, Update};
+use super::{Follower, MAX_CONNECTION_BYTES, MAX_CONNECTIONS, Update};
 
 /// Records larger than this that are not read whole (attachments, indexes, records of kinds
 /// bagscope does not know) are passed over as they arrive instead of being buffered.
@@ -267,7 +267,7 @@ impl Follower {
             .unwrap_or_default()
             .to_vec();
         let end = offset + (m.data_end - at) as u64;
-        let run = self.mcap_run_at(offset);
+        let run = self.run_at(offset);
         if let Some(state) = self.mcap.as_mut() {
             state.chunked = false;
         }
@@ -283,43 +283,6 @@ impl Follower {
             update,
         );
         self.extend_open(end);
-    }
-
-    /// The pseudo chunk a loose message at `offset` belongs to: the open one, unless it
-    /// spans [`RUN_SPLIT`] bytes already or the last chunk is a chunk record; then a new one
-    /// starting at `offset`. Returns where it starts.
-    fn mcap_run_at(&mut self, offset: u64) -> u64 {
-        let open = self
-            .chunks
-            .last()
-            .zip(self.heads.last())
-            .filter(|(c, h)| {
-                c.state == ChunkState::Open
-                    && h.data_offset == c.pos
-                    && h.compressed_size < RUN_SPLIT
-            })
-            .map(|(_, h)| h.data_offset);
-        if let Some(at) = open {
-            return at;
-        }
-        let chunk = Chunk {
-            index: 0,
-            pos: offset,
-            layout: ChunkLayout::Mcap,
-            state: ChunkState::Open,
-            start: RosTime::default(),
-            end: RosTime::default(),
-            counts: Counts::default(),
-        };
-        let head = ChunkHead {
-            data_offset: offset,
-            compressed_size: 0,
-            uncompressed_size: 0,
-            compression: Compression::None,
-            index_data_pos: None,
-        };
-        self.push_chunk((chunk, head));
-        offset
     }
 
     /// A whole chunk record (`record`, at file offset `offset`): decompressed within the

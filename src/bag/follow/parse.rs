@@ -286,9 +286,10 @@ impl Follower {
     /// The uncompressed chunk a message record at top level at `offset` belongs to: the
     /// chunk the recorder is writing (its header still says size 0 and its records follow
     /// it), else a run of loose records (after a crash, or a writer without chunks), kept
-    /// as a pseudo chunk that starts at its first record, as a recovery scan does. Returns
-    /// where that chunk's data starts.
-    fn run_at(&mut self, offset: u64) -> u64 {
+    /// as a pseudo chunk that starts at its first record, as a recovery scan does (for an
+    /// MCAP file, where chunk records are taken whole, only the latter). Returns where that
+    /// chunk's data starts.
+    pub(super) fn run_at(&mut self, offset: u64) -> u64 {
         let open = self
             .chunks
             .last()
@@ -302,10 +303,15 @@ impl Follower {
         if let Some(at) = open {
             return at;
         }
+        let layout = if self.mcap.is_some() {
+            ChunkLayout::Mcap
+        } else {
+            ChunkLayout::V2
+        };
         let chunk = Chunk {
             index: 0,
             pos: offset,
-            layout: ChunkLayout::V2,
+            layout,
             state: ChunkState::Open,
             start: RosTime::default(),
             end: RosTime::default(),
