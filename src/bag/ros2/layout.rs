@@ -79,6 +79,47 @@ pub fn plan(dir: &Path, metadata: &Metadata, present: &[String]) -> (Vec<String>
     (open, notes)
 }
 
+/// The storage files of the bag directory `dir` every reader opens, in order: with a readable
+/// `metadata.yaml`, those it lists (a listed file present only compressed, `NAME.zstd`, as
+/// that; one missing is kept, so that opening it says so), then unlisted files that continue
+/// the listed split series (a recorder still writing lists its new file only when it is
+/// done); without one, every storage file in natural name order.
+pub fn paths_to_open(dir: &Path) -> Vec<std::path::PathBuf> {
+    let present = storage_files_in(dir).unwrap_or_default();
+    let metadata = Some(dir.join("metadata.yaml"))
+        .filter(|m| m.is_file())
+        .and_then(|m| super::metadata::read_metadata(&m).ok());
+    let Some(metadata) = metadata else {
+        return present.iter().map(|n| dir.join(n)).collect();
+    };
+    let (open, _) = plan(dir, &metadata, &present);
+    let mut paths = Vec::new();
+    let mut listed: Vec<String> = if metadata.relative_file_paths.is_empty() {
+        metadata.files.iter().map(|f| f.path.clone()).collect()
+    } else {
+        metadata.relative_file_paths.clone()
+    };
+    for name in &mut listed {
+        *name = file_name(name);
+    }
+    for name in listed.iter().filter(|n| !n.is_empty()) {
+        let path = dir.join(name);
+        let zstd = dir.join(format!("{name}.zstd"));
+        let path = if !path.is_file() && zstd.is_file() {
+            zstd
+        } else {
+            path
+        };
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    for name in open.iter().filter(|n| !listed.contains(n)) {
+        paths.push(dir.join(name));
+    }
+    paths
+}
+
 /// The last component of a listed path (`bag/bag_0.db3` → `bag_0.db3`); empty for `..`.
 fn file_name(listed: &str) -> String {
     Path::new(listed)

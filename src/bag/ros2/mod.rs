@@ -42,6 +42,7 @@ use std::path::Path;
 
 pub use disagree::compare;
 pub use error::Ros2Error;
+pub use layout::paths_to_open;
 pub use metadata::{MAX_METADATA_BYTES, NEWEST_VERSION, parse_metadata, read_metadata};
 pub use prepare::{Limits, prepare};
 pub use recording::disagreements_of;
