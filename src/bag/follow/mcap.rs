@@ -93,9 +93,12 @@ impl Follower {
             .min(self.buf.len());
         let mut at = skip;
         let mut data = 0usize;
-        while at < self.buf.len() && data < budget && self.pending_chunk.is_none() {
+        // Records are read from the buffer in place (a chunk may be as large as the chunk
+        // limit: never copied); it is put back after the walk.
+        let buf = std::mem::take(&mut self.buf);
+        while at < buf.len() && data < budget && self.pending_chunk.is_none() {
             let before = update.messages.len();
-            match self.mcap_step(at, update) {
+            match self.mcap_step(&buf, at, update) {
                 Step::Took(n) => at = at.saturating_add(n.max(1)),
                 Step::Wait => break,
             }
@@ -107,9 +110,10 @@ impl Follower {
                 .map(|m| m.data.len())
                 .sum::<usize>();
             if self.mcap_closed() {
-                at = self.buf.len();
+                at = buf.len();
             }
         }
+        self.buf = buf;
         let at = at.min(self.buf.len());
         self.buf.drain(..at);
         self.base += at as u64;
@@ -132,9 +136,9 @@ impl Follower {
             .is_some_and(|p| p.compressed_size != PLACEHOLDER && p.uncompressed_size != PLACEHOLDER)
     }
 
-    /// Looks at the record at `buf[at..]`.
-    fn mcap_step(&mut self, at: usize, update: &mut Update) -> Step {
-        let rest = self.buf.get(at..).unwrap_or_default();
+    /// Looks at the record at `buf[at..]` (the follower's unconsumed bytes).
+    fn mcap_step(&mut self, buf: &[u8], at: usize, update: &mut Update) -> Step {
+        let rest = buf.get(at..).unwrap_or_default();
         let offset = self.base + at as u64;
         let Some((opcode, body_len)) = fmt::stated_len(rest, 0) else {
             return Step::Wait;
@@ -191,11 +195,7 @@ impl Follower {
             if opcode == op::ATTACHMENT {
                 // Its head is read from what has arrived; its data is passed over.
                 let arrived = rest.len() as u64;
-                let head = rest
-                    .get(..rest.len().min(64 << 10))
-                    .unwrap_or_default()
-                    .to_vec();
-                if !self.attachment(&head, offset, body_len) && arrived < SKIP_OVER {
+                if !self.attachment(rest, offset, body_len) && arrived < SKIP_OVER {
                     return Step::Wait;
                 }
             }
@@ -209,31 +209,20 @@ impl Follower {
         };
         let whole = record.len();
         match opcode {
-            op::MESSAGE => self.loose_message(offset, update),
-            op::CHUNK => {
-                let record = record.to_vec();
-                if !self.mcap_chunk(&record, offset, update) {
-                    return Step::Wait;
-                }
-            }
+            op::MESSAGE => self.loose_message(record, offset, update),
+            op::CHUNK if !self.mcap_chunk(record, offset, update) => return Step::Wait,
             op::SCHEMA | op::CHANNEL | op::HEADER | op::METADATA => {
-                let record = record.to_vec();
-                self.definition(&record, offset, update);
+                self.definition(record, offset, update);
             }
-            op::ATTACHMENT => {
-                let record = record.to_vec();
-                if !self.attachment(&record, offset, body_len) {
-                    push_loss(
-                        update,
-                        Loss {
-                            offset,
-                            bytes: whole as u64,
-                            messages: None,
-                            reason: "an attachment record too short for its fields".into(),
-                        },
-                    );
-                }
-            }
+            op::ATTACHMENT if !self.attachment(record, offset, body_len) => push_loss(
+                update,
+                Loss {
+                    offset,
+                    bytes: whole as u64,
+                    messages: None,
+                    reason: "an attachment record too short for its fields".into(),
+                },
+            ),
             op::DATA_END | op::FOOTER => {
                 if let Some(m) = self.mcap.as_mut() {
                     m.closed = true;
@@ -245,11 +234,10 @@ impl Follower {
         Step::Took(whole)
     }
 
-    /// A message record outside chunks at `buf[offset - base..]` (whole).
-    fn loose_message(&mut self, offset: u64, update: &mut Update) {
-        let at = usize::try_from(offset - self.base).unwrap_or(usize::MAX);
-        let Some(m) = fmt::message_at(&self.buf, at) else {
-            let bytes = fmt::stated_len(&self.buf, at as u64).map_or(0, |(_, n)| n + fmt::FRAME);
+    /// A message record outside chunks (`record`: all of it), at file offset `offset`.
+    fn loose_message(&mut self, record: &[u8], offset: u64, update: &mut Update) {
+        let Some(m) = fmt::message_at(record, 0) else {
+            let bytes = record.len() as u64;
             push_loss(
                 update,
                 Loss {
@@ -261,12 +249,11 @@ impl Follower {
             );
             return;
         };
-        let data = self
-            .buf
+        let data = record
             .get(m.data_start..m.data_end)
             .unwrap_or_default()
             .to_vec();
-        let end = offset + (m.data_end - at) as u64;
+        let end = offset + m.data_end as u64;
         let run = self.run_at(offset);
         if let Some(state) = self.mcap.as_mut() {
             state.chunked = false;
