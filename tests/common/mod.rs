@@ -100,6 +100,7 @@ pub mod synth;
 pub mod tmux;
 pub mod tui;
 pub mod unindexed;
+pub mod watched;
 
 /// The whole standard error of `child` (spawned with a piped stderr), as text.
 pub fn read_stderr(child: &mut std::process::Child) -> String {

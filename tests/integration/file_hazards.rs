@@ -432,48 +432,6 @@ fn bomb_bag(path: &Path, chunks: u32, size: u32, indexed: bool) -> u64 {
     file.len() as u64
 }
 
-/// Runs bagscope with `args` and returns (exit status, stderr, peak resident memory in bytes,
-/// seconds), watching `/proc/PID/status` while it runs.
-fn run_watched(args: &[&str], path: &Path) -> (std::process::ExitStatus, String, u64, f64) {
-    let started = Instant::now();
-    let mut child = bagscope()
-        .args(args)
-        .arg(path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let status_file = format!("/proc/{}/status", child.id());
-    let mut peak = 0u64;
-    let status = loop {
-        if let Ok(text) = std::fs::read_to_string(&status_file) {
-            for line in text.lines() {
-                if let Some(v) = line.strip_prefix("VmHWM:") {
-                    let kb: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-                    peak = peak.max(kb * 1024);
-                }
-            }
-        }
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed() > Duration::from_secs(240) {
-            let _ = child.kill();
-            panic!("{args:?}: still running after 240 s");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let mut err = common::read_stderr(&mut child);
-    err.push_str(&reader.join().unwrap());
-    (status, err, peak, started.elapsed().as_secs_f64())
-}
-
 const MIB: u64 = 1 << 20;
 
 /// Three chunks of a few hundred bytes of bz2, each declaring and decoding to 300 MiB: the
@@ -496,7 +454,12 @@ fn bz2_bombs_are_decoded_one_at_a_time() {
                 // An indexed bag's info decompresses nothing.
                 continue;
             }
-            let (status, err, peak, secs) = run_watched(args, &path);
+            let crate::common::watched::Watched {
+                status,
+                output: err,
+                peak,
+                secs,
+            } = crate::common::watched::run_watched(args, &path, Duration::from_secs(240));
             eprintln!(
                 "{args:?} indexed={indexed}: exit {status:?}, peak {} MiB, {secs:.1} s\n{err}",
                 peak / MIB

@@ -7,11 +7,10 @@
 //! bombs are refused within the memory the file declares, and the CLI says so with exit 1.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bagscope::bag::{Bag, OpenOptions, Query};
 use bagscope::format::Compression;

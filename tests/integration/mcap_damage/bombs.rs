@@ -2,46 +2,6 @@
 
 use super::*;
 
-/// Runs bagscope with `args` and returns (exit status, stderr, peak resident memory in bytes),
-/// watching `/proc/PID/status` while it runs.
-fn run_watched(args: &[&str], path: &Path) -> (std::process::ExitStatus, String, u64) {
-    let started = Instant::now();
-    let mut child = bagscope()
-        .args(args)
-        .arg(path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let status_file = format!("/proc/{}/status", child.id());
-    let mut peak = 0u64;
-    let status = loop {
-        if let Ok(text) = std::fs::read_to_string(&status_file) {
-            for line in text.lines() {
-                if let Some(v) = line.strip_prefix("VmHWM:") {
-                    let kb: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-                    peak = peak.max(kb * 1024);
-                }
-            }
-        }
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(300),
-            "{args:?}: still running after 300 s"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    (status, reader.join().unwrap(), peak)
-}
-
 /// Chunks that decode to more than 1 GiB (zstd and lz4) from a small declared size, and one
 /// that declares more than the cap: `info` and `verify` stay within the declared sizes (a few
 /// MiB of program besides), read the good part and exit 1.
@@ -119,7 +79,12 @@ fn zstd_and_lz4_bombs_cost_what_the_chunk_declares() {
             let path = tmp.path().join(format!("{name}-{declared}-{summary}.mcap"));
             std::fs::write(&path, &f).unwrap();
             for cmd in ["info", "verify"] {
-                let (status, err, peak) = run_watched(&[cmd], &path);
+                let crate::common::watched::Watched {
+                    status,
+                    output: err,
+                    peak,
+                    ..
+                } = crate::common::watched::run_watched(&[cmd], &path, Duration::from_secs(300));
                 println!(
                     "{name} declared {declared} summary={summary} {cmd}: exit {:?}, peak {} MiB",
                     status.code(),
